@@ -1,0 +1,193 @@
+"""`ptogen` command line: gen, check, list, cflags, schema, test, import."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .errors import GenerationError, SpecError, SpecErrors
+from .paths import RUNTIME_INCLUDE, Layout
+
+EXIT_DRIFT = 1
+EXIT_SPEC = 2
+
+
+def _layout(args: argparse.Namespace) -> Layout:
+    return Layout.make(root=args.root, specs=args.specs, out=args.out, templates=args.templates)
+
+
+def _build(layout: Layout) -> dict[str, str]:
+    from .render import render_all
+    from .specs import load_specs
+
+    specs = load_specs(layout.specs, layout.root)
+    return render_all(specs, layout.templates, layout.style)
+
+
+def cmd_gen(args: argparse.Namespace) -> int:
+    from .output import write_tree
+
+    layout = _layout(args)
+    files = _build(layout)
+    changed = write_tree(layout.out, files)
+    print(f"ptogen: {len(files)} files in {_rel(layout.out)}, {len(changed)} changed")
+    for rel in changed:
+        print(f"  {rel}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .output import compare_tree
+
+    layout = _layout(args)
+    files = _build(layout)
+    drift = compare_tree(layout.out, files, _rel(layout.out))
+    if drift.clean:
+        print(f"ptogen check: {_rel(layout.out)} is up to date ({len(files)} files)")
+        return 0
+    sys.stdout.write(drift.diff)
+    print(
+        f"ptogen check: {_rel(layout.out)} differs from the specs: {len(drift.changed)} changed, "
+        f"{len(drift.missing)} missing, {len(drift.orphans)} orphaned; run `ptogen gen`",
+        file=sys.stderr,
+    )
+    for what, items in (("changed", drift.changed), ("missing", drift.missing), ("orphan", drift.orphans)):
+        for rel in items:
+            print(f"  {what}: {rel}", file=sys.stderr)
+    return EXIT_DRIFT
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from .specs import load_specs
+    from .views import ProjectView
+
+    layout = _layout(args)
+    project = ProjectView(load_specs(layout.specs, layout.root))
+    sets = {s.id: s for s in project.targets.instruction_sets}
+    rows = []
+    for op in project.ops:
+        profiles = [p.name for p in project.profiles if op.available(p.name)]
+        rows.append((op.spec.mnemonic, op.name, sets[op.spec.instruction_set].title, ",".join(profiles)))
+    if args.json:
+        print(json.dumps([dict(zip(("mnemonic", "cpp", "instruction_set", "profiles"), r, strict=True)) for r in rows],
+                         indent=2))
+        return 0
+    widths = [max(len(r[i]) for r in rows + [("mnemonic", "C++", "instruction set", "profiles")]) for i in range(4)]
+    for r in [("mnemonic", "C++", "instruction set", "profiles"), *rows]:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    used = {op.spec.instruction_set for op in project.ops}
+    print(f"{len(rows)} ops in {len(used)} instruction sets")
+    return 0
+
+
+def cflags(layout: Layout, profile: str | None) -> list[str]:
+    flags = [f"-I{layout.generated_include}", f"-I{RUNTIME_INCLUDE}", "-ffp-contract=off"]
+    if profile:
+        flags.append(f"-DPTO_TARGET_PROFILE=PTO_PROFILE_{profile}")
+    return flags
+
+
+def cmd_cflags(args: argparse.Namespace) -> int:
+    layout = _layout(args)
+    if args.profile:
+        from .specs import load_specs
+
+        names = load_specs(layout.specs, layout.root).targets.profile_names()
+        if args.profile not in names:
+            print(f"ptogen cflags: unknown profile {args.profile!r} (known: {', '.join(names)})", file=sys.stderr)
+            return EXIT_SPEC
+    print(" ".join(cflags(layout, args.profile)))
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    from .model import OpSpec, Targets
+
+    model = Targets if args.kind == "targets" else OpSpec
+    text = json.dumps(model.model_json_schema(), indent=2) + "\n"
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    from .runner import run_cli
+
+    return run_cli(_layout(args), args)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from .importer import run_import
+
+    return run_import(_layout(args), args)
+
+
+def _rel(path: Path) -> str:
+    try:
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    except ValueError:
+        return str(path)
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="ptogen", description="Generate the PTO ISA header, checks, simulator, "
+                                 "tests and docs from op specs.")
+    ap.add_argument("--root", type=Path, help="project root (default: nearest directory with specs/ and templates/)")
+    ap.add_argument("--specs", type=Path, help="specs directory (default: ROOT/specs)")
+    ap.add_argument("--out", type=Path, help="generated directory (default: ROOT/generated)")
+    ap.add_argument("--templates", type=Path, help="templates directory (default: ROOT/templates)")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("gen", help="regenerate the output tree from the specs").set_defaults(func=cmd_gen)
+    sub.add_parser("check", help="exit 1 with a diff if the output tree is not what the specs produce"
+                   ).set_defaults(func=cmd_check)
+    p = sub.add_parser("list", help="list the ops, their instruction sets and profiles")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_list)
+    p = sub.add_parser("cflags", help="compiler flags to build a kernel against the generated headers")
+    p.add_argument("--profile", help="enforce this target profile's checks (A2A3, A5, CPU)")
+    p.set_defaults(func=cmd_cflags)
+    p = sub.add_parser("schema", help="write the JSON Schema of a spec file (for editors)")
+    p.add_argument("--kind", choices=["op", "targets"], default="op")
+    p.add_argument("-o", "--output", help="file to write (default: stdout)")
+    p.set_defaults(func=cmd_schema)
+    p = sub.add_parser("test", help="compile and run the generated test kernels")
+    p.add_argument("ops", nargs="*", help="ops to test (default: all), e.g. tlrelu pto.tmaxs")
+    p.add_argument("--profile", action="append", help="profile(s) to test (default: all)")
+    p.add_argument("--cxx", action="append", help="compiler(s) (default: g++ and clang++)")
+    p.add_argument("--include", type=Path, action="append", default=[],
+                   help="include directory of another PTO CPU simulator to compile the kernels against")
+    p.add_argument("-j", "--jobs", type=int, default=0, help="parallel jobs (default: CPU count)")
+    p.add_argument("--no-compile-fail", action="store_true", help="skip the compile-fail tests")
+    p.add_argument("--cache", type=Path, help="object cache directory (default: ROOT/.ptogen-cache)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print failures and the summary only")
+    p.set_defaults(func=cmd_test)
+    p = sub.add_parser("import", help="write specs from existing ISA documentation pages")
+    p.add_argument("pages", nargs="+", type=Path)
+    p.add_argument("--out", dest="into", type=Path, help="directory for the new specs (default: ROOT/specs/ops)")
+    p.set_defaults(func=cmd_import)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except SpecErrors as exc:
+        for err in exc.errors:
+            print(f"error: {err}", file=sys.stderr)
+        return EXIT_SPEC
+    except SpecError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_SPEC
+    except GenerationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_SPEC
+
+
+if __name__ == "__main__":
+    sys.exit(main())

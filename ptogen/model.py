@@ -1,0 +1,374 @@
+"""Pydantic models of the spec files: the target vocabulary and one op per file.
+
+Field names mirror the sections of the ISA pages. Every fact a generator consumes is a typed
+field; free text is limited to prose (summary, mechanism, notes) and is checked so it cannot
+break out of the Markdown or C++ it lands in.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+# ----------------------------------------------------------------------------- checked strings
+
+_CPP_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_CPP_QUALIFIED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
+_CPP_KEYWORDS = frozenset(
+    "alignas alignof and asm auto bool break case catch char class const constexpr continue decltype default "
+    "delete do double else enum explicit export extern false float for friend goto if inline int long mutable "
+    "namespace new noexcept not nullptr operator or private protected public register return short signed "
+    "sizeof static struct switch template this throw true try typedef typeid typename union unsigned using "
+    "virtual void volatile while xor".split()
+)
+_HTML_TAG = re.compile(r"<\s*[A-Za-z!/?]")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+
+
+def _cpp_ident(value: str) -> str:
+    if not _CPP_IDENT.match(value):
+        raise ValueError(f"{value!r} is not a C++ identifier")
+    if value in _CPP_KEYWORDS:
+        raise ValueError(f"{value!r} is a C++ keyword")
+    return value
+
+
+def _cpp_qualified(value: str) -> str:
+    if not _CPP_QUALIFIED.match(value):
+        raise ValueError(f"{value!r} is not a (qualified) C++ name")
+    return value
+
+
+def _one_line(value: str) -> str:
+    if "\n" in value or "\r" in value:
+        raise ValueError("must be a single line")
+    if "```" in value:
+        raise ValueError("must not contain a code fence")
+    return value.strip()
+
+
+def _markdown(value: str) -> str:
+    # Prose is Markdown by design, but raw HTML (outside `code`) could inject into the site.
+    if _HTML_TAG.search(_CODE_SPAN.sub("", value)):
+        raise ValueError("raw HTML is not allowed in prose; put code in `backticks`")
+    if any(line.lstrip().startswith("```") for line in value.splitlines()):
+        raise ValueError("code fences are not allowed in prose; use an example")
+    return value.strip()
+
+
+def _code(value: str) -> str:
+    if "```" in value:
+        raise ValueError("must not contain a code fence")
+    return value.rstrip("\n")
+
+
+CppIdent = Annotated[str, AfterValidator(_cpp_ident)]
+# Element type spellings may be builtin keywords (`float`), but are still single identifiers.
+TypeName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+CppQualified = Annotated[str, AfterValidator(_cpp_qualified)]
+Line = Annotated[str, AfterValidator(_one_line)]
+InlineText = Annotated[str, AfterValidator(_one_line), AfterValidator(_markdown)]
+Prose = Annotated[str, AfterValidator(_markdown)]
+Code = Annotated[str, AfterValidator(_code)]
+Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+ProfileName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9]*$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# ----------------------------------------------------------------------------- targets.yaml
+
+
+class DTypeDef(Strict):
+    """One element type of the vocabulary."""
+
+    name: TypeName = Field(description="C++ spelling used in kernels and checks, e.g. `half`")
+    aliases: list[TypeName] = Field(default_factory=list, description="other C++ spellings, e.g. float16_t")
+    asm: Name = Field(description="PTO assembly spelling, e.g. f16")
+    kind: Literal["float", "int", "uint"]
+    bits: Literal[8, 16, 32, 64]
+    numpy: Name = Field(description="numpy / ml_dtypes name of the same type, e.g. float16, bfloat16")
+
+
+class ProfileDef(Strict):
+    name: ProfileName
+    macro: CppIdent = Field(description="value for -DPTO_TARGET_PROFILE=<macro>")
+    title: InlineText
+    description: Prose
+
+
+class InstructionSetDef(Strict):
+    id: Name
+    title: InlineText
+    kind: Literal["tile", "vector"]
+    doc_dir: Annotated[str, Field(pattern=r"^[a-z0-9_-]+(/[a-z0-9_-]+)*$")]
+    index_page: Annotated[str, Field(pattern=r"^[a-z0-9_-]+(/[a-z0-9_-]+)*\.md$")]
+    summary: Prose
+    order: list[Annotated[str, Field(pattern=r"^pto\.[a-z][a-z0-9_]*$")]] = Field(
+        description="canonical order of the set's mnemonics; index pages and previous/next links follow it"
+    )
+
+
+class EnumDef(Strict):
+    name: CppIdent
+    values: list[CppIdent]
+    description: InlineText
+
+
+class Targets(Strict):
+    """The shared vocabulary: element types, target profiles, instruction sets, enums."""
+
+    dtypes: list[DTypeDef]
+    profiles: list[ProfileDef]
+    default_profile: ProfileName
+    instruction_sets: list[InstructionSetDef]
+    enums: list[EnumDef] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> Targets:
+        spellings = [s for d in self.dtypes for s in (d.name, *d.aliases)]
+        _no_duplicates(spellings, "dtype spelling")
+        _no_duplicates([p.name for p in self.profiles], "profile")
+        _no_duplicates([s.id for s in self.instruction_sets], "instruction set")
+        if self.default_profile not in {p.name for p in self.profiles}:
+            raise ValueError(f"default_profile {self.default_profile!r} is not a declared profile")
+        return self
+
+    def dtype(self, spelling: str) -> DTypeDef:
+        for d in self.dtypes:
+            if spelling == d.name or spelling in d.aliases:
+                return d
+        raise KeyError(spelling)
+
+    def has_dtype(self, spelling: str) -> bool:
+        try:
+            self.dtype(spelling)
+        except KeyError:
+            return False
+        return True
+
+    def profile_names(self) -> list[str]:
+        return [p.name for p in self.profiles]
+
+    def instruction_set(self, set_id: str) -> InstructionSetDef:
+        return next(s for s in self.instruction_sets if s.id == set_id)
+
+
+def _no_duplicates(items: list[str], what: str) -> None:
+    seen: set[str] = set()
+    for item in items:
+        if item in seen:
+            raise ValueError(f"duplicate {what} {item!r}")
+        seen.add(item)
+
+
+# ----------------------------------------------------------------------------- op spec
+
+OperandKind = Literal["tile", "scalar", "vreg", "mask"]
+Role = Literal["dst", "src", "scalar", "tmp", "mask"]
+
+
+class Operand(Strict):
+    """One row of the Inputs / Expected Outputs tables."""
+
+    name: Name = Field(description="name used in the semantics, syntax and tables, e.g. src, slope")
+    kind: OperandKind
+    role: Role
+    asm_type: Line = Field(description="type in PTO assembly, e.g. `!pto.tile<...>` or `T`")
+    description: InlineText
+
+
+class TemplateParam(Strict):
+    name: CppIdent
+    kind: Literal["typename", "value", "pack"]
+    type: Literal["auto"] | CppQualified | None = Field(default=None, description="type of a value parameter")
+    default: CppQualified | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> TemplateParam:
+        if self.kind == "value" and self.type is None:
+            raise ValueError("a value template parameter needs `type`")
+        if self.kind != "value" and (self.type is not None or self.default is not None):
+            raise ValueError("only value template parameters take `type`/`default`")
+        return self
+
+
+class Param(Strict):
+    """One function parameter of the C++ intrinsic."""
+
+    name: CppIdent
+    type: CppIdent | None = Field(default=None, description="template parameter: a tile reference or the pack")
+    dtype_of: CppIdent | None = Field(default=None, description="scalar typed `typename <T>::DType`")
+    operand: Name | None = Field(default=None, description="the operand this parameter carries")
+    events: bool = Field(default=False, description="the trailing `WaitEvents&... events` pack")
+
+    @model_validator(mode="after")
+    def _shape(self) -> Param:
+        if (self.type is None) == (self.dtype_of is None):
+            raise ValueError("give exactly one of `type` and `dtype_of`")
+        if self.events and self.operand is not None:
+            raise ValueError("the events pack carries no operand")
+        if not self.events and self.operand is None:
+            raise ValueError("a parameter must name its `operand` (or be the `events` pack)")
+        return self
+
+
+class Intrinsic(Strict):
+    """The C++ intrinsic exactly as documented in include/pto/common/pto_instr.hpp."""
+
+    name: CppIdent
+    qualifier: Literal["PTO_INST", "PTO_INTERNAL"] = "PTO_INST"
+    returns: Literal["RecordEvent"] = "RecordEvent"
+    template: list[TemplateParam]
+    params: list[Param]
+    tmp_in_events: Name | None = Field(
+        default=None,
+        description="operand passed as the first element of the events pack (documented quirk of TPRELU)",
+    )
+
+
+class ExactTolerance(Strict):
+    kind: Literal["exact"]
+
+
+class UlpTolerance(Strict):
+    kind: Literal["ulp"]
+    ulp: Annotated[int, Field(ge=1, le=1 << 20)]
+    integers: Literal["exact"] = "exact"
+
+
+Tolerance = Annotated[ExactTolerance | UlpTolerance, Field(discriminator="kind")]
+
+
+class Semantics(Strict):
+    """Element semantics, written once; rendered to LaTeX, simulator C++ and the numpy reference."""
+
+    expr: Line = Field(description="expression over operand names, e.g. `select(src > 0, src, src * slope)`")
+    domain: Name = Field(description="operand whose valid region (tile) or active lanes (vector) is iterated")
+    tolerance: Tolerance
+    inactive_lanes: Literal["zero", "preserve"] | None = Field(
+        default=None, description="vector ops: what inactive lanes of the result hold"
+    )
+
+
+class SyntaxForms(Strict):
+    pto_asm: list[Line] = Field(min_length=1, description="PTO assembly (synchronous) form")
+    ssa: list[Line] = Field(default_factory=list, description="AS Level 1 (SSA)")
+    dps: list[Line] = Field(default_factory=list, description="AS Level 2 (DPS)")
+
+
+class When(Strict):
+    param: CppIdent
+    equals: CppQualified
+
+
+RuleKind = Literal[
+    "dtype",  # static: DType of the operands is in `dtypes`
+    "row_major",  # static: tile layout is row-major
+    "location",  # static: tile location is `location`
+    "valid_bounds",  # static: ValidRow <= Rows and ValidCol <= Cols
+    "same_dtype",  # static: operands share one DType (scalar typed from it matches too)
+    "unavailable",  # static: the profile does not offer the op
+    "tmp_required",  # static: a tmp tile must be passed (leading the events pack)
+    "same_valid_shape",  # runtime: operands have dst's valid row/col
+    "no_overlap",  # runtime: operands occupy disjoint buffer ranges
+]
+
+STATIC_RULES = frozenset({"dtype", "row_major", "location", "valid_bounds", "same_dtype", "unavailable", "tmp_required"})
+RUNTIME_RULES = frozenset({"same_valid_shape", "no_overlap"})
+
+
+class Rule(Strict):
+    """A checked constraint; becomes a static_assert or runtime check, a doc line and a test."""
+
+    kind: RuleKind
+    profiles: list[ProfileName] | None = Field(default=None, description="profiles it applies to; omitted = all")
+    operands: list[Name] = Field(default_factory=list)
+    dtypes: list[TypeName] = Field(default_factory=list, description="dtype rule: allowed spellings as documented")
+    location: Literal["Vec", "Mat", "Left", "Right", "Acc"] | None = None
+    when: When | None = None
+    note: InlineText | None = Field(default=None, description="parenthetical shown after the doc line")
+
+    @model_validator(mode="after")
+    def _shape(self) -> Rule:
+        needs_operands = self.kind not in {"unavailable", "tmp_required"}
+        if needs_operands and not self.operands:
+            raise ValueError(f"a {self.kind} rule needs `operands`")
+        if (self.kind == "dtype") != bool(self.dtypes):
+            raise ValueError("`dtypes` belongs to (and is required by) dtype rules")
+        if (self.kind == "location") != (self.location is not None):
+            raise ValueError("`location` belongs to (and is required by) location rules")
+        if self.kind in {"same_dtype", "same_valid_shape", "no_overlap"} and len(self.operands) < 2:
+            raise ValueError(f"a {self.kind} rule relates at least two operands")
+        if self.when is not None and self.kind != "dtype":
+            raise ValueError("`when` is only supported on dtype rules")
+        return self
+
+    @property
+    def is_static(self) -> bool:
+        return self.kind in STATIC_RULES
+
+
+class ProseConstraint(Strict):
+    """A documented constraint that no generator checks (shown on the page only)."""
+
+    text: Prose
+    profiles: list[ProfileName] | None = None
+
+
+class ProfileNote(Strict):
+    profile: ProfileName | None = None
+    text: Prose
+
+
+class Example(Strict):
+    lang: Literal["cpp", "text", "c"]
+    code: Code
+    compiles: bool = Field(default=False, description="cpp example is compiled by the test suite")
+
+
+class TestValues(Strict):
+    """Special values for the scalar operand in generated tests (besides the defaults per kind)."""
+
+    float_scalars: list[float] = Field(default_factory=lambda: [0.0, 1.0, -0.5, 0.25])
+    int_scalars: list[int] = Field(default_factory=lambda: [0, 1, -3, 5])
+
+
+class OpSpec(Strict):
+    """One instruction, mirroring its documentation page."""
+
+    mnemonic: Annotated[str, Field(pattern=r"^pto\.[a-z][a-z0-9_]*$")]
+    instruction_set: Name
+    summary: InlineText
+    mechanism: Prose
+    semantics: Semantics
+    operands: list[Operand] = Field(min_length=1)
+    intrinsic: Intrinsic | None = None
+    syntax: SyntaxForms
+    side_effects: Prose
+    constraints: list[Rule] = Field(default_factory=list)
+    prose_constraints: list[ProseConstraint] = Field(default_factory=list)
+    exceptions: list[InlineText] = Field(min_length=1)
+    profile_notes: list[ProfileNote] = Field(default_factory=list)
+    examples: list[Example] = Field(default_factory=list)
+    notes: list[Prose] = Field(default_factory=list, description="disagreements between sources, shown on the page")
+    test_values: TestValues = Field(default_factory=TestValues)
+
+    @property
+    def short(self) -> str:
+        return self.mnemonic.split(".", 1)[1]
+
+    def operand(self, name: str) -> Operand:
+        return next(o for o in self.operands if o.name == name)
+
+    @property
+    def inputs(self) -> list[Operand]:
+        return [o for o in self.operands if o.role != "dst"]
+
+    @property
+    def outputs(self) -> list[Operand]:
+        return [o for o in self.operands if o.role == "dst"]

@@ -1,0 +1,210 @@
+"""The element-semantics expression language of op specs.
+
+An op's `semantics.expr` (e.g. ``select(src > 0, src, src * slope)``) is parsed once with Python's
+`ast` into a small checked tree, then rendered three ways: LaTeX for the docs, C++ for the CPU
+simulator and numpy for the golden reference. Only the constructs below are accepted, so a
+spec cannot smuggle code into any of the three outputs.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+
+# name -> (arity, C++ helper, numpy helper, LaTeX operator name)
+FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
+    "select": (3, "", "rm.select", ""),
+    "max": (2, "sim::maximum", "rm.maximum", r"\max"),
+    "min": (2, "sim::minimum", "rm.minimum", r"\min"),
+    "pow": (2, "sim::power", "rm.power", r"\mathrm{pow}"),
+    "abs": (1, "sim::absolute", "rm.absolute", r"\mathrm{abs}"),
+    "exp": (1, "sim::exponential", "rm.exponential", r"\exp"),
+    "log": (1, "sim::logarithm", "rm.logarithm", r"\ln"),
+    "sqrt": (1, "sim::square_root", "rm.square_root", r"\sqrt"),
+    "rsqrt": (1, "sim::reciprocal_square_root", "rm.reciprocal_square_root", r"\mathrm{rsqrt}"),
+}
+
+_BINOPS: dict[type, tuple[str, int, str]] = {
+    ast.Add: ("+", 6, "+"),
+    ast.Sub: ("-", 6, "-"),
+    ast.Mult: ("*", 7, r"\cdot"),
+    ast.Div: ("/", 7, "/"),
+    ast.BitAnd: ("&", 3, r"\mathbin{\&}"),
+    ast.BitOr: ("|", 1, r"\mathbin{|}"),
+    ast.BitXor: ("^", 2, r"\oplus"),
+    ast.LShift: ("<<", 5, r"\ll"),
+    ast.RShift: (">>", 5, r"\gg"),
+}
+_CMPOPS: dict[type, tuple[str, str]] = {
+    ast.Gt: (">", ">"),
+    ast.GtE: (">=", r"\ge"),
+    ast.Lt: ("<", "<"),
+    ast.LtE: ("<=", r"\le"),
+    ast.Eq: ("==", "="),
+    ast.NotEq: ("!=", r"\ne"),
+}
+
+
+class ExprError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Node:
+    op: str  # "name", "const", "call", "bin", "cmp", "neg", "not"
+    args: tuple[Node, ...] = ()
+    value: str | int | float | None = None
+
+
+def parse(text: str, names: set[str]) -> Node:
+    """Parse and check an expression; `names` are the operands it may read."""
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError as exc:
+        raise ExprError(f"cannot parse expression: {exc.msg}") from None
+    return _convert(tree, names)
+
+
+def _convert(node: ast.AST, names: set[str]) -> Node:
+    if isinstance(node, ast.Name):
+        if node.id not in names:
+            raise ExprError(f"unknown operand {node.id!r} (known: {', '.join(sorted(names))})")
+        return Node("name", value=node.id)
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return Node("const", value=node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return Node("neg", (_convert(node.operand, names),))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return Node("not", (_convert(node.operand, names),))
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        return Node("bin", (_convert(node.left, names), _convert(node.right, names)), value=_BINOPS[type(node.op)][0])
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMPOPS:
+        left, right = _convert(node.left, names), _convert(node.comparators[0], names)
+        return Node("cmp", (left, right), value=_CMPOPS[type(node.ops[0])][0])
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        fn = node.func.id
+        if fn not in FUNCTIONS:
+            raise ExprError(f"unknown function {fn!r} (known: {', '.join(sorted(FUNCTIONS))})")
+        if len(node.args) != FUNCTIONS[fn][0]:
+            raise ExprError(f"{fn}() takes {FUNCTIONS[fn][0]} arguments")
+        return Node("call", tuple(_convert(a, names) for a in node.args), value=fn)
+    raise ExprError(f"unsupported construct {ast.unparse(node)!r}")
+
+
+def names_used(node: Node) -> set[str]:
+    found = {str(node.value)} if node.op == "name" else set()
+    for arg in node.args:
+        found |= names_used(arg)
+    return found
+
+
+_PREC = {"+": 6, "-": 6, "*": 7, "/": 7, "&": 3, "|": 1, "^": 2, "<<": 5, ">>": 5}
+
+
+def _prec(node: Node) -> int:
+    if node.op == "bin":
+        return _PREC[str(node.value)]
+    if node.op == "cmp":
+        return 4
+    if node.op in ("neg", "not"):
+        return 8
+    return 9
+
+
+# ----------------------------------------------------------------------------- renderers
+
+# Wrap-safe helpers of pto/common/sim_arith.hpp (integer overflow is UB with plain operators).
+_CPP_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "&": "bit_and", "|": "bit_or", "^": "bit_xor",
+              "<<": "shl", ">>": "shr"}
+
+
+def to_cpp(node: Node, ref: Callable[[str], str], ctype: str) -> str:
+    """C++ in compute type `ctype`; `ref(name)` spells an operand's element as a compute value."""
+
+    def go(n: Node) -> str:
+        if n.op == "name":
+            return ref(str(n.value))
+        if n.op == "const":
+            return f"{ctype}({n.value!r})"
+        if n.op == "neg":
+            return f"sim::neg<{ctype}>({go(n.args[0])})"
+        if n.op == "not":
+            return f"sim::bit_not<{ctype}>({go(n.args[0])})"
+        if n.op == "bin":
+            return f"sim::{_CPP_ARITH[str(n.value)]}<{ctype}>({go(n.args[0])}, {go(n.args[1])})"
+        if n.op == "cmp":
+            left, right = n.args
+            return f"{wrap(left, _prec(n))} {n.value} {wrap(right, _prec(n) + 1)}"
+        fn = str(n.value)
+        if fn == "select":
+            cond, a, b = (go(a) for a in n.args)
+            return f"({cond} ? {ctype}({a}) : {ctype}({b}))"
+        helper = FUNCTIONS[fn][1]
+        return f"{helper}<{ctype}>({', '.join(go(a) for a in n.args)})"
+
+    def wrap(n: Node, prec: int) -> str:
+        text = go(n)
+        return f"({text})" if _prec(n) < prec else text
+
+    return go(node)
+
+
+def to_numpy(node: Node) -> str:
+    """Python/numpy source; operands are variables of the same name, constants use `C(...)`."""
+
+    def go(n: Node) -> str:
+        if n.op == "name":
+            return str(n.value)
+        if n.op == "const":
+            return f"C({n.value!r})"
+        if n.op == "neg":
+            return f"rm.negate({go(n.args[0])})"
+        if n.op == "not":
+            return f"rm.invert({go(n.args[0])})"
+        if n.op == "bin" and n.value == "/":
+            return f"rm.divide({go(n.args[0])}, {go(n.args[1])})"
+        if n.op in ("bin", "cmp"):
+            return f"({go(n.args[0])} {n.value} {go(n.args[1])})"
+        return f"{FUNCTIONS[str(n.value)][2]}({', '.join(go(a) for a in n.args)})"
+
+    return go(node)
+
+
+def to_latex(node: Node, ref: Callable[[str], str]) -> str:
+    """LaTeX math; `ref(name)` spells an operand, e.g. `\\mathrm{src}_{i,j}`."""
+
+    def go(n: Node) -> str:
+        if n.op == "name":
+            return ref(str(n.value))
+        if n.op == "const":
+            return str(n.value)
+        if n.op == "neg":
+            return f"-{wrap(n.args[0], 8)}"
+        if n.op == "not":
+            return rf"\lnot {wrap(n.args[0], 8)}"
+        if n.op == "bin":
+            left, right = n.args
+            if n.value == "/":
+                return rf"\frac{{{go(left)}}}{{{go(right)}}}"
+            tex = _BINOPS[next(k for k, v in _BINOPS.items() if v[0] == n.value)][2]
+            return f"{wrap(left, _prec(n))} {tex} {wrap(right, _prec(n) + 1)}"
+        if n.op == "cmp":
+            tex = next(v[1] for v in _CMPOPS.values() if v[0] == n.value)
+            return f"{wrap(n.args[0], 5)} {tex} {wrap(n.args[1], 5)}"
+        fn = str(n.value)
+        if fn == "select":
+            cond, a, b = n.args
+            return f"({go(cond)}) ? {branch(a)} : {branch(b)}"
+        if fn == "sqrt":
+            return rf"\sqrt{{{go(n.args[0])}}}"
+        return f"{FUNCTIONS[fn][3]}({', '.join(go(a) for a in n.args)})"
+
+    def branch(n: Node) -> str:
+        return go(n) if _prec(n) >= 9 else f"({go(n)})"
+
+    def wrap(n: Node, prec: int) -> str:
+        text = go(n)
+        return rf"\left({text}\right)" if _prec(n) < prec else text
+
+    return go(node)

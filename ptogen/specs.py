@@ -1,0 +1,283 @@
+"""Load `specs/`: YAML -> Pydantic models, plus the cross-file checks Pydantic cannot see.
+
+Every problem becomes a SpecError naming the file, the line and the field. All files are
+checked before anything is reported, so one run shows every mistake.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from . import semantics
+from .errors import SpecError, SpecErrors
+from .loader import LoadedDoc, SourceMap, load_yaml
+from .model import OpSpec, Targets
+
+TARGETS_FILE = "targets.yaml"
+
+
+@dataclass(frozen=True)
+class LoadedOp:
+    spec: OpSpec
+    path: str  # relative to the project root, e.g. specs/ops/.../tlrelu.yaml
+    source: SourceMap
+    expr: semantics.Node
+
+
+@dataclass(frozen=True)
+class SpecSet:
+    targets: Targets
+    targets_path: str
+    ops: list[LoadedOp]
+
+    def ops_in_set(self, set_id: str) -> list[LoadedOp]:
+        """The set's ops in its canonical order."""
+        order = self.targets.instruction_set(set_id).order
+        found = [op for op in self.ops if op.spec.instruction_set == set_id]
+        return sorted(found, key=lambda op: order.index(op.spec.mnemonic))
+
+    def op(self, name: str) -> LoadedOp:
+        key = name.lower().removeprefix("pto.")
+        for op in self.ops:
+            if op.spec.short == key:
+                return op
+        raise KeyError(name)
+
+
+def _field_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
+    """Drop Pydantic's union/validator tags from an error location, keeping real data keys."""
+    path: list[str | int] = []
+    node = data
+    for part in loc:
+        if isinstance(node, dict) and part in node:
+            path.append(part)
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            path.append(part)
+            node = node[part]
+        elif isinstance(node, dict) and isinstance(part, str) and not any(c in part for c in "[]-"):
+            # A missing or extra field: name it, though it has no line of its own.
+            path.append(part)
+            node = None
+    return tuple(path)
+
+
+def _dotted(path: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _validation_errors(exc: ValidationError, doc: LoadedDoc) -> list[SpecError]:
+    out = []
+    for err in exc.errors():
+        path = _field_path(tuple(err["loc"]), doc.data)
+        message = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            message = "unknown field"
+        out.append(SpecError(doc.source.file, doc.source.line_of(path), _dotted(path), message))
+    return out
+
+
+def _parse_model(model: type[Any], doc: LoadedDoc) -> Any:
+    if not isinstance(doc.data, dict):
+        raise SpecErrors([SpecError(doc.source.file, 1, "", "a spec file must be a YAML mapping")])
+    try:
+        return model.model_validate(doc.data)
+    except ValidationError as exc:
+        raise SpecErrors(_validation_errors(exc, doc)) from None
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
+    """Load and check every spec under `specs_dir`; raise SpecErrors listing all problems."""
+    root = root or specs_dir.parent
+    targets_file = specs_dir / TARGETS_FILE
+    if not targets_file.is_file():
+        raise SpecErrors([SpecError(_display(targets_file, root), None, "", "missing: profiles and dtypes live here")])
+    targets_doc = load_yaml(targets_file, _display(targets_file, root))
+    targets: Targets = _parse_model(Targets, targets_doc)
+
+    errors: list[SpecError] = []
+    ops: list[LoadedOp] = []
+    for path in sorted(specs_dir.rglob("*.yaml")):
+        if path == targets_file:
+            continue
+        display = _display(path, root)
+        try:
+            doc = load_yaml(path, display)
+            spec: OpSpec = _parse_model(OpSpec, doc)
+        except SpecError as exc:
+            errors.append(exc)
+            continue
+        except SpecErrors as exc:
+            errors.extend(exc.errors)
+            continue
+        problems = check_op(spec, targets)
+        errors.extend(SpecError(display, doc.source.line_of(p), _dotted(p), m) for p, m in problems)
+        if not problems:
+            names = {o.name for o in spec.operands if o.kind != "mask"}
+            expr = semantics.parse(spec.semantics.expr, names)
+            ops.append(LoadedOp(spec, display, doc.source, expr))
+
+    errors.extend(_check_unique(ops))
+    if errors:
+        raise SpecErrors(errors)
+    return SpecSet(targets, _display(targets_file, root), ops)
+
+
+def _check_unique(ops: list[LoadedOp]) -> list[SpecError]:
+    errors = []
+    seen: dict[str, str] = {}
+    for op in ops:
+        keys = [("mnemonic", op.spec.mnemonic)]
+        if op.spec.intrinsic is not None:
+            keys.append(("intrinsic.name", op.spec.intrinsic.name))
+        for field, value in keys:
+            if value in seen:
+                line = op.source.line_of(tuple(field.split(".")))
+                errors.append(SpecError(op.path, line, field, f"duplicate {value!r}, already defined in {seen[value]}"))
+            else:
+                seen[value] = op.path
+    return errors
+
+
+Problem = tuple[tuple[str | int, ...], str]
+
+
+def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
+    """Checks that need the vocabulary or relate fields to each other."""
+    problems: list[Problem] = []
+    sets = {s.id: s for s in targets.instruction_sets}
+    profiles = set(targets.profile_names())
+    iset = sets.get(spec.instruction_set)
+    if iset is None:
+        problems.append((("instruction_set",), f"unknown instruction set {spec.instruction_set!r}"))
+    elif spec.mnemonic not in iset.order:
+        problems.append((("mnemonic",), f"{spec.mnemonic!r} is not listed in the order of {iset.id!r}"))
+
+    operands = {o.name: o for o in spec.operands}
+    if len(operands) != len(spec.operands):
+        problems.append((("operands",), "operand names must be unique"))
+    if [o.role for o in spec.operands].count("dst") != 1:
+        problems.append((("operands",), "exactly one operand must have role dst"))
+
+    vector = iset is not None and iset.kind == "vector"
+    value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar"}
+    for i, o in enumerate(spec.operands):
+        allowed = {"vreg", "scalar", "mask"} if vector else {"tile", "scalar"}
+        if o.kind not in allowed:
+            problems.append((("operands", i, "kind"), f"{o.kind!r} operands do not belong to a {iset.kind if iset else ''} op"))
+
+    try:
+        names = {o.name for o in spec.operands if o.kind in value_kinds}
+        semantics.parse(spec.semantics.expr, names)
+    except semantics.ExprError as exc:
+        problems.append((("semantics", "expr"), str(exc)))
+    dom = operands.get(spec.semantics.domain)
+    if dom is None or dom.role != "dst":
+        problems.append((("semantics", "domain"), "must name the dst operand"))
+    if vector != (spec.semantics.inactive_lanes is not None):
+        problems.append((("semantics", "inactive_lanes"), "vector ops state what inactive lanes hold; tile ops do not"))
+
+    if vector and spec.intrinsic is not None:
+        problems.append((("intrinsic",), "vector ops have no tile intrinsic"))
+    if not vector and spec.intrinsic is None and iset is not None:
+        problems.append((("intrinsic",), "tile ops need their C++ intrinsic"))
+    if spec.intrinsic is not None:
+        problems.extend(_check_intrinsic(spec, operands))
+
+    for i, rule in enumerate(spec.constraints):
+        base = ("constraints", i)
+        for j, p in enumerate(rule.profiles or []):
+            if p not in profiles:
+                problems.append(((*base, "profiles", j), f"unknown profile {p!r} (known: {', '.join(sorted(profiles))})"))
+        for j, name in enumerate(rule.operands):
+            o = operands.get(name)
+            if o is None or o.kind not in ("tile", "vreg"):
+                problems.append(((*base, "operands", j), f"{name!r} is not a tile or vector operand of this op"))
+        for j, d in enumerate(rule.dtypes):
+            if not targets.has_dtype(d):
+                problems.append(((*base, "dtypes", j), f"unknown dtype {d!r}"))
+        problems.extend(_check_rule_binding(spec, rule, base))
+    for i, note in enumerate(spec.profile_notes):
+        if note.profile is not None and note.profile not in profiles:
+            problems.append((("profile_notes", i, "profile"), f"unknown profile {note.profile!r}"))
+    for i, pc in enumerate(spec.prose_constraints):
+        for j, p in enumerate(pc.profiles or []):
+            if p not in profiles:
+                problems.append((("prose_constraints", i, "profiles", j), f"unknown profile {p!r}"))
+    return problems
+
+
+def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
+    assert spec.intrinsic is not None
+    intr = spec.intrinsic
+    problems: list[Problem] = []
+    tparams = {t.name: t for t in intr.template}
+    if len(tparams) != len(intr.template):
+        problems.append((("intrinsic", "template"), "template parameter names must be unique"))
+    if len({p.name for p in intr.params}) != len(intr.params):
+        problems.append((("intrinsic", "params"), "parameter names must be unique"))
+    packs = [t for t in intr.template if t.kind == "pack"]
+    if len(packs) != 1 or intr.template[-1].kind != "pack":
+        problems.append((("intrinsic", "template"), "the last template parameter must be the one `pack`"))
+    if not intr.params or not intr.params[-1].events:
+        problems.append((("intrinsic", "params"), "the last parameter must be the events pack"))
+    bound: set[str] = set()
+    for i, p in enumerate(intr.params):
+        ref = p.type or p.dtype_of
+        t = tparams.get(ref or "")
+        if t is None:
+            problems.append((("intrinsic", "params", i), f"{ref!r} is not a template parameter"))
+            continue
+        if p.events != (t.kind == "pack"):
+            problems.append((("intrinsic", "params", i), "only the events parameter uses the pack"))
+        if t.kind == "value":
+            problems.append((("intrinsic", "params", i), "a value template parameter is not a type"))
+        if p.operand is not None:
+            o = operands.get(p.operand)
+            if o is None:
+                problems.append((("intrinsic", "params", i, "operand"), f"unknown operand {p.operand!r}"))
+            elif (o.kind == "scalar") != (p.dtype_of is not None):
+                problems.append((("intrinsic", "params", i), "scalars use `dtype_of`, tiles use `type`"))
+            bound.add(p.operand)
+    if intr.tmp_in_events is not None:
+        o = operands.get(intr.tmp_in_events)
+        if o is None or o.role != "tmp":
+            problems.append((("intrinsic", "tmp_in_events"), "must name a tmp operand"))
+        bound.add(intr.tmp_in_events)
+    for name in operands:
+        if name not in bound:
+            problems.append((("operands",), f"operand {name!r} is not carried by any intrinsic parameter"))
+    return problems
+
+
+def _check_rule_binding(spec: OpSpec, rule: Any, base: tuple[str | int, ...]) -> list[Problem]:
+    problems: list[Problem] = []
+    intr = spec.intrinsic
+    if rule.when is not None:
+        values = {t.name: t for t in intr.template} if intr else {}
+        t = values.get(rule.when.param)
+        if t is None or t.kind != "value":
+            problems.append(((*base, "when", "param"), f"{rule.when.param!r} is not a value template parameter"))
+    if rule.kind == "same_dtype" and intr is not None:
+        types = [p.type for p in intr.params if p.operand in rule.operands]
+        if len(set(types)) < 2:
+            problems.append(((*base, "operands",), "operands share one template parameter, so the rule can never fail"))
+    if rule.kind == "tmp_required" and (intr is None or intr.tmp_in_events is None):
+        problems.append(((*base, "kind"), "tmp_required needs `intrinsic.tmp_in_events`"))
+    if rule.kind in ("same_dtype", "row_major", "location", "valid_bounds", "unavailable", "tmp_required") and intr is None:
+        problems.append(((*base, "kind"), f"{rule.kind} rules apply to tile intrinsics only"))
+    return problems

@@ -1,0 +1,316 @@
+"""Decisions the templates need, derived from a validated spec set.
+
+Templates only spell text; everything that is decided (which rules apply to a profile, how an
+operand is spelled in C++, which op comes before which) is computed here.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from functools import cached_property
+
+from . import semantics
+from .model import InstructionSetDef, OpSpec, ProfileDef, Rule, Targets
+from .specs import LoadedOp, SpecSet
+
+
+@dataclass(frozen=True)
+class RuleView:
+    rule: Rule
+    index: int  # position in the spec's constraints list (stable id for tests)
+    types: list[str]  # C++ types of the rule's operands, in the check function's scope
+    dtypes_cpp: list[str]  # canonical C++ spellings, aliases resolved and de-duplicated
+    dtypes_asm: list[str]
+
+    @property
+    def kind(self) -> str:
+        return self.rule.kind
+
+    @property
+    def id(self) -> str:
+        """Stable name of the rule, used in test file names."""
+        suffix = f"_{self.rule.when.equals.split('::')[-1].lower()}" if self.rule.when else ""
+        return f"{self.index:02d}_{self.rule.kind}{suffix}"
+
+
+class OpView:
+    def __init__(self, loaded: LoadedOp, specs: SpecSet):
+        self.loaded = loaded
+        self.spec: OpSpec = loaded.spec
+        self.path = loaded.path
+        self.targets: Targets = specs.targets
+        self.iset: InstructionSetDef = specs.targets.instruction_set(self.spec.instruction_set)
+        siblings = specs.ops_in_set(self.spec.instruction_set)
+        pos = [o.spec.mnemonic for o in siblings].index(self.spec.mnemonic)
+        self.prev = OpRef(siblings[pos - 1].spec, self.iset) if pos > 0 else None
+        self.next = OpRef(siblings[pos + 1].spec, self.iset) if pos + 1 < len(siblings) else None
+
+    # ------------------------------------------------------------------ naming
+    @property
+    def is_vector(self) -> bool:
+        return self.iset.kind == "vector"
+
+    @property
+    def name(self) -> str:
+        """C++ name: the intrinsic (TLRELU) or, for vector ops, the lower-case mnemonic (vlrelu)."""
+        return self.spec.intrinsic.name if self.spec.intrinsic else self.spec.short
+
+    @property
+    def upper(self) -> str:
+        return self.spec.short.upper()
+
+    @property
+    def doc_path(self) -> str:
+        return f"docs/isa/{self.iset.doc_dir}/{self.spec.short}.md"
+
+    @property
+    def index_link(self) -> str:
+        return posixpath.relpath(f"docs/isa/{self.iset.index_page}", posixpath.dirname(self.doc_path))
+
+    @property
+    def ref_doc_path(self) -> str:
+        return f"docs/isa/{self.upper}.md"
+
+    @property
+    def sim_header(self) -> str:
+        return f"pto/cpu/{self.spec.short}.hpp"
+
+    # ------------------------------------------------------------------ C++ types of operands
+    def cpp_type(self, operand: str) -> str:
+        """The C++ type of an operand inside check/verify functions."""
+        if self.spec.intrinsic is None:
+            return f"V_{operand}"
+        if operand == self.spec.intrinsic.tmp_in_events:
+            return "TmpT"
+        for p in self.spec.intrinsic.params:
+            if p.operand == operand:
+                return p.type or f"typename {p.dtype_of}::DType"
+        raise KeyError(operand)
+
+    @property
+    def check_template(self) -> list[str]:
+        """Template parameter declarations of the profile check function."""
+        if self.spec.intrinsic is None:
+            return [f"typename V_{o.name}" for o in self.spec.operands if o.kind == "vreg"]
+        return [_tparam_decl(t.kind, t.name, t.type) for t in self.spec.intrinsic.template]
+
+    @property
+    def check_args(self) -> list[str]:
+        """Arguments that instantiate the check function from the intrinsic's scope."""
+        if self.spec.intrinsic is None:
+            return ["vreg<T, N>" for o in self.spec.operands if o.kind == "vreg"]
+        return [f"{t.name}..." if t.kind == "pack" else t.name for t in self.spec.intrinsic.template]
+
+    @property
+    def verify_types(self) -> list[str]:
+        """Distinct template types of the tile operands, for the run-time verify function."""
+        out: list[str] = []
+        for o in self.tiles:
+            t = self.cpp_type(o)
+            if t not in out:
+                out.append(t)
+        return out
+
+    @property
+    def dependent_type(self) -> str:
+        """A type template parameter, to make an always-false static_assert dependent."""
+        if self.spec.intrinsic is None:
+            return self.check_args[0]
+        return next(t.name for t in self.spec.intrinsic.template if t.kind == "typename")
+
+    def _arg_name(self, operand: str) -> str:
+        by_operand = {p.operand: p.name for p in self.spec.intrinsic.params} if self.spec.intrinsic else {}
+        return by_operand.get(operand, operand)
+
+    @property
+    def verify_args(self) -> list[str]:
+        return [self._arg_name(o) for o in self.tiles]
+
+    @property
+    def impl_args(self) -> list[str]:
+        """Arguments of the simulator implementation: the domain operand, then what the math reads."""
+        return [self._arg_name(n) for n in (self.spec.semantics.domain, *self.value_operands)]
+
+    @property
+    def mask_name(self) -> str:
+        return next(o.name for o in self.spec.operands if o.kind == "mask")
+
+    @property
+    def vector_params(self) -> list[str]:
+        """Parameters of a vector op's C++ function, in operand order (dst first when merged)."""
+        params = []
+        if self.spec.semantics.inactive_lanes == "preserve":
+            params.append(f"const vreg<T, N>& {self.spec.semantics.domain}_in")
+        for o in self.spec.operands:
+            if o.role == "dst":
+                continue
+            spelled = {"vreg": "const vreg<T, N>&", "scalar": "T", "mask": "const mask<N>&"}[o.kind]
+            params.append(f"{spelled} {o.name}")
+        return params
+
+    @property
+    def tiles(self) -> list[str]:
+        return [o.name for o in self.spec.operands if o.kind in ("tile", "vreg")]
+
+    # ------------------------------------------------------------------ rules
+    def _view(self, index: int, rule: Rule) -> RuleView:
+        cpp: list[str] = []
+        asm: list[str] = []
+        for spelling in rule.dtypes:
+            d = self.targets.dtype(spelling)
+            if d.name not in cpp:
+                cpp.append(d.name)
+                asm.append(d.asm)
+        return RuleView(rule, index, [self.cpp_type(o) for o in rule.operands], cpp, asm)
+
+    @cached_property
+    def rules(self) -> list[RuleView]:
+        return [self._view(i, r) for i, r in enumerate(self.spec.constraints)]
+
+    def rules_for(self, profile: str, *, static: bool | None = None) -> list[RuleView]:
+        out = []
+        for rv in self.rules:
+            if rv.rule.profiles is not None and profile not in rv.rule.profiles:
+                continue
+            if static is not None and rv.rule.is_static != static:
+                continue
+            out.append(rv)
+        return out
+
+    def available(self, profile: str) -> bool:
+        return not any(r.kind == "unavailable" for r in self.rules_for(profile))
+
+    def allowed_dtypes(self, profile: str, when: dict[str, str] | None = None) -> list[str]:
+        """Canonical dtypes every dtype rule of `profile` admits (under template values `when`)."""
+        when = when or self.default_values
+        allowed: list[str] | None = None
+        for rv in self.rules_for(profile):
+            if rv.kind != "dtype":
+                continue
+            if rv.rule.when and when.get(rv.rule.when.param) != rv.rule.when.equals:
+                continue
+            allowed = [d for d in (allowed if allowed is not None else rv.dtypes_cpp) if d in rv.dtypes_cpp]
+        if allowed is None:  # no dtype rule: every dtype of the vocabulary
+            allowed = [d.name for d in self.targets.dtypes]
+        return allowed if self.available(profile) else []
+
+    @property
+    def default_values(self) -> dict[str, str]:
+        if self.spec.intrinsic is None:
+            return {}
+        return {t.name: t.default for t in self.spec.intrinsic.template if t.kind == "value" and t.default}
+
+    @property
+    def value_variants(self) -> list[dict[str, str]]:
+        """Template-argument settings that change the checked rules (TPOWS: DEFAULT, HIGH_PRECISION)."""
+        variants = [self.default_values]
+        for rv in self.rules:
+            w = rv.rule.when
+            if w and all(v.get(w.param) != w.equals for v in variants):
+                variants.append({**self.default_values, w.param: w.equals})
+        return variants
+
+    def rule_groups(self) -> list[tuple[str | None, list[RuleView]]]:
+        """Doc grouping: (None, common rules) and (profile, its own rules) in first-appearance order."""
+        groups: dict[str | None, list[RuleView]] = {}
+        for rv in self.rules:
+            keys = [None] if rv.rule.profiles is None else list(rv.rule.profiles)
+            for key in keys:
+                groups.setdefault(key, []).append(rv)
+        return list(groups.items())
+
+    def prose_for(self, profile: str | None) -> list[str]:
+        return [
+            pc.text
+            for pc in self.spec.prose_constraints
+            if (pc.profiles is None and profile is None) or (profile is not None and profile in (pc.profiles or []))
+        ]
+
+    # ------------------------------------------------------------------ semantics
+    def _index(self) -> str:
+        return "i" if self.is_vector else "i,j"
+
+    @property
+    def math(self) -> str:
+        dst = self.spec.semantics.domain
+        lhs = rf"\mathrm{{{dst}}}_{{{self._index()}}}"
+        return f"{lhs} = {semantics.to_latex(self.loaded.expr, self._latex_ref)}"
+
+    def _latex_ref(self, name: str) -> str:
+        kind = self.spec.operand(name).kind
+        return rf"\mathrm{{{name}}}" + (f"_{{{self._index()}}}" if kind in ("tile", "vreg") else "")
+
+    @property
+    def cpp_expr(self) -> str:
+        return semantics.to_cpp(self.loaded.expr, lambda n: f"{n}_v", "C")
+
+    @property
+    def numpy_expr(self) -> str:
+        return semantics.to_numpy(self.loaded.expr)
+
+    @property
+    def value_operands(self) -> list[str]:
+        """Operands the element expression reads, in spec order."""
+        used = semantics.names_used(self.loaded.expr)
+        return [o.name for o in self.spec.operands if o.name in used]
+
+
+@dataclass(frozen=True)
+class OpRef:
+    spec: OpSpec
+    iset: InstructionSetDef
+
+    @property
+    def link(self) -> str:
+        return f"./{self.spec.short}.md"
+
+
+def _tparam_decl(kind: str, name: str, vtype: str | None) -> str:
+    if kind == "pack":
+        return f"typename... {name}"
+    if kind == "value":
+        return f"{vtype} {name}"
+    return f"typename {name}"
+
+
+class ProjectView:
+    def __init__(self, specs: SpecSet):
+        self.specs = specs
+        self.targets = specs.targets
+        self.ops = [OpView(o, specs) for o in specs.ops]
+        self.ops.sort(key=lambda v: (self._set_pos(v.iset.id), v.iset.order.index(v.spec.mnemonic)))
+
+    def _set_pos(self, set_id: str) -> int:
+        return [s.id for s in self.targets.instruction_sets].index(set_id)
+
+    @property
+    def tile_ops(self) -> list[OpView]:
+        return [o for o in self.ops if not o.is_vector]
+
+    @property
+    def vector_ops(self) -> list[OpView]:
+        return [o for o in self.ops if o.is_vector]
+
+    @property
+    def profiles(self) -> list[ProfileDef]:
+        return list(self.targets.profiles)
+
+    def ops_in(self, set_id: str) -> list[OpView]:
+        return [o for o in self.ops if o.iset.id == set_id]
+
+    def spec_paths(self, ops: list[OpView] | None = None, with_targets: bool = True) -> list[str]:
+        paths = [o.path for o in (self.ops if ops is None else ops)]
+        return ([self.specs.targets_path] if with_targets else []) + paths
+
+    def type_support(self, set_id: str) -> list[tuple[str, dict[str, list[str]]]]:
+        """Per dtype of the vocabulary: profile -> ops of the set that accept it."""
+        rows = []
+        for d in self.targets.dtypes:
+            per = {p.name: [o.spec.short for o in self.ops_in(set_id) if _accepts(o, p.name, d.name)] for p in self.profiles}
+            rows.append((d.name, per))
+        return rows
+
+
+def _accepts(op: OpView, profile: str, dtype: str) -> bool:
+    return any(dtype in op.allowed_dtypes(profile, v) for v in op.value_variants)
