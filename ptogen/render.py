@@ -6,6 +6,7 @@ lives in templates/; the decisions come from views.py.
 
 from __future__ import annotations
 
+import json
 import posixpath
 from pathlib import Path
 
@@ -52,6 +53,7 @@ def environment(templates_dir: Path) -> jinja2.Environment:
         autoescape=False,
     )
     env.filters["cell"] = _cell
+    env.filters["json"] = lambda value: json.dumps(value, indent=1, sort_keys=True)
     env.filters["relative_to"] = _relative_to
     return env
 

@@ -1,0 +1,217 @@
+"""Test inputs and golden checks for the generated runtime kernels.
+
+Inputs are deterministic (seeded from the case's name) and always contain the special values
+of the element type. Expected values come from the op's generated Python reference, evaluated
+in the compute type and rounded to the element type exactly as the simulator does.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import ml_dtypes
+import numpy as np
+
+if TYPE_CHECKING:
+    from .runner import Job, Outcome, Runner
+
+Check = Callable[[Path], "Outcome"]
+
+
+def np_dtype(numpy_name: str) -> np.dtype:
+    if numpy_name == "bfloat16":
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(numpy_name)
+
+
+def compute_dtype(storage: np.dtype) -> np.dtype:
+    """The simulator computes half and bfloat16_t in float."""
+    if storage in (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)):
+        return np.dtype(np.float32)
+    return storage
+
+
+def _is_float(dt: np.dtype) -> bool:
+    return dt.kind == "f" or dt == np.dtype(ml_dtypes.bfloat16)
+
+
+def special_values(dt: np.dtype) -> np.ndarray:
+    if _is_float(dt):
+        finfo = ml_dtypes.finfo(dt) if dt == np.dtype(ml_dtypes.bfloat16) else np.finfo(dt)
+        vals = [0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, -1.0, 0.5, -2.5, float(finfo.max), -float(finfo.max),
+                float(finfo.smallest_subnormal), -float(finfo.smallest_normal), 3.0, -0.75]
+        return np.array(vals, dtype=np.float64).astype(dt)
+    info = np.iinfo(dt)
+    vals = [0, 1, info.max, info.min, 2, info.max - 1, 7]
+    if info.min < 0:
+        vals += [-1, -2, info.min + 1, -7]
+    return np.array(vals, dtype=np.int64).astype(dt)
+
+
+def random_values(dt: np.dtype, count: int, seed_text: str) -> np.ndarray:
+    rng = np.random.default_rng(zlib.crc32(seed_text.encode()))
+    if _is_float(dt):
+        vals = rng.uniform(-10.0, 10.0, count).astype(np.float32)
+        return vals.astype(dt)
+    info = np.iinfo(dt)
+    return rng.integers(info.min, info.max, count, endpoint=True, dtype=np.int64).astype(dt)
+
+
+def inputs(dt: np.dtype, count: int, seed_text: str) -> np.ndarray:
+    vals = random_values(dt, count, seed_text)
+    sp = special_values(dt)
+    n = min(len(sp), count)
+    vals[:n] = sp[:n]
+    return vals
+
+
+def logical(flat: np.ndarray, rows: int, cols: int, layout: str) -> np.ndarray:
+    """(rows, cols) view of a tile's storage in its layout."""
+    return flat.reshape(rows, cols) if layout == "RowMajor" else flat.reshape(cols, rows).T
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a).view(np.dtype(f"u{a.dtype.itemsize}"))
+
+
+def _ordered(a: np.ndarray) -> np.ndarray:
+    """Map float bit patterns to integers whose order is the order of the values (for ULPs)."""
+    bits = _bits(a).astype(np.int64)
+    sign = 1 << (a.dtype.itemsize * 8 - 1)
+    return np.where(bits & sign, sign - bits, bits + 0)
+
+
+def compare(got: np.ndarray, want: np.ndarray, tolerance: dict[str, Any]) -> np.ndarray:
+    """Boolean mask of mismatching elements."""
+    if not _is_float(got.dtype):
+        return _bits(got) != _bits(want)
+    g64, w64 = got.astype(np.float64), want.astype(np.float64)
+    both_nan = np.isnan(g64) & np.isnan(w64)
+    if tolerance["kind"] == "exact":
+        bad = _bits(got) != _bits(want)
+    else:
+        same_inf = np.isinf(w64) & (g64 == w64)
+        finite = np.isfinite(g64) & np.isfinite(w64)
+        within = finite & (np.abs(_ordered(got) - _ordered(want)) <= int(tolerance["ulp"]))
+        bad = ~(within | same_inf)
+    return bad & ~both_nan
+
+
+def _describe(bad: np.ndarray, got: np.ndarray, want: np.ndarray, what: str, extra: str = "") -> str:
+    idx = np.argwhere(bad)
+    first = tuple(int(i) for i in idx[0])
+    return (f"{int(bad.sum())} {what} element(s) differ; first at {first}: got {got[first]!r}, "
+            f"want {want[first]!r}{extra}")
+
+
+def prepare_tile_cases(runner: Runner, job: Job, data: Path) -> list[Check]:
+    from .runner import Outcome
+
+    op = runner.manifest["ops"][job.op]
+    ref = runner.reference(job.op)
+    storage = np_dtype(runner.manifest["dtypes"][job.entry["dtype"]]["numpy"])
+    cdt = compute_dtype(storage)
+    domain = op["domain"]
+    checks: list[Check] = []
+    for case in job.entry["cases"]:
+        k = case["index"]
+        arrays: dict[str, np.ndarray] = {}
+        for name, t in case["tiles"].items():
+            count = t["rows"] * t["cols"]
+            arrays[name] = inputs(storage, count, f"{job.op}/{job.entry['kernel']}/{k}/{name}")
+            arrays[name].tofile(data / f"c{k}_{name}.bin")
+        scalars = {}
+        for name, value in case["scalars"].items():
+            s = np.array([value], dtype=np.float64 if _is_float(storage) else np.int64).astype(storage)
+            s.tofile(data / f"c{k}_{name}.bin")
+            scalars[name] = s.reshape(()).astype(cdt)
+        t = case["tiles"][domain]
+        vr, vc = t["valid_rows"], t["valid_cols"]
+        args = []
+        for name in op["inputs"]:
+            if name in arrays:
+                ti = case["tiles"][name]
+                view = logical(arrays[name], ti["rows"], ti["cols"], ti["layout"])[:vr, :vc]
+                args.append(view.astype(cdt))
+            else:
+                args.append(scalars[name])
+        with np.errstate(all="ignore"):
+            want = np.asarray(ref.reference(cdt.type, *args)).astype(storage)
+        before = logical(arrays[domain].copy(), t["rows"], t["cols"], t["layout"])
+        label = f"{job.label} case {k} ({case['label']})"
+
+        def check(data_dir: Path, k: int = k, t: dict[str, Any] = t, want: np.ndarray = want,
+                  before: np.ndarray = before, label: str = label, scalars: dict[str, Any] = scalars,
+                  vr: int = vr, vc: int = vc) -> Outcome:
+            out_file = data_dir / f"c{k}_{domain}.out"
+            got_flat = np.fromfile(out_file, dtype=storage)
+            got = logical(got_flat, t["rows"], t["cols"], t["layout"])
+            bad = compare(got[:vr, :vc], want, op["tolerance"])
+            if bad.any():
+                return Outcome("fail", label, _describe(bad, got[:vr, :vc], want, "valid",
+                                                        f"; scalars {scalars}"))
+            outside = np.ones(got.shape, dtype=bool)
+            outside[:vr, :vc] = False
+            changed = outside & (_bits(got) != _bits(before))
+            if changed.any():
+                return Outcome("fail", label, _describe(changed, got, before, "outside-the-valid-region"))
+            return Outcome("pass", label)
+
+        checks.append(check)
+    return checks
+
+
+MASKS = {
+    "all lanes": lambda n: np.ones(n, dtype=bool),
+    "first 5 lanes": lambda n: np.arange(n) < 5,
+    "alternate lanes": lambda n: np.arange(n) % 2 == 0,
+    "no lanes": lambda n: np.zeros(n, dtype=bool),
+}
+
+
+def prepare_vector_cases(runner: Runner, job: Job, data: Path) -> list[Check]:
+    from .runner import Outcome
+
+    op = runner.manifest["ops"][job.op]
+    ref = runner.reference(job.op)
+    storage = np_dtype(runner.manifest["dtypes"][job.entry["dtype"]]["numpy"])
+    cdt = compute_dtype(storage)
+    lanes = job.entry["lanes"]
+    checks: list[Check] = []
+    scalars_list = job.entry["scalars"]
+    k = 0
+    for mask_name in job.entry["masks"]:
+        mask = MASKS[mask_name](lanes)
+        for value in scalars_list:
+            vals: dict[str, np.ndarray] = {}
+            for name in op["operands"]:
+                kind = op["operands"][name]
+                if kind == "vreg":
+                    vals[name] = inputs(storage, lanes, f"{job.op}/{job.entry['kernel']}/{k}/{name}")
+                    vals[name].tofile(data / f"c{k}_{name}.bin")
+                elif kind == "scalar":
+                    s = np.array([value], dtype=np.float64 if _is_float(storage) else np.int64).astype(storage)
+                    s.tofile(data / f"c{k}_{name}.bin")
+                    vals[name] = s
+                elif kind == "mask":
+                    mask.astype(np.uint8).tofile(data / f"c{k}_{name}.bin")
+            args = [vals[n].astype(cdt) if op["operands"][n] == "vreg" else vals[n].reshape(()).astype(cdt)
+                    for n in op["inputs"]]
+            with np.errstate(all="ignore"):
+                active = np.asarray(ref.reference(cdt.type, *args)).astype(storage)
+            want = np.where(mask, active, np.zeros(lanes, dtype=storage)).astype(storage)
+            label = f"{job.label} case {k} ({mask_name}, scalar {value})"
+
+            def check(data_dir: Path, k: int = k, want: np.ndarray = want, label: str = label) -> Outcome:
+                got = np.fromfile(data_dir / f"c{k}_{op['domain']}.out", dtype=storage)
+                bad = compare(got, want, op["tolerance"])
+                if bad.any():
+                    return Outcome("fail", label, _describe(bad, got, want, "lane"))
+                return Outcome("pass", label)
+
+            checks.append(check)
+            k += 1
+    return checks

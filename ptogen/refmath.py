@@ -1,0 +1,118 @@
+"""numpy implementations of the expression language's primitives, for golden values.
+
+They mirror pto/common/sim_arith.hpp and sim_support.hpp: integers wrap modulo 2^bits, max/min
+follow IEEE 754-2019 maximum/minimum (NaN propagates, +0 > -0), integer powers are exact.
+Arguments are numpy arrays or 0-d arrays already in the compute type.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+Array = Any
+
+
+def _is_int(x: Array) -> bool:
+    return np.issubdtype(np.asarray(x).dtype, np.integer)
+
+
+def select(cond: Array, a: Array, b: Array) -> Array:
+    a, b = np.asarray(a), np.asarray(b)
+    return np.where(cond, a, b).astype(np.result_type(a, b), copy=False)
+
+
+def _ieee_pick(a: Array, b: Array, pick_a: Array, zero_pick_a: Array) -> Array:
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    out = np.where(pick_a, a, b)
+    if not _is_int(a):
+        both_zero = (a == 0) & (b == 0)
+        out = np.where(both_zero, np.where(zero_pick_a, a, b), out)
+        out = np.where(np.isnan(b), b, out)
+        out = np.where(np.isnan(a), a, out)
+    return out
+
+
+def maximum(a: Array, b: Array) -> Array:
+    a, b = np.asarray(a), np.asarray(b)
+    signbit_a = np.signbit(a) if not _is_int(a) else False
+    return _ieee_pick(a, b, a > b, ~signbit_a if not _is_int(a) else True)
+
+
+def minimum(a: Array, b: Array) -> Array:
+    a, b = np.asarray(a), np.asarray(b)
+    signbit_a = np.signbit(a) if not _is_int(a) else False
+    return _ieee_pick(a, b, a < b, signbit_a if not _is_int(a) else True)
+
+
+def power(base: Array, exp: Array) -> Array:
+    base, exp = np.broadcast_arrays(np.asarray(base), np.asarray(exp))
+    if not _is_int(base):
+        with np.errstate(all="ignore"):
+            return np.power(base, exp).astype(base.dtype)
+    dtype = base.dtype
+    bits = dtype.itemsize * 8
+    mask = (1 << bits) - 1
+    flat_b, flat_e = base.ravel().tolist(), exp.ravel().tolist()
+    out = []
+    for b, e in zip(flat_b, flat_e, strict=True):
+        if e < 0:
+            v = 1 if b == 1 else ((-1 if e % 2 else 1) if b == -1 else 0)
+        else:
+            v = pow(int(b) & mask, int(e), 1 << bits)
+        out.append(v & mask)
+    unsigned = np.array(out, dtype=np.uint64).astype(np.dtype(f"u{dtype.itemsize}"))
+    return unsigned.view(dtype).reshape(base.shape)
+
+
+def divide(a: Array, b: Array) -> Array:
+    a, b = np.asarray(a), np.asarray(b)
+    if not _is_int(a):
+        with np.errstate(all="ignore"):
+            return np.divide(a, b).astype(a.dtype)
+    a, b = np.broadcast_arrays(a, b)
+    safe = np.where(b == 0, 1, b)
+    info = np.iinfo(a.dtype)
+    if info.min < 0:
+        safe = np.where((a == info.min) & (safe == -1), 1, safe)
+    q = np.trunc(a.astype(np.float64) / safe.astype(np.float64))
+    if a.dtype.itemsize == 8:  # float64 is inexact for 64-bit integers
+        q = np.array([int(x) // int(y) if (x >= 0) == (y > 0) else -(abs(int(x)) // abs(int(y)))
+                      for x, y in zip(a.ravel(), safe.ravel(), strict=True)], dtype=object).reshape(a.shape)
+    q = np.asarray(q).astype(a.dtype)
+    return np.where(b == 0, 0, q).astype(a.dtype)
+
+
+def negate(a: Array) -> Array:
+    a = np.asarray(a)
+    return (np.zeros_like(a) - a).astype(a.dtype) if _is_int(a) else -a
+
+
+def invert(a: Array) -> Array:
+    return np.invert(np.asarray(a))
+
+
+def absolute(a: Array) -> Array:
+    return np.abs(np.asarray(a))
+
+
+def exponential(a: Array) -> Array:
+    with np.errstate(all="ignore"):
+        return np.exp(np.asarray(a))
+
+
+def logarithm(a: Array) -> Array:
+    with np.errstate(all="ignore"):
+        return np.log(np.asarray(a))
+
+
+def square_root(a: Array) -> Array:
+    with np.errstate(all="ignore"):
+        return np.sqrt(np.asarray(a))
+
+
+def reciprocal_square_root(a: Array) -> Array:
+    a = np.asarray(a)
+    with np.errstate(all="ignore"):
+        return (a.dtype.type(1) / np.sqrt(a)).astype(a.dtype)

@@ -1,0 +1,54 @@
+// Events: what every intrinsic returns and what later intrinsics wait on.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tile.hpp"
+
+namespace pto {
+
+// The simulator runs every op to completion before returning, so an event carries no state.
+struct RecordEvent {};
+
+namespace sim {
+
+// Number of events waited on so far in this process; lets tests prove that an op honoured its events.
+inline std::uint64_t& wait_count() {
+    static std::uint64_t count = 0;
+    return count;
+}
+
+} // namespace sim
+
+// Waits for the given events. Ops complete synchronously here, so waiting only counts.
+template <typename... Events>
+void TSYNC(Events&... events) {
+    static_assert((std::is_same_v<std::remove_cv_t<Events>, RecordEvent> && ...),
+                  "TSYNC: wait arguments must be events");
+    (static_cast<void>(events), ...);
+    sim::wait_count() += sizeof...(Events);
+}
+
+namespace sim {
+
+// Some intrinsics take an optional tmp tile as the first element of their trailing `WaitEvents&...`
+// pack; these split such a pack into that tile and the events behind it.
+template <typename... Ts>
+inline constexpr bool leads_with_tile_v = false;
+template <typename T, typename... Rest>
+inline constexpr bool leads_with_tile_v<T, Rest...> = is_tile_v<T>;
+
+template <typename T, typename... Rest>
+constexpr T& first_arg(T& a, Rest&...) {
+    return a;
+}
+
+template <typename T, typename... Rest>
+void sync_tail(T&, Rest&... rest) {
+    TSYNC(rest...);
+}
+
+} // namespace sim
+
+} // namespace pto

@@ -1,0 +1,199 @@
+// Run-time error reporting, tile overlap test and the element-math primitives of the op-spec
+// expression language, shared by every generated simulator implementation.
+#pragma once
+
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
+
+#include "element_types.hpp"
+
+namespace pto::sim {
+
+// A violated run-time rule is a program error on the hardware too, so the simulator stops at once
+// with a message tests can match on.
+[[noreturn]] inline void fail(const char* op, const char* rule) {
+    std::fprintf(stderr, "PTO runtime error: %s: %s\n", op, rule);
+    std::fflush(stderr);
+    std::abort();
+}
+
+inline void check(bool ok, const char* op, const char* rule) {
+    if (!ok)
+        fail(op, rule);
+}
+
+// Anything with tile storage (data() and a static SizeBytes()); spelled as a concept so this header
+// does not need tile.hpp and placeholder arguments (no data()) are left to their own overloads.
+template <typename T>
+concept has_tile_storage = requires(const T& t) {
+    t.data();
+    { T::SizeBytes() } -> std::convertible_to<std::size_t>;
+};
+
+// Whether the byte ranges [data(), data() + SizeBytes()) of two tiles intersect.
+template <typename A, typename B>
+    requires has_tile_storage<A> && has_tile_storage<B>
+bool tiles_overlap(const A& a, const B& b) {
+    // Integer addresses: relational comparison of pointers into different objects is unspecified.
+    const auto a0 = reinterpret_cast<std::uintptr_t>(a.data());
+    const auto b0 = reinterpret_cast<std::uintptr_t>(b.data());
+    return a0 < b0 + B::SizeBytes() && b0 < a0 + A::SizeBytes();
+}
+
+namespace detail {
+
+// Unsigned type of C's width but at least `unsigned`, so products cannot promote to (overflowing) int.
+template <typename C>
+using unsigned_wide_t = std::conditional_t<(sizeof(C) < sizeof(unsigned)), unsigned, std::make_unsigned_t<C>>;
+
+template <typename C>
+inline constexpr bool is_native_float_v = std::is_floating_point_v<C>;
+
+// Applies a float/double <cmath> function; 16-bit floats go through float and are rounded back.
+template <typename C, typename F>
+C float_math(C x, F f) {
+    if constexpr (is_native_float_v<C>)
+        return f(x);
+    else
+        return C(f(static_cast<float>(x)));
+}
+
+template <typename C>
+constexpr bool sign_bit(C x) {
+    if constexpr (is_native_float_v<C>)
+        return std::signbit(x);
+    else
+        return (x.bits() & 0x8000u) != 0;
+}
+
+template <typename C>
+constexpr bool is_nan(C x) {
+    return !(x == x);
+}
+
+} // namespace detail
+
+template <typename C>
+constexpr C select(bool cond, C a, C b) {
+    return cond ? a : b;
+}
+
+// IEEE 754-2019 maximum: NaN propagates (the first NaN operand is returned), +0 > -0.
+template <typename C>
+constexpr C maximum(C a, C b) {
+    if constexpr (is_floating_v<C>) {
+        if (detail::is_nan(a))
+            return a;
+        if (detail::is_nan(b))
+            return b;
+        if (a == b)
+            return detail::sign_bit(a) ? b : a; // only differs for +0 vs -0
+        return a > b ? a : b;
+    } else {
+        return a > b ? a : b;
+    }
+}
+
+// IEEE 754-2019 minimum: NaN propagates (the first NaN operand is returned), -0 < +0.
+template <typename C>
+constexpr C minimum(C a, C b) {
+    if constexpr (is_floating_v<C>) {
+        if (detail::is_nan(a))
+            return a;
+        if (detail::is_nan(b))
+            return b;
+        if (a == b)
+            return detail::sign_bit(a) ? a : b;
+        return a < b ? a : b;
+    } else {
+        return a < b ? a : b;
+    }
+}
+
+// Floats use <cmath> pow in the operand's own precision. Integers are exact modulo 2^bits (computed
+// by squaring in the unsigned type); a negative exponent gives 1/base^-exp truncated toward zero, and 0
+// for base 0 (no trap on the host).
+template <typename C>
+constexpr C power(C base, C exp) {
+    if constexpr (is_floating_v<C>) {
+        return detail::float_math(base, [exp](auto x) { return std::pow(x, static_cast<decltype(x)>(exp)); });
+    } else {
+        static_assert(is_integer_v<C>, "sim::power: operands must be floating-point or integer");
+        using U = detail::unsigned_wide_t<C>;
+        if constexpr (std::is_signed_v<C>) {
+            if (exp < 0) {
+                if (base == C(1))
+                    return C(1);
+                if (base == C(-1))
+                    return exp % 2 == 0 ? C(1) : C(-1);
+                return C(0);
+            }
+        }
+        U result = 1;
+        U factor = static_cast<U>(base);
+        auto e = static_cast<std::make_unsigned_t<C>>(exp);
+        while (e != 0) {
+            if (e & 1u)
+                result = static_cast<U>(result * factor);
+            factor = static_cast<U>(factor * factor);
+            e = static_cast<decltype(e)>(e >> 1);
+        }
+        return static_cast<C>(result);
+    }
+}
+
+// |x|; for signed integers the most negative value wraps to itself, as in two's complement hardware.
+template <typename C>
+constexpr C absolute(C x) {
+    if constexpr (is_floating_v<C>) {
+        if constexpr (detail::is_native_float_v<C>)
+            return std::fabs(x);
+        else
+            return C::from_bits(static_cast<std::uint16_t>(x.bits() & 0x7fffu));
+    } else {
+        static_assert(is_integer_v<C>, "sim::absolute: operand must be floating-point or integer");
+        if constexpr (std::is_signed_v<C>) {
+            using U = detail::unsigned_wide_t<C>;
+            return x < 0 ? static_cast<C>(U(0) - static_cast<U>(x)) : x;
+        } else {
+            return x;
+        }
+    }
+}
+
+template <typename C>
+C exponential(C x) {
+    static_assert(is_floating_v<C>, "sim::exponential: operand must be floating-point");
+    return detail::float_math(x, [](auto v) { return std::exp(v); });
+}
+
+template <typename C>
+C logarithm(C x) {
+    static_assert(is_floating_v<C>, "sim::logarithm: operand must be floating-point");
+    return detail::float_math(x, [](auto v) { return std::log(v); });
+}
+
+template <typename C>
+C square_root(C x) {
+    static_assert(is_floating_v<C>, "sim::square_root: operand must be floating-point");
+    return detail::float_math(x, [](auto v) { return std::sqrt(v); });
+}
+
+template <typename C>
+C reciprocal_square_root(C x) {
+    static_assert(is_floating_v<C>, "sim::reciprocal_square_root: operand must be floating-point");
+    return detail::float_math(x, [](auto v) { return decltype(v)(1) / std::sqrt(v); });
+}
+
+template <typename C>
+C reciprocal(C x) {
+    static_assert(is_floating_v<C>, "sim::reciprocal: operand must be floating-point");
+    return detail::float_math(x, [](auto v) { return decltype(v)(1) / v; });
+}
+
+} // namespace pto::sim
