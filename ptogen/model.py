@@ -17,11 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 _CPP_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CPP_QUALIFIED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
 _CPP_KEYWORDS = frozenset(
-    "alignas alignof and asm auto bool break case catch char class const constexpr continue decltype default "
-    "delete do double else enum explicit export extern false float for friend goto if inline int long mutable "
-    "namespace new noexcept not nullptr operator or private protected public register return short signed "
-    "sizeof static struct switch template this throw true try typedef typeid typename union unsigned using "
-    "virtual void volatile while xor".split()
+    ["alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const", "constexpr", "continue", "decltype", "default", "delete", "do", "double", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return", "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor"]
 )
 _HTML_TAG = re.compile(r"<\s*[A-Za-z!/?]")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")

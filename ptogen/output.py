@@ -60,7 +60,9 @@ class Drift:
 
 def compare_tree(out: Path, files: dict[str, str], label: str = "generated") -> Drift:
     disk = _on_disk(out)
-    changed, missing, chunks = [], [], []
+    changed: list[str] = []
+    missing: list[str] = []
+    chunks: list[str] = []
     for rel in sorted(files):
         want = files[rel]
         if rel not in disk:

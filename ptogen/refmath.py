@@ -19,13 +19,14 @@ def _is_int(x: Array) -> bool:
 
 
 def select(cond: Array, a: Array, b: Array) -> Array:
-    a, b = np.asarray(a), np.asarray(b)
-    return np.where(cond, a, b).astype(np.result_type(a, b), copy=False)
+    arr_a, arr_b = np.asarray(a), np.asarray(b)
+    out: Any = np.where(cond, arr_a, arr_b)
+    return out.astype(np.result_type(arr_a, arr_b), copy=False)
 
 
 def _ieee_pick(a: Array, b: Array, pick_a: Array, zero_pick_a: Array) -> Array:
-    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
-    out = np.where(pick_a, a, b)
+    a, b = (np.asarray(x) for x in np.broadcast_arrays(np.asarray(a), np.asarray(b)))
+    out: Any = np.where(pick_a, a, b)
     if not _is_int(a):
         both_zero = (a == 0) & (b == 0)
         out = np.where(both_zero, np.where(zero_pick_a, a, b), out)
@@ -47,7 +48,7 @@ def minimum(a: Array, b: Array) -> Array:
 
 
 def power(base: Array, exp: Array) -> Array:
-    base, exp = np.broadcast_arrays(np.asarray(base), np.asarray(exp))
+    base, exp = (np.asarray(x) for x in np.broadcast_arrays(np.asarray(base), np.asarray(exp)))
     if not _is_int(base):
         with np.errstate(all="ignore"):
             return np.power(base, exp).astype(base.dtype)
@@ -71,7 +72,7 @@ def divide(a: Array, b: Array) -> Array:
     if not _is_int(a):
         with np.errstate(all="ignore"):
             return np.divide(a, b).astype(a.dtype)
-    a, b = np.broadcast_arrays(a, b)
+    a, b = (np.asarray(x) for x in np.broadcast_arrays(a, b))
     safe = np.where(b == 0, 1, b)
     info = np.iinfo(a.dtype)
     if info.min < 0:

@@ -71,7 +71,7 @@ def _convert(node: ast.AST, names: set[str]) -> Node:
         if node.id not in names:
             raise ExprError(f"unknown operand {node.id!r} (known: {', '.join(sorted(names))})")
         return Node("name", value=node.id)
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return Node("const", value=node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return Node("neg", (_convert(node.operand, names),))

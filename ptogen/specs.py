@@ -53,10 +53,7 @@ def _field_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
     path: list[str | int] = []
     node = data
     for part in loc:
-        if isinstance(node, dict) and part in node:
-            path.append(part)
-            node = node[part]
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+        if isinstance(node, dict) and part in node or isinstance(node, list) and isinstance(part, int) and part < len(node):
             path.append(part)
             node = node[part]
         elif isinstance(node, dict) and isinstance(part, str) and not any(c in part for c in "[]-"):
@@ -204,8 +201,8 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
             if p not in profiles:
                 problems.append(((*base, "profiles", j), f"unknown profile {p!r} (known: {', '.join(sorted(profiles))})"))
         for j, name in enumerate(rule.operands):
-            o = operands.get(name)
-            if o is None or o.kind not in ("tile", "vreg"):
+            bound = operands.get(name)
+            if bound is None or bound.kind not in ("tile", "vreg"):
                 problems.append(((*base, "operands", j), f"{name!r} is not a tile or vector operand of this op"))
         for j, d in enumerate(rule.dtypes):
             if not targets.has_dtype(d):

@@ -190,9 +190,9 @@ def _other_dtype(project: ProjectView, avoid: list[str], prefer: list[str]) -> s
     for d in prefer:
         if d not in avoid:
             return d
-    for d in project.targets.dtypes:
-        if d.name not in avoid:
-            return d.name
+    for entry in project.targets.dtypes:
+        if entry.name not in avoid:
+            return entry.name
     raise GenerationError("the dtype vocabulary has no type outside a rule's list")
 
 
@@ -201,10 +201,11 @@ def _break(project: ProjectView, op: OpView, rv: RuleView, tiles: dict[str, Tile
     """Tiles that violate exactly `rv` (as far as the other rules allow); returns (tiles, with_tmp)."""
     r = rv.rule
     out = dict(tiles)
-    first = r.operands[0] if r.operands else None
+    first = r.operands[0] if r.operands else ""
     if r.kind == "dtype":
-        bad = _other_dtype(project, rv.dtypes_cpp, [d.name for d in project.targets.dtypes if d.kind != "float"]
-                           + ["float", "half", "bfloat16_t"])
+        # int32_t first: the classic illegal use of a float-only op (TLRELU on int32_t under A5).
+        bad = _other_dtype(project, rv.dtypes_cpp, ["int32_t", "int16_t", "int8_t", "uint32_t", "uint8_t",
+                                                    "float", "half", "bfloat16_t"])
         out = {n: replace(t, dtype=bad) for n, t in out.items()}
     elif r.kind == "row_major":
         out[first] = replace(out[first], layout="ColMajor")

@@ -169,17 +169,20 @@ class OpView:
         return [self._view(i, r) for i, r in enumerate(self.spec.constraints)]
 
     def rules_for(self, profile: str, *, static: bool | None = None) -> list[RuleView]:
+        """Rules a profile enforces; where the profile does not offer the op, only that fact."""
+        applying = [rv for rv in self.rules if rv.rule.profiles is None or profile in rv.rule.profiles]
+        if any(rv.kind == "unavailable" for rv in applying):
+            applying = [rv for rv in applying if rv.kind == "unavailable"]
         out = []
-        for rv in self.rules:
-            if rv.rule.profiles is not None and profile not in rv.rule.profiles:
-                continue
+        for rv in applying:
             if static is not None and rv.rule.is_static != static:
                 continue
             out.append(rv)
         return out
 
     def available(self, profile: str) -> bool:
-        return not any(r.kind == "unavailable" for r in self.rules_for(profile))
+        return not any(r.kind == "unavailable" and (r.rule.profiles is None or profile in r.rule.profiles)
+                       for r in self.rules)
 
     def allowed_dtypes(self, profile: str, when: dict[str, str] | None = None) -> list[str]:
         """Canonical dtypes every dtype rule of `profile` admits (under template values `when`)."""

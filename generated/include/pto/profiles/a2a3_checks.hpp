@@ -13,22 +13,12 @@ namespace pto::profile_a2a3 {
 // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
 template <auto PrecisionType, typename DstTile, typename BaseTile, typename TmpTile, typename... WaitEvents>
 constexpr void check_TPOWS() {
-    static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType>,
-                  "TPOWS [A2A3]: dst and base must have the same DType");
-    static_assert(DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec,
-                  "TPOWS [A2A3]: tile location must be TileType::Vec");
-    static_assert(DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
-                      BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols,
-                  "TPOWS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(sim::always_false_v<DstTile>, "TPOWS [A2A3]: not available on this target profile");
 }
 
 template <typename DstTile, typename BaseTile, typename TmpTile>
 inline void verify_TPOWS([[maybe_unused]] const DstTile& dst, [[maybe_unused]] const BaseTile& base,
-                         [[maybe_unused]] const TmpTile& tmp) {
-    if (!(dst.GetValidRow() == base.GetValidRow() && dst.GetValidCol() == base.GetValidCol()))
-        sim::fail("TPOWS [A2A3]", "dst and base must have the same valid row/col");
-}
+                         [[maybe_unused]] const TmpTile& tmp) {}
 
 // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>

@@ -1,0 +1,84 @@
+"""Every generated kernel of every seed op, on each compiler: runtime goldens, compile-fail
+tests (with their legal twins) and runtime-fail tests — the same jobs `ptogen test` runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ptogen import runner
+from ptogen.paths import Layout
+
+from .compilers import COMPILERS, require
+
+ROOT = Path(__file__).resolve().parents[1]
+LAYOUT = Layout.make(root=ROOT)
+OPS = sorted(runner.load_manifest(LAYOUT)["ops"])
+
+
+def _run(compiler: str, ops: list[str], tmp_cache: Path | None = None, **kw: object) -> list[runner.Outcome]:
+    settings = runner.Settings(layout=LAYOUT, compilers=[compiler], ops=ops, cache=tmp_cache, **kw)  # type: ignore[arg-type]
+    return runner.run(settings)
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+@pytest.mark.parametrize("op", OPS)
+def test_op_kernels(op: str, compiler: str) -> None:
+    require(compiler)
+    outcomes = _run(compiler, [op])
+    failures = [f"{o.name}: {o.detail}" for o in outcomes if o.status == "fail"]
+    assert not failures, "\n".join(failures)
+    kinds = {o.name.split(" rejects")[0].split(" stops")[0] for o in outcomes}
+    assert any("rejects:" in o.name for o in outcomes), "no compile-fail test ran"
+    assert len(kinds) > 1 and sum(o.status == "pass" for o in outcomes) > 10
+
+
+def test_every_static_rule_has_a_compile_fail_test() -> None:
+    """A rule with no compile-fail test is a defect: count rules from the specs, not the manifest."""
+    from ptogen.specs import load_specs
+    from ptogen.views import ProjectView
+
+    project = ProjectView(load_specs(ROOT / "specs", ROOT))
+    manifest = runner.load_manifest(LAYOUT)
+    for op in project.ops:
+        cases = {(c["profile"], c["rule"]) for c in manifest["ops"][op.spec.short]["compile"] if c["must_fail"]}
+        for p in project.profiles:
+            for rv in op.rules_for(p.name, static=True):
+                assert (p.name, rv.id) in cases, f"{op.spec.mnemonic}: rule {rv.id} on {p.name} has no test"
+            for rv in op.rules_for(p.name, static=False):
+                fails = {(c["profile"], c["rule"]) for c in manifest["ops"][op.spec.short]["runtime_fail"]}
+                assert (p.name, rv.id) in fails, f"{op.spec.mnemonic}: run-time rule {rv.id} on {p.name} untested"
+
+
+def test_a_wrong_golden_is_caught(tmp_path: Path) -> None:
+    """The checks can fail: a reference that disagrees with the simulator is reported, not absorbed."""
+    require("g++")
+    r = runner.Runner(runner.Settings(layout=LAYOUT, compilers=["g++"], cache=tmp_path))
+    module = r.reference("tmaxs")
+    original = module.reference
+    module.reference = lambda C, src, scalar: original(C, src, scalar) + C(1)
+    compiler = runner.find_compiler("g++")
+    job = next(j for j in r.jobs([compiler]) if j.kind == "runtime" and j.entry["dtype"] == "int32_t")
+    outcomes = r.run_job(job, compiler)
+    assert outcomes and all(o.status == "fail" for o in outcomes)
+
+
+def test_missing_compiler_is_reported_as_skipped() -> None:
+    outcomes = _run("no-such-c++-compiler", ["tlrelu"])
+    assert [o.status for o in outcomes] == ["skip"]
+    assert "not found" in outcomes[0].detail
+
+
+def test_cli_profile_a5_tlrelu(capsys: pytest.CaptureFixture[str]) -> None:
+    """`ptogen test --profile A5 tlrelu`: a legal run, and the int32 kernel rejected with the message."""
+    require("g++")
+    from ptogen.cli import main
+
+    assert main(["test", "tlrelu", "--profile", "A5", "--cxx", "g++"]) == 0
+    out = capsys.readouterr().out
+    assert "PASS tlrelu/run_float [A5, g++] case 0" in out
+    assert "PASS tlrelu/fail_a5_06_dtype [A5, g++] rejects: TLRELU [A5]: DType must be one of: half, float" in out
+    assert out.strip().splitlines()[-1].endswith("0 failed")
+    kernel = (LAYOUT.out / "tests/tlrelu/fail_a5_06_dtype.cpp").read_text()
+    assert "Tile<TileType::Vec, int32_t" in kernel
