@@ -117,3 +117,95 @@ def reciprocal_square_root(a: Array) -> Array:
     a = np.asarray(a)
     with np.errstate(all="ignore"):
         return (a.dtype.type(1) / np.sqrt(a)).astype(a.dtype)
+
+
+def fmod(a: Array, b: Array) -> Array:
+    """Remainder with the sign of the dividend; integer x % 0 (and x % -1) gives 0."""
+    a, b = np.asarray(a), np.asarray(b)
+    if not _is_int(a):
+        with np.errstate(all="ignore"):
+            return np.fmod(a, b).astype(a.dtype)
+    safe = np.where((b == 0) | (b == -1) if np.iinfo(a.dtype).min < 0 else (b == 0), 1, b).astype(a.dtype)
+    out: Any = np.fmod(a, safe)
+    return np.where(safe == b, out, 0).astype(a.dtype)
+
+
+def rem(a: Array, b: Array) -> Array:
+    """Remainder with the sign of the divisor: a - floor(a / b) * b."""
+    a, b = np.asarray(a), np.asarray(b)
+    r = fmod(a, b)
+    fix = (r != 0) & ((r < 0) != (b < 0))
+    if _is_int(a):
+        return np.where(fix, (r + b).astype(a.dtype), r).astype(a.dtype)
+    with np.errstate(all="ignore"):
+        return np.where(fix, r + b, r).astype(a.dtype)
+
+
+def _clamp_int(wide: Array, dtype: np.dtype) -> Array:
+    info = np.iinfo(dtype)
+    return np.clip(wide, info.min, info.max).astype(dtype)
+
+
+def add_sat(a: Array, b: Array) -> Array:
+    a, b = np.asarray(a), np.asarray(b)
+    if not _is_int(a):
+        return a + b
+    wide = np.asarray([int(x) + int(y) for x, y in zip(*[v.ravel() for v in np.broadcast_arrays(a, b)],
+                                                       strict=True)], dtype=object)
+    info = np.iinfo(a.dtype)
+    clipped = [min(max(v, info.min), info.max) for v in wide]
+    return np.array(clipped, dtype=a.dtype).reshape(np.broadcast_shapes(a.shape, b.shape))
+
+
+def sub_sat(a: Array, b: Array) -> Array:
+    a, b = np.asarray(a), np.asarray(b)
+    if not _is_int(a):
+        return a - b
+    info = np.iinfo(a.dtype)
+    pairs = zip(*[v.ravel() for v in np.broadcast_arrays(a, b)], strict=True)
+    clipped = [min(max(int(x) - int(y), info.min), info.max) for x, y in pairs]
+    return np.array(clipped, dtype=a.dtype).reshape(np.broadcast_shapes(a.shape, b.shape))
+
+
+def rint(a: Array) -> Array:
+    return np.rint(np.asarray(a))
+
+
+def round_away(a: Array) -> Array:
+    a = np.asarray(a)
+    mag = np.abs(a)
+    low = np.floor(mag)
+    up = (mag - low) >= a.dtype.type(0.5)  # exact in floating point, unlike floor(|a| + 0.5)
+    return np.copysign(low + up.astype(a.dtype), a).astype(a.dtype)
+
+
+def floor(a: Array) -> Array:
+    return np.floor(np.asarray(a))
+
+
+def ceil(a: Array) -> Array:
+    return np.ceil(np.asarray(a))
+
+
+def trunc(a: Array) -> Array:
+    return np.trunc(np.asarray(a))
+
+
+def shl(a: Array, n: Array) -> Array:
+    """Left shift; counts outside [0, bits) give 0 (as pto/common/sim_arith.hpp)."""
+    a, n = (np.asarray(x) for x in np.broadcast_arrays(np.asarray(a), np.asarray(n)))
+    bits = a.dtype.itemsize * 8
+    ok = (n >= 0) & (n < bits)
+    unsigned = a.view(np.dtype(f"u{a.dtype.itemsize}"))
+    shifted = np.left_shift(unsigned, np.where(ok, n, 0).astype(unsigned.dtype)).view(a.dtype)
+    return np.where(ok, shifted, 0).astype(a.dtype)
+
+
+def shr(a: Array, n: Array) -> Array:
+    """Right shift (arithmetic for signed types); counts outside [0, bits) give 0 or the sign fill."""
+    a, n = (np.asarray(x) for x in np.broadcast_arrays(np.asarray(a), np.asarray(n)))
+    bits = a.dtype.itemsize * 8
+    ok = (n >= 0) & (n < bits)
+    shifted = np.right_shift(a, np.where(ok, n, 0).astype(a.dtype))
+    fill = np.where(a < 0, -1, 0).astype(a.dtype) if np.iinfo(a.dtype).min < 0 else np.zeros_like(a)
+    return np.where(ok, shifted, fill).astype(a.dtype)

@@ -23,6 +23,15 @@ FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     "log": (1, "sim::logarithm", "rm.logarithm", r"\ln"),
     "sqrt": (1, "sim::square_root", "rm.square_root", r"\sqrt"),
     "rsqrt": (1, "sim::reciprocal_square_root", "rm.reciprocal_square_root", r"\mathrm{rsqrt}"),
+    "fmod": (2, "sim::fmod_", "rm.fmod", r"\mathrm{fmod}"),
+    "rem": (2, "sim::rem_", "rm.rem", r"\mathrm{remainder}"),
+    "add_sat": (2, "sim::add_sat", "rm.add_sat", r"\mathrm{add\_sat}"),
+    "sub_sat": (2, "sim::sub_sat", "rm.sub_sat", r"\mathrm{sub\_sat}"),
+    "rint": (1, "sim::round_even", "rm.rint", r"\mathrm{rint}"),
+    "round": (1, "sim::round_away", "rm.round_away", r"\mathrm{round}"),
+    "floor": (1, "sim::round_floor", "rm.floor", r"\lfloor"),
+    "ceil": (1, "sim::round_ceil", "rm.ceil", r"\lceil"),
+    "trunc": (1, "sim::round_trunc", "rm.trunc", r"\mathrm{trunc}"),
 }
 
 _BINOPS: dict[type, tuple[str, int, str]] = {
@@ -150,6 +159,10 @@ def to_cpp(node: Node, ref: Callable[[str], str], ctype: str) -> str:
     return go(node)
 
 
+# Operators whose numpy spelling differs from C++ semantics (integer division, shift counts).
+_NUMPY_HELPERS = {"/": "divide", "<<": "shl", ">>": "shr"}
+
+
 def to_numpy(node: Node) -> str:
     """Python/numpy source; operands are variables of the same name, constants use `C(...)`."""
 
@@ -162,8 +175,8 @@ def to_numpy(node: Node) -> str:
             return f"rm.negate({go(n.args[0])})"
         if n.op == "not":
             return f"rm.invert({go(n.args[0])})"
-        if n.op == "bin" and n.value == "/":
-            return f"rm.divide({go(n.args[0])}, {go(n.args[1])})"
+        if n.op == "bin" and n.value in _NUMPY_HELPERS:
+            return f"rm.{_NUMPY_HELPERS[str(n.value)]}({go(n.args[0])}, {go(n.args[1])})"
         if n.op in ("bin", "cmp"):
             return f"({go(n.args[0])} {n.value} {go(n.args[1])})"
         return f"{FUNCTIONS[str(n.value)][2]}({', '.join(go(a) for a in n.args)})"

@@ -130,7 +130,16 @@ class OpView:
     @property
     def impl_args(self) -> list[str]:
         """Arguments of the simulator implementation: the domain operand, then what the math reads."""
-        return [self._arg_name(n) for n in (self.spec.semantics.domain, *self.value_operands)]
+        return [self._arg_name(n) for n in (self.spec.semantics.domain, *self.read_operands)]
+
+    @property
+    def read_operands(self) -> list[str]:
+        """Operands the math reads other than the destination (which it may also read: in/out ops)."""
+        return [n for n in self.value_operands if n != self.spec.semantics.domain]
+
+    @property
+    def reads_domain(self) -> bool:
+        return self.spec.semantics.domain in self.value_operands
 
     @property
     def mask_name(self) -> str:

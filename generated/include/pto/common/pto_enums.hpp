@@ -6,4 +6,24 @@ namespace pto {
 
 enum class PowAlgorithm { DEFAULT, HIGH_PRECISION };
 
+enum class DivAlgorithm { DEFAULT, HIGH_PRECISION };
+
+enum class FmodAlgorithm { DEFAULT, HIGH_PRECISION };
+
+enum class FmodSAlgorithm { DEFAULT, HIGH_PRECISION };
+
+enum class RemAlgorithm { DEFAULT, HIGH_PRECISION };
+
+enum class RemSAlgorithm { DEFAULT, HIGH_PRECISION };
+
+enum class LogAlgorithm { DEFAULT, HIGH_PRECISION };
+
+enum class ExpAlgorithm { DEFAULT, HIGH_PRECISION };
+
+enum class SqrtAlgorithm { DEFAULT, HIGH_PRECISION };
+
+enum class RsqrtAlgorithm { DEFAULT, HIGH_PRECISION };
+
+enum class RecipAlgorithm { DEFAULT, HIGH_PRECISION };
+
 } // namespace pto

@@ -85,3 +85,100 @@ constexpr C shr(C a, C n) {
 }
 
 }  // namespace pto::sim
+
+#include <cmath>
+
+namespace pto::sim {
+
+// Remainder with the sign of the dividend (C fmod); integer x % 0 gives 0.
+template <typename C>
+C fmod_(C a, C b) {
+    if constexpr (std::is_integral_v<C>) {
+        if (b == 0)
+            return C(0);
+        if constexpr (std::is_signed_v<C>) {
+            if (b == C(-1))
+                return C(0);  // avoids MIN % -1, which traps on x86
+        }
+        return static_cast<C>(a % b);
+    } else {
+        return std::fmod(a, b);
+    }
+}
+
+// Remainder with the sign of the divisor: a - floor(a / b) * b; integer x rem 0 gives 0.
+template <typename C>
+C rem_(C a, C b) {
+    if constexpr (std::is_integral_v<C>) {
+        const C r = fmod_<C>(a, b);
+        if constexpr (std::is_signed_v<C>) {
+            if (r != 0 && ((r < 0) != (b < 0)))
+                return static_cast<C>(r + b);
+        }
+        return r;
+    } else {
+        const C r = std::fmod(a, b);
+        if (r != C(0) && ((r < C(0)) != (b < C(0))))
+            return r + b;
+        return r;
+    }
+}
+
+// Saturating add/sub: integers clamp to the type's range; floating point is ordinary IEEE.
+template <typename C>
+constexpr C add_sat(C a, C b) {
+    if constexpr (std::is_integral_v<C>) {
+        using W = std::conditional_t<std::is_signed_v<C>, long long, unsigned long long>;
+        if constexpr (sizeof(C) < sizeof(W)) {
+            const W s = static_cast<W>(a) + static_cast<W>(b);
+            const W lo = static_cast<W>(std::numeric_limits<C>::min());
+            const W hi = static_cast<W>(std::numeric_limits<C>::max());
+            return static_cast<C>(s < lo ? lo : (s > hi ? hi : s));
+        } else {
+            C r{};
+            if (__builtin_add_overflow(a, b, &r))
+                return (std::is_signed_v<C> && a < 0) ? std::numeric_limits<C>::min() : std::numeric_limits<C>::max();
+            return r;
+        }
+    } else {
+        return a + b;
+    }
+}
+template <typename C>
+constexpr C sub_sat(C a, C b) {
+    if constexpr (std::is_integral_v<C>) {
+        C r{};
+        if (!__builtin_sub_overflow(a, b, &r))
+            return r;
+        if constexpr (!std::is_signed_v<C>)
+            return C(0);  // unsigned underflow clamps at zero
+        else
+            return b < 0 ? std::numeric_limits<C>::max() : std::numeric_limits<C>::min();
+    } else {
+        return a - b;
+    }
+}
+
+// Rounding helpers of the conversion ops (floating point only).
+template <typename C>
+C round_even(C x) {
+    return std::nearbyint(x);  // default FP environment: ties to even
+}
+template <typename C>
+C round_away(C x) {
+    return std::round(x);
+}
+template <typename C>
+C round_floor(C x) {
+    return std::floor(x);
+}
+template <typename C>
+C round_ceil(C x) {
+    return std::ceil(x);
+}
+template <typename C>
+C round_trunc(C x) {
+    return std::trunc(x);
+}
+
+}  // namespace pto::sim
