@@ -107,27 +107,45 @@ def _describe(bad: np.ndarray, got: np.ndarray, want: np.ndarray, what: str, ext
             f"want {want[first]!r}{extra}")
 
 
+def narrow(values: np.ndarray, storage: np.dtype) -> np.ndarray:
+    """Round compute values to the element type as the simulator does (float to int saturates, NaN -> 0)."""
+    values = np.asarray(values)
+    if not _is_float(storage) and _is_float(values.dtype):
+        info = np.iinfo(storage)
+        wide = np.nan_to_num(values.astype(np.float64), nan=0.0, posinf=float(info.max), neginf=float(info.min))
+        clipped = np.clip(wide, float(info.min), float(info.max))
+        out = np.empty(clipped.shape, dtype=storage)
+        big = clipped >= float(info.max)
+        out[...] = np.where(big, 0, clipped).astype(storage)  # float(max) of 64-bit types is out of range
+        out[big] = info.max
+        return out
+    return values.astype(storage)
+
+
 def prepare_tile_cases(runner: Runner, job: Job, data: Path) -> list[Check]:
     from .runner import Outcome
 
     op = runner.manifest["ops"][job.op]
     ref = runner.reference(job.op)
-    storage = np_dtype(runner.manifest["dtypes"][job.entry["dtype"]]["numpy"])
-    cdt = compute_dtype(storage)
+    types = {n: np_dtype(runner.manifest["dtypes"][d]["numpy"]) for n, d in job.entry["dtypes"].items()}
     domain = op["domain"]
+    storage = types[domain]
+    cdt = compute_dtype(types[op["compute"]])
     checks: list[Check] = []
     for case in job.entry["cases"]:
         k = case["index"]
         arrays: dict[str, np.ndarray] = {}
         for name, t in case["tiles"].items():
             count = t["rows"] * t["cols"]
-            arrays[name] = inputs(storage, count, f"{job.op}/{job.entry['kernel']}/{k}/{name}")
+            arrays[name] = inputs(types[name], count, f"{job.op}/{job.entry['kernel']}/{k}/{name}")
             arrays[name].tofile(data / f"c{k}_{name}.bin")
-        scalars = {}
+        scalars: dict[str, Any] = {}
         for name, value in case["scalars"].items():
-            s = np.array([value], dtype=np.float64 if _is_float(storage) else np.int64).astype(storage)
+            st = types[name]
+            s = np.array([value], dtype=np.float64 if _is_float(st) else np.int64).astype(st)
             s.tofile(data / f"c{k}_{name}.bin")
             scalars[name] = s.reshape(()).astype(cdt)
+        scalars.update(case.get("attrs", {}))
         t = case["tiles"][domain]
         vr, vc = t["valid_rows"], t["valid_cols"]
         args = []
@@ -139,7 +157,7 @@ def prepare_tile_cases(runner: Runner, job: Job, data: Path) -> list[Check]:
             else:
                 args.append(scalars[name])
         with np.errstate(all="ignore"):
-            want = np.asarray(ref.reference(cdt.type, *args)).astype(storage)
+            want = narrow(np.asarray(ref.reference(cdt.type, *args)), storage)
         before = logical(arrays[domain].copy(), t["rows"], t["cols"], t["layout"])
         label = f"{job.label} case {k} ({case['label']})"
 

@@ -109,10 +109,25 @@ class InstructionSetDef(Strict):
     )
 
 
+class EnumApply(Strict):
+    """Semantics of an enum used as an op attribute: one expression per value over `params`."""
+
+    params: list[Name] = Field(min_length=1)
+    cases: dict[str, Line] = Field(description="value -> expression in the semantics language")
+
+
 class EnumDef(Strict):
     name: CppIdent
     values: list[CppIdent]
     description: InlineText
+    asm: Line | None = Field(default=None, description="attribute spelling in PTO assembly, e.g. #pto.cmp")
+    apply: EnumApply | None = None
+
+    @model_validator(mode="after")
+    def _cases(self) -> EnumDef:
+        if self.apply is not None and sorted(self.apply.cases) != sorted(self.values):
+            raise ValueError("`apply.cases` must give exactly one expression per value")
+        return self
 
 
 class Targets(Strict):
@@ -164,8 +179,8 @@ def _no_duplicates(items: list[str], what: str) -> None:
 
 # ----------------------------------------------------------------------------- op spec
 
-OperandKind = Literal["tile", "scalar", "vreg", "mask"]
-Role = Literal["dst", "src", "scalar", "tmp", "mask"]
+OperandKind = Literal["tile", "scalar", "vreg", "mask", "attr"]
+Role = Literal["dst", "src", "scalar", "tmp", "mask", "attr"]
 
 
 class Operand(Strict):
@@ -176,6 +191,13 @@ class Operand(Strict):
     role: Role
     asm_type: Line = Field(description="type in PTO assembly, e.g. `!pto.tile<...>` or `T`")
     description: InlineText
+    enum: CppIdent | None = Field(default=None, description="attr operands: the enum of targets.yaml they take")
+
+    @model_validator(mode="after")
+    def _attr(self) -> Operand:
+        if (self.kind == "attr") != (self.enum is not None):
+            raise ValueError("attr operands (and only they) name their `enum`")
+        return self
 
 
 class TemplateParam(Strict):
@@ -199,13 +221,14 @@ class Param(Strict):
     name: CppIdent
     type: CppIdent | None = Field(default=None, description="template parameter: a tile reference or the pack")
     dtype_of: CppIdent | None = Field(default=None, description="scalar typed `typename <T>::DType`")
+    attr: CppIdent | None = Field(default=None, description="an enum-typed attribute parameter, e.g. CmpMode")
     operand: Name | None = Field(default=None, description="the operand this parameter carries")
     events: bool = Field(default=False, description="the trailing `WaitEvents&... events` pack")
 
     @model_validator(mode="after")
     def _shape(self) -> Param:
-        if (self.type is None) == (self.dtype_of is None):
-            raise ValueError("give exactly one of `type` and `dtype_of`")
+        if sum(x is not None for x in (self.type, self.dtype_of, self.attr)) != 1:
+            raise ValueError("give exactly one of `type`, `dtype_of` and `attr`")
         if self.events and self.operand is not None:
             raise ValueError("the events pack carries no operand")
         if not self.events and self.operand is None:
@@ -245,6 +268,9 @@ class Semantics(Strict):
 
     expr: Line = Field(description="expression over operand names, e.g. `select(src > 0, src, src * slope)`")
     domain: Name = Field(description="operand whose valid region (tile) or active lanes (vector) is iterated")
+    compute: Name | None = Field(
+        default=None, description="operand whose element type sets the compute type (default: the domain)"
+    )
     tolerance: Tolerance
     inactive_lanes: Literal["zero", "preserve"] | None = Field(
         default=None, description="vector ops: what inactive lanes of the result hold"

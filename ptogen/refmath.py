@@ -209,3 +209,8 @@ def shr(a: Array, n: Array) -> Array:
     shifted = np.right_shift(a, np.where(ok, n, 0).astype(a.dtype))
     fill = np.where(a < 0, -1, 0).astype(a.dtype) if np.iinfo(a.dtype).min < 0 else np.zeros_like(a)
     return np.where(ok, shifted, fill).astype(a.dtype)
+
+
+def as_type(C: Any, value: Array) -> Array:
+    """Bring a result (e.g. a boolean comparison) into the compute type."""
+    return np.asarray(value).astype(C)

@@ -66,16 +66,17 @@ class Node:
     value: str | int | float | None = None
 
 
-def parse(text: str, names: set[str]) -> Node:
-    """Parse and check an expression; `names` are the operands it may read."""
+def parse(text: str, names: set[str], attrs: dict[str, int] | None = None) -> Node:
+    """Parse and check an expression; `names` are the operands it may read, `attrs` the enum
+    attributes it may apply (name -> number of arguments), e.g. `mode(src0, src1)`."""
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
         raise ExprError(f"cannot parse expression: {exc.msg}") from None
-    return _convert(tree, names)
+    return _convert(tree, names, attrs or {})
 
 
-def _convert(node: ast.AST, names: set[str]) -> Node:
+def _convert(node: ast.AST, names: set[str], attrs: dict[str, int]) -> Node:
     if isinstance(node, ast.Name):
         if node.id not in names:
             raise ExprError(f"unknown operand {node.id!r} (known: {', '.join(sorted(names))})")
@@ -83,26 +84,31 @@ def _convert(node: ast.AST, names: set[str]) -> Node:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return Node("const", value=node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return Node("neg", (_convert(node.operand, names),))
+        return Node("neg", (_convert(node.operand, names, attrs),))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
-        return Node("not", (_convert(node.operand, names),))
+        return Node("not", (_convert(node.operand, names, attrs),))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        return Node("bin", (_convert(node.left, names), _convert(node.right, names)), value=_BINOPS[type(node.op)][0])
+        return Node("bin", (_convert(node.left, names, attrs), _convert(node.right, names, attrs)), value=_BINOPS[type(node.op)][0])
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMPOPS:
-        left, right = _convert(node.left, names), _convert(node.comparators[0], names)
+        left, right = _convert(node.left, names, attrs), _convert(node.comparators[0], names, attrs)
         return Node("cmp", (left, right), value=_CMPOPS[type(node.ops[0])][0])
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         fn = node.func.id
+        if fn in attrs:
+            if len(node.args) != attrs[fn]:
+                raise ExprError(f"attribute {fn}() takes {attrs[fn]} arguments")
+            return Node("apply", tuple(_convert(a, names, attrs) for a in node.args), value=fn)
         if fn not in FUNCTIONS:
             raise ExprError(f"unknown function {fn!r} (known: {', '.join(sorted(FUNCTIONS))})")
         if len(node.args) != FUNCTIONS[fn][0]:
             raise ExprError(f"{fn}() takes {FUNCTIONS[fn][0]} arguments")
-        return Node("call", tuple(_convert(a, names) for a in node.args), value=fn)
+        return Node("call", tuple(_convert(a, names, attrs) for a in node.args), value=fn)
     raise ExprError(f"unsupported construct {ast.unparse(node)!r}")
 
 
 def names_used(node: Node) -> set[str]:
-    found = {str(node.value)} if node.op == "name" else set()
+    """Operands (and applied attributes) an expression reads."""
+    found = {str(node.value)} if node.op in ("name", "apply") else set()
     for arg in node.args:
         found |= names_used(arg)
     return found
@@ -128,10 +134,14 @@ _CPP_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "&": "bit_and", "|
               "<<": "shl", ">>": "shr"}
 
 
-def to_cpp(node: Node, ref: Callable[[str], str], ctype: str) -> str:
-    """C++ in compute type `ctype`; `ref(name)` spells an operand's element as a compute value."""
+def to_cpp(node: Node, ref: Callable[[str], str], ctype: str, enums: dict[str, str] | None = None) -> str:
+    """C++ in compute type `ctype`; `ref(name)` spells an operand's element as a compute value;
+    `enums` maps attribute operands to their enum (applied through generated `apply_<Enum>`)."""
 
     def go(n: Node) -> str:
+        if n.op == "apply":
+            enum = (enums or {})[str(n.value)]
+            return f"apply_{enum}<{ctype}>({ref(str(n.value))}, {', '.join(go(a) for a in n.args)})"
         if n.op == "name":
             return ref(str(n.value))
         if n.op == "const":
@@ -163,10 +173,13 @@ def to_cpp(node: Node, ref: Callable[[str], str], ctype: str) -> str:
 _NUMPY_HELPERS = {"/": "divide", "<<": "shl", ">>": "shr"}
 
 
-def to_numpy(node: Node) -> str:
+def to_numpy(node: Node, enums: dict[str, str] | None = None) -> str:
     """Python/numpy source; operands are variables of the same name, constants use `C(...)`."""
 
     def go(n: Node) -> str:
+        if n.op == "apply":
+            enum = (enums or {})[str(n.value)]
+            return f"apply_{enum}(C, {n.value}, {', '.join(go(a) for a in n.args)})"
         if n.op == "name":
             return str(n.value)
         if n.op == "const":
@@ -188,6 +201,8 @@ def to_latex(node: Node, ref: Callable[[str], str]) -> str:
     """LaTeX math; `ref(name)` spells an operand, e.g. `\\mathrm{src}_{i,j}`."""
 
     def go(n: Node) -> str:
+        if n.op == "apply":
+            return rf"\mathrm{{{n.value}}}({', '.join(go(a) for a in n.args)})"
         if n.op == "name":
             return ref(str(n.value))
         if n.op == "const":

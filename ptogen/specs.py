@@ -33,6 +33,7 @@ class SpecSet:
     targets: Targets
     targets_path: str
     ops: list[LoadedOp]
+    enum_cases: dict[str, dict[str, semantics.Node]]  # enum -> value -> parsed case expression
 
     def ops_in_set(self, set_id: str) -> list[LoadedOp]:
         """The set's ops in its canonical order."""
@@ -105,6 +106,7 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
         raise SpecErrors([SpecError(_display(targets_file, root), None, "", "missing: profiles and dtypes live here")])
     targets_doc = load_yaml(targets_file, _display(targets_file, root))
     targets: Targets = _parse_model(Targets, targets_doc)
+    enum_cases = _parse_enum_cases(targets, targets_doc)
 
     errors: list[SpecError] = []
     ops: list[LoadedOp] = []
@@ -124,14 +126,43 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
         problems = check_op(spec, targets)
         errors.extend(SpecError(display, doc.source.line_of(p), _dotted(p), m) for p, m in problems)
         if not problems:
-            names = {o.name for o in spec.operands if o.kind != "mask"}
-            expr = semantics.parse(spec.semantics.expr, names)
+            names, attrs = _expr_scope(spec, targets)
+            expr = semantics.parse(spec.semantics.expr, names, attrs)
             ops.append(LoadedOp(spec, display, doc.source, expr))
 
     errors.extend(_check_unique(ops))
     if errors:
         raise SpecErrors(errors)
-    return SpecSet(targets, _display(targets_file, root), ops)
+    return SpecSet(targets, _display(targets_file, root), ops, enum_cases)
+
+
+def _parse_enum_cases(targets: Targets, doc: LoadedDoc) -> dict[str, dict[str, semantics.Node]]:
+    out: dict[str, dict[str, semantics.Node]] = {}
+    errors = []
+    for i, enum in enumerate(targets.enums):
+        if enum.apply is None:
+            continue
+        out[enum.name] = {}
+        for value, text in enum.apply.cases.items():
+            try:
+                out[enum.name][value] = semantics.parse(text, set(enum.apply.params))
+            except semantics.ExprError as exc:
+                path = ("enums", i, "apply", "cases", value)
+                errors.append(SpecError(doc.source.file, doc.source.line_of(path), _dotted(path), str(exc)))
+    if errors:
+        raise SpecErrors(errors)
+    return out
+
+
+def _expr_scope(spec: OpSpec, targets: Targets) -> tuple[set[str], dict[str, int]]:
+    """Operand names an op's expression may read, and attributes it may apply (with arity)."""
+    enums = {e.name: e for e in targets.enums}
+    attrs = {}
+    for o in spec.operands:
+        if o.kind == "attr" and o.enum in enums and enums[o.enum].apply is not None:
+            attrs[o.name] = len(enums[o.enum].apply.params)  # type: ignore[union-attr]
+    names = {o.name for o in spec.operands if o.kind in ("tile", "scalar", "vreg")}
+    return names, attrs
 
 
 def _check_unique(ops: list[LoadedOp]) -> list[SpecError]:
@@ -173,15 +204,25 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
     vector = iset is not None and iset.kind == "vector"
     value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar"}
     for i, o in enumerate(spec.operands):
-        allowed = {"vreg", "scalar", "mask"} if vector else {"tile", "scalar"}
+        allowed = {"vreg", "scalar", "mask", "attr"} if vector else {"tile", "scalar", "attr"}
         if o.kind not in allowed:
             problems.append((("operands", i, "kind"), f"{o.kind!r} operands do not belong to a {iset.kind if iset else ''} op"))
 
+    enums = {e.name: e for e in targets.enums}
+    for i, o in enumerate(spec.operands):
+        if o.kind == "attr":
+            enum = enums.get(o.enum or "")
+            if enum is None:
+                problems.append((("operands", i, "enum"), f"unknown enum {o.enum!r} (declare it in targets.yaml)"))
+            elif enum.apply is None:
+                problems.append((("operands", i, "enum"), f"enum {o.enum!r} has no `apply` semantics"))
     try:
-        names = {o.name for o in spec.operands if o.kind in value_kinds}
-        semantics.parse(spec.semantics.expr, names)
+        names, attrs = _expr_scope(spec, targets)
+        semantics.parse(spec.semantics.expr, {n for n in names if operands[n].kind in value_kinds}, attrs)
     except semantics.ExprError as exc:
         problems.append((("semantics", "expr"), str(exc)))
+    if spec.semantics.compute is not None and spec.semantics.compute not in operands:
+        problems.append((("semantics", "compute"), f"unknown operand {spec.semantics.compute!r}"))
     dom = operands.get(spec.semantics.domain)
     if dom is None or dom.role != "dst":
         problems.append((("semantics", "domain"), "must name the dst operand"))
@@ -234,6 +275,13 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
         problems.append((("intrinsic", "params"), "the last parameter must be the events pack"))
     bound: set[str] = set()
     for i, p in enumerate(intr.params):
+        if p.attr is not None:
+            o = operands.get(p.operand or "")
+            if o is None or o.kind != "attr" or o.enum != p.attr:
+                problems.append((("intrinsic", "params", i), f"attribute parameter must carry an attr operand of enum {p.attr}"))
+            if p.operand:
+                bound.add(p.operand)
+            continue
         ref = p.type or p.dtype_of
         t = tparams.get(ref or "")
         if t is None:

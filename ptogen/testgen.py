@@ -75,15 +75,20 @@ class RuntimeCase:
     scalars: dict[str, float | int]
     call: Call
     addresses: dict[str, int] = field(default_factory=dict)
+    attrs: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
 class RuntimeKernel:
     path: str
-    dtype: str
+    dtypes: dict[str, str]  # tile or scalar operand -> element type
     variant: dict[str, str]
     profiles: list[str]
     cases: list[RuntimeCase]
+
+    @property
+    def dtype(self) -> str:
+        return next(iter(self.dtypes.values()))
 
 
 @dataclass
@@ -136,7 +141,8 @@ def special_scalars(op: OpView, d: DTypeDef) -> list[float | int]:
 
 
 def _call(op: OpView, tiles: dict[str, TileDecl], variant: dict[str, str], scalar_expr: dict[str, str],
-          with_tmp: bool = True) -> Call:
+          with_tmp: bool = True, attrs: dict[str, str] | None = None) -> Call:
+    attrs = attrs or {}
     intr = op.spec.intrinsic
     assert intr is not None
     explicit: list[str] = []
@@ -157,9 +163,15 @@ def _call(op: OpView, tiles: dict[str, TileDecl], variant: dict[str, str], scala
                 args.append(intr.tmp_in_events)
         elif p.type is not None:
             args.append(str(p.operand))
+        elif p.attr is not None:
+            args.append(f"{p.attr}::{attrs.get(str(p.operand)) or _first_value(op, p.attr)}")
         else:
             args.append(scalar_expr[str(p.operand)])
     return Call(explicit, args)
+
+
+def _first_value(op: OpView, enum: str) -> str:
+    return next(e.values[0] for e in op.targets.enums if e.name == enum)
 
 
 def _scalar_default(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, str]:
@@ -179,11 +191,23 @@ def _tile_operands(op: OpView) -> list[str]:
 
 
 def _legal_tiles(op: OpView, profile: str, variant: dict[str, str]) -> dict[str, TileDecl] | None:
-    allowed = op.allowed_dtypes(profile, variant)
-    if not allowed:
+    combos = op.dtype_combos(profile, variant)
+    if not combos:
         return None
-    dtype = allowed[0]
-    return {name: TileDecl(name, dtype) for name in _tile_operands(op)}
+    return {name: TileDecl(name, combos[0][name]) for name in _tile_operands(op)}
+
+
+def _scalar_dtypes(op: OpView, dtypes: dict[str, str]) -> dict[str, str]:
+    """Element type of each scalar operand: that of the tile its `typename T::DType` names."""
+    out: dict[str, str] = {}
+    intr = op.spec.intrinsic
+    if intr is None:
+        return out
+    for p in intr.params:
+        if p.dtype_of is not None:
+            owner = next(q.operand for q in intr.params if q.type == p.dtype_of)
+            out[str(p.operand)] = dtypes[str(owner)]
+    return out
 
 
 def _other_dtype(project: ProjectView, avoid: list[str], prefer: list[str]) -> str:
@@ -206,7 +230,11 @@ def _break(project: ProjectView, op: OpView, rv: RuleView, tiles: dict[str, Tile
         # int32_t first: the classic illegal use of a float-only op (TLRELU on int32_t under A5).
         bad = _other_dtype(project, rv.dtypes_cpp, ["int32_t", "int16_t", "int8_t", "uint32_t", "uint8_t",
                                                     "float", "half", "bfloat16_t"])
-        out = {n: replace(t, dtype=bad) for n, t in out.items()}
+        # Operands that share the rule's type (named by it, or following the compute operand) change together.
+        follow = set(r.operands)
+        if op.compute_operand in follow:
+            follow |= {n for n in out if op.operand_dtypes(profile, n) is None}
+        out = {n: (replace(t, dtype=bad) if n in follow else t) for n, t in out.items()}
     elif r.kind == "row_major":
         out[first] = replace(out[first], layout="ColMajor")
     elif r.kind == "location":
@@ -217,7 +245,7 @@ def _break(project: ProjectView, op: OpView, rv: RuleView, tiles: dict[str, Tile
     elif r.kind == "same_dtype":
         second = r.operands[1]
         current = out[second].dtype
-        allowed = op.allowed_dtypes(profile, None)
+        allowed = op.operand_dtypes(profile, second) or op.allowed_dtypes(profile, None)
         out[second] = replace(out[second], dtype=_other_dtype(project, [current], allowed))
     elif r.kind == "tmp_required":
         return out, False
@@ -272,42 +300,53 @@ def _variant_suffix(op: OpView, variant: dict[str, str]) -> str:
 
 def _plan_runtime(project: ProjectView, op: OpView, tests: OpTests) -> None:
     profiles = [p.name for p in project.profiles]
+    order = [d.name for d in project.targets.dtypes]
     for variant in op.value_variants:
-        dtypes: list[str] = []
+        combos: list[dict[str, str]] = []
         for p in profiles:
-            dtypes += [d for d in op.allowed_dtypes(p, variant) if d not in dtypes]
-        order = [d.name for d in project.targets.dtypes]
-        for dtype in sorted(dtypes, key=order.index):
-            on = [p for p in profiles if dtype in op.allowed_dtypes(p, variant)]
+            combos += [c for c in op.dtype_combos(p, variant) if c not in combos]
+        combos.sort(key=lambda c: [order.index(c[op.compute_operand])] + [order.index(v) for v in c.values()])
+        for combo in combos:
+            on = [p for p in profiles if combo in op.dtype_combos(p, variant)]
             for layout, shapes in (("RowMajor", ROW_MAJOR_SHAPES), ("ColMajor", COL_MAJOR_SHAPES)):
                 ok = [p for p in on if layout == "RowMajor" or not any(
                     rv.kind == "row_major" for rv in op.rules_for(p))]
                 if not ok:
                     continue
-                cases = _runtime_cases(project, op, dtype, variant, layout, shapes)
-                name = f"run_{dtype}{_variant_suffix(op, variant)}{'_colmajor' if layout == 'ColMajor' else ''}.cpp"
-                tests.runtime.append(RuntimeKernel(f"{tests.dir}/{name}", dtype, variant, ok, cases))
+                dtypes = {**combo, **_scalar_dtypes(op, combo)}
+                cases = _runtime_cases(project, op, dtypes, variant, layout, shapes)
+                names = [combo[op.compute_operand]] + [d for d in combo.values() if d != combo[op.compute_operand]]
+                stem = "_".join(dict.fromkeys(names))
+                name = f"run_{stem}{_variant_suffix(op, variant)}{'_colmajor' if layout == 'ColMajor' else ''}.cpp"
+                tests.runtime.append(RuntimeKernel(f"{tests.dir}/{name}", dtypes, variant, ok, cases))
 
 
-def _runtime_cases(project: ProjectView, op: OpView, dtype: str, variant: dict[str, str], layout: str,
-                   shapes: list[tuple[str, int, int, int, int, bool]]) -> list[RuntimeCase]:
-    d = _dtype(project, dtype)
+def _runtime_cases(project: ProjectView, op: OpView, dtypes: dict[str, str], variant: dict[str, str],
+                   layout: str, shapes: list[tuple[str, int, int, int, int, bool]]) -> list[RuntimeCase]:
     scalars = [o.name for o in op.spec.operands if o.kind == "scalar"]
-    specials = special_scalars(op, d)
+    attrs = {o.name: str(o.enum) for o in op.spec.operands if o.kind == "attr"}
+    values = {e.name: e.values for e in project.targets.enums}
+    scalar_type = dtypes.get(scalars[0], dtypes[op.compute_operand]) if scalars else dtypes[op.compute_operand]
+    specials = special_scalars(op, _dtype(project, scalar_type))
     typical = specials[-1] if specials else 0
-    plan: list[tuple[str, tuple[str, int, int, int, int, bool], float | int]] = []
+    first = {a: values[e][0] for a, e in attrs.items()}
+    plan: list[tuple[str, tuple[str, int, int, int, int, bool], float | int, dict[str, str]]] = []
     for label, *shape in shapes:
-        plan.append((label, (label, *shape), typical))  # type: ignore[arg-type]
+        plan.append((label, (label, *shape), typical, first))  # type: ignore[arg-type]
     if layout == "RowMajor":
         for value in specials[:-1]:
-            plan.append((f"full 16x16, scalar {value}", ROW_MAJOR_SHAPES[0], value))
+            plan.append((f"full 16x16, scalar {value}", ROW_MAJOR_SHAPES[0], value, first))
+        for a, e in attrs.items():
+            for v in values[e][1:]:
+                plan.append((f"full 16x16, {a} {v}", ROW_MAJOR_SHAPES[0], typical, {**first, a: v}))
     cases = []
-    for index, (label, (_, rows, cols, vr, vc, dyn), value) in enumerate(plan):
-        tiles = {n: TileDecl(n, dtype, rows, cols, vr, vc, dyn, "Vec", layout) for n in _tile_operands(op)}
+    for index, (label, (_, rows, cols, vr, vc, dyn), value, attr_values) in enumerate(plan):
+        tiles = {n: TileDecl(n, dtypes[n], rows, cols, vr, vc, dyn, "Vec", layout) for n in _tile_operands(op)}
         scalar_values = dict.fromkeys(scalars, value)
-        call = _call(op, tiles, variant, {s: f"{s}_value" for s in scalars})
+        call = _call(op, tiles, variant, {s: f"{s}_value" for s in scalars}, attrs=attr_values)
         decls = list(tiles.values())
-        cases.append(RuntimeCase(index, label, decls, scalar_values, call, _layout_addresses(project, decls)))
+        cases.append(RuntimeCase(index, label, decls, scalar_values, call, _layout_addresses(project, decls),
+                                 dict(attr_values)))
     return cases
 
 
@@ -413,15 +452,16 @@ def manifest(project: ProjectView, plans: list[OpTests]) -> dict[str, Any]:
             "reference": f"{t.dir}/reference.py",
             "tolerance": {"kind": tol.kind, "ulp": getattr(tol, "ulp", 0)},
             "domain": op.spec.semantics.domain,
+            "compute": op.compute_operand,
             "inputs": [o.name for o in op.spec.operands if o.name in op.value_operands],
             "operands": {o.name: o.kind for o in op.spec.operands},
             "inactive_lanes": op.spec.semantics.inactive_lanes,
             "runtime": [
                 {
-                    "kernel": k.path, "dtype": k.dtype, "profiles": k.profiles,
+                    "kernel": k.path, "dtypes": k.dtypes, "profiles": k.profiles,
                     "cases": [
                         {
-                            "index": c.index, "label": c.label, "scalars": c.scalars,
+                            "index": c.index, "label": c.label, "scalars": c.scalars, "attrs": c.attrs,
                             "tiles": {x.name: {"rows": x.rows, "cols": x.cols, "valid_rows": x.valid_rows,
                                                "valid_cols": x.valid_cols, "layout": x.layout} for x in c.tiles},
                         }

@@ -34,9 +34,36 @@ class RuleView:
         return f"{self.index:02d}_{self.rule.kind}{suffix}"
 
 
+@dataclass(frozen=True)
+class EnumCase:
+    value: str
+    cpp: str
+    numpy: str
+
+
+@dataclass(frozen=True)
+class EnumView:
+    name: str
+    params: list[str]
+    cases: list[EnumCase]
+
+
+def enum_views(specs: SpecSet) -> list[EnumView]:
+    """Enums whose values carry semantics, with each case rendered for C++ and numpy."""
+    out = []
+    for e in specs.targets.enums:
+        if e.apply is None:
+            continue
+        cases = [EnumCase(v, semantics.to_cpp(specs.enum_cases[e.name][v], lambda n: n, "C"),
+                          semantics.to_numpy(specs.enum_cases[e.name][v])) for v in e.values]
+        out.append(EnumView(e.name, list(e.apply.params), cases))
+    return out
+
+
 class OpView:
     def __init__(self, loaded: LoadedOp, specs: SpecSet):
         self.loaded = loaded
+        self.project_enums = enum_views(specs)
         self.spec: OpSpec = loaded.spec
         self.path = loaded.path
         self.targets: Targets = specs.targets
@@ -193,19 +220,47 @@ class OpView:
         return not any(r.kind == "unavailable" and (r.rule.profiles is None or profile in r.rule.profiles)
                        for r in self.rules)
 
-    def allowed_dtypes(self, profile: str, when: dict[str, str] | None = None) -> list[str]:
-        """Canonical dtypes every dtype rule of `profile` admits (under template values `when`)."""
+    def operand_dtypes(self, profile: str, operand: str, when: dict[str, str] | None = None) -> list[str] | None:
+        """Canonical dtypes the dtype rules of `profile` admit for one operand (None: no rule names it)."""
         when = when or self.default_values
         allowed: list[str] | None = None
         for rv in self.rules_for(profile):
-            if rv.kind != "dtype":
+            if rv.kind != "dtype" or operand not in rv.rule.operands:
                 continue
             if rv.rule.when and when.get(rv.rule.when.param) != rv.rule.when.equals:
                 continue
             allowed = [d for d in (allowed if allowed is not None else rv.dtypes_cpp) if d in rv.dtypes_cpp]
+        return allowed
+
+    def allowed_dtypes(self, profile: str, when: dict[str, str] | None = None) -> list[str]:
+        """Element types `profile` admits for the op, i.e. for its compute operand (under `when`)."""
+        if not self.available(profile):
+            return []
+        allowed = self.operand_dtypes(profile, self.compute_operand, when)
         if allowed is None:  # no dtype rule: every dtype of the vocabulary
             allowed = [d.name for d in self.targets.dtypes]
-        return allowed if self.available(profile) else []
+        return allowed
+
+    def dtype_combos(self, profile: str, when: dict[str, str] | None = None) -> list[dict[str, str]]:
+        """Every legal assignment of dtypes to the tile/vreg operands. Operands whose dtype rules
+        admit the same list vary together; operands no rule names follow the compute operand."""
+        if not self.available(profile):
+            return []
+        lists = {o: self.operand_dtypes(profile, o, when) for o in self.tiles}
+        lists[self.compute_operand] = self.allowed_dtypes(profile, when)
+        groups: list[list[str]] = []
+        for o in self.tiles:
+            if lists[o] is not None and lists[o] not in groups:
+                groups.append(lists[o])  # type: ignore[arg-type]
+        combos: list[dict[str, str]] = [{}]
+        for group in groups:
+            combos = [{**c, "@" + ",".join(group): d} for c in combos for d in group]
+        out = []
+        for c in combos:
+            chosen = {o: c["@" + ",".join(lists[o])] for o in self.tiles if lists[o] is not None}  # type: ignore[arg-type]
+            compute = chosen[self.compute_operand]
+            out.append({o: chosen.get(o, compute) for o in self.tiles})
+        return out
 
     @property
     def default_values(self) -> dict[str, str]:
@@ -254,12 +309,26 @@ class OpView:
         return rf"\mathrm{{{name}}}" + (f"_{{{self._index()}}}" if kind in ("tile", "vreg") else "")
 
     @property
+    def enums_of(self) -> dict[str, str]:
+        """Attribute operand -> its enum."""
+        return {o.name: str(o.enum) for o in self.spec.operands if o.kind == "attr"}
+
+    @property
+    def compute_operand(self) -> str:
+        return self.spec.semantics.compute or self.spec.semantics.domain
+
+    @property
     def cpp_expr(self) -> str:
-        return semantics.to_cpp(self.loaded.expr, lambda n: f"{n}_v", "C")
+        return semantics.to_cpp(self.loaded.expr, lambda n: f"{n}_v", "C", self.enums_of)
 
     @property
     def numpy_expr(self) -> str:
-        return semantics.to_numpy(self.loaded.expr)
+        return semantics.to_numpy(self.loaded.expr, self.enums_of)
+
+    @property
+    def applied_enums(self) -> list[EnumView]:
+        used = {self.enums_of[n] for n in self.value_operands if n in self.enums_of}
+        return [e for e in self.project_enums if e.name in used]
 
     @property
     def value_operands(self) -> list[str]:
@@ -291,6 +360,7 @@ class ProjectView:
         self.specs = specs
         self.targets = specs.targets
         self.ops = [OpView(o, specs) for o in specs.ops]
+        self.enums = enum_views(specs)
         self.ops.sort(key=lambda v: (self._set_pos(v.iset.id), v.iset.order.index(v.spec.mnemonic)))
 
     def _set_pos(self, set_id: str) -> int:

@@ -2,6 +2,9 @@
 // Enumerations that op template parameters take (declared once in the targets spec).
 #pragma once
 
+#include <pto/common/pto_core.hpp>
+#include <pto/common/sim_arith.hpp>
+
 namespace pto {
 
 enum class PowAlgorithm { DEFAULT, HIGH_PRECISION };

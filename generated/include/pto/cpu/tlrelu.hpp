@@ -12,7 +12,7 @@ namespace pto::cpu {
 template <typename T_dst, typename T_src, typename T_slope>
 PTO_INTERNAL void TLRELU_impl(T_dst& dst, T_src& src, T_slope slope) {
     using T = typename T_dst::DType;
-    using C = sim::compute_t<T>;
+    using C = sim::compute_t<typename T_dst::DType>;
     const C slope_v = static_cast<C>(slope);
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();

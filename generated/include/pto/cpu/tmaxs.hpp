@@ -12,7 +12,7 @@ namespace pto::cpu {
 template <typename T_dst, typename T_src, typename T_scalar>
 PTO_INTERNAL void TMAXS_impl(T_dst& dst, T_src& src, T_scalar scalar) {
     using T = typename T_dst::DType;
-    using C = sim::compute_t<T>;
+    using C = sim::compute_t<typename T_dst::DType>;
     const C scalar_v = static_cast<C>(scalar);
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();

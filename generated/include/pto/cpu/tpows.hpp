@@ -12,7 +12,7 @@ namespace pto::cpu {
 template <typename T_dst, typename T_base, typename T_exp>
 PTO_INTERNAL void TPOWS_impl(T_dst& dst, T_base& base, T_exp exp) {
     using T = typename T_dst::DType;
-    using C = sim::compute_t<T>;
+    using C = sim::compute_t<typename T_dst::DType>;
     const C exp_v = static_cast<C>(exp);
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();

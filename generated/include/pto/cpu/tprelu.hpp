@@ -12,7 +12,7 @@ namespace pto::cpu {
 template <typename T_dst, typename T_src0, typename T_src1>
 PTO_INTERNAL void TPRELU_impl(T_dst& dst, T_src0& src0, T_src1& src1) {
     using T = typename T_dst::DType;
-    using C = sim::compute_t<T>;
+    using C = sim::compute_t<typename T_dst::DType>;
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();
     for (int r = 0; r < rows; ++r) {

@@ -5,6 +5,7 @@
 #include <bit>
 #include <compare>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace pto {
@@ -226,10 +227,21 @@ using compute_t = std::conditional_t<is_float16_v<T>, float, T>;
 // use static_cast, which wraps modulo 2^n in C++20.
 template <typename T, typename C>
 constexpr T narrow(C value) {
-    if constexpr (is_float16_v<T>)
+    if constexpr (is_float16_v<T>) {
         return T(value);
-    else
+    } else if constexpr (std::is_integral_v<T> && !std::is_integral_v<C>) {
+        // Floating point to integer saturates (NaN gives 0): a plain cast is undefined out of range.
+        const double v = static_cast<double>(value);
+        if (v != v)
+            return T(0);
+        if (v <= static_cast<double>(std::numeric_limits<T>::min()))
+            return std::numeric_limits<T>::min();
+        if (v >= static_cast<double>(std::numeric_limits<T>::max()))
+            return std::numeric_limits<T>::max();
+        return static_cast<T>(v);
+    } else {
         return static_cast<T>(value);
+    }
 }
 
 } // namespace sim
