@@ -45,10 +45,10 @@ def special_values(dt: np.dtype) -> np.ndarray:
                 float(finfo.smallest_subnormal), -float(finfo.smallest_normal), 3.0, -0.75]
         return np.array(vals, dtype=np.float64).astype(dt)
     info = np.iinfo(dt)
-    vals = [0, 1, info.max, info.min, 2, info.max - 1, 7]
+    vals = [0, 1, int(info.max), int(info.min), 2, int(info.max) - 1, 7]
     if info.min < 0:
-        vals += [-1, -2, info.min + 1, -7]
-    return np.array(vals, dtype=np.int64).astype(dt)
+        vals += [-1, -2, int(info.min) + 1, -7]
+    return np.array(vals, dtype=object).astype(dt)
 
 
 def random_values(dt: np.dtype, count: int, seed_text: str) -> np.ndarray:
@@ -57,7 +57,7 @@ def random_values(dt: np.dtype, count: int, seed_text: str) -> np.ndarray:
         vals = rng.uniform(-10.0, 10.0, count).astype(np.float32)
         return vals.astype(dt)
     info = np.iinfo(dt)
-    return rng.integers(info.min, info.max, count, endpoint=True, dtype=np.int64).astype(dt)
+    return rng.integers(info.min, info.max, count, endpoint=True, dtype=dt)
 
 
 def inputs(dt: np.dtype, count: int, seed_text: str) -> np.ndarray:

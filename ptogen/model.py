@@ -222,13 +222,14 @@ class Param(Strict):
     type: CppIdent | None = Field(default=None, description="template parameter: a tile reference or the pack")
     dtype_of: CppIdent | None = Field(default=None, description="scalar typed `typename <T>::DType`")
     attr: CppIdent | None = Field(default=None, description="an enum-typed attribute parameter, e.g. CmpMode")
+    value_type: CppIdent | None = Field(default=None, description="scalar passed by value as template type T")
     operand: Name | None = Field(default=None, description="the operand this parameter carries")
     events: bool = Field(default=False, description="the trailing `WaitEvents&... events` pack")
 
     @model_validator(mode="after")
     def _shape(self) -> Param:
-        if sum(x is not None for x in (self.type, self.dtype_of, self.attr)) != 1:
-            raise ValueError("give exactly one of `type`, `dtype_of` and `attr`")
+        if sum(x is not None for x in (self.type, self.dtype_of, self.attr, self.value_type)) != 1:
+            raise ValueError("give exactly one of `type`, `dtype_of`, `attr` and `value_type`")
         if self.events and self.operand is not None:
             raise ValueError("the events pack carries no operand")
         if not self.events and self.operand is None:

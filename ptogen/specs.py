@@ -243,7 +243,8 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
                 problems.append(((*base, "profiles", j), f"unknown profile {p!r} (known: {', '.join(sorted(profiles))})"))
         for j, name in enumerate(rule.operands):
             bound = operands.get(name)
-            if bound is None or bound.kind not in ("tile", "vreg"):
+            scalar_ok = rule.kind == "same_dtype" and bound is not None and bound.kind == "scalar"
+            if (bound is None or bound.kind not in ("tile", "vreg")) and not scalar_ok:
                 problems.append(((*base, "operands", j), f"{name!r} is not a tile or vector operand of this op"))
         for j, d in enumerate(rule.dtypes):
             if not targets.has_dtype(d):
@@ -282,7 +283,7 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
             if p.operand:
                 bound.add(p.operand)
             continue
-        ref = p.type or p.dtype_of
+        ref = p.type or p.dtype_of or p.value_type
         t = tparams.get(ref or "")
         if t is None:
             problems.append((("intrinsic", "params", i), f"{ref!r} is not a template parameter"))
@@ -295,8 +296,8 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
             o = operands.get(p.operand)
             if o is None:
                 problems.append((("intrinsic", "params", i, "operand"), f"unknown operand {p.operand!r}"))
-            elif (o.kind == "scalar") != (p.dtype_of is not None):
-                problems.append((("intrinsic", "params", i), "scalars use `dtype_of`, tiles use `type`"))
+            elif (o.kind == "scalar") != (p.dtype_of is not None or p.value_type is not None):
+                problems.append((("intrinsic", "params", i), "scalars use `dtype_of` or `value_type`, tiles `type`"))
             bound.add(p.operand)
     if intr.tmp_in_events is not None:
         o = operands.get(intr.tmp_in_events)
@@ -318,7 +319,7 @@ def _check_rule_binding(spec: OpSpec, rule: Any, base: tuple[str | int, ...]) ->
         if t is None or t.kind != "value":
             problems.append(((*base, "when", "param"), f"{rule.when.param!r} is not a value template parameter"))
     if rule.kind == "same_dtype" and intr is not None:
-        types = [p.type for p in intr.params if p.operand in rule.operands]
+        types = [p.type or p.value_type or p.dtype_of for p in intr.params if p.operand in rule.operands]
         if len(set(types)) < 2:
             problems.append(((*base, "operands",), "operands share one template parameter, so the rule can never fail"))
     if rule.kind == "tmp_required" and (intr is None or intr.tmp_in_events is None):

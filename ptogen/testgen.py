@@ -183,6 +183,8 @@ def _scalar_default(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, str]:
         if p.dtype_of is not None:
             owner = next(q.operand for q in intr.params if q.type == p.dtype_of)
             out[str(p.operand)] = f"{tiles[str(owner)].type_name}::DType{{}}"
+        elif p.value_type is not None:
+            out[str(p.operand)] = f"{tiles[op.compute_operand].type_name}::DType{{}}"
     return out
 
 
@@ -207,6 +209,8 @@ def _scalar_dtypes(op: OpView, dtypes: dict[str, str]) -> dict[str, str]:
         if p.dtype_of is not None:
             owner = next(q.operand for q in intr.params if q.type == p.dtype_of)
             out[str(p.operand)] = dtypes[str(owner)]
+        elif p.value_type is not None:
+            out[str(p.operand)] = dtypes[op.compute_operand]
     return out
 
 
@@ -242,6 +246,8 @@ def _break(project: ProjectView, op: OpView, rv: RuleView, tiles: dict[str, Tile
     elif r.kind == "valid_bounds":
         t = out[first]
         out[first] = replace(t, valid_rows=t.rows + 1)
+    elif r.kind == "same_dtype" and op.spec.operand(r.operands[1]).kind == "scalar":
+        return out, True  # the kernel passes a scalar of another type: see _scalar_override
     elif r.kind == "same_dtype":
         second = r.operands[1]
         current = out[second].dtype
@@ -250,6 +256,15 @@ def _break(project: ProjectView, op: OpView, rv: RuleView, tiles: dict[str, Tile
     elif r.kind == "tmp_required":
         return out, False
     return _share_types(op, out, first if r.kind != "same_dtype" else r.operands[1]), True
+
+
+def _scalar_override(op: OpView, rv: RuleView, tiles: dict[str, TileDecl]) -> dict[str, str]:
+    """A scalar of a type other than its tile's, for same_dtype rules over a deduced scalar type."""
+    r = rv.rule
+    if r.kind != "same_dtype" or op.spec.operand(r.operands[1]).kind != "scalar":
+        return {}
+    first = tiles[r.operands[0]].dtype
+    return {r.operands[1]: "int64_t{}" if first != "int64_t" else "double{}"}
 
 
 def _share_types(op: OpView, tiles: dict[str, TileDecl], changed: str | None) -> dict[str, TileDecl]:
@@ -383,7 +398,8 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
                     continue
                 tiles = {t.name: t for t in legal.tiles}
             broken, with_tmp = _break(project, op, rv, tiles, p.name)
-            call = _call(op, broken, variant, _scalar_default(op, broken), with_tmp=with_tmp)
+            scalars = {**_scalar_default(op, broken), **_scalar_override(op, rv, broken)}
+            call = _call(op, broken, variant, scalars, with_tmp=with_tmp)
             path = f"{tests.dir}/fail_{p.name.lower()}_{rv.id}.cpp"
             tests.compile.append(CompileCase(path, p.name, rv, rv.id, list(broken.values()), call,
                                              f"breaks rule {rv.id} ({rv.kind}) of the {p.name} profile"))

@@ -20,6 +20,7 @@ class RuleView:
     rule: Rule
     index: int  # position in the spec's constraints list (stable id for tests)
     types: list[str]  # C++ types of the rule's operands, in the check function's scope
+    dtype_exprs: list[str]  # C++ element types of the rule's operands
     dtypes_cpp: list[str]  # canonical C++ spellings, aliases resolved and de-duplicated
     dtypes_asm: list[str]
 
@@ -112,8 +113,14 @@ class OpView:
             return "TmpT"
         for p in self.spec.intrinsic.params:
             if p.operand == operand:
-                return p.type or f"typename {p.dtype_of}::DType"
+                return p.type or p.value_type or f"typename {p.dtype_of}::DType"
         raise KeyError(operand)
+
+    def dtype_expr(self, operand: str) -> str:
+        """C++ spelling of an operand's element type inside the check function."""
+        if self.spec.operand(operand).kind == "scalar":
+            return self.cpp_type(operand)
+        return f"typename {self.cpp_type(operand)}::DType"
 
     @property
     def check_template(self) -> list[str]:
@@ -185,6 +192,11 @@ class OpView:
             params.append(f"{spelled} {o.name}")
         return params
 
+    def covers_data_tiles(self, operands: list[str]) -> bool:
+        """True when a rule names every tile except scratch and mask tiles (doc wording `TileData`)."""
+        data = [o.name for o in self.spec.operands if o.kind in ("tile", "vreg") and o.role not in ("tmp", "mask")]
+        return set(data) <= set(operands)
+
     @property
     def tiles(self) -> list[str]:
         return [o.name for o in self.spec.operands if o.kind in ("tile", "vreg")]
@@ -198,7 +210,8 @@ class OpView:
             if d.name not in cpp:
                 cpp.append(d.name)
                 asm.append(d.asm)
-        return RuleView(rule, index, [self.cpp_type(o) for o in rule.operands], cpp, asm)
+        return RuleView(rule, index, [self.cpp_type(o) for o in rule.operands],
+                        [self.dtype_expr(o) for o in rule.operands], cpp, asm)
 
     @cached_property
     def rules(self) -> list[RuleView]:
@@ -206,7 +219,8 @@ class OpView:
 
     def rules_for(self, profile: str, *, static: bool | None = None) -> list[RuleView]:
         """Rules a profile enforces; where the profile does not offer the op, only that fact."""
-        applying = [rv for rv in self.rules if rv.rule.profiles is None or profile in rv.rule.profiles]
+        applying = [rv for rv in self.rules if (rv.rule.profiles is None or profile in rv.rule.profiles)
+                    and not self._vacuous(rv)]
         if any(rv.kind == "unavailable" for rv in applying):
             applying = [rv for rv in applying if rv.kind == "unavailable"]
         out = []
@@ -215,6 +229,10 @@ class OpView:
                 continue
             out.append(rv)
         return out
+
+    def _vacuous(self, rv: RuleView) -> bool:
+        """A dtype rule admitting the whole vocabulary cannot fail: documented, but not checked."""
+        return rv.kind == "dtype" and len(rv.dtypes_cpp) == len(self.targets.dtypes)
 
     def available(self, profile: str) -> bool:
         return not any(r.kind == "unavailable" and (r.rule.profiles is None or profile in r.rule.profiles)

@@ -29,4 +29,46 @@ enum class RsqrtAlgorithm { DEFAULT, HIGH_PRECISION };
 
 enum class RecipAlgorithm { DEFAULT, HIGH_PRECISION };
 
+enum class CmpMode { EQ, NE, LT, LE, GT, GE };
+
+enum class RoundMode { CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC };
+
+// Semantics of each CmpMode value, applied element-wise by the ops that take one.
+template <typename C>
+inline C apply_CmpMode(CmpMode value, C a, C b) {
+    switch (value) {
+    case CmpMode::EQ:
+        return static_cast<C>(a == b);
+    case CmpMode::NE:
+        return static_cast<C>(a != b);
+    case CmpMode::LT:
+        return static_cast<C>(a < b);
+    case CmpMode::LE:
+        return static_cast<C>(a <= b);
+    case CmpMode::GT:
+        return static_cast<C>(a > b);
+    case CmpMode::GE:
+        return static_cast<C>(a >= b);
+    }
+    sim::fail("CmpMode", "value out of range");
+}
+
+// Semantics of each RoundMode value, applied element-wise by the ops that take one.
+template <typename C>
+inline C apply_RoundMode(RoundMode value, C x) {
+    switch (value) {
+    case RoundMode::CAST_RINT:
+        return static_cast<C>(sim::round_even<C>(x));
+    case RoundMode::CAST_ROUND:
+        return static_cast<C>(sim::round_away<C>(x));
+    case RoundMode::CAST_FLOOR:
+        return static_cast<C>(sim::round_floor<C>(x));
+    case RoundMode::CAST_CEIL:
+        return static_cast<C>(sim::round_ceil<C>(x));
+    case RoundMode::CAST_TRUNC:
+        return static_cast<C>(sim::round_trunc<C>(x));
+    }
+    sim::fail("RoundMode", "value out of range");
+}
+
 } // namespace pto
