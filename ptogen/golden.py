@@ -199,35 +199,45 @@ def prepare_vector_cases(runner: Runner, job: Job, data: Path) -> list[Check]:
     cdt = compute_dtype(storage)
     lanes = job.entry["lanes"]
     checks: list[Check] = []
-    scalars_list = job.entry["scalars"]
     k = 0
     for mask_name in job.entry["masks"]:
-        mask = MASKS[mask_name](lanes)
-        for value in scalars_list:
+        predicate = MASKS[mask_name](lanes)
+        for value in job.entry["scalars"]:
             vals: dict[str, np.ndarray] = {}
-            for name in op["operands"]:
-                kind = op["operands"][name]
+            seed = f"{job.op}/{job.entry['kernel']}/{k}"
+            for name, kind in op["operands"].items():
+                if op["roles"][name] == "dst":
+                    continue
                 if kind == "vreg":
-                    vals[name] = inputs(storage, lanes, f"{job.op}/{job.entry['kernel']}/{k}/{name}")
+                    vals[name] = inputs(storage, lanes, f"{seed}/{name}")
                     vals[name].tofile(data / f"c{k}_{name}.bin")
                 elif kind == "scalar":
                     s = np.array([value], dtype=np.float64 if _is_float(storage) else np.int64).astype(storage)
                     s.tofile(data / f"c{k}_{name}.bin")
-                    vals[name] = s
+                    vals[name] = s.reshape(())
                 elif kind == "mask":
-                    mask.astype(np.uint8).tofile(data / f"c{k}_{name}.bin")
-            args = [vals[n].astype(cdt) if op["operands"][n] == "vreg" else vals[n].reshape(()).astype(cdt)
-                    for n in op["inputs"]]
-            with np.errstate(all="ignore"):
-                active = np.asarray(ref.reference(cdt.type, *args)).astype(storage)
-            want = np.where(mask, active, np.zeros(lanes, dtype=storage)).astype(storage)
+                    # The predicate follows the case's pattern; other masks (carry-in) are random bits.
+                    bits = predicate if op["roles"][name] == "mask" else random_values(np.dtype(np.uint8), lanes, f"{seed}/{name}") % 2 == 1
+                    bits.astype(np.uint8).tofile(data / f"c{k}_{name}.bin")
+                    vals[name] = bits.astype(np.uint8)
+            args = [np.asarray(vals[n]).astype(cdt) for n in op["inputs"]]
+            wants = {}
+            for i, out in enumerate(op["outputs"]):
+                fn = ref.reference if i == 0 else getattr(ref, f"reference_{out}")
+                kind = op["operands"][out]
+                out_type = storage if kind == "vreg" else np.dtype(np.uint8)
+                with np.errstate(all="ignore"):
+                    active = np.asarray(fn(cdt.type, *args))
+                active = narrow(active, out_type) if kind == "vreg" else (active != 0).astype(np.uint8)
+                wants[out] = (np.where(predicate, active, np.zeros(lanes, dtype=out_type)).astype(out_type), out_type)
             label = f"{job.label} case {k} ({mask_name}, scalar {value})"
 
-            def check(data_dir: Path, k: int = k, want: np.ndarray = want, label: str = label) -> Outcome:
-                got = np.fromfile(data_dir / f"c{k}_{op['domain']}.out", dtype=storage)
-                bad = compare(got, want, op["tolerance"])
-                if bad.any():
-                    return Outcome("fail", label, _describe(bad, got, want, "lane"))
+            def check(data_dir: Path, k: int = k, wants: dict[str, Any] = wants, label: str = label) -> Outcome:
+                for out, (want, out_type) in wants.items():
+                    got = np.fromfile(data_dir / f"c{k}_{out}.out", dtype=out_type)
+                    bad = compare(got, want, op["tolerance"])
+                    if bad.any():
+                        return Outcome("fail", label, _describe(bad, got, want, f"{out} lane"))
                 return Outcome("pass", label)
 
             checks.append(check)

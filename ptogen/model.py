@@ -276,6 +276,9 @@ class Semantics(Strict):
     inactive_lanes: Literal["zero", "preserve"] | None = Field(
         default=None, description="vector ops: what inactive lanes of the result hold"
     )
+    extra_outputs: dict[Name, Line] = Field(
+        default_factory=dict, description="vector ops: further results (e.g. a carry mask) and their expressions"
+    )
 
 
 class SyntaxForms(Strict):

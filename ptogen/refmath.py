@@ -214,3 +214,24 @@ def shr(a: Array, n: Array) -> Array:
 def as_type(C: Any, value: Array) -> Array:
     """Bring a result (e.g. a boolean comparison) into the compute type."""
     return np.asarray(value).astype(C)
+
+
+def _unsigned(a: Array) -> Array:
+    a = np.asarray(a)
+    return a.view(np.dtype(f"u{a.dtype.itemsize}")).astype(object)
+
+
+def carry_add(a: Array, b: Array, c: Array) -> Array:
+    """Carry out of a + b + c on the unsigned bit patterns (c is 0 or 1)."""
+    a, b, c = (np.asarray(x) for x in np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c)))
+    bits = a.dtype.itemsize * 8
+    total = _unsigned(a) + _unsigned(b) + (c != 0).astype(object)
+    return np.array([int(t) >> bits & 1 for t in total.ravel()], dtype=a.dtype).reshape(a.shape)
+
+
+def borrow_sub(a: Array, b: Array, c: Array) -> Array:
+    """Borrow out of a - b - c on the unsigned bit patterns (c is 0 or 1)."""
+    a, b, c = (np.asarray(x) for x in np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c)))
+    need = _unsigned(b) + (c != 0).astype(object)
+    return np.array([int(x < y) for x, y in zip(_unsigned(a).ravel(), need.ravel(), strict=True)],
+                    dtype=a.dtype).reshape(a.shape)

@@ -24,6 +24,8 @@ FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     "sqrt": (1, "sim::square_root", "rm.square_root", r"\sqrt"),
     "rsqrt": (1, "sim::reciprocal_square_root", "rm.reciprocal_square_root", r"\mathrm{rsqrt}"),
     "fmod": (2, "sim::fmod_", "rm.fmod", r"\mathrm{fmod}"),
+    "carry_add": (3, "sim::carry_add", "rm.carry_add", r"\mathrm{carry}"),
+    "borrow_sub": (3, "sim::borrow_sub", "rm.borrow_sub", r"\mathrm{borrow}"),
     "rem": (2, "sim::rem_", "rm.rem", r"\mathrm{remainder}"),
     "add_sat": (2, "sim::add_sat", "rm.add_sat", r"\mathrm{add\_sat}"),
     "sub_sat": (2, "sim::sub_sat", "rm.sub_sat", r"\mathrm{sub\_sat}"),

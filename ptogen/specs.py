@@ -161,7 +161,8 @@ def _expr_scope(spec: OpSpec, targets: Targets) -> tuple[set[str], dict[str, int
     for o in spec.operands:
         if o.kind == "attr" and o.enum in enums and enums[o.enum].apply is not None:
             attrs[o.name] = len(enums[o.enum].apply.params)  # type: ignore[union-attr]
-    names = {o.name for o in spec.operands if o.kind in ("tile", "scalar", "vreg")}
+    names = {o.name for o in spec.operands if o.kind in ("tile", "scalar", "vreg")
+             or (o.kind == "mask" and o.role != "mask")}  # a carry-in mask is a value; the predicate is not
     return names, attrs
 
 
@@ -198,13 +199,16 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
     operands = {o.name: o for o in spec.operands}
     if len(operands) != len(spec.operands):
         problems.append((("operands",), "operand names must be unique"))
-    if [o.role for o in spec.operands].count("dst") != 1:
-        problems.append((("operands",), "exactly one operand must have role dst"))
+    dsts = [o.name for o in spec.operands if o.role == "dst"]
+    if sorted(dsts) != sorted([spec.semantics.domain, *spec.semantics.extra_outputs]):
+        problems.append((("operands",), "the dst operands must be the semantics domain and its extra_outputs"))
 
     vector = iset is not None and iset.kind == "vector"
     value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar"}
     for i, o in enumerate(spec.operands):
         allowed = {"vreg", "scalar", "mask", "attr"} if vector else {"tile", "scalar", "attr"}
+        if o.kind == "mask" and o.role == "mask" and [p.role for p in spec.operands].count("mask") > 1:
+            problems.append((("operands", i, "role"), "an op has one predicate mask"))
         if o.kind not in allowed:
             problems.append((("operands", i, "kind"), f"{o.kind!r} operands do not belong to a {iset.kind if iset else ''} op"))
 
@@ -218,7 +222,7 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
                 problems.append((("operands", i, "enum"), f"enum {o.enum!r} has no `apply` semantics"))
     try:
         names, attrs = _expr_scope(spec, targets)
-        semantics.parse(spec.semantics.expr, {n for n in names if operands[n].kind in value_kinds}, attrs)
+        semantics.parse(spec.semantics.expr, {n for n in names if operands[n].kind in value_kinds | {"mask"}}, attrs)
     except semantics.ExprError as exc:
         problems.append((("semantics", "expr"), str(exc)))
     if spec.semantics.compute is not None and spec.semantics.compute not in operands:
@@ -226,6 +230,14 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
     dom = operands.get(spec.semantics.domain)
     if dom is None or dom.role != "dst":
         problems.append((("semantics", "domain"), "must name the dst operand"))
+    if spec.semantics.extra_outputs and not vector:
+        problems.append((("semantics", "extra_outputs"), "only vector ops have extra outputs"))
+    for name, text in spec.semantics.extra_outputs.items():
+        try:
+            names, attrs = _expr_scope(spec, targets)
+            semantics.parse(text, names, attrs)
+        except semantics.ExprError as exc:
+            problems.append((("semantics", "extra_outputs", name), str(exc)))
     if vector != (spec.semantics.inactive_lanes is not None):
         problems.append((("semantics", "inactive_lanes"), "vector ops state what inactive lanes hold; tile ops do not"))
 

@@ -471,6 +471,8 @@ def manifest(project: ProjectView, plans: list[OpTests]) -> dict[str, Any]:
             "compute": op.compute_operand,
             "inputs": [o.name for o in op.spec.operands if o.name in op.value_operands],
             "operands": {o.name: o.kind for o in op.spec.operands},
+            "roles": {o.name: o.role for o in op.spec.operands},
+            "outputs": [o["name"] for o in op.vector_outputs] if op.is_vector else [op.spec.semantics.domain],
             "inactive_lanes": op.spec.semantics.inactive_lanes,
             "runtime": [
                 {

@@ -177,7 +177,35 @@ class OpView:
 
     @property
     def mask_name(self) -> str:
-        return next(o.name for o in self.spec.operands if o.kind == "mask")
+        """The predicate mask of a vector op (other mask operands, like a carry-in, are values)."""
+        return next(o.name for o in self.spec.operands if o.kind == "mask" and o.role == "mask")
+
+    @cached_property
+    def extra_exprs(self) -> dict[str, semantics.Node]:
+        from .specs import _expr_scope
+
+        names, attrs = _expr_scope(self.spec, self.targets)
+        return {n: semantics.parse(t, names, attrs) for n, t in self.spec.semantics.extra_outputs.items()}
+
+    @property
+    def vector_outputs(self) -> list[dict[str, str]]:
+        """Results of a vector op: the domain first, then extra outputs, with their C++ and numpy math."""
+        outs = [(self.spec.semantics.domain, self.loaded.expr)] + list(self.extra_exprs.items())
+        return [
+            {
+                "name": name,
+                "kind": self.spec.operand(name).kind,
+                "type": "pto::vreg<T, N>" if self.spec.operand(name).kind == "vreg" else "pto::mask<N>",
+                "cpp": semantics.to_cpp(node, lambda n: f"{n}_v", "C", self.enums_of),
+                "numpy": semantics.to_numpy(node, self.enums_of),
+            }
+            for name, node in outs
+        ]
+
+    @property
+    def vector_return(self) -> str:
+        types = [o["type"] for o in self.vector_outputs]
+        return types[0] if len(types) == 1 else f"std::tuple<{', '.join(types)}>"
 
     @property
     def vector_params(self) -> list[str]:
@@ -350,8 +378,10 @@ class OpView:
 
     @property
     def value_operands(self) -> list[str]:
-        """Operands the element expression reads, in spec order."""
+        """Operands the element expressions read, in spec order."""
         used = semantics.names_used(self.loaded.expr)
+        for node in self.extra_exprs.values():
+            used |= semantics.names_used(node)
         return [o.name for o in self.spec.operands if o.name in used]
 
 

@@ -9,6 +9,6 @@ void kernel() {
     const vreg<int32_t, 8> input{};
     const int32_t scalar{};
     const mask<8> mask = mask_all<8>();
-    const vreg<int32_t, 8> out = vlrelu(input, scalar, mask);
+    const auto out = vlrelu(input, scalar, mask);
     (void)out;
 }

@@ -9,6 +9,6 @@ void kernel() {
     const vreg<half, 8> input{};
     const half scalar{};
     const mask<8> mask = mask_all<8>();
-    const vreg<half, 8> out = vlrelu(input, scalar, mask);
+    const auto out = vlrelu(input, scalar, mask);
     (void)out;
 }

@@ -58,7 +58,7 @@ void run_case(int k) {
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
-    const vreg<T, N> out = vlrelu(input, scalar, mask);
+    const auto out = vlrelu(input, scalar, mask);
     store(c + "result.out", out.lane, N);
 }
 

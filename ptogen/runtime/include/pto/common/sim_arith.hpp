@@ -182,3 +182,22 @@ C round_trunc(C x) {
 }
 
 }  // namespace pto::sim
+
+namespace pto::sim {
+
+// Carry out of a + b + c and borrow out of a - b - c, on the unsigned bit patterns (c is 0 or 1).
+template <typename C>
+constexpr C carry_add(C a, C b, C c) {
+    using U = std::make_unsigned_t<C>;
+    const U ua = static_cast<U>(a), ub = static_cast<U>(b), uc = static_cast<U>(c != 0);
+    const U s = static_cast<U>(ua + ub);
+    return static_cast<C>((s < ua) || (static_cast<U>(s + uc) < s));
+}
+template <typename C>
+constexpr C borrow_sub(C a, C b, C c) {
+    using U = std::make_unsigned_t<C>;
+    const U ua = static_cast<U>(a), ub = static_cast<U>(b), uc = static_cast<U>(c != 0);
+    return static_cast<C>((ua < ub) || (static_cast<U>(ua - ub) < uc));
+}
+
+}  // namespace pto::sim
