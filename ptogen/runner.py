@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -36,6 +37,8 @@ DEFAULT_COMPILERS = ("g++", "clang++")
 # -O0: kernels are tiny and run once; compile time dominates the suite.
 BASE_FLAGS = ["-std=c++20", "-O0", "-ffp-contract=off", "-Wall", "-Wextra"]
 RUN_TIMEOUT = 120
+# What the precompiled header holds: the kernel entry point and the C++ headers kernels use.
+PCH_HEADERS = ["cstddef", "cstdio", "cstdlib", "string", "pto/pto-inst.hpp"]
 
 
 @dataclass
@@ -111,11 +114,39 @@ class Builder:
         self.cache = settings.cache or settings.layout.root / ".ptogen-cache"
         self.cache.mkdir(parents=True, exist_ok=True)
         dirs = settings.include or [settings.layout.generated_include, RUNTIME_INCLUDE]
+        self._pch_lock = threading.Lock()
         self.include_flags = [f"-I{d}" for d in dirs]
         self._headers = _tree_hash(dirs)
 
     def flags(self, profile: str) -> list[str]:
         return [*BASE_FLAGS, *self.include_flags, f"-DPTO_TARGET_PROFILE=PTO_PROFILE_{profile}"]
+
+    def pch_flags(self, compiler: Compiler, profile: str) -> list[str]:
+        """Flags that use a precompiled <pto/pto-inst.hpp> (plus the C++ headers kernels include).
+
+        Parsing the standard headers is most of a kernel's compile time, and each kernel is
+        compiled once per profile, so one PCH per (compiler, profile) pays for itself quickly.
+        Kernels of another simulator (--include) are compiled without one.
+        """
+        if self.settings.include:
+            return []
+        flags = self.flags(profile)
+        key = hashlib.sha256("\0".join([compiler.path or "", compiler.version, *flags, self._headers]).encode())
+        root = self.cache / "pch" / key.hexdigest()[:24]
+        clang = "clang" in Path(compiler.path or compiler.name).name
+        target = root / ("pto-inst.pch" if clang else "pto/pto-inst.hpp.gch")
+        with self._pch_lock:
+            if not target.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                wrapper = root / "pch_source.hpp"
+                wrapper.write_text("".join(f"#include <{h}>\n" for h in PCH_HEADERS))
+                tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+                proc = subprocess.run([str(compiler.path), *flags, "-x", "c++-header", str(wrapper), "-o", str(tmp)],
+                                      capture_output=True, text=True, check=False)
+                if proc.returncode != 0:
+                    return []  # no PCH: compile from source (the kernel's own errors will show)
+                os.replace(tmp, target)
+        return ["-include-pch", str(target)] if clang else [f"-I{root}"]
 
     def _key(self, compiler: Compiler, flags: list[str], source: Path, mode: str) -> str:
         h = hashlib.sha256()
@@ -133,8 +164,8 @@ class Builder:
             data = json.loads(entry.read_text())
             return int(data["rc"]), str(data["stderr"])
         assert compiler.path is not None
-        proc = subprocess.run([compiler.path, *flags, "-fsyntax-only", str(source)], capture_output=True,
-                              text=True, check=False)
+        proc = subprocess.run([compiler.path, *self.pch_flags(compiler, profile), *flags, "-fsyntax-only",
+                               str(source)], capture_output=True, text=True, check=False)
         _atomic_write(entry, json.dumps({"rc": proc.returncode, "stderr": proc.stderr}))
         return proc.returncode, proc.stderr
 
@@ -146,8 +177,8 @@ class Builder:
             return binary, ""
         assert compiler.path is not None
         tmp = binary.with_suffix(f".tmp{os.getpid()}_{id(source)}")
-        proc = subprocess.run([compiler.path, *flags, str(source), "-o", str(tmp)], capture_output=True,
-                              text=True, check=False)
+        proc = subprocess.run([compiler.path, *self.pch_flags(compiler, profile), *flags, str(source), "-o",
+                               str(tmp)], capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             tmp.unlink(missing_ok=True)
             return None, proc.stderr
