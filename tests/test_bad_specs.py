@@ -1,0 +1,153 @@
+"""A bad spec gets one `file:line: field: message` error per problem, exit code 2, and
+generated/ stays untouched; strings that would inject into C++ or Markdown are rejected."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ptogen.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+TLRELU = "specs/ops/tile_scalar_and_immediate/tlrelu.yaml"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    for name in ("specs", "templates", "generated"):
+        shutil.copytree(ROOT / name, tmp_path / name)
+    shutil.copy(ROOT / ".clang-format", tmp_path / ".clang-format")
+    return tmp_path
+
+
+def tree_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(path.rglob("*")):
+        if p.is_file():
+            h.update(p.relative_to(path).as_posix().encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def edit(project: Path, rel: str, old: str, new: str) -> int:
+    """Replace `old` by `new` in a spec; returns the 1-based line of the edit."""
+    path = project / rel
+    text = path.read_text()
+    assert old in text, old
+    line = text[: text.index(old)].count("\n") + 1
+    path.write_text(text.replace(old, new, 1))
+    return line
+
+
+def run_gen(project: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
+    before = tree_hash(project / "generated")
+    code = main(["--root", str(project), "gen"])
+    errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("error:")]
+    assert tree_hash(project / "generated") == before, "generated/ was touched"
+    return code, errors
+
+
+CASES = [
+    # (description, old text, new text, field path, message fragment)
+    ("missing field", "summary: Leaky ReLU of a tile, with one scalar slope for the negative side.\n", "",
+     "summary", "Field required"),
+    ("wrong type", "  domain: dst\n", "  domain: [dst]\n", "semantics.domain", "string"),
+    ("unknown dtype", "dtypes: [half, float]\n", "dtypes: [half, flaot]\n", "constraints[6].dtypes[1]",
+     "unknown dtype 'flaot'"),
+    ("unknown profile", "profiles: [A5]\n", "profiles: [A7]\n", "constraints[6].profiles[0]",
+     "unknown profile 'A7'"),
+    ("bad identifier", "  name: TLRELU\n", "  name: TL RELU\n", "intrinsic.name", "not a C++ identifier"),
+    ("keyword identifier", "{name: src, type: TileDataSrc, operand: src}",
+     "{name: class, type: TileDataSrc, operand: src}", "intrinsic.params[1].name", "C++ keyword"),
+    ("unknown field", "  tolerance: {kind: exact}\n", "  colour: red\n  tolerance: {kind: exact}\n",
+     "semantics.colour", "unknown field"),
+    ("unknown operand in semantics", "expr: select(src > 0, src, src * slope)",
+     "expr: select(src > 0, src, src * slop)", "semantics.expr", "unknown operand 'slop'"),
+    ("code in semantics", "expr: select(src > 0, src, src * slope)", "expr: __import__('os').system('x')",
+     "semantics.expr", "unsupported construct"),
+    ("html in prose", "summary: Leaky ReLU of a tile", "summary: <script>alert(1)</script> Leaky ReLU of a tile",
+     "summary", "raw HTML"),
+    ("fence in prose", "side_effects: >-\n  Only", "side_effects: |-\n  ```\n  Only", "side_effects",
+     "code fences"),
+    ("comment breaker in identifier", "{name: TileDataDst, kind: typename}", "{name: 'Tile*/Dst', kind: typename}",
+     "intrinsic.template[0].name", "not a C++ identifier"),
+]
+
+
+@pytest.mark.parametrize(("what", "old", "new", "field", "fragment"), CASES, ids=[c[0] for c in CASES])
+def test_bad_spec_is_reported_with_file_line_field(project: Path, capsys: pytest.CaptureFixture[str], what: str,
+                                                    old: str, new: str, field: str, fragment: str) -> None:
+    line = edit(project, TLRELU, old, new)
+    code, errors = run_gen(project, capsys)
+    assert code == 2
+    assert len(errors) == 1, errors
+    where, rest = errors[0].removeprefix("error: ").split(": ", 1)
+    path, line_no = where.rsplit(":", 1)
+    assert path == TLRELU
+    # The reported line is the edited one (a missing field points at its parent mapping: line 1).
+    assert int(line_no) == (1 if what == "missing field" else line), errors[0]
+    assert rest.startswith(f"{field}:"), errors[0]
+    assert fragment in rest, errors[0]
+
+
+def test_newline_in_identifier_is_rejected(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(project, TLRELU, "  name: TLRELU\n", '  name: "TLRELU\\nint x;"\n')
+    code, errors = run_gen(project, capsys)
+    assert code == 2 and "intrinsic.name" in errors[0] and "identifier" in errors[0]
+
+
+def test_newline_in_syntax_line_is_rejected(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(project, TLRELU, 'pto_asm: ["%dst = tlrelu', 'pto_asm: ["```\\n%dst = tlrelu')
+    code, errors = run_gen(project, capsys)
+    assert code == 2 and "syntax.pto_asm[0]" in errors[0]
+
+
+def test_duplicate_mnemonic(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = project / TLRELU
+    copy = src.with_name("tlrelu_copy.yaml")
+    copy.write_text(src.read_text().replace("name: TLRELU", "name: TLRELU2"))
+    code, errors = run_gen(project, capsys)
+    assert code == 2
+    assert len(errors) == 1
+    assert errors[0].startswith("error: specs/ops/tile_scalar_and_immediate/tlrelu_copy.yaml:1: mnemonic: duplicate")
+    assert "already defined in specs/ops/tile_scalar_and_immediate/tlrelu.yaml" in errors[0]
+
+
+def test_invalid_yaml(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = edit(project, TLRELU, "semantics:\n", "semantics: [\n")
+    code, errors = run_gen(project, capsys)
+    assert code == 2 and "invalid YAML" in errors[0]
+    assert int(errors[0].split(":")[2]) >= line
+
+
+def test_every_problem_is_reported_in_one_run(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(project, TLRELU, "dtypes: [half, float]\n", "dtypes: [half, flaot]\n")
+    edit(project, "specs/ops/tile_scalar_and_immediate/tmaxs.yaml", "profiles: [A5]", "profiles: [A9]")
+    code, errors = run_gen(project, capsys)
+    assert code == 2 and len(errors) == 2
+    assert any("tlrelu.yaml" in e for e in errors) and any("tmaxs.yaml" in e for e in errors)
+
+
+def test_pipe_in_table_cell_is_escaped(project: Path) -> None:
+    edit(project, TLRELU, "description: Source tile.}", "description: Source tile | not a column.}")
+    assert main(["--root", str(project), "gen"]) == 0
+    page = (project / "generated/docs/isa/tile/ops/tile-scalar-and-immediate/tlrelu.md").read_text()
+    row = next(line for line in page.splitlines() if line.startswith("| `%src`"))
+    assert "Source tile \\| not a column." in row
+    assert row.count(" | ") == 3  # still four columns: the escaped pipe is not a separator
+
+
+def test_exit_code_and_stderr_through_a_real_process(project: Path) -> None:
+    edit(project, TLRELU, "dtypes: [half, float]\n", "dtypes: [half, flaot]\n")
+    before = tree_hash(project / "generated")
+    proc = subprocess.run([sys.executable, "-m", "ptogen.cli", "--root", str(project), "check"],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"error: {TLRELU}:")
+    assert "constraints[6].dtypes[1]: unknown dtype 'flaot'" in proc.stderr
+    assert tree_hash(project / "generated") == before
