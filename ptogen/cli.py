@@ -187,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     except GenerationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_SPEC
+    except BrokenPipeError:  # e.g. `ptogen gen | head`: the reader left, which is not an error
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

@@ -282,7 +282,7 @@ class Semantics(Strict):
 
 
 class SyntaxForms(Strict):
-    pto_asm: list[Line] = Field(min_length=1, description="PTO assembly (synchronous) form")
+    pto_asm: list[Line] = Field(default_factory=list, description="PTO assembly (synchronous) form")
     ssa: list[Line] = Field(default_factory=list, description="AS Level 1 (SSA)")
     dps: list[Line] = Field(default_factory=list, description="AS Level 2 (DPS)")
 

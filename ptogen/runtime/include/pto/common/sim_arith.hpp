@@ -35,7 +35,10 @@ constexpr C mul(C a, C b) {
 }
 template <typename C>
 constexpr C neg(C a) {
-    return sub<C>(C(0), a);
+    if constexpr (std::is_integral_v<C>)
+        return sub<C>(C(0), a);
+    else
+        return -a;  // 0 - x would turn -0 into +0 and +0 into +0
 }
 // Integer division truncates toward zero; x/0 gives 0 and MIN/-1 wraps to MIN (no trap on the host).
 template <typename C>
