@@ -71,10 +71,16 @@ def cmd_list(args: argparse.Namespace) -> int:
         profiles = [p.name for p in project.profiles if op.available(p.name)]
         rows.append((op.spec.mnemonic, op.name, sets[op.spec.instruction_set].title, ",".join(profiles)))
     if args.json:
-        print(json.dumps([dict(zip(("mnemonic", "cpp", "instruction_set", "profiles"), r, strict=True)) for r in rows],
-                         indent=2))
+        print(
+            json.dumps(
+                [dict(zip(("mnemonic", "cpp", "instruction_set", "profiles"), r, strict=True)) for r in rows],
+                indent=2,
+            )
+        )
         return 0
-    widths = [max(len(r[i]) for r in rows + [("mnemonic", "C++", "instruction set", "profiles")]) for i in range(4)]
+    widths = [
+        max(len(r[i]) for r in rows + [("mnemonic", "C++", "instruction set", "profiles")]) for i in range(4)
+    ]
     for r in [("mnemonic", "C++", "instruction set", "profiles"), *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     used = {op.spec.instruction_set for op in project.ops}
@@ -96,7 +102,10 @@ def cmd_cflags(args: argparse.Namespace) -> int:
 
         names = load_specs(layout.specs, layout.root).targets.profile_names()
         if args.profile not in names:
-            print(f"ptogen cflags: unknown profile {args.profile!r} (known: {', '.join(names)})", file=sys.stderr)
+            print(
+                f"ptogen cflags: unknown profile {args.profile!r} (known: {', '.join(names)})",
+                file=sys.stderr,
+            )
             return EXIT_SPEC
     print(" ".join(cflags(layout, args.profile)))
     return 0
@@ -134,17 +143,22 @@ def _rel(path: Path) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="ptogen", description="Generate the PTO ISA header, checks, simulator, "
-                                 "tests and docs from op specs.")
-    ap.add_argument("--root", type=Path, help="project root (default: nearest directory with specs/ and templates/)")
+    ap = argparse.ArgumentParser(
+        prog="ptogen",
+        description="Generate the PTO ISA header, checks, simulator, tests and docs from op specs.",
+    )
+    ap.add_argument(
+        "--root", type=Path, help="project root (default: nearest directory with specs/ and templates/)"
+    )
     ap.add_argument("--specs", type=Path, help="specs directory (default: ROOT/specs)")
     ap.add_argument("--out", type=Path, help="generated directory (default: ROOT/generated)")
     ap.add_argument("--templates", type=Path, help="templates directory (default: ROOT/templates)")
     sub = ap.add_subparsers(dest="command", required=True)
 
     sub.add_parser("gen", help="regenerate the output tree from the specs").set_defaults(func=cmd_gen)
-    sub.add_parser("check", help="exit 1 with a diff if the output tree is not what the specs produce"
-                   ).set_defaults(func=cmd_check)
+    sub.add_parser(
+        "check", help="exit 1 with a diff if the output tree is not what the specs produce"
+    ).set_defaults(func=cmd_check)
     p = sub.add_parser("list", help="list the ops, their instruction sets and profiles")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_list)
@@ -159,8 +173,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("ops", nargs="*", help="ops to test (default: all), e.g. tlrelu pto.tmaxs")
     p.add_argument("--profile", action="append", help="profile(s) to test (default: all)")
     p.add_argument("--cxx", action="append", help="compiler(s) (default: g++ and clang++)")
-    p.add_argument("--include", type=Path, action="append", default=[],
-                   help="include directory of another PTO CPU simulator to compile the kernels against")
+    p.add_argument(
+        "--include",
+        type=Path,
+        action="append",
+        default=[],
+        help="include directory of another PTO CPU simulator to compile the kernels against",
+    )
     p.add_argument("-j", "--jobs", type=int, default=0, help="parallel jobs (default: CPU count)")
     p.add_argument("--no-compile-fail", action="store_true", help="skip the compile-fail tests")
     p.add_argument("--cache", type=Path, help="object cache directory (default: ROOT/.ptogen-cache)")
@@ -168,7 +187,9 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_test)
     p = sub.add_parser("import", help="write specs from existing ISA documentation pages")
     p.add_argument("pages", nargs="+", type=Path)
-    p.add_argument("--out", dest="into", type=Path, help="directory for the new specs (default: ROOT/specs/ops)")
+    p.add_argument(
+        "--out", dest="into", type=Path, help="directory for the new specs (default: ROOT/specs/ops)"
+    )
     p.set_defaults(func=cmd_import)
     return ap
 

@@ -51,8 +51,13 @@ def format_cpp_many(sources: dict[str, str], style_file: Path, chunk: int = 256)
         batches = [names[i : i + chunk] for i in range(0, len(names), chunk)]
 
         def run(batch: list[str]) -> None:
-            proc = subprocess.run([binary, f"--style=file:{style_file}", "-i", *batch], cwd=root,
-                                  capture_output=True, text=True, check=False)
+            proc = subprocess.run(
+                [binary, f"--style=file:{style_file}", "-i", *batch],
+                cwd=root,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
             if proc.returncode != 0:
                 raise GenerationError(f"clang-format failed: {proc.stderr.strip()}")
 

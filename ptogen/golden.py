@@ -41,8 +41,23 @@ def _is_float(dt: np.dtype) -> bool:
 def special_values(dt: np.dtype) -> np.ndarray:
     if _is_float(dt):
         finfo = ml_dtypes.finfo(dt) if dt == np.dtype(ml_dtypes.bfloat16) else np.finfo(dt)
-        vals = [0.0, -0.0, np.nan, np.inf, -np.inf, 1.0, -1.0, 0.5, -2.5, float(finfo.max), -float(finfo.max),
-                float(finfo.smallest_subnormal), -float(finfo.smallest_normal), 3.0, -0.75]
+        vals = [
+            0.0,
+            -0.0,
+            np.nan,
+            np.inf,
+            -np.inf,
+            1.0,
+            -1.0,
+            0.5,
+            -2.5,
+            float(finfo.max),
+            -float(finfo.max),
+            float(finfo.smallest_subnormal),
+            -float(finfo.smallest_normal),
+            3.0,
+            -0.75,
+        ]
         return np.array(vals, dtype=np.float64).astype(dt)
     info = np.iinfo(dt)
     vals = [0, 1, int(info.max), int(info.min), 2, int(info.max) - 1, 7]
@@ -103,8 +118,10 @@ def compare(got: np.ndarray, want: np.ndarray, tolerance: dict[str, Any]) -> np.
 def _describe(bad: np.ndarray, got: np.ndarray, want: np.ndarray, what: str, extra: str = "") -> str:
     idx = np.argwhere(bad)
     first = tuple(int(i) for i in idx[0])
-    return (f"{int(bad.sum())} {what} element(s) differ; first at {first}: got {got[first]!r}, "
-            f"want {want[first]!r}{extra}")
+    return (
+        f"{int(bad.sum())} {what} element(s) differ; first at {first}: got {got[first]!r}, "
+        f"want {want[first]!r}{extra}"
+    )
 
 
 def narrow(values: np.ndarray, storage: np.dtype) -> np.ndarray:
@@ -112,7 +129,9 @@ def narrow(values: np.ndarray, storage: np.dtype) -> np.ndarray:
     values = np.asarray(values)
     if not _is_float(storage) and _is_float(values.dtype):
         info = np.iinfo(storage)
-        wide = np.nan_to_num(values.astype(np.float64), nan=0.0, posinf=float(info.max), neginf=float(info.min))
+        wide = np.nan_to_num(
+            values.astype(np.float64), nan=0.0, posinf=float(info.max), neginf=float(info.min)
+        )
         clipped = np.clip(wide, float(info.min), float(info.max))
         out = np.empty(clipped.shape, dtype=storage)
         big = clipped >= float(info.max)
@@ -161,16 +180,25 @@ def prepare_tile_cases(runner: Runner, job: Job, data: Path) -> list[Check]:
         before = logical(arrays[domain].copy(), t["rows"], t["cols"], t["layout"])
         label = f"{job.label} case {k} ({case['label']})"
 
-        def check(data_dir: Path, k: int = k, t: dict[str, Any] = t, want: np.ndarray = want,
-                  before: np.ndarray = before, label: str = label, scalars: dict[str, Any] = scalars,
-                  vr: int = vr, vc: int = vc) -> Outcome:
+        def check(
+            data_dir: Path,
+            k: int = k,
+            t: dict[str, Any] = t,
+            want: np.ndarray = want,
+            before: np.ndarray = before,
+            label: str = label,
+            scalars: dict[str, Any] = scalars,
+            vr: int = vr,
+            vc: int = vc,
+        ) -> Outcome:
             out_file = data_dir / f"c{k}_{domain}.out"
             got_flat = np.fromfile(out_file, dtype=storage)
             got = logical(got_flat, t["rows"], t["cols"], t["layout"])
             bad = compare(got[:vr, :vc], want, op["tolerance"])
             if bad.any():
-                return Outcome("fail", label, _describe(bad, got[:vr, :vc], want, "valid",
-                                                        f"; scalars {scalars}"))
+                return Outcome(
+                    "fail", label, _describe(bad, got[:vr, :vc], want, "valid", f"; scalars {scalars}")
+                )
             outside = np.ones(got.shape, dtype=bool)
             outside[:vr, :vc] = False
             changed = outside & (_bits(got) != _bits(before))
@@ -212,12 +240,18 @@ def prepare_vector_cases(runner: Runner, job: Job, data: Path) -> list[Check]:
                     vals[name] = inputs(storage, lanes, f"{seed}/{name}")
                     vals[name].tofile(data / f"c{k}_{name}.bin")
                 elif kind == "scalar":
-                    s = np.array([value], dtype=np.float64 if _is_float(storage) else np.int64).astype(storage)
+                    s = np.array([value], dtype=np.float64 if _is_float(storage) else np.int64).astype(
+                        storage
+                    )
                     s.tofile(data / f"c{k}_{name}.bin")
                     vals[name] = s.reshape(())
                 elif kind == "mask":
                     # The predicate follows the case's pattern; other masks (carry-in) are random bits.
-                    bits = predicate if op["roles"][name] == "mask" else random_values(np.dtype(np.uint8), lanes, f"{seed}/{name}") % 2 == 1
+                    bits = (
+                        predicate
+                        if op["roles"][name] == "mask"
+                        else random_values(np.dtype(np.uint8), lanes, f"{seed}/{name}") % 2 == 1
+                    )
                     bits.astype(np.uint8).tofile(data / f"c{k}_{name}.bin")
                     vals[name] = bits.astype(np.uint8)
             args = [np.asarray(vals[n]).astype(cdt) for n in op["inputs"]]
@@ -229,10 +263,15 @@ def prepare_vector_cases(runner: Runner, job: Job, data: Path) -> list[Check]:
                 with np.errstate(all="ignore"):
                     active = np.asarray(fn(cdt.type, *args))
                 active = narrow(active, out_type) if kind == "vreg" else (active != 0).astype(np.uint8)
-                wants[out] = (np.where(predicate, active, np.zeros(lanes, dtype=out_type)).astype(out_type), out_type)
+                wants[out] = (
+                    np.where(predicate, active, np.zeros(lanes, dtype=out_type)).astype(out_type),
+                    out_type,
+                )
             label = f"{job.label} case {k} ({mask_name}, scalar {value})"
 
-            def check(data_dir: Path, k: int = k, wants: dict[str, Any] = wants, label: str = label) -> Outcome:
+            def check(
+                data_dir: Path, k: int = k, wants: dict[str, Any] = wants, label: str = label
+            ) -> Outcome:
                 for out, (want, out_type) in wants.items():
                     got = np.fromfile(data_dir / f"c{k}_{out}.out", dtype=out_type)
                     bad = compare(got, want, op["tolerance"])

@@ -17,7 +17,76 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 _CPP_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _CPP_QUALIFIED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
 _CPP_KEYWORDS = frozenset(
-    ["alignas", "alignof", "and", "asm", "auto", "bool", "break", "case", "catch", "char", "class", "const", "constexpr", "continue", "decltype", "default", "delete", "do", "double", "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "nullptr", "operator", "or", "private", "protected", "public", "register", "return", "short", "signed", "sizeof", "static", "struct", "switch", "template", "this", "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual", "void", "volatile", "while", "xor"]
+    [
+        "alignas",
+        "alignof",
+        "and",
+        "asm",
+        "auto",
+        "bool",
+        "break",
+        "case",
+        "catch",
+        "char",
+        "class",
+        "const",
+        "constexpr",
+        "continue",
+        "decltype",
+        "default",
+        "delete",
+        "do",
+        "double",
+        "else",
+        "enum",
+        "explicit",
+        "export",
+        "extern",
+        "false",
+        "float",
+        "for",
+        "friend",
+        "goto",
+        "if",
+        "inline",
+        "int",
+        "long",
+        "mutable",
+        "namespace",
+        "new",
+        "noexcept",
+        "not",
+        "nullptr",
+        "operator",
+        "or",
+        "private",
+        "protected",
+        "public",
+        "register",
+        "return",
+        "short",
+        "signed",
+        "sizeof",
+        "static",
+        "struct",
+        "switch",
+        "template",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typedef",
+        "typeid",
+        "typename",
+        "union",
+        "unsigned",
+        "using",
+        "virtual",
+        "void",
+        "volatile",
+        "while",
+        "xor",
+    ]
 )
 _HTML_TAG = re.compile(r"<\s*[A-Za-z!/?]")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
@@ -191,7 +260,9 @@ class Operand(Strict):
     role: Role
     asm_type: Line = Field(description="type in PTO assembly, e.g. `!pto.tile<...>` or `T`")
     description: InlineText
-    enum: CppIdent | None = Field(default=None, description="attr operands: the enum of targets.yaml they take")
+    enum: CppIdent | None = Field(
+        default=None, description="attr operands: the enum of targets.yaml they take"
+    )
 
     @model_validator(mode="after")
     def _attr(self) -> Operand:
@@ -219,7 +290,9 @@ class Param(Strict):
     """One function parameter of the C++ intrinsic."""
 
     name: CppIdent
-    type: CppIdent | None = Field(default=None, description="template parameter: a tile reference or the pack")
+    type: CppIdent | None = Field(
+        default=None, description="template parameter: a tile reference or the pack"
+    )
     dtype_of: CppIdent | None = Field(default=None, description="scalar typed `typename <T>::DType`")
     attr: CppIdent | None = Field(default=None, description="an enum-typed attribute parameter, e.g. CmpMode")
     value_type: CppIdent | None = Field(default=None, description="scalar passed by value as template type T")
@@ -277,7 +350,8 @@ class Semantics(Strict):
         default=None, description="vector ops: what inactive lanes of the result hold"
     )
     extra_outputs: dict[Name, Line] = Field(
-        default_factory=dict, description="vector ops: further results (e.g. a carry mask) and their expressions"
+        default_factory=dict,
+        description="vector ops: further results (e.g. a carry mask) and their expressions",
     )
 
 
@@ -304,7 +378,9 @@ RuleKind = Literal[
     "no_overlap",  # runtime: operands occupy disjoint buffer ranges
 ]
 
-STATIC_RULES = frozenset({"dtype", "row_major", "location", "valid_bounds", "same_dtype", "unavailable", "tmp_required"})
+STATIC_RULES = frozenset(
+    {"dtype", "row_major", "location", "valid_bounds", "same_dtype", "unavailable", "tmp_required"}
+)
 RUNTIME_RULES = frozenset({"same_valid_shape", "no_overlap"})
 
 
@@ -312,9 +388,13 @@ class Rule(Strict):
     """A checked constraint; becomes a static_assert or runtime check, a doc line and a test."""
 
     kind: RuleKind
-    profiles: list[ProfileName] | None = Field(default=None, description="profiles it applies to; omitted = all")
+    profiles: list[ProfileName] | None = Field(
+        default=None, description="profiles it applies to; omitted = all"
+    )
     operands: list[Name] = Field(default_factory=list)
-    dtypes: list[TypeName] = Field(default_factory=list, description="dtype rule: allowed spellings as documented")
+    dtypes: list[TypeName] = Field(
+        default_factory=list, description="dtype rule: allowed spellings as documented"
+    )
     location: Literal["Vec", "Mat", "Left", "Right", "Acc"] | None = None
     when: When | None = None
     note: InlineText | None = Field(default=None, description="parenthetical shown after the doc line")
@@ -381,7 +461,9 @@ class OpSpec(Strict):
     exceptions: list[InlineText] = Field(min_length=1)
     profile_notes: list[ProfileNote] = Field(default_factory=list)
     examples: list[Example] = Field(default_factory=list)
-    notes: list[Prose] = Field(default_factory=list, description="disagreements between sources, shown on the page")
+    notes: list[Prose] = Field(
+        default_factory=list, description="disagreements between sources, shown on the page"
+    )
     test_values: TestValues = Field(default_factory=TestValues)
 
     @property

@@ -73,10 +73,14 @@ def compare_tree(out: Path, files: dict[str, str], label: str = "generated") -> 
             if have == want:
                 continue
             changed.append(rel)
-        chunks.extend(difflib.unified_diff(
-            have.splitlines(keepends=True), want.splitlines(keepends=True),
-            fromfile=f"{label}/{rel}" if rel in disk else "/dev/null", tofile=f"{label}/{rel} (from specs)",
-        ))
+        chunks.extend(
+            difflib.unified_diff(
+                have.splitlines(keepends=True),
+                want.splitlines(keepends=True),
+                fromfile=f"{label}/{rel}" if rel in disk else "/dev/null",
+                tofile=f"{label}/{rel} (from specs)",
+            )
+        )
     orphans = sorted(p for p in disk if p not in files)
     for rel in orphans:
         chunks.append(f"--- {label}/{rel}\n+++ /dev/null\n@@ orphan: no spec produces this file @@\n")

@@ -43,8 +43,12 @@ class Layout:
         return self.out / "include"
 
     @staticmethod
-    def make(root: Path | None = None, specs: Path | None = None, out: Path | None = None,
-             templates: Path | None = None) -> Layout:
+    def make(
+        root: Path | None = None,
+        specs: Path | None = None,
+        out: Path | None = None,
+        templates: Path | None = None,
+    ) -> Layout:
         base = (root or find_root()).resolve()
         return Layout(
             root=base,

@@ -79,8 +79,13 @@ def divide(a: Array, b: Array) -> Array:
         safe = np.where((a == info.min) & (safe == -1), 1, safe)
     q = np.trunc(a.astype(np.float64) / safe.astype(np.float64))
     if a.dtype.itemsize == 8:  # float64 is inexact for 64-bit integers
-        q = np.array([int(x) // int(y) if (x >= 0) == (y > 0) else -(abs(int(x)) // abs(int(y)))
-                      for x, y in zip(a.ravel(), safe.ravel(), strict=True)], dtype=object).reshape(a.shape)
+        q = np.array(
+            [
+                int(x) // int(y) if (x >= 0) == (y > 0) else -(abs(int(x)) // abs(int(y)))
+                for x, y in zip(a.ravel(), safe.ravel(), strict=True)
+            ],
+            dtype=object,
+        ).reshape(a.shape)
     q = np.asarray(q).astype(a.dtype)
     return np.where(b == 0, 0, q).astype(a.dtype)
 
@@ -150,8 +155,10 @@ def add_sat(a: Array, b: Array) -> Array:
     a, b = np.asarray(a), np.asarray(b)
     if not _is_int(a):
         return a + b
-    wide = np.asarray([int(x) + int(y) for x, y in zip(*[v.ravel() for v in np.broadcast_arrays(a, b)],
-                                                       strict=True)], dtype=object)
+    wide = np.asarray(
+        [int(x) + int(y) for x, y in zip(*[v.ravel() for v in np.broadcast_arrays(a, b)], strict=True)],
+        dtype=object,
+    )
     info = np.iinfo(a.dtype)
     clipped = [min(max(v, info.min), info.max) for v in wide]
     return np.array(clipped, dtype=a.dtype).reshape(np.broadcast_shapes(a.shape, b.shape))
@@ -233,5 +240,6 @@ def borrow_sub(a: Array, b: Array, c: Array) -> Array:
     """Borrow out of a - b - c on the unsigned bit patterns (c is 0 or 1)."""
     a, b, c = (np.asarray(x) for x in np.broadcast_arrays(np.asarray(a), np.asarray(b), np.asarray(c)))
     need = _unsigned(b) + (c != 0).astype(object)
-    return np.array([int(x < y) for x, y in zip(_unsigned(a).ravel(), need.ravel(), strict=True)],
-                    dtype=a.dtype).reshape(a.shape)
+    return np.array(
+        [int(x < y) for x, y in zip(_unsigned(a).ravel(), need.ravel(), strict=True)], dtype=a.dtype
+    ).reshape(a.shape)

@@ -67,8 +67,13 @@ def plan(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
         ("include/pto/vector/pto_vec.hpp", "cpp/pto_vec.hpp.j2", {}),
     ]
     for profile in project.profiles:
-        jobs.append((f"include/pto/profiles/{profile.name.lower()}_checks.hpp", "cpp/profile_checks.hpp.j2",
-                     {"profile": profile}))
+        jobs.append(
+            (
+                f"include/pto/profiles/{profile.name.lower()}_checks.hpp",
+                "cpp/profile_checks.hpp.j2",
+                {"profile": profile},
+            )
+        )
     for op in project.tile_ops:
         jobs.append((f"include/{op.sim_header}", "cpp/sim_op.hpp.j2", {"op": op}))
     for op in project.ops:

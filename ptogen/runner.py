@@ -131,7 +131,9 @@ class Builder:
         if self.settings.include:
             return []
         flags = self.flags(profile)
-        key = hashlib.sha256("\0".join([compiler.path or "", compiler.version, *flags, self._headers]).encode())
+        key = hashlib.sha256(
+            "\0".join([compiler.path or "", compiler.version, *flags, self._headers]).encode()
+        )
         root = self.cache / "pch" / key.hexdigest()[:24]
         clang = "clang" in Path(compiler.path or compiler.name).name
         target = root / ("pto-inst.pch" if clang else "pto/pto-inst.hpp.gch")
@@ -141,8 +143,12 @@ class Builder:
                 wrapper = root / "pch_source.hpp"
                 wrapper.write_text("".join(f"#include <{h}>\n" for h in PCH_HEADERS))
                 tmp = target.with_name(target.name + f".tmp{os.getpid()}")
-                proc = subprocess.run([str(compiler.path), *flags, "-x", "c++-header", str(wrapper), "-o", str(tmp)],
-                                      capture_output=True, text=True, check=False)
+                proc = subprocess.run(
+                    [str(compiler.path), *flags, "-x", "c++-header", str(wrapper), "-o", str(tmp)],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
                 if proc.returncode != 0:
                     return []  # no PCH: compile from source (the kernel's own errors will show)
                 os.replace(tmp, target)
@@ -164,8 +170,12 @@ class Builder:
             data = json.loads(entry.read_text())
             return int(data["rc"]), str(data["stderr"])
         assert compiler.path is not None
-        proc = subprocess.run([compiler.path, *self.pch_flags(compiler, profile), *flags, "-fsyntax-only",
-                               str(source)], capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            [compiler.path, *self.pch_flags(compiler, profile), *flags, "-fsyntax-only", str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         _atomic_write(entry, json.dumps({"rc": proc.returncode, "stderr": proc.stderr}))
         return proc.returncode, proc.stderr
 
@@ -177,8 +187,12 @@ class Builder:
             return binary, ""
         assert compiler.path is not None
         tmp = binary.with_suffix(f".tmp{os.getpid()}_{id(source)}")
-        proc = subprocess.run([compiler.path, *self.pch_flags(compiler, profile), *flags, str(source), "-o",
-                               str(tmp)], capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            [compiler.path, *self.pch_flags(compiler, profile), *flags, str(source), "-o", str(tmp)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         if proc.returncode != 0:
             tmp.unlink(missing_ok=True)
             return None, proc.stderr
@@ -284,8 +298,9 @@ class Runner:
                 checks = golden.prepare_tile_cases(self, job, data)
             else:
                 checks = golden.prepare_vector_cases(self, job, data)
-            proc = subprocess.run([str(binary), str(data)], capture_output=True, text=True, timeout=RUN_TIMEOUT,
-                                  check=False)
+            proc = subprocess.run(
+                [str(binary), str(data)], capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
+            )
             if proc.returncode != 0:
                 return [Outcome("fail", job.label, f"kernel exited {proc.returncode}: {proc.stderr.strip()}")]
             return [check(data) for check in checks]
@@ -295,7 +310,9 @@ class Runner:
         if not job.entry["must_fail"]:
             if rc == 0:
                 return Outcome("pass", f"{job.label} compiles")
-            return Outcome("fail", f"{job.label} compiles", f"legal kernel was rejected:\n{_first_lines(diag)}")
+            return Outcome(
+                "fail", f"{job.label} compiles", f"legal kernel was rejected:\n{_first_lines(diag)}"
+            )
         want = expectation(source, "expected-error")
         name = f"{job.label} rejects: {want}"
         if rc == 0:
@@ -320,8 +337,11 @@ def _first_lines(text: str, n: int = 12) -> str:
     return "\n".join(lines[:n])
 
 
-def run(settings: Settings, report: Callable[[Outcome], None] | None = None,
-        progress: Callable[[int, int], None] | None = None) -> list[Outcome]:
+def run(
+    settings: Settings,
+    report: Callable[[Outcome], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Outcome]:
     """Run every selected job; returns all outcomes (skips included)."""
     runner = Runner(settings)
     compilers = [find_compiler(c) for c in settings.compilers]
@@ -336,8 +356,13 @@ def run(settings: Settings, report: Callable[[Outcome], None] | None = None,
         if not c.available:
             emit(Outcome("skip", f"compiler {c.name}", f"{c.name} not found on PATH"))
     if settings.include and settings.compile_fail:
-        emit(Outcome("skip", "compile-fail and runtime-fail tests",
-                     "they pin ptogen's own diagnostics, not those of the simulator given with --include"))
+        emit(
+            Outcome(
+                "skip",
+                "compile-fail and runtime-fail tests",
+                "they pin ptogen's own diagnostics, not those of the simulator given with --include",
+            )
+        )
     by_name = {c.name: c for c in compilers}
     jobs = list(runner.jobs(compilers))
     workers = settings.jobs or os.cpu_count() or 1
@@ -384,8 +409,11 @@ def run_cli(layout: Layout, args: Any) -> int:
             return
         if tty:
             sys.stderr.write("\r\033[K")
-        print(f"{o.status.upper():4} {o.name}" + (f"\n     {o.detail.replace(chr(10), chr(10) + '     ')}"
-                                                   if o.detail else ""), flush=True)
+        print(
+            f"{o.status.upper():4} {o.name}"
+            + (f"\n     {o.detail.replace(chr(10), chr(10) + '     ')}" if o.detail else ""),
+            flush=True,
+        )
 
     last = [0.0]
 

@@ -83,14 +83,22 @@ def _convert(node: ast.AST, names: set[str], attrs: dict[str, int]) -> Node:
         if node.id not in names:
             raise ExprError(f"unknown operand {node.id!r} (known: {', '.join(sorted(names))})")
         return Node("name", value=node.id)
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, (int, float))
+        and not isinstance(node.value, bool)
+    ):
         return Node("const", value=node.value)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return Node("neg", (_convert(node.operand, names, attrs),))
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
         return Node("not", (_convert(node.operand, names, attrs),))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        return Node("bin", (_convert(node.left, names, attrs), _convert(node.right, names, attrs)), value=_BINOPS[type(node.op)][0])
+        return Node(
+            "bin",
+            (_convert(node.left, names, attrs), _convert(node.right, names, attrs)),
+            value=_BINOPS[type(node.op)][0],
+        )
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMPOPS:
         left, right = _convert(node.left, names, attrs), _convert(node.comparators[0], names, attrs)
         return Node("cmp", (left, right), value=_CMPOPS[type(node.ops[0])][0])
@@ -132,8 +140,17 @@ def _prec(node: Node) -> int:
 # ----------------------------------------------------------------------------- renderers
 
 # Wrap-safe helpers of pto/common/sim_arith.hpp (integer overflow is UB with plain operators).
-_CPP_ARITH = {"+": "add", "-": "sub", "*": "mul", "/": "div", "&": "bit_and", "|": "bit_or", "^": "bit_xor",
-              "<<": "shl", ">>": "shr"}
+_CPP_ARITH = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "div",
+    "&": "bit_and",
+    "|": "bit_or",
+    "^": "bit_xor",
+    "<<": "shl",
+    ">>": "shr",
+}
 
 
 def to_cpp(node: Node, ref: Callable[[str], str], ctype: str, enums: dict[str, str] | None = None) -> str:

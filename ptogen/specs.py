@@ -54,7 +54,13 @@ def _field_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
     path: list[str | int] = []
     node = data
     for part in loc:
-        if isinstance(node, dict) and part in node or isinstance(node, list) and isinstance(part, int) and part < len(node):
+        if (
+            isinstance(node, dict)
+            and part in node
+            or isinstance(node, list)
+            and isinstance(part, int)
+            and part < len(node)
+        ):
             path.append(part)
             node = node[part]
         elif isinstance(node, dict) and isinstance(part, str) and not any(c in part for c in "[]-"):
@@ -103,7 +109,9 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
     root = root or specs_dir.parent
     targets_file = specs_dir / TARGETS_FILE
     if not targets_file.is_file():
-        raise SpecErrors([SpecError(_display(targets_file, root), None, "", "missing: profiles and dtypes live here")])
+        raise SpecErrors(
+            [SpecError(_display(targets_file, root), None, "", "missing: profiles and dtypes live here")]
+        )
     targets_doc = load_yaml(targets_file, _display(targets_file, root))
     targets: Targets = _parse_model(Targets, targets_doc)
     enum_cases = _parse_enum_cases(targets, targets_doc)
@@ -161,8 +169,11 @@ def _expr_scope(spec: OpSpec, targets: Targets) -> tuple[set[str], dict[str, int
     for o in spec.operands:
         if o.kind == "attr" and o.enum in enums and enums[o.enum].apply is not None:
             attrs[o.name] = len(enums[o.enum].apply.params)  # type: ignore[union-attr]
-    names = {o.name for o in spec.operands if o.kind in ("tile", "scalar", "vreg")
-             or (o.kind == "mask" and o.role != "mask")}  # a carry-in mask is a value; the predicate is not
+    names = {
+        o.name
+        for o in spec.operands
+        if o.kind in ("tile", "scalar", "vreg") or (o.kind == "mask" and o.role != "mask")
+    }  # a carry-in mask is a value; the predicate is not
     return names, attrs
 
 
@@ -176,7 +187,9 @@ def _check_unique(ops: list[LoadedOp]) -> list[SpecError]:
         for field, value in keys:
             if value in seen:
                 line = op.source.line_of(tuple(field.split(".")))
-                errors.append(SpecError(op.path, line, field, f"duplicate {value!r}, already defined in {seen[value]}"))
+                errors.append(
+                    SpecError(op.path, line, field, f"duplicate {value!r}, already defined in {seen[value]}")
+                )
             else:
                 seen[value] = op.path
     return errors
@@ -201,7 +214,9 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
         problems.append((("operands",), "operand names must be unique"))
     dsts = [o.name for o in spec.operands if o.role == "dst"]
     if sorted(dsts) != sorted([spec.semantics.domain, *spec.semantics.extra_outputs]):
-        problems.append((("operands",), "the dst operands must be the semantics domain and its extra_outputs"))
+        problems.append(
+            (("operands",), "the dst operands must be the semantics domain and its extra_outputs")
+        )
 
     vector = iset is not None and iset.kind == "vector"
     value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar"}
@@ -210,19 +225,28 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
         if o.kind == "mask" and o.role == "mask" and [p.role for p in spec.operands].count("mask") > 1:
             problems.append((("operands", i, "role"), "an op has one predicate mask"))
         if o.kind not in allowed:
-            problems.append((("operands", i, "kind"), f"{o.kind!r} operands do not belong to a {iset.kind if iset else ''} op"))
+            problems.append(
+                (
+                    ("operands", i, "kind"),
+                    f"{o.kind!r} operands do not belong to a {iset.kind if iset else ''} op",
+                )
+            )
 
     enums = {e.name: e for e in targets.enums}
     for i, o in enumerate(spec.operands):
         if o.kind == "attr":
             enum = enums.get(o.enum or "")
             if enum is None:
-                problems.append((("operands", i, "enum"), f"unknown enum {o.enum!r} (declare it in targets.yaml)"))
+                problems.append(
+                    (("operands", i, "enum"), f"unknown enum {o.enum!r} (declare it in targets.yaml)")
+                )
             elif enum.apply is None:
                 problems.append((("operands", i, "enum"), f"enum {o.enum!r} has no `apply` semantics"))
     try:
         names, attrs = _expr_scope(spec, targets)
-        semantics.parse(spec.semantics.expr, {n for n in names if operands[n].kind in value_kinds | {"mask"}}, attrs)
+        semantics.parse(
+            spec.semantics.expr, {n for n in names if operands[n].kind in value_kinds | {"mask"}}, attrs
+        )
     except semantics.ExprError as exc:
         problems.append((("semantics", "expr"), str(exc)))
     if spec.semantics.compute is not None and spec.semantics.compute not in operands:
@@ -239,7 +263,9 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
         except semantics.ExprError as exc:
             problems.append((("semantics", "extra_outputs", name), str(exc)))
     if vector != (spec.semantics.inactive_lanes is not None):
-        problems.append((("semantics", "inactive_lanes"), "vector ops state what inactive lanes hold; tile ops do not"))
+        problems.append(
+            (("semantics", "inactive_lanes"), "vector ops state what inactive lanes hold; tile ops do not")
+        )
 
     if vector and spec.intrinsic is not None:
         problems.append((("intrinsic",), "vector ops have no tile intrinsic"))
@@ -252,12 +278,16 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
         base = ("constraints", i)
         for j, p in enumerate(rule.profiles or []):
             if p not in profiles:
-                problems.append(((*base, "profiles", j), f"unknown profile {p!r} (known: {', '.join(sorted(profiles))})"))
+                problems.append(
+                    ((*base, "profiles", j), f"unknown profile {p!r} (known: {', '.join(sorted(profiles))})")
+                )
         for j, name in enumerate(rule.operands):
             bound = operands.get(name)
             scalar_ok = rule.kind == "same_dtype" and bound is not None and bound.kind == "scalar"
             if (bound is None or bound.kind not in ("tile", "vreg")) and not scalar_ok:
-                problems.append(((*base, "operands", j), f"{name!r} is not a tile or vector operand of this op"))
+                problems.append(
+                    ((*base, "operands", j), f"{name!r} is not a tile or vector operand of this op")
+                )
         for j, d in enumerate(rule.dtypes):
             if not targets.has_dtype(d):
                 problems.append(((*base, "dtypes", j), f"unknown dtype {d!r}"))
@@ -291,7 +321,12 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
         if p.attr is not None:
             o = operands.get(p.operand or "")
             if o is None or o.kind != "attr" or o.enum != p.attr:
-                problems.append((("intrinsic", "params", i), f"attribute parameter must carry an attr operand of enum {p.attr}"))
+                problems.append(
+                    (
+                        ("intrinsic", "params", i),
+                        f"attribute parameter must carry an attr operand of enum {p.attr}",
+                    )
+                )
             if p.operand:
                 bound.add(p.operand)
             continue
@@ -309,7 +344,9 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
             if o is None:
                 problems.append((("intrinsic", "params", i, "operand"), f"unknown operand {p.operand!r}"))
             elif (o.kind == "scalar") != (p.dtype_of is not None or p.value_type is not None):
-                problems.append((("intrinsic", "params", i), "scalars use `dtype_of` or `value_type`, tiles `type`"))
+                problems.append(
+                    (("intrinsic", "params", i), "scalars use `dtype_of` or `value_type`, tiles `type`")
+                )
             bound.add(p.operand)
     if intr.tmp_in_events is not None:
         o = operands.get(intr.tmp_in_events)
@@ -329,13 +366,26 @@ def _check_rule_binding(spec: OpSpec, rule: Any, base: tuple[str | int, ...]) ->
         values = {t.name: t for t in intr.template} if intr else {}
         t = values.get(rule.when.param)
         if t is None or t.kind != "value":
-            problems.append(((*base, "when", "param"), f"{rule.when.param!r} is not a value template parameter"))
+            problems.append(
+                ((*base, "when", "param"), f"{rule.when.param!r} is not a value template parameter")
+            )
     if rule.kind == "same_dtype" and intr is not None:
         types = [p.type or p.value_type or p.dtype_of for p in intr.params if p.operand in rule.operands]
         if len(set(types)) < 2:
-            problems.append(((*base, "operands",), "operands share one template parameter, so the rule can never fail"))
+            problems.append(
+                (
+                    (
+                        *base,
+                        "operands",
+                    ),
+                    "operands share one template parameter, so the rule can never fail",
+                )
+            )
     if rule.kind == "tmp_required" and (intr is None or intr.tmp_in_events is None):
         problems.append(((*base, "kind"), "tmp_required needs `intrinsic.tmp_in_events`"))
-    if rule.kind in ("same_dtype", "row_major", "location", "valid_bounds", "unavailable", "tmp_required") and intr is None:
+    if (
+        rule.kind in ("same_dtype", "row_major", "location", "valid_bounds", "unavailable", "tmp_required")
+        and intr is None
+    ):
         problems.append(((*base, "kind"), f"{rule.kind} rules apply to tile intrinsics only"))
     return problems

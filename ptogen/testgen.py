@@ -140,8 +140,14 @@ def special_scalars(op: OpView, d: DTypeDef) -> list[float | int]:
     return [v for v in tv.int_scalars if lo <= v <= hi]
 
 
-def _call(op: OpView, tiles: dict[str, TileDecl], variant: dict[str, str], scalar_expr: dict[str, str],
-          with_tmp: bool = True, attrs: dict[str, str] | None = None) -> Call:
+def _call(
+    op: OpView,
+    tiles: dict[str, TileDecl],
+    variant: dict[str, str],
+    scalar_expr: dict[str, str],
+    with_tmp: bool = True,
+    attrs: dict[str, str] | None = None,
+) -> Call:
     attrs = attrs or {}
     intr = op.spec.intrinsic
     assert intr is not None
@@ -154,7 +160,9 @@ def _call(op: OpView, tiles: dict[str, TileDecl], variant: dict[str, str], scala
         value = variant.get(t.name, t.default)
         if value != t.default:
             if seen_type:
-                raise GenerationError(f"{op.path}: cannot test value parameter {t.name} after type parameters")
+                raise GenerationError(
+                    f"{op.path}: cannot test value parameter {t.name} after type parameters"
+                )
             explicit.append(str(value))
     args: list[str] = []
     for p in intr.params:
@@ -224,16 +232,20 @@ def _other_dtype(project: ProjectView, avoid: list[str], prefer: list[str]) -> s
     raise GenerationError("the dtype vocabulary has no type outside a rule's list")
 
 
-def _break(project: ProjectView, op: OpView, rv: RuleView, tiles: dict[str, TileDecl],
-           profile: str) -> tuple[dict[str, TileDecl], bool]:
+def _break(
+    project: ProjectView, op: OpView, rv: RuleView, tiles: dict[str, TileDecl], profile: str
+) -> tuple[dict[str, TileDecl], bool]:
     """Tiles that violate exactly `rv` (as far as the other rules allow); returns (tiles, with_tmp)."""
     r = rv.rule
     out = dict(tiles)
     first = r.operands[0] if r.operands else ""
     if r.kind == "dtype":
         # int32_t first: the classic illegal use of a float-only op (TLRELU on int32_t under A5).
-        bad = _other_dtype(project, rv.dtypes_cpp, ["int32_t", "int16_t", "int8_t", "uint32_t", "uint8_t",
-                                                    "float", "half", "bfloat16_t"])
+        bad = _other_dtype(
+            project,
+            rv.dtypes_cpp,
+            ["int32_t", "int16_t", "int8_t", "uint32_t", "uint8_t", "float", "half", "bfloat16_t"],
+        )
         # Operands that share the rule's type (named by it, or following the compute operand) change together.
         follow = set(r.operands)
         if op.compute_operand in follow:
@@ -324,24 +336,38 @@ def _plan_runtime(project: ProjectView, op: OpView, tests: OpTests) -> None:
         for combo in combos:
             on = [p for p in profiles if combo in op.dtype_combos(p, variant)]
             for layout, shapes in (("RowMajor", ROW_MAJOR_SHAPES), ("ColMajor", COL_MAJOR_SHAPES)):
-                ok = [p for p in on if layout == "RowMajor" or not any(
-                    rv.kind == "row_major" for rv in op.rules_for(p))]
+                ok = [
+                    p
+                    for p in on
+                    if layout == "RowMajor" or not any(rv.kind == "row_major" for rv in op.rules_for(p))
+                ]
                 if not ok:
                     continue
                 dtypes = {**combo, **_scalar_dtypes(op, combo)}
                 cases = _runtime_cases(project, op, dtypes, variant, layout, shapes)
-                names = [combo[op.compute_operand]] + [d for d in combo.values() if d != combo[op.compute_operand]]
+                names = [combo[op.compute_operand]] + [
+                    d for d in combo.values() if d != combo[op.compute_operand]
+                ]
                 stem = "_".join(dict.fromkeys(names))
-                name = f"run_{stem}{_variant_suffix(op, variant)}{'_colmajor' if layout == 'ColMajor' else ''}.cpp"
+                suffix = _variant_suffix(op, variant) + ("_colmajor" if layout == "ColMajor" else "")
+                name = f"run_{stem}{suffix}.cpp"
                 tests.runtime.append(RuntimeKernel(f"{tests.dir}/{name}", dtypes, variant, ok, cases))
 
 
-def _runtime_cases(project: ProjectView, op: OpView, dtypes: dict[str, str], variant: dict[str, str],
-                   layout: str, shapes: list[tuple[str, int, int, int, int, bool]]) -> list[RuntimeCase]:
+def _runtime_cases(
+    project: ProjectView,
+    op: OpView,
+    dtypes: dict[str, str],
+    variant: dict[str, str],
+    layout: str,
+    shapes: list[tuple[str, int, int, int, int, bool]],
+) -> list[RuntimeCase]:
     scalars = [o.name for o in op.spec.operands if o.kind == "scalar"]
     attrs = {o.name: str(o.enum) for o in op.spec.operands if o.kind == "attr"}
     values = {e.name: e.values for e in project.targets.enums}
-    scalar_type = dtypes.get(scalars[0], dtypes[op.compute_operand]) if scalars else dtypes[op.compute_operand]
+    scalar_type = (
+        dtypes.get(scalars[0], dtypes[op.compute_operand]) if scalars else dtypes[op.compute_operand]
+    )
     specials = special_scalars(op, _dtype(project, scalar_type))
     typical = specials[-1] if specials else 0
     first = {a: values[e][0] for a, e in attrs.items()}
@@ -356,12 +382,17 @@ def _runtime_cases(project: ProjectView, op: OpView, dtypes: dict[str, str], var
                 plan.append((f"full 16x16, {a} {v}", ROW_MAJOR_SHAPES[0], typical, {**first, a: v}))
     cases = []
     for index, (label, (_, rows, cols, vr, vc, dyn), value, attr_values) in enumerate(plan):
-        tiles = {n: TileDecl(n, dtypes[n], rows, cols, vr, vc, dyn, "Vec", layout) for n in _tile_operands(op)}
+        tiles = {
+            n: TileDecl(n, dtypes[n], rows, cols, vr, vc, dyn, "Vec", layout) for n in _tile_operands(op)
+        }
         scalar_values = dict.fromkeys(scalars, value)
         call = _call(op, tiles, variant, {s: f"{s}_value" for s in scalars}, attrs=attr_values)
         decls = list(tiles.values())
-        cases.append(RuntimeCase(index, label, decls, scalar_values, call, _layout_addresses(project, decls),
-                                 dict(attr_values)))
+        cases.append(
+            RuntimeCase(
+                index, label, decls, scalar_values, call, _layout_addresses(project, decls), dict(attr_values)
+            )
+        )
     return cases
 
 
@@ -376,8 +407,15 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
                 return None
             call = _call(op, tiles, variant, _scalar_default(op, tiles))
             path = f"{tests.dir}/legal_{profile.lower()}{key[1]}.cpp"
-            twins[key] = CompileCase(path, profile, None, "legal", list(tiles.values()), call,
-                                     "legal twin: every rule of the profile holds")
+            twins[key] = CompileCase(
+                path,
+                profile,
+                None,
+                "legal",
+                list(tiles.values()),
+                call,
+                "legal twin: every rule of the profile holds",
+            )
             tests.compile.append(twins[key])
         return twins[key]
 
@@ -390,7 +428,9 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
             if rv.kind == "unavailable":
                 donor = next((twin(q.name, variant) for q in project.profiles if op.available(q.name)), None)
                 if donor is None:
-                    raise GenerationError(f"{op.path}: no profile offers the op, so nothing proves it compiles")
+                    raise GenerationError(
+                        f"{op.path}: no profile offers the op, so nothing proves it compiles"
+                    )
                 tiles = {t.name: t for t in donor.tiles}
             else:
                 legal = twin(p.name, variant)
@@ -401,8 +441,17 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
             scalars = {**_scalar_default(op, broken), **_scalar_override(op, rv, broken)}
             call = _call(op, broken, variant, scalars, with_tmp=with_tmp)
             path = f"{tests.dir}/fail_{p.name.lower()}_{rv.id}.cpp"
-            tests.compile.append(CompileCase(path, p.name, rv, rv.id, list(broken.values()), call,
-                                             f"breaks rule {rv.id} ({rv.kind}) of the {p.name} profile"))
+            tests.compile.append(
+                CompileCase(
+                    path,
+                    p.name,
+                    rv,
+                    rv.id,
+                    list(broken.values()),
+                    call,
+                    f"breaks rule {rv.id} ({rv.kind}) of the {p.name} profile",
+                )
+            )
 
 
 def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None:
@@ -413,7 +462,10 @@ def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None
             if tiles is None:
                 continue
             first, second = rv.rule.operands[0], rv.rule.operands[1]
-            tiles = {n: replace(t, rows=8, cols=8, valid_rows=8, valid_cols=8, dynamic=True) for n, t in tiles.items()}
+            tiles = {
+                n: replace(t, rows=8, cols=8, valid_rows=8, valid_cols=8, dynamic=True)
+                for n, t in tiles.items()
+            }
             addresses = _layout_addresses(project, list(tiles.values()))
             if rv.kind == "same_valid_shape":
                 tiles[second] = replace(tiles[second], valid_cols=7)  # dynamic: same C++ type, other shape
@@ -421,7 +473,9 @@ def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None
                 addresses[first] = addresses[second]
             call = _call(op, tiles, variant, _scalar_default(op, tiles))
             path = f"{tests.dir}/runfail_{p.name.lower()}_{rv.id}.cpp"
-            tests.runtime_fail.append(RuntimeFailCase(path, p.name, rv, rv.id, list(tiles.values()), call, addresses))
+            tests.runtime_fail.append(
+                RuntimeFailCase(path, p.name, rv, rv.id, list(tiles.values()), call, addresses)
+            )
 
 
 VECTOR_MASKS = ["all lanes", "first 5 lanes", "alternate lanes", "no lanes"]
@@ -436,19 +490,45 @@ def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
     for dtype in sorted(dtypes, key=order.index):
         d = _dtype(project, dtype)
         on = [p for p in profiles if dtype in op.allowed_dtypes(p)]
-        tests.vector.append(VectorKernel(f"{tests.dir}/run_{dtype}.cpp", dtype, VECTOR_BYTES * 8 // d.bits, on,
-                                         VECTOR_MASKS, special_scalars(op, d)))
+        tests.vector.append(
+            VectorKernel(
+                f"{tests.dir}/run_{dtype}.cpp",
+                dtype,
+                VECTOR_BYTES * 8 // d.bits,
+                on,
+                VECTOR_MASKS,
+                special_scalars(op, d),
+            )
+        )
     for p in profiles:
         for rv in op.rules_for(p, static=True):
             if rv.kind != "dtype":
                 continue
             bad = _other_dtype(project, rv.dtypes_cpp, ["int32_t", "int16_t", "float", "half"])
             ok = op.allowed_dtypes(p)
-            tests.compile.append(CompileCase(f"{tests.dir}/fail_{p.lower()}_{rv.id}.cpp", p, rv, rv.id,
-                                             [TileDecl("input", bad)], Call([], []), "element type outside the list"))
+            tests.compile.append(
+                CompileCase(
+                    f"{tests.dir}/fail_{p.lower()}_{rv.id}.cpp",
+                    p,
+                    rv,
+                    rv.id,
+                    [TileDecl("input", bad)],
+                    Call([], []),
+                    "element type outside the list",
+                )
+            )
             if ok and not any(c.profile == p and c.rv is None for c in tests.compile):
-                tests.compile.append(CompileCase(f"{tests.dir}/legal_{p.lower()}.cpp", p, None, "legal",
-                                                 [TileDecl("input", ok[0])], Call([], []), "legal twin"))
+                tests.compile.append(
+                    CompileCase(
+                        f"{tests.dir}/legal_{p.lower()}.cpp",
+                        p,
+                        None,
+                        "legal",
+                        [TileDecl("input", ok[0])],
+                        Call([], []),
+                        "legal twin",
+                    )
+                )
 
 
 # ----------------------------------------------------------------------------- output jobs
@@ -476,12 +556,25 @@ def manifest(project: ProjectView, plans: list[OpTests]) -> dict[str, Any]:
             "inactive_lanes": op.spec.semantics.inactive_lanes,
             "runtime": [
                 {
-                    "kernel": k.path, "dtypes": k.dtypes, "profiles": k.profiles,
+                    "kernel": k.path,
+                    "dtypes": k.dtypes,
+                    "profiles": k.profiles,
                     "cases": [
                         {
-                            "index": c.index, "label": c.label, "scalars": c.scalars, "attrs": c.attrs,
-                            "tiles": {x.name: {"rows": x.rows, "cols": x.cols, "valid_rows": x.valid_rows,
-                                               "valid_cols": x.valid_cols, "layout": x.layout} for x in c.tiles},
+                            "index": c.index,
+                            "label": c.label,
+                            "scalars": c.scalars,
+                            "attrs": c.attrs,
+                            "tiles": {
+                                x.name: {
+                                    "rows": x.rows,
+                                    "cols": x.cols,
+                                    "valid_rows": x.valid_rows,
+                                    "valid_cols": x.valid_cols,
+                                    "layout": x.layout,
+                                }
+                                for x in c.tiles
+                            },
                         }
                         for c in k.cases
                     ],
@@ -489,8 +582,14 @@ def manifest(project: ProjectView, plans: list[OpTests]) -> dict[str, Any]:
                 for k in t.runtime
             ],
             "vector": [
-                {"kernel": k.path, "dtype": k.dtype, "lanes": k.lanes, "profiles": k.profiles, "masks": k.masks,
-                 "scalars": k.scalars}
+                {
+                    "kernel": k.path,
+                    "dtype": k.dtype,
+                    "lanes": k.lanes,
+                    "profiles": k.profiles,
+                    "masks": k.masks,
+                    "scalars": k.scalars,
+                }
                 for k in t.vector
             ],
             # The expected diagnostic lives in each kernel's `// expected-error:` line (as in LLVM -verify).
@@ -498,7 +597,9 @@ def manifest(project: ProjectView, plans: list[OpTests]) -> dict[str, Any]:
                 {"kernel": c.path, "profile": c.profile, "rule": c.rule, "must_fail": c.rv is not None}
                 for c in t.compile
             ],
-            "runtime_fail": [{"kernel": c.path, "profile": c.profile, "rule": c.rule} for c in t.runtime_fail],
+            "runtime_fail": [
+                {"kernel": c.path, "profile": c.profile, "rule": c.rule} for c in t.runtime_fail
+            ],
         }
     dtypes = {d.name: {"numpy": d.numpy, "kind": d.kind, "bits": d.bits} for d in project.targets.dtypes}
     return {"profiles": [p.name for p in project.profiles], "dtypes": dtypes, "ops": ops}
@@ -518,5 +619,7 @@ def test_jobs(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
             jobs.append((c.path, "tests/compile_kernel.cpp.j2", {"op": op, "case": c}))
         for f in t.runtime_fail:
             jobs.append((f.path, "tests/runtime_fail_kernel.cpp.j2", {"op": op, "case": f}))
-    jobs.append(("tests/manifest.json", "tests/manifest.json.j2", {"plans": plans, "build_manifest": manifest}))
+    jobs.append(
+        ("tests/manifest.json", "tests/manifest.json.j2", {"plans": plans, "build_manifest": manifest})
+    )
     return jobs

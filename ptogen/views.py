@@ -55,8 +55,14 @@ def enum_views(specs: SpecSet) -> list[EnumView]:
     for e in specs.targets.enums:
         if e.apply is None:
             continue
-        cases = [EnumCase(v, semantics.to_cpp(specs.enum_cases[e.name][v], lambda n: n, "C"),
-                          semantics.to_numpy(specs.enum_cases[e.name][v])) for v in e.values]
+        cases = [
+            EnumCase(
+                v,
+                semantics.to_cpp(specs.enum_cases[e.name][v], lambda n: n, "C"),
+                semantics.to_numpy(specs.enum_cases[e.name][v]),
+            )
+            for v in e.values
+        ]
         out.append(EnumView(e.name, list(e.apply.params), cases))
     return out
 
@@ -222,7 +228,9 @@ class OpView:
 
     def covers_data_tiles(self, operands: list[str]) -> bool:
         """True when a rule names every tile except scratch and mask tiles (doc wording `TileData`)."""
-        data = [o.name for o in self.spec.operands if o.kind in ("tile", "vreg") and o.role not in ("tmp", "mask")]
+        data = [
+            o.name for o in self.spec.operands if o.kind in ("tile", "vreg") and o.role not in ("tmp", "mask")
+        ]
         return set(data) <= set(operands)
 
     @property
@@ -238,8 +246,14 @@ class OpView:
             if d.name not in cpp:
                 cpp.append(d.name)
                 asm.append(d.asm)
-        return RuleView(rule, index, [self.cpp_type(o) for o in rule.operands],
-                        [self.dtype_expr(o) for o in rule.operands], cpp, asm)
+        return RuleView(
+            rule,
+            index,
+            [self.cpp_type(o) for o in rule.operands],
+            [self.dtype_expr(o) for o in rule.operands],
+            cpp,
+            asm,
+        )
 
     @cached_property
     def rules(self) -> list[RuleView]:
@@ -247,8 +261,11 @@ class OpView:
 
     def rules_for(self, profile: str, *, static: bool | None = None) -> list[RuleView]:
         """Rules a profile enforces; where the profile does not offer the op, only that fact."""
-        applying = [rv for rv in self.rules if (rv.rule.profiles is None or profile in rv.rule.profiles)
-                    and not self._vacuous(rv)]
+        applying = [
+            rv
+            for rv in self.rules
+            if (rv.rule.profiles is None or profile in rv.rule.profiles) and not self._vacuous(rv)
+        ]
         if any(rv.kind == "unavailable" for rv in applying):
             applying = [rv for rv in applying if rv.kind == "unavailable"]
         out = []
@@ -263,10 +280,14 @@ class OpView:
         return rv.kind == "dtype" and len(rv.dtypes_cpp) == len(self.targets.dtypes)
 
     def available(self, profile: str) -> bool:
-        return not any(r.kind == "unavailable" and (r.rule.profiles is None or profile in r.rule.profiles)
-                       for r in self.rules)
+        return not any(
+            r.kind == "unavailable" and (r.rule.profiles is None or profile in r.rule.profiles)
+            for r in self.rules
+        )
 
-    def operand_dtypes(self, profile: str, operand: str, when: dict[str, str] | None = None) -> list[str] | None:
+    def operand_dtypes(
+        self, profile: str, operand: str, when: dict[str, str] | None = None
+    ) -> list[str] | None:
         """Canonical dtypes the dtype rules of `profile` admit for one operand (None: no rule names it)."""
         when = when or self.default_values
         allowed: list[str] | None = None
@@ -337,7 +358,8 @@ class OpView:
         return [
             pc.text
             for pc in self.spec.prose_constraints
-            if (pc.profiles is None and profile is None) or (profile is not None and profile in (pc.profiles or []))
+            if (pc.profiles is None and profile is None)
+            or (profile is not None and profile in (pc.profiles or []))
         ]
 
     # ------------------------------------------------------------------ semantics
@@ -437,7 +459,10 @@ class ProjectView:
         """Per dtype of the vocabulary: profile -> ops of the set that accept it."""
         rows = []
         for d in self.targets.dtypes:
-            per = {p.name: [o.spec.short for o in self.ops_in(set_id) if _accepts(o, p.name, d.name)] for p in self.profiles}
+            per = {
+                p.name: [o.spec.short for o in self.ops_in(set_id) if _accepts(o, p.name, d.name)]
+                for p in self.profiles
+            }
             rows.append((d.name, per))
         return rows
 

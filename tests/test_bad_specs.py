@@ -3,8 +3,6 @@ generated/ stays untouched; strings that would inject into C++ or Markdown are r
 
 from __future__ import annotations
 
-import hashlib
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,35 +11,7 @@ import pytest
 
 from ptogen.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
-TLRELU = "specs/ops/tile_scalar_and_immediate/tlrelu.yaml"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    for name in ("specs", "templates", "generated"):
-        shutil.copytree(ROOT / name, tmp_path / name)
-    shutil.copy(ROOT / ".clang-format", tmp_path / ".clang-format")
-    return tmp_path
-
-
-def tree_hash(path: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(path.rglob("*")):
-        if p.is_file():
-            h.update(p.relative_to(path).as_posix().encode())
-            h.update(p.read_bytes())
-    return h.hexdigest()
-
-
-def edit(project: Path, rel: str, old: str, new: str) -> int:
-    """Replace `old` by `new` in a spec; returns the 1-based line of the edit."""
-    path = project / rel
-    text = path.read_text()
-    assert old in text, old
-    line = text[: text.index(old)].count("\n") + 1
-    path.write_text(text.replace(old, new, 1))
-    return line
+from .helpers import TLRELU, edit, tree_hash
 
 
 def run_gen(project: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str]]:
@@ -54,34 +24,91 @@ def run_gen(project: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, lis
 
 CASES = [
     # (description, old text, new text, field path, message fragment)
-    ("missing field", "summary: Leaky ReLU of a tile, with one scalar slope for the negative side.\n", "",
-     "summary", "Field required"),
+    (
+        "missing field",
+        "summary: Leaky ReLU of a tile, with one scalar slope for the negative side.\n",
+        "",
+        "summary",
+        "Field required",
+    ),
     ("wrong type", "  domain: dst\n", "  domain: [dst]\n", "semantics.domain", "string"),
-    ("unknown dtype", "dtypes: [half, float]\n", "dtypes: [half, flaot]\n", "constraints[6].dtypes[1]",
-     "unknown dtype 'flaot'"),
-    ("unknown profile", "profiles: [A5]\n", "profiles: [A7]\n", "constraints[6].profiles[0]",
-     "unknown profile 'A7'"),
+    (
+        "unknown dtype",
+        "dtypes: [half, float]\n",
+        "dtypes: [half, flaot]\n",
+        "constraints[6].dtypes[1]",
+        "unknown dtype 'flaot'",
+    ),
+    (
+        "unknown profile",
+        "profiles: [A5]\n",
+        "profiles: [A7]\n",
+        "constraints[6].profiles[0]",
+        "unknown profile 'A7'",
+    ),
     ("bad identifier", "  name: TLRELU\n", "  name: TL RELU\n", "intrinsic.name", "not a C++ identifier"),
-    ("keyword identifier", "{name: src, type: TileDataSrc, operand: src}",
-     "{name: class, type: TileDataSrc, operand: src}", "intrinsic.params[1].name", "C++ keyword"),
-    ("unknown field", "  tolerance: {kind: exact}\n", "  colour: red\n  tolerance: {kind: exact}\n",
-     "semantics.colour", "unknown field"),
-    ("unknown operand in semantics", "expr: select(src > 0, src, src * slope)",
-     "expr: select(src > 0, src, src * slop)", "semantics.expr", "unknown operand 'slop'"),
-    ("code in semantics", "expr: select(src > 0, src, src * slope)", "expr: __import__('os').system('x')",
-     "semantics.expr", "unsupported construct"),
-    ("html in prose", "summary: Leaky ReLU of a tile", "summary: <script>alert(1)</script> Leaky ReLU of a tile",
-     "summary", "raw HTML"),
-    ("fence in prose", "side_effects: >-\n  Only", "side_effects: |-\n  ```\n  Only", "side_effects",
-     "code fences"),
-    ("comment breaker in identifier", "{name: TileDataDst, kind: typename}", "{name: 'Tile*/Dst', kind: typename}",
-     "intrinsic.template[0].name", "not a C++ identifier"),
+    (
+        "keyword identifier",
+        "{name: src, type: TileDataSrc, operand: src}",
+        "{name: class, type: TileDataSrc, operand: src}",
+        "intrinsic.params[1].name",
+        "C++ keyword",
+    ),
+    (
+        "unknown field",
+        "  tolerance: {kind: exact}\n",
+        "  colour: red\n  tolerance: {kind: exact}\n",
+        "semantics.colour",
+        "unknown field",
+    ),
+    (
+        "unknown operand in semantics",
+        "expr: select(src > 0, src, src * slope)",
+        "expr: select(src > 0, src, src * slop)",
+        "semantics.expr",
+        "unknown operand 'slop'",
+    ),
+    (
+        "code in semantics",
+        "expr: select(src > 0, src, src * slope)",
+        "expr: __import__('os').system('x')",
+        "semantics.expr",
+        "unsupported construct",
+    ),
+    (
+        "html in prose",
+        "summary: Leaky ReLU of a tile",
+        "summary: <script>alert(1)</script> Leaky ReLU of a tile",
+        "summary",
+        "raw HTML",
+    ),
+    (
+        "fence in prose",
+        "side_effects: >-\n  Only",
+        "side_effects: |-\n  ```\n  Only",
+        "side_effects",
+        "code fences",
+    ),
+    (
+        "comment breaker in identifier",
+        "{name: TileDataDst, kind: typename}",
+        "{name: 'Tile*/Dst', kind: typename}",
+        "intrinsic.template[0].name",
+        "not a C++ identifier",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("what", "old", "new", "field", "fragment"), CASES, ids=[c[0] for c in CASES])
-def test_bad_spec_is_reported_with_file_line_field(project: Path, capsys: pytest.CaptureFixture[str], what: str,
-                                                    old: str, new: str, field: str, fragment: str) -> None:
+def test_bad_spec_is_reported_with_file_line_field(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    what: str,
+    old: str,
+    new: str,
+    field: str,
+    fragment: str,
+) -> None:
     line = edit(project, TLRELU, old, new)
     code, errors = run_gen(project, capsys)
     assert code == 2
@@ -114,7 +141,9 @@ def test_duplicate_mnemonic(project: Path, capsys: pytest.CaptureFixture[str]) -
     code, errors = run_gen(project, capsys)
     assert code == 2
     assert len(errors) == 1
-    assert errors[0].startswith("error: specs/ops/tile_scalar_and_immediate/tlrelu_copy.yaml:1: mnemonic: duplicate")
+    assert errors[0].startswith(
+        "error: specs/ops/tile_scalar_and_immediate/tlrelu_copy.yaml:1: mnemonic: duplicate"
+    )
     assert "already defined in specs/ops/tile_scalar_and_immediate/tlrelu.yaml" in errors[0]
 
 
@@ -145,8 +174,12 @@ def test_pipe_in_table_cell_is_escaped(project: Path) -> None:
 def test_exit_code_and_stderr_through_a_real_process(project: Path) -> None:
     edit(project, TLRELU, "dtypes: [half, float]\n", "dtypes: [half, flaot]\n")
     before = tree_hash(project / "generated")
-    proc = subprocess.run([sys.executable, "-m", "ptogen.cli", "--root", str(project), "check"],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ptogen.cli", "--root", str(project), "check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 2
     assert proc.stderr.startswith(f"error: {TLRELU}:")
     assert "constraints[6].dtypes[1]: unknown dtype 'flaot'" in proc.stderr

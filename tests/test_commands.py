@@ -14,7 +14,7 @@ import pytest
 from ptogen.cli import main
 
 from .compilers import require
-from .test_bad_specs import TLRELU, edit, project, tree_hash  # noqa: F401  (fixture re-export)
+from .helpers import TLRELU, edit, tree_hash
 
 ROOT = Path(__file__).resolve().parents[1]
 OP_SPECS = sorted((ROOT / "specs" / "ops").rglob("*.yaml"))
@@ -26,12 +26,15 @@ def test_check_is_clean_on_the_committed_tree(capsys: pytest.CaptureFixture[str]
 
 
 def test_editing_one_field_makes_check_fail_with_a_diff_naming_the_files(
-        project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summary: Leaky ReLU over a tile,")
     assert main(["--root", str(project), "check"]) == 1
     out = capsys.readouterr()
-    assert "+++ generated/docs/isa/tile/ops/tile-scalar-and-immediate/tlrelu.md (from specs)" in out.out.replace(
-        str(project) + "/", "")
+    assert (
+        "+++ generated/docs/isa/tile/ops/tile-scalar-and-immediate/tlrelu.md (from specs)"
+        in out.out.replace(str(project) + "/", "")
+    )
     assert "+Leaky ReLU over a tile, with one scalar slope" in out.out
     assert "-Leaky ReLU of a tile, with one scalar slope" in out.out
     assert "changed: docs/isa/TLRELU.md" in out.err
@@ -50,8 +53,9 @@ def test_missing_and_orphaned_files(project: Path, capsys: pytest.CaptureFixture
     assert main(["--root", str(project), "check"]) == 0
 
 
-def test_gen_is_deterministic_and_touches_only_what_changed(project: Path,
-                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_gen_is_deterministic_and_touches_only_what_changed(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     first = tree_hash(project / "generated")
     assert main(["--root", str(project), "gen"]) == 0
     assert tree_hash(project / "generated") == first
@@ -59,8 +63,11 @@ def test_gen_is_deterministic_and_touches_only_what_changed(project: Path,
     edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summary: Leaky ReLU over a tile,")
     assert main(["--root", str(project), "gen"]) == 0
     changed = [line.strip() for line in capsys.readouterr().out.splitlines()[1:]]
-    assert changed == ["docs/isa/TLRELU.md", "docs/isa/tile/ops/tile-scalar-and-immediate/tlrelu.md",
-                       "docs/isa/tile/tile-scalar-and-immediate.md"]
+    assert changed == [
+        "docs/isa/TLRELU.md",
+        "docs/isa/tile/ops/tile-scalar-and-immediate/tlrelu.md",
+        "docs/isa/tile/tile-scalar-and-immediate.md",
+    ]
 
 
 def test_specs_and_out_options(tmp_path: Path) -> None:
@@ -80,8 +87,12 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data) == len(OP_SPECS)
-    assert {"mnemonic": "pto.vlrelu", "cpp": "vlrelu", "instruction_set": "Vector-Scalar Instructions",
-            "profiles": "A2A3,A5,CPU"} in data
+    assert {
+        "mnemonic": "pto.vlrelu",
+        "cpp": "vlrelu",
+        "instruction_set": "Vector-Scalar Instructions",
+        "profiles": "A2A3,A5,CPU",
+    } in data
 
 
 KERNEL = """#include <pto/pto-inst.hpp>
@@ -102,8 +113,14 @@ int main() {
 
 def _cflags(cwd: Path, *extra: str) -> list[str]:
     env = {k: v for k, v in os.environ.items() if k != "PTOGEN_ROOT"}
-    proc = subprocess.run([sys.executable, "-m", "ptogen.cli", "cflags", *extra], cwd=cwd, env=env,
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ptogen.cli", "cflags", *extra],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return proc.stdout.split()
 
 
@@ -120,12 +137,22 @@ def test_cflags_profile_rejects_what_the_target_rejects(tmp_path: Path) -> None:
     flags = _cflags(tmp_path, "--profile", "A5")
     assert "-DPTO_TARGET_PROFILE=PTO_PROFILE_A5" in flags
     (tmp_path / "k.cpp").write_text(KERNEL % ("int32_t", "int32_t", "int32_t"))
-    proc = subprocess.run([gxx, "-std=c++20", *flags, "k.cpp", "-o", "k"], cwd=tmp_path, capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        [gxx, "-std=c++20", *flags, "k.cpp", "-o", "k"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode != 0
     assert "TLRELU [A5]: DType must be one of: half, float" in proc.stderr
-    bad = subprocess.run([sys.executable, "-m", "ptogen.cli", "cflags", "--profile", "NOPE"], cwd=tmp_path,
-                         capture_output=True, text=True, check=False)
+    bad = subprocess.run(
+        [sys.executable, "-m", "ptogen.cli", "cflags", "--profile", "NOPE"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert bad.returncode == 2 and "unknown profile" in bad.stderr
 
 

@@ -52,8 +52,10 @@ def test_each_tile_intrinsic_instantiates(compiler: str, tmp_path: Path) -> None
     tile_ops = [op.spec.short for op in SPECS.ops if op.spec.intrinsic is not None]
     functions = "".join(f"static void call_{op}() {{{_legal_kernel_body(op)}}}\n" for op in tile_ops)
     calls = "".join(f"    call_{op}();\n" for op in tile_ops)
-    source = (f"#include <pto/pto-inst.hpp>\n#include <cstdio>\nusing namespace pto;\n{functions}"
-              f"int main() {{\n{calls}    std::printf(\"%d\\n\", {len(tile_ops)});\n    return 0;\n}}\n")
+    source = (
+        f"#include <pto/pto-inst.hpp>\n#include <cstdio>\nusing namespace pto;\n{functions}"
+        f'int main() {{\n{calls}    std::printf("%d\\n", {len(tile_ops)});\n    return 0;\n}}\n'
+    )
     assert _build(compiler, source, tmp_path, run=True).strip() == str(len(tile_ops))
 
 
@@ -77,7 +79,9 @@ int main() {
     assert _build(compiler, source, tmp_path, run=True).split() == ["3", "-0.25"]
 
 
-EXAMPLES = [(op.spec.short, i, ex.code) for op in SPECS.ops for i, ex in enumerate(op.spec.examples) if ex.compiles]
+EXAMPLES = [
+    (op.spec.short, i, ex.code) for op in SPECS.ops for i, ex in enumerate(op.spec.examples) if ex.compiles
+]
 
 
 @pytest.mark.parametrize("compiler", COMPILERS)

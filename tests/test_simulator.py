@@ -42,13 +42,17 @@ def test_every_static_rule_has_a_compile_fail_test() -> None:
     project = ProjectView(load_specs(ROOT / "specs", ROOT))
     manifest = runner.load_manifest(LAYOUT)
     for op in project.ops:
-        cases = {(c["profile"], c["rule"]) for c in manifest["ops"][op.spec.short]["compile"] if c["must_fail"]}
+        cases = {
+            (c["profile"], c["rule"]) for c in manifest["ops"][op.spec.short]["compile"] if c["must_fail"]
+        }
         for p in project.profiles:
             for rv in op.rules_for(p.name, static=True):
                 assert (p.name, rv.id) in cases, f"{op.spec.mnemonic}: rule {rv.id} on {p.name} has no test"
             for rv in op.rules_for(p.name, static=False):
                 fails = {(c["profile"], c["rule"]) for c in manifest["ops"][op.spec.short]["runtime_fail"]}
-                assert (p.name, rv.id) in fails, f"{op.spec.mnemonic}: run-time rule {rv.id} on {p.name} untested"
+                assert (p.name, rv.id) in fails, (
+                    f"{op.spec.mnemonic}: run-time rule {rv.id} on {p.name} untested"
+                )
 
 
 def test_a_wrong_golden_is_caught(tmp_path: Path) -> None:
@@ -78,7 +82,10 @@ def test_cli_profile_a5_tlrelu(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["test", "tlrelu", "--profile", "A5", "--cxx", "g++"]) == 0
     out = capsys.readouterr().out
     assert "PASS tlrelu/run_float [A5, g++] case 0" in out
-    assert "PASS tlrelu/fail_a5_06_dtype [A5, g++] rejects: TLRELU [A5]: DType must be one of: half, float" in out
+    assert (
+        "PASS tlrelu/fail_a5_06_dtype [A5, g++] rejects: TLRELU [A5]: DType must be one of: half, float"
+        in out
+    )
     assert out.strip().splitlines()[-1].endswith("0 failed")
     kernel = (LAYOUT.out / "tests/tlrelu/fail_a5_06_dtype.cpp").read_text()
     assert "Tile<TileType::Vec, int32_t" in kernel

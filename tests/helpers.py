@@ -1,0 +1,28 @@
+"""Helpers shared by the CLI and bad-spec tests."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TLRELU = "specs/ops/tile_scalar_and_immediate/tlrelu.yaml"
+
+
+def tree_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(path.rglob("*")):
+        if p.is_file():
+            h.update(p.relative_to(path).as_posix().encode())
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def edit(project: Path, rel: str, old: str, new: str) -> int:
+    """Replace `old` by `new` in a spec; returns the 1-based line of the edit."""
+    path = project / rel
+    text = path.read_text()
+    assert old in text, old
+    line = text[: text.index(old)].count("\n") + 1
+    path.write_text(text.replace(old, new, 1))
+    return line
