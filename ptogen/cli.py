@@ -190,6 +190,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", dest="into", type=Path, help="directory for the new specs (default: ROOT/specs/ops)"
     )
+    p.add_argument("--force", action="store_true", help="overwrite existing spec files")
     p.set_defaults(func=cmd_import)
     return ap
 
