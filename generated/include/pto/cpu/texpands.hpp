@@ -16,9 +16,19 @@ PTO_INTERNAL void TEXPANDS_impl(T_dst& dst, T_scalar scalar) {
     const C scalar_v = static_cast<C>(scalar);
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();
-    for (int r = 0; r < rows; ++r) {
-        for (int c = 0; c < cols; ++c) {
-            dst.at(r, c) = sim::narrow<T>(scalar_v);
+    if constexpr (T_dst::isRowMajor) {
+        // Contiguous rows: plain pointer loops the compiler can vectorise.
+        for (int r = 0; r < rows; ++r) {
+            auto* dst_row = dst.data() + r * T_dst::RowStride;
+            for (int c = 0; c < cols; ++c) {
+                dst_row[c] = sim::narrow<T>(scalar_v);
+            }
+        }
+    } else {
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                dst.at(r, c) = sim::narrow<T>(scalar_v);
+            }
         }
     }
 }

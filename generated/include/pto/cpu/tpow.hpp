@@ -15,11 +15,25 @@ PTO_INTERNAL void TPOW_impl(T_dst& dst, T_base& base, T_exp& exp) {
     using C = sim::compute_t<typename T_dst::DType>;
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();
-    for (int r = 0; r < rows; ++r) {
-        for (int c = 0; c < cols; ++c) {
-            const C base_v = static_cast<C>(base.at(r, c));
-            const C exp_v = static_cast<C>(exp.at(r, c));
-            dst.at(r, c) = sim::narrow<T>(sim::power<C>(base_v, exp_v));
+    if constexpr (T_dst::isRowMajor && T_base::isRowMajor && T_exp::isRowMajor) {
+        // Contiguous rows: plain pointer loops the compiler can vectorise.
+        for (int r = 0; r < rows; ++r) {
+            auto* dst_row = dst.data() + r * T_dst::RowStride;
+            const auto* base_row = base.data() + r * T_base::RowStride;
+            const auto* exp_row = exp.data() + r * T_exp::RowStride;
+            for (int c = 0; c < cols; ++c) {
+                const C base_v = static_cast<C>(base_row[c]);
+                const C exp_v = static_cast<C>(exp_row[c]);
+                dst_row[c] = sim::narrow<T>(sim::power<C>(base_v, exp_v));
+            }
+        }
+    } else {
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                const C base_v = static_cast<C>(base.at(r, c));
+                const C exp_v = static_cast<C>(exp.at(r, c));
+                dst.at(r, c) = sim::narrow<T>(sim::power<C>(base_v, exp_v));
+            }
         }
     }
 }

@@ -16,11 +16,25 @@ PTO_INTERNAL void TSUBSC_impl(T_dst& dst, T_src0& src0, T_scalar scalar, T_src1&
     const C scalar_v = static_cast<C>(scalar);
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();
-    for (int r = 0; r < rows; ++r) {
-        for (int c = 0; c < cols; ++c) {
-            const C src0_v = static_cast<C>(src0.at(r, c));
-            const C src1_v = static_cast<C>(src1.at(r, c));
-            dst.at(r, c) = sim::narrow<T>(sim::add_sat<C>(sim::sub_sat<C>(src0_v, scalar_v), src1_v));
+    if constexpr (T_dst::isRowMajor && T_src0::isRowMajor && T_src1::isRowMajor) {
+        // Contiguous rows: plain pointer loops the compiler can vectorise.
+        for (int r = 0; r < rows; ++r) {
+            auto* dst_row = dst.data() + r * T_dst::RowStride;
+            const auto* src0_row = src0.data() + r * T_src0::RowStride;
+            const auto* src1_row = src1.data() + r * T_src1::RowStride;
+            for (int c = 0; c < cols; ++c) {
+                const C src0_v = static_cast<C>(src0_row[c]);
+                const C src1_v = static_cast<C>(src1_row[c]);
+                dst_row[c] = sim::narrow<T>(sim::add_sat<C>(sim::sub_sat<C>(src0_v, scalar_v), src1_v));
+            }
+        }
+    } else {
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                const C src0_v = static_cast<C>(src0.at(r, c));
+                const C src1_v = static_cast<C>(src1.at(r, c));
+                dst.at(r, c) = sim::narrow<T>(sim::add_sat<C>(sim::sub_sat<C>(src0_v, scalar_v), src1_v));
+            }
         }
     }
 }

@@ -16,10 +16,22 @@ PTO_INTERNAL void TXORS_impl(T_dst& dst, T_src0& src0, T_scalar scalar) {
     const C scalar_v = static_cast<C>(scalar);
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();
-    for (int r = 0; r < rows; ++r) {
-        for (int c = 0; c < cols; ++c) {
-            const C src0_v = static_cast<C>(src0.at(r, c));
-            dst.at(r, c) = sim::narrow<T>(sim::bit_xor<C>(src0_v, scalar_v));
+    if constexpr (T_dst::isRowMajor && T_src0::isRowMajor) {
+        // Contiguous rows: plain pointer loops the compiler can vectorise.
+        for (int r = 0; r < rows; ++r) {
+            auto* dst_row = dst.data() + r * T_dst::RowStride;
+            const auto* src0_row = src0.data() + r * T_src0::RowStride;
+            for (int c = 0; c < cols; ++c) {
+                const C src0_v = static_cast<C>(src0_row[c]);
+                dst_row[c] = sim::narrow<T>(sim::bit_xor<C>(src0_v, scalar_v));
+            }
+        }
+    } else {
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                const C src0_v = static_cast<C>(src0.at(r, c));
+                dst.at(r, c) = sim::narrow<T>(sim::bit_xor<C>(src0_v, scalar_v));
+            }
         }
     }
 }

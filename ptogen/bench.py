@@ -1,0 +1,251 @@
+"""Benchmark: prints figures, asserts nothing. Run `python -m ptogen.bench [--quick] [--cxx g++]`.
+
+1. `ptogen gen` / `ptogen check` over the real specs, and over a synthetic tree of 1,000 specs;
+2. the test-kernel suite cold (empty cache) and warm;
+3. per elementwise op, simulator throughput on a 64x64 f32 tile next to a plain C++ loop.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from . import semantics
+from .cli import cflags, main
+from .paths import Layout, find_root
+from .specs import load_specs
+
+TARGETS = {"check_real": 1.0, "check_1000": 5.0, "warm_suite": 5.0, "sim_ratio": 2.0}
+
+
+def _time(fn: Callable[[], object], repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def _quiet(argv: list[str]) -> int:
+    """Run the CLI in-process with its output discarded."""
+    import contextlib
+    import io
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return main(argv)
+
+
+def _copy_project(src: Path, dst: Path, with_generated: bool = True) -> None:
+    for name in ("specs", "templates") + (("generated",) if with_generated else ()):
+        shutil.copytree(src / name, dst / name)
+    shutil.copy(src / ".clang-format", dst / ".clang-format")
+
+
+def bench_generation(root: Path, repeat: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="ptogen-bench-") as tmp:
+        proj = Path(tmp)
+        _copy_project(root, proj)
+        gen = _time(lambda: _quiet(["--root", str(proj), "gen"]), repeat)
+        check = _time(lambda: _quiet(["--root", str(proj), "check"]), repeat)
+    return {"gen_real": gen, "check_real": check}
+
+
+def synthetic_tree(root: Path, dst: Path, count: int) -> None:
+    """`count` valid specs cloned from the real tile-scalar specs, in a synthetic instruction set."""
+    _copy_project(root, dst, with_generated=False)
+    shutil.rmtree(dst / "specs/ops")
+    sources = sorted((root / "specs/ops/tile_scalar_and_immediate").glob("*.yaml"))
+    sources = [p for p in sources if "attr" not in p.read_text()]  # enum attributes keep their own names
+    names = []
+    for i in range(count):
+        src = sources[i % len(sources)]
+        text = src.read_text()
+        old = re.search(r"^mnemonic: pto\.(\w+)$", text, re.M).group(1)  # type: ignore[union-attr]
+        new = f"{old}x{i:04d}"
+        text = text.replace(f"mnemonic: pto.{old}", f"mnemonic: pto.{new}")
+        text = text.replace("instruction_set: tile_scalar_and_immediate", "instruction_set: synthetic")
+        text = re.sub(r"(\n  name: )(\w+)", lambda m: f"{m.group(1)}{m.group(2)}X{i:04d}", text, count=1)
+        (dst / "specs/ops/synthetic").mkdir(parents=True, exist_ok=True)
+        (dst / f"specs/ops/synthetic/{new}.yaml").write_text(text)
+        names.append(f"pto.{new}")
+    targets = (dst / "specs/targets.yaml").read_text()
+    block = (
+        "  - id: synthetic\n    title: Synthetic\n    kind: tile\n    doc_dir: tile/ops/synthetic\n"
+        "    index_page: tile/synthetic.md\n    summary: Specs made by the benchmark.\n"
+        f"    order: [{', '.join(names)}]\n"
+    )
+    (dst / "specs/targets.yaml").write_text(targets.replace("\nenums:\n", "\n" + block + "\nenums:\n", 1))
+
+
+def bench_synthetic(root: Path, count: int, repeat: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory(prefix="ptogen-bench-") as tmp:
+        proj = Path(tmp)
+        synthetic_tree(root, proj, count)
+        gen = _time(lambda: _quiet(["--root", str(proj), "gen"]), 1)
+        files = sum(1 for p in (proj / "generated").rglob("*") if p.is_file())
+        check = _time(lambda: _quiet(["--root", str(proj), "check"]), repeat)
+    return {"gen_1000": gen, "check_1000": check, "files_1000": float(files)}
+
+
+def bench_suite(root: Path, cxx: str, cold: bool) -> dict[str, float]:
+    out: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="ptogen-cache-") as cache:
+        argv = ["--root", str(root), "test", "--cxx", cxx, "--cache", cache, "-q"]
+        if cold:
+            out["cold_suite"] = _time(lambda: _quiet(argv), 1)
+        else:
+            _quiet(argv)  # fill the cache
+        out["warm_suite"] = _time(lambda: _quiet(argv), 1)
+    return out
+
+
+SIM_PROGRAM = """#include <pto/pto-inst.hpp>
+#include <chrono>
+#include <cstdio>
+using namespace pto;
+using T = Tile<TileType::Vec, float, 64, 64>;
+static void fill(T& t, float base) {{ for (int i = 0; i < 64 * 64; ++i) t.data()[i] = base + float(i % 97) / 32.0f; }}
+int main() {{
+    T {tiles};
+{fills}
+    float a[{n}];
+    double sink = 0;
+    const int reps = {reps};
+    auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < reps; ++k) {{
+        {call};
+        sink += dst.data()[k % 4096];
+        asm volatile("" ::: "memory");
+    }}
+    auto t1 = std::chrono::steady_clock::now();
+{plain_setup}
+    for (int k = 0; k < reps; ++k) {{
+        for (int i = 0; i < {n}; ++i) a[i] = {plain};
+        sink += a[k % 4096];
+        asm volatile("" ::: "memory");
+    }}
+    auto t2 = std::chrono::steady_clock::now();
+    std::printf("%.6f %.6f %g\\n", std::chrono::duration<double>(t1 - t0).count(),
+                std::chrono::duration<double>(t2 - t1).count(), sink);
+}}
+"""
+
+
+def bench_simulator(root: Path, cxx: str, reps: int) -> list[tuple[str, float, float]]:
+    layout = Layout.make(root=root)
+    specs = load_specs(layout.specs, root)
+    manifest = json.loads((layout.out / "tests/manifest.json").read_text())["manifest"]["ops"]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ptogen-sim-") as tmp:
+        for loaded in specs.ops:
+            spec = loaded.spec
+            entry = manifest[spec.short]
+            if spec.intrinsic is None or any(o.kind == "attr" for o in spec.operands):
+                continue
+            if not any(all(d == "float" for d in k["dtypes"].values()) for k in entry["runtime"]):
+                continue
+            tiles = [o.name for o in spec.operands if o.kind == "tile"]
+            if spec.semantics.domain != "dst":
+                continue
+            args = []
+            for p in spec.intrinsic.params:
+                if p.events:
+                    if spec.intrinsic.tmp_in_events:
+                        args.append(spec.intrinsic.tmp_in_events)
+                elif p.type:
+                    args.append(str(p.operand))
+                else:
+                    args.append("1.5f")
+            names = {o.name for o in spec.operands if o.kind in ("tile", "scalar")}
+            node = semantics.parse(spec.semantics.expr, names)
+
+            def ref(n: str, spec=spec) -> str:  # type: ignore[no-untyped-def]
+                return f"{n}_p[i]" if spec.operand(n).kind == "tile" else "1.5f"
+
+            plain = semantics.to_cpp(node, ref, "float")
+            used = semantics.names_used(node)
+            plain_setup = "".join(
+                f"    const float* {n}_p = {n}.data();\n" for n in tiles if n in used and n != "dst"
+            )
+            if "dst" in used:
+                plain_setup += "    const float* dst_p = a;\n"
+            source = SIM_PROGRAM.format(
+                tiles=", ".join(tiles),
+                fills="".join(f"    fill({n}, {1.0 + i * 0.5});\n" for i, n in enumerate(tiles)),
+                n=64 * 64,
+                reps=reps,
+                call=f"{spec.intrinsic.name}({', '.join(args)})",
+                plain=plain,
+                plain_setup=plain_setup,
+            )
+            path = Path(tmp) / f"{spec.short}.cpp"
+            path.write_text(source)
+            exe = Path(tmp) / spec.short
+            build = subprocess.run(
+                [cxx, "-O3", "-std=c++20", *cflags(layout, None), "-Wno-unused", str(path), "-o", str(exe)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            if build.returncode != 0:
+                print(f"  skipped {spec.short}: benchmark program does not build", file=sys.stderr)
+                continue
+            out = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()
+            sim, loop = float(out[0]), float(out[1])
+            rows.append((spec.short, reps * 4096 / sim, reps * 4096 / max(loop, 1e-9)))
+    return rows
+
+
+def main_bench(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m ptogen.bench", description=__doc__)
+    ap.add_argument("--quick", action="store_true", help="skip the cold kernel-suite run (minutes)")
+    ap.add_argument("--cxx", default="g++")
+    ap.add_argument("--specs", type=int, default=1000, help="size of the synthetic spec tree")
+    ap.add_argument("--reps", type=int, default=2000, help="simulator repetitions per op")
+    args = ap.parse_args(argv)
+    root = find_root()
+    figures: dict[str, float] = {}
+    print("== generation (median of 3)")
+    figures.update(bench_generation(root, 3))
+    print(f"  ptogen gen   over {len(list((root / 'specs/ops').rglob('*.yaml')))} specs: {figures['gen_real']:.2f} s")
+    print(f"  ptogen check over the same:   {figures['check_real']:.2f} s")
+    print(f"== synthetic tree of {args.specs} specs")
+    figures.update(bench_synthetic(root, args.specs, 1))
+    print(f"  gen:   {figures['gen_1000']:.1f} s ({int(figures['files_1000'])} files)")
+    print(f"  check: {figures['check_1000']:.1f} s")
+    print(f"== kernel suite ({args.cxx})")
+    figures.update(bench_suite(root, args.cxx, cold=not args.quick))
+    if "cold_suite" in figures:
+        print(f"  cold (empty cache): {figures['cold_suite']:.1f} s")
+    print(f"  warm (cached):      {figures['warm_suite']:.1f} s")
+    print("== simulator throughput, 64x64 f32, elements/s")
+    rows = bench_simulator(root, args.cxx, args.reps)
+    print(f"  {'op':10} {'simulator':>12} {'plain loop':>12} {'ratio':>7}")
+    worst = 0.0
+    for name, sim, loop in rows:
+        ratio = loop / sim
+        worst = max(worst, ratio)
+        print(f"  {name:10} {sim:12.3e} {loop:12.3e} {ratio:7.2f}")
+    figures["sim_ratio"] = worst
+    print("== targets")
+    for key, limit in TARGETS.items():
+        value = figures.get(key)
+        if value is not None:
+            unit = "x" if key == "sim_ratio" else " s"
+            verdict = "ok" if value <= limit else "over"
+            print(f"  {key:12} {value:8.2f}{unit} (target <= {limit}{unit.strip() or ''}): {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_bench())
