@@ -74,7 +74,8 @@ def synthetic_tree(root: Path, dst: Path, count: int) -> None:
         new = f"{old}x{i:04d}"
         text = text.replace(f"mnemonic: pto.{old}", f"mnemonic: pto.{new}")
         text = text.replace("instruction_set: tile_scalar_and_immediate", "instruction_set: synthetic")
-        text = re.sub(r"(\n  name: )(\w+)", lambda m: f"{m.group(1)}{m.group(2)}X{i:04d}", text, count=1)
+        suffix = f"X{i:04d}"
+        text = re.sub(r"(\n  name: )(\w+)", lambda m, s=suffix: f"{m.group(1)}{m.group(2)}{s}", text, count=1)
         (dst / "specs/ops/synthetic").mkdir(parents=True, exist_ok=True)
         (dst / f"specs/ops/synthetic/{new}.yaml").write_text(text)
         names.append(f"pto.{new}")
@@ -114,7 +115,9 @@ SIM_PROGRAM = """#include <pto/pto-inst.hpp>
 #include <cstdio>
 using namespace pto;
 using T = Tile<TileType::Vec, float, 64, 64>;
-static void fill(T& t, float base) {{ for (int i = 0; i < 64 * 64; ++i) t.data()[i] = base + float(i % 97) / 32.0f; }}
+static void fill(T& t, float base) {{
+    for (int i = 0; i < 64 * 64; ++i) t.data()[i] = base + float(i % 97) / 32.0f;
+}}
 int main() {{
     T {tiles};
 {fills}
@@ -217,7 +220,8 @@ def main_bench(argv: list[str] | None = None) -> int:
     figures: dict[str, float] = {}
     print("== generation (median of 3)")
     figures.update(bench_generation(root, 3))
-    print(f"  ptogen gen   over {len(list((root / 'specs/ops').rglob('*.yaml')))} specs: {figures['gen_real']:.2f} s")
+    count = len(list((root / "specs/ops").rglob("*.yaml")))
+    print(f"  ptogen gen   over {count} specs: {figures['gen_real']:.2f} s")
     print(f"  ptogen check over the same:   {figures['check_real']:.2f} s")
     print(f"== synthetic tree of {args.specs} specs")
     figures.update(bench_synthetic(root, args.specs, 1))
