@@ -74,8 +74,7 @@ def synthetic_tree(root: Path, dst: Path, count: int) -> None:
         new = f"{old}x{i:04d}"
         text = text.replace(f"mnemonic: pto.{old}", f"mnemonic: pto.{new}")
         text = text.replace("instruction_set: tile_scalar_and_immediate", "instruction_set: synthetic")
-        suffix = f"X{i:04d}"
-        text = re.sub(r"(\n  name: )(\w+)", lambda m, s=suffix: f"{m.group(1)}{m.group(2)}{s}", text, count=1)
+        text = re.sub(r"(\n  name: )(\w+)", rf"\g<1>\g<2>X{i:04d}", text, count=1)
         (dst / "specs/ops/synthetic").mkdir(parents=True, exist_ok=True)
         (dst / f"specs/ops/synthetic/{new}.yaml").write_text(text)
         names.append(f"pto.{new}")
