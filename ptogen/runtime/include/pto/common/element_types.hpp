@@ -142,20 +142,23 @@ struct float16_ops {
 
 } // namespace detail
 
-// IEEE 754 binary16. Trivial (no default member initialiser) so tiles and vregs can value-initialise
-// it to +0 and copy it with memcpy semantics, like a native float.
-struct half : detail::float16_ops<half> {
+namespace detail {
+
+// Storage, conversions and bit access shared by the two 16-bit float types; `Traits` supplies
+// the rounding from float and the exact widening to float.
+template <typename Self, typename Traits>
+struct float16_storage : float16_ops<Self> {
     std::uint16_t storage;
 
-    half() = default;
-    constexpr half(float value) : storage(detail::float_to_half_bits(value)) {}
-    constexpr half(double value) : half(detail::double_to_float_round_odd(value)) {}
+    float16_storage() = default;
+    constexpr float16_storage(float value) : storage(Traits::from_float(value)) {}
+    constexpr float16_storage(double value) : float16_storage(double_to_float_round_odd(value)) {}
     template <typename I>
         requires std::is_integral_v<I>
-    constexpr half(I value) : half(static_cast<double>(value)) {}
+    constexpr float16_storage(I value) : float16_storage(static_cast<double>(value)) {}
 
-    static constexpr half from_bits(std::uint16_t b) {
-        half h;
+    static constexpr Self from_bits(std::uint16_t b) {
+        Self h;
         h.storage = b;
         return h;
     }
@@ -167,35 +170,39 @@ struct half : detail::float16_ops<half> {
     template <typename U>
         requires std::is_arithmetic_v<U>
     explicit constexpr operator U() const {
-        return static_cast<U>(detail::half_bits_to_float(storage));
+        return static_cast<U>(Traits::to_float(storage));
     }
 };
 
+struct half_traits {
+    static constexpr std::uint16_t from_float(float v) {
+        return float_to_half_bits(v);
+    }
+    static constexpr float to_float(std::uint16_t b) {
+        return half_bits_to_float(b);
+    }
+};
+
+struct bfloat16_traits {
+    static constexpr std::uint16_t from_float(float v) {
+        return float_to_bfloat16_bits(v);
+    }
+    static constexpr float to_float(std::uint16_t b) {
+        return bfloat16_bits_to_float(b);
+    }
+};
+
+} // namespace detail
+
+// IEEE 754 binary16. Trivial (no default member initialiser) so tiles and vregs can value-initialise
+// it to +0 and copy it with memcpy semantics, like a native float.
+struct half : detail::float16_storage<half, detail::half_traits> {
+    using float16_storage::float16_storage;
+};
+
 // bfloat16: the top 16 bits of an IEEE binary32.
-struct bfloat16_t : detail::float16_ops<bfloat16_t> {
-    std::uint16_t storage;
-
-    bfloat16_t() = default;
-    constexpr bfloat16_t(float value) : storage(detail::float_to_bfloat16_bits(value)) {}
-    constexpr bfloat16_t(double value) : bfloat16_t(detail::double_to_float_round_odd(value)) {}
-    template <typename I>
-        requires std::is_integral_v<I>
-    constexpr bfloat16_t(I value) : bfloat16_t(static_cast<double>(value)) {}
-
-    static constexpr bfloat16_t from_bits(std::uint16_t b) {
-        bfloat16_t h;
-        h.storage = b;
-        return h;
-    }
-    constexpr std::uint16_t bits() const {
-        return storage;
-    }
-
-    template <typename U>
-        requires std::is_arithmetic_v<U>
-    explicit constexpr operator U() const {
-        return static_cast<U>(detail::bfloat16_bits_to_float(storage));
-    }
+struct bfloat16_t : detail::float16_storage<bfloat16_t, detail::bfloat16_traits> {
+    using float16_storage::float16_storage;
 };
 
 static_assert(sizeof(half) == 2 && std::is_trivially_copyable_v<half> && std::is_trivial_v<half>);
