@@ -28,8 +28,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import numpy as np
-
 from . import golden
 from .paths import RUNTIME_INCLUDE, Layout
 
@@ -437,6 +435,3 @@ def run_cli(layout: Layout, args: Any) -> int:
     print(summary(outcomes))
     return 1 if any(o.status == "fail" for o in outcomes) else 0
 
-
-def np_dtype(name: str) -> np.dtype:
-    return golden.np_dtype(name)

@@ -86,10 +86,6 @@ class RuntimeKernel:
     profiles: list[str]
     cases: list[RuntimeCase]
 
-    @property
-    def dtype(self) -> str:
-        return next(iter(self.dtypes.values()))
-
 
 @dataclass
 class RuntimeFailCase:
