@@ -23,7 +23,7 @@ def _build(layout: Layout) -> dict[str, str]:
     from .specs import load_specs
 
     specs = load_specs(layout.specs, layout.root)
-    return render_all(specs, layout.templates, layout.style)
+    return render_all(specs, layout.templates, layout.style, cache=layout.root / ".ptogen-cache" / "format")
 
 
 def cmd_gen(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -33,15 +34,27 @@ def clang_format_binary() -> str:
     return found
 
 
-def format_cpp_many(sources: dict[str, str], style_file: Path, chunk: int = 256) -> dict[str, str]:
+def format_cpp_many(
+    sources: dict[str, str], style_file: Path, chunk: int = 256, cache: Path | None = None
+) -> dict[str, str]:
     """Format every source with the repo's .clang-format.
 
-    One clang-format process per chunk of files (formatting in place in a scratch directory):
-    starting a process per file would cost more than the formatting itself.
+    Results are cached by a hash of (formatter, style, source), so an unchanged file is not
+    formatted again; the rest go through one clang-format process per chunk of files (starting a
+    process per file would cost more than the formatting itself).
     """
     binary = clang_format_binary()
-    names = sorted(sources)
+    salt = hashlib.sha256(Path(binary).read_bytes()[: 1 << 16] + style_file.read_bytes()).hexdigest()
+    keys = {name: hashlib.sha256((salt + text).encode()).hexdigest() for name, text in sources.items()}
     out: dict[str, str] = {}
+    if cache is not None:
+        for name, key in keys.items():
+            hit = cache / key[:2] / key
+            if hit.is_file():
+                out[name] = hit.read_text(encoding="utf-8")
+    names = sorted(n for n in sources if n not in out)
+    if not names:
+        return out
     with tempfile.TemporaryDirectory(prefix="ptogen-fmt-") as tmp:
         root = Path(tmp)
         for name in names:
@@ -65,4 +78,11 @@ def format_cpp_many(sources: dict[str, str], style_file: Path, chunk: int = 256)
             list(pool.map(run, batches))
         for name in names:
             out[name] = (root / name).read_text(encoding="utf-8")
+    if cache is not None:
+        for name in names:
+            entry = cache / keys[name][:2] / keys[name]
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            partial = entry.with_suffix(f".{os.getpid()}")
+            partial.write_text(out[name], encoding="utf-8")
+            os.replace(partial, entry)
     return out

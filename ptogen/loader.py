@@ -1,4 +1,4 @@
-"""Read YAML while remembering the line of every key and list item.
+"""Read YAML while remembering the line of every key and list item (libyaml composer).
 
 Like torchgen's Location on each parsed entry: Pydantic reports an error at a path such as
 ("intrinsic", "params", 2, "name"); `SourceMap.line_of` turns that path into a line number.
@@ -10,13 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError
+import yaml
 
 from .errors import SpecError
 
 PathKey = tuple[str | int, ...]
+# libyaml's composer when available: the pure-Python one is several times slower on a spec tree.
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SCALARS = yaml.SafeLoader("")  # only its scalar constructors are used
 
 
 @dataclass
@@ -42,47 +43,47 @@ class LoadedDoc:
     source: SourceMap
 
 
-def _plain(node: Any, path: PathKey, lines: dict[PathKey, int]) -> Any:
-    """Convert ruamel nodes to plain dicts/lists, recording each child's line."""
-    if isinstance(node, CommentedMap):
+def _plain(node: yaml.Node, path: PathKey, lines: dict[PathKey, int], file: str) -> Any:
+    """Convert composed nodes to plain data, recording each child's line."""
+    if isinstance(node, yaml.MappingNode):
         out: dict[Any, Any] = {}
-        for key, value in node.items():
+        for key_node, value_node in node.value:
+            key = _plain(key_node, path, {}, file)
             child = (*path, key)
-            try:
-                lines[child] = node.lc.key(key)[0] + 1
-            except (KeyError, TypeError):
-                lines[child] = lines.get(path, 1)
-            out[key] = _plain(value, child, lines)
+            if key in out:
+                raise SpecError(file, key_node.start_mark.line + 1, _dotted(child), "duplicate key")
+            lines[child] = key_node.start_mark.line + 1
+            out[key] = _plain(value_node, child, lines, file)
         return out
-    if isinstance(node, CommentedSeq):
+    if isinstance(node, yaml.SequenceNode):
         items = []
-        for index, value in enumerate(node):
+        for index, item in enumerate(node.value):
             child = (*path, index)
-            try:
-                lines[child] = node.lc.item(index)[0] + 1
-            except (KeyError, TypeError, IndexError):
-                lines[child] = lines.get(path, 1)
-            items.append(_plain(value, child, lines))
+            lines[child] = item.start_mark.line + 1
+            items.append(_plain(item, child, lines, file))
         return items
-    if node is None or isinstance(node, (bool, int, float)):
-        return node if not isinstance(node, bool) else bool(node)
-    return str(node)
+    value = _SCALARS.construct_object(node, deep=True)
+    if isinstance(value, (bool, int, float)) or value is None:
+        return value
+    return str(value)
+
+
+def _dotted(path: PathKey) -> str:
+    return ".".join(str(p) for p in path)
 
 
 def load_yaml(path: Path, display: str | None = None) -> LoadedDoc:
     """Load one YAML file; syntax errors become SpecError with the parser's line."""
     name = display or str(path)
-    yaml = YAML(typ="rt")
-    yaml.allow_duplicate_keys = False
     try:
         text = path.read_text(encoding="utf-8")
-        node = yaml.load(text)
-    except MarkedYAMLError as exc:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         raise SpecError(name, line, "", f"invalid YAML: {exc.problem or exc.context}") from None
-    except Exception as exc:  # duplicate keys and encoding problems arrive as other types
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise SpecError(name, None, "", f"cannot read YAML: {exc}") from None
     lines: dict[PathKey, int] = {(): 1}
-    data = _plain(node, (), lines)
+    data = _plain(node, (), lines, name) if node is not None else None
     return LoadedDoc(data=data, source=SourceMap(name, lines))

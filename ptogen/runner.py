@@ -434,4 +434,3 @@ def run_cli(layout: Layout, args: Any) -> int:
     print(f"ptogen test: {time.monotonic() - started:.1f}s")
     print(summary(outcomes))
     return 1 if any(o.status == "fail" for o in outcomes) else 0
-
