@@ -26,13 +26,17 @@ def write_tree(out: Path, files: dict[str, str]) -> list[str]:
         [p for p, text in files.items() if p not in before or before[p].read_text(encoding="utf-8") != text]
         + [p for p in before if p not in files]
     )
+    changed_set = set(changed)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))
     try:
         for rel, text in files.items():
             target = staging / rel
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8", newline="\n")
+            if rel in before and rel not in changed_set:
+                shutil.copy2(before[rel], target)  # unchanged: keep its mtime (compilers' caches use it)
+            else:
+                target.write_text(text, encoding="utf-8", newline="\n")
         old = None
         if out.exists():
             old = out.parent / f".{out.name}-old"

@@ -129,11 +129,14 @@ class Builder:
         if self.settings.include:
             return []
         flags = self.flags(profile)
+        clang = "clang" in Path(compiler.path or compiler.name).name
+        # clang checks a PCH against its headers' mtimes; a checkout or `ptogen gen` may touch them
+        # without a change, and the key below hashes their content, so validate by content instead.
+        validate = ["-fpch-validate-input-files-content"] if clang else []
         key = hashlib.sha256(
-            "\0".join([compiler.path or "", compiler.version, *flags, self._headers]).encode()
+            "\0".join([compiler.path or "", compiler.version, *validate, *flags, self._headers]).encode()
         )
         root = self.cache / "pch" / key.hexdigest()[:24]
-        clang = "clang" in Path(compiler.path or compiler.name).name
         target = root / ("pto-inst.pch" if clang else "pto/pto-inst.hpp.gch")
         with self._pch_lock:
             if not target.is_file():
@@ -142,7 +145,7 @@ class Builder:
                 wrapper.write_text("".join(f"#include <{h}>\n" for h in PCH_HEADERS))
                 tmp = target.with_name(target.name + f".tmp{os.getpid()}")
                 proc = subprocess.run(
-                    [str(compiler.path), *flags, "-x", "c++-header", str(wrapper), "-o", str(tmp)],
+                    [str(compiler.path), *validate, *flags, "-x", "c++-header", str(wrapper), "-o", str(tmp)],
                     capture_output=True,
                     text=True,
                     check=False,
@@ -150,7 +153,7 @@ class Builder:
                 if proc.returncode != 0:
                     return []  # no PCH: compile from source (the kernel's own errors will show)
                 os.replace(tmp, target)
-        return ["-include-pch", str(target)] if clang else [f"-I{root}"]
+        return [*validate, "-include-pch", str(target)] if clang else [f"-I{root}"]
 
     def _key(self, compiler: Compiler, flags: list[str], source: Path, mode: str) -> str:
         h = hashlib.sha256()
@@ -162,14 +165,15 @@ class Builder:
 
     def check(self, compiler: Compiler, source: Path, profile: str) -> tuple[int, str]:
         """-fsyntax-only compile; (exit code, diagnostics), cached."""
-        flags = self.flags(profile)
+        # The key covers the whole command, PCH included, so an outcome is never reused across PCHs.
+        flags = [*self.pch_flags(compiler, profile), *self.flags(profile)]
         entry = self.cache / f"{self._key(compiler, flags, source, 'syntax')}.json"
         if entry.is_file():
             data = json.loads(entry.read_text())
             return int(data["rc"]), str(data["stderr"])
         assert compiler.path is not None
         proc = subprocess.run(
-            [compiler.path, *self.pch_flags(compiler, profile), *flags, "-fsyntax-only", str(source)],
+            [compiler.path, *flags, "-fsyntax-only", str(source)],
             capture_output=True,
             text=True,
             check=False,

@@ -184,3 +184,11 @@ def test_gen_refuses_to_write_on_template_errors(project: Path, capsys: pytest.C
     shutil.rmtree(project / "generated")
     assert main(["--root", str(project), "gen"]) == 2
     assert not (project / "generated").exists()
+
+
+def test_gen_keeps_unchanged_files_untouched(project: Path) -> None:
+    path = project / "generated/include/pto/cpu/tmaxs.hpp"
+    before = path.stat().st_mtime_ns
+    edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summary: Leaky ReLU over a tile,")
+    assert main(["--root", str(project), "gen"]) == 0
+    assert path.stat().st_mtime_ns == before

@@ -111,3 +111,25 @@ def test_kernels_build_against_another_simulator_include_dir(tmp_path: Path) -> 
     assert any(o.status == "skip" and "--include" in o.detail for o in outcomes)
     builder = runner.Builder(settings)
     assert builder.include_flags == [f"-I{other}"]
+
+
+def test_precompiled_header_survives_touched_headers(tmp_path: Path) -> None:
+    """A header whose mtime changes but whose content does not (a checkout, `ptogen gen`) must not
+    break cached precompiled headers (clang validates them by mtime unless told otherwise)."""
+    import os
+    import time
+
+    for compiler in ("g++", "clang++"):
+        require(compiler)
+        settings = runner.Settings(
+            layout=LAYOUT, compilers=[compiler], ops=["tmaxs"], cache=tmp_path / compiler
+        )
+        assert not [o for o in runner.run(settings) if o.status == "fail"]
+        header = LAYOUT.generated_include / "pto/vector/pto_vec.hpp"
+        stat = header.stat()
+        try:
+            os.utime(header, (time.time() + 5, time.time() + 5))
+            failures = [f"{o.name}: {o.detail}" for o in runner.run(settings) if o.status == "fail"]
+        finally:
+            os.utime(header, (stat.st_atime, stat.st_mtime))
+        assert not failures, failures[:3]
