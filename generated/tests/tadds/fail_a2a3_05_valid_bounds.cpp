@@ -8,7 +8,7 @@ using namespace pto;
 void kernel() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TADDS(dst, src0, Tile_src0::DType{});
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TADDS(dst, src, Tile_src::DType{});
 }

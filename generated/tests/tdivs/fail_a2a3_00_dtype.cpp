@@ -8,7 +8,7 @@ using namespace pto;
 void kernel() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TDIVS(dst, src0, Tile_src0::DType{});
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TDIVS(dst, src, Tile_src::DType{});
 }

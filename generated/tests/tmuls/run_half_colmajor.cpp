@@ -50,13 +50,13 @@ void case_0() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c0_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c0_src0.bin", src0.data(), 240);
+    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c0_src.bin", src.data(), 240);
     half scalar_value;
     load("c0_scalar.bin", &scalar_value, 1);
-    TMULS(dst, src0, scalar_value);
+    TMULS(dst, src, scalar_value);
     store("c0_dst.out", dst.data(), 240);
 }
 
@@ -66,13 +66,13 @@ void case_1() {
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
     load("c1_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x80);
-    load("c1_src0.bin", src0.data(), 64);
+    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(5, 6);
+    TASSIGN(src, 0x80);
+    load("c1_src.bin", src.data(), 64);
     half scalar_value;
     load("c1_scalar.bin", &scalar_value, 1);
-    TMULS(dst, src0, scalar_value);
+    TMULS(dst, src, scalar_value);
     store("c1_dst.out", dst.data(), 64);
 }
 

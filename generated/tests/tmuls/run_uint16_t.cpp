@@ -50,13 +50,13 @@ void case_0() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c0_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c0_src0.bin", src0.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c0_src.bin", src.data(), 256);
     uint16_t scalar_value;
     load("c0_scalar.bin", &scalar_value, 1);
-    TMULS(dst, src0, scalar_value);
+    TMULS(dst, src, scalar_value);
     store("c0_dst.out", dst.data(), 256);
 }
 
@@ -66,13 +66,13 @@ void case_1() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c1_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c1_src0.bin", src0.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c1_src.bin", src.data(), 256);
     uint16_t scalar_value;
     load("c1_scalar.bin", &scalar_value, 1);
-    TMULS(dst, src0, scalar_value);
+    TMULS(dst, src, scalar_value);
     store("c1_dst.out", dst.data(), 256);
 }
 
@@ -82,13 +82,13 @@ void case_2() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c2_src0.bin", src0.data(), 240);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c2_src.bin", src.data(), 240);
     uint16_t scalar_value;
     load("c2_scalar.bin", &scalar_value, 1);
-    TMULS(dst, src0, scalar_value);
+    TMULS(dst, src, scalar_value);
     store("c2_dst.out", dst.data(), 240);
 }
 
@@ -98,13 +98,13 @@ void case_3() {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c3_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x400);
-    load("c3_src0.bin", src0.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x400);
+    load("c3_src.bin", src.data(), 512);
     uint16_t scalar_value;
     load("c3_scalar.bin", &scalar_value, 1);
-    TMULS(dst, src0, scalar_value);
+    TMULS(dst, src, scalar_value);
     store("c3_dst.out", dst.data(), 512);
 }
 
@@ -114,13 +114,13 @@ void case_4() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x40);
+    load("c4_src.bin", src.data(), 15);
     uint16_t scalar_value;
     load("c4_scalar.bin", &scalar_value, 1);
-    TMULS(dst, src0, scalar_value);
+    TMULS(dst, src, scalar_value);
     store("c4_dst.out", dst.data(), 15);
 }
 
@@ -130,13 +130,13 @@ void case_5() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c5_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c5_src0.bin", src0.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c5_src.bin", src.data(), 256);
     uint16_t scalar_value;
     load("c5_scalar.bin", &scalar_value, 1);
-    TMULS(dst, src0, scalar_value);
+    TMULS(dst, src, scalar_value);
     store("c5_dst.out", dst.data(), 256);
 }
 
@@ -146,13 +146,13 @@ void case_6() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c6_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c6_src0.bin", src0.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c6_src.bin", src.data(), 256);
     uint16_t scalar_value;
     load("c6_scalar.bin", &scalar_value, 1);
-    TMULS(dst, src0, scalar_value);
+    TMULS(dst, src, scalar_value);
     store("c6_dst.out", dst.data(), 256);
 }
 

@@ -50,17 +50,17 @@ void case_0() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c0_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c0_src0.bin", src0.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c0_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x200);
     load("c0_tmp.bin", tmp.data(), 256);
     int8_t scalar_value;
     load("c0_scalar.bin", &scalar_value, 1);
-    TXORS(dst, src0, scalar_value, tmp);
+    TXORS(dst, src, scalar_value, tmp);
     store("c0_dst.out", dst.data(), 256);
 }
 
@@ -70,17 +70,17 @@ void case_1() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c1_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c1_src0.bin", src0.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c1_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x200);
     load("c1_tmp.bin", tmp.data(), 256);
     int8_t scalar_value;
     load("c1_scalar.bin", &scalar_value, 1);
-    TXORS(dst, src0, scalar_value, tmp);
+    TXORS(dst, src, scalar_value, tmp);
     store("c1_dst.out", dst.data(), 256);
 }
 
@@ -90,17 +90,17 @@ void case_2() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c2_src0.bin", src0.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c2_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x200);
     load("c2_tmp.bin", tmp.data(), 240);
     int8_t scalar_value;
     load("c2_scalar.bin", &scalar_value, 1);
-    TXORS(dst, src0, scalar_value, tmp);
+    TXORS(dst, src, scalar_value, tmp);
     store("c2_dst.out", dst.data(), 240);
 }
 
@@ -110,17 +110,17 @@ void case_3() {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c3_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x200);
-    load("c3_src0.bin", src0.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x200);
+    load("c3_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x400);
     load("c3_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c3_scalar.bin", &scalar_value, 1);
-    TXORS(dst, src0, scalar_value, tmp);
+    TXORS(dst, src, scalar_value, tmp);
     store("c3_dst.out", dst.data(), 512);
 }
 
@@ -130,17 +130,17 @@ void case_4() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x40);
+    load("c4_src.bin", src.data(), 15);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c4_tmp.bin", tmp.data(), 15);
     int8_t scalar_value;
     load("c4_scalar.bin", &scalar_value, 1);
-    TXORS(dst, src0, scalar_value, tmp);
+    TXORS(dst, src, scalar_value, tmp);
     store("c4_dst.out", dst.data(), 15);
 }
 
@@ -150,17 +150,17 @@ void case_5() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c5_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c5_src0.bin", src0.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c5_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x200);
     load("c5_tmp.bin", tmp.data(), 256);
     int8_t scalar_value;
     load("c5_scalar.bin", &scalar_value, 1);
-    TXORS(dst, src0, scalar_value, tmp);
+    TXORS(dst, src, scalar_value, tmp);
     store("c5_dst.out", dst.data(), 256);
 }
 
@@ -170,17 +170,17 @@ void case_6() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c6_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c6_src0.bin", src0.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c6_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x200);
     load("c6_tmp.bin", tmp.data(), 256);
     int8_t scalar_value;
     load("c6_scalar.bin", &scalar_value, 1);
-    TXORS(dst, src0, scalar_value, tmp);
+    TXORS(dst, src, scalar_value, tmp);
     store("c6_dst.out", dst.data(), 256);
 }
 
@@ -190,17 +190,17 @@ void case_7() {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c7_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c7_src0.bin", src0.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c7_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x200);
     load("c7_tmp.bin", tmp.data(), 256);
     int8_t scalar_value;
     load("c7_scalar.bin", &scalar_value, 1);
-    TXORS(dst, src0, scalar_value, tmp);
+    TXORS(dst, src, scalar_value, tmp);
     store("c7_dst.out", dst.data(), 256);
 }
 

@@ -23,13 +23,13 @@ constexpr void check_TADDS() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TADDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TADDS [A2A3]: dst and src0 must have the same DType");
+                  "TADDS [A2A3]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TADDS [A2A3]", "dst and src0 must have the same valid row/col");
+inline void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TADDS [A2A3]", "dst and src must have the same valid row/col");
 }
 
 // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
@@ -38,14 +38,13 @@ constexpr void check_TAXPY() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
                   "TAXPY [A2A3]: DType must be one of: half, float");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TAXPY [A2A3]: tile layout must be row-major");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TAXPY [A2A3]: dst and src0 must have the same DType");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TAXPY [A2A3]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TAXPY [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TAXPY [A2A3]: dst and src0 must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -60,20 +59,19 @@ constexpr void check_TSUBS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
                   "TSUBS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TSUBS [A2A3]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TSUBS [A2A3]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSUBS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TSUBS [A2A3]: dst and src0 must have the same DType");
+                  "TSUBS [A2A3]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TSUBS [A2A3]", "dst and src0 must have the same valid row/col");
+inline void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TSUBS [A2A3]", "dst and src must have the same valid row/col");
 }
 
 // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
@@ -89,13 +87,13 @@ constexpr void check_TMULS() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TMULS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TMULS [A2A3]: dst and src0 must have the same DType");
+                  "TMULS [A2A3]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TMULS [A2A3]", "dst and src0 must have the same valid row/col");
+inline void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TMULS [A2A3]", "dst and src must have the same valid row/col");
 }
 
 // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
@@ -121,13 +119,13 @@ constexpr void check_TDIVS() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TDIVS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TDIVS [A2A3]: dst and src0 must have the same DType");
+                  "TDIVS [A2A3]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TDIVS [A2A3]", "dst and src0 must have the same valid row/col");
+inline void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TDIVS [A2A3]", "dst and src must have the same valid row/col");
 }
 
 // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
@@ -157,7 +155,7 @@ template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typena
 constexpr void check_TREMS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t>,
-                  "TREMS [A2A3]: DType must be one of: float, float32_t, int32_t");
+                  "TREMS [A2A3]: DType must be one of: float, int32_t");
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TREMS [A2A3]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TREMS [A2A3]: tile location must be TileType::Vec");
@@ -166,6 +164,8 @@ constexpr void check_TREMS() {
                   "TREMS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TREMS [A2A3]: dst and src must have the same DType");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>,
+                  "TREMS [A2A3]: dst and tmp must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -181,7 +181,6 @@ constexpr void check_TMINS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
                   "TMINS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TMINS [A2A3]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TMINS [A2A3]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -223,9 +222,9 @@ inline void verify_TMAXS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TANDS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TANDS [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
+        "TANDS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TANDS [A2A3]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TANDS [A2A3]: tile location must be TileType::Vec");
@@ -240,15 +239,17 @@ template <typename TileDataDst, typename TileDataSrc>
 inline void verify_TANDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
     if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
         sim::fail("TANDS [A2A3]", "dst and src must have the same valid row/col");
+    if (!(!sim::tiles_overlap(dst, src)))
+        sim::fail("TANDS [A2A3]", "dst and src must not overlap in memory");
 }
 
 // pto.tors (specs/ops/tile_scalar_and_immediate/tors.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TORS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TORS [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
+        "TORS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TORS [A2A3]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TORS [A2A3]: tile location must be TileType::Vec");
@@ -263,47 +264,52 @@ template <typename TileDataDst, typename TileDataSrc>
 inline void verify_TORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
     if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
         sim::fail("TORS [A2A3]", "dst and src must have the same valid row/col");
+    if (!(!sim::tiles_overlap(dst, src)))
+        sim::fail("TORS [A2A3]", "dst and src must not overlap in memory");
 }
 
 // pto.txors (specs/ops/tile_scalar_and_immediate/txors.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 constexpr void check_TXORS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TXORS [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TXORS [A2A3]: tile layout must be row-major");
+        sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
+        "TXORS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType> &&
+                      std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>,
+                  "TXORS [A2A3]: dst, src and tmp must have the same DType");
+    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor && TileDataTmp::isRowMajor,
+                  "TXORS [A2A3]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TXORS [A2A3]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TXORS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TXORS [A2A3]: dst and src0 must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
-inline void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0,
+inline void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                          [[maybe_unused]] const TileDataTmp& tmp) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TXORS [A2A3]", "dst and src0 must have the same valid row/col");
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol() &&
+          dst.GetValidRow() == tmp.GetValidRow() && dst.GetValidCol() == tmp.GetValidCol()))
+        sim::fail("TXORS [A2A3]", "dst, src and tmp must have the same valid row/col");
+    if (!(!sim::tiles_overlap(dst, src) && !sim::tiles_overlap(dst, tmp) && !sim::tiles_overlap(src, tmp)))
+        sim::fail("TXORS [A2A3]", "dst, src and tmp must not overlap in memory");
 }
 
 // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TSHLS() {
-    static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TSHLS [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TSHLS [A2A3]: tile layout must be row-major");
+    static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
+                      sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>,
+                  "TSHLS [A2A3]: DType must be one of: int32_t, int, int16_t, uint32_t, uint16_t");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TSHLS [A2A3]: dst and src must have the same DType");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TSHLS [A2A3]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHLS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TSHLS [A2A3]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -315,18 +321,16 @@ inline void verify_TSHLS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TSHRS() {
-    static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TSHRS [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TSHRS [A2A3]: tile layout must be row-major");
+    static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
+                      sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>,
+                  "TSHRS [A2A3]: DType must be one of: int32_t, int, int16_t, uint32_t, uint16_t");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TSHRS [A2A3]: dst and src must have the same DType");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TSHRS [A2A3]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHRS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TSHRS [A2A3]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -414,7 +418,6 @@ constexpr void check_TEXPANDS() {
                                    half, bfloat16_t, float>,
                   "TEXPANDS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, "
                   "bfloat16_t, float");
-    static_assert(TileData::isRowMajor, "TEXPANDS [A2A3]: tile layout must be row-major");
     static_assert(TileData::Loc == TileType::Vec, "TEXPANDS [A2A3]: tile location must be TileType::Vec");
     static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TEXPANDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");

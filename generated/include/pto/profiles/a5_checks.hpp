@@ -20,14 +20,11 @@ constexpr void check_TADDS() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TADDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TADDS [A5]: dst and src0 must have the same DType");
+                  "TADDS [A5]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TADDS [A5]", "dst and src0 must have the same valid row/col");
-}
+inline void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
 // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
@@ -35,14 +32,13 @@ constexpr void check_TAXPY() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
                   "TAXPY [A5]: DType must be one of: half, float");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TAXPY [A5]: tile layout must be row-major");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TAXPY [A5]: dst and src0 must have the same DType");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TAXPY [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TAXPY [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TAXPY [A5]: dst and src0 must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -54,20 +50,19 @@ inline void verify_TAXPY([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TSUBS() {
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TSUBS [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TSUBS [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSUBS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TSUBS [A5]: dst and src0 must have the same DType");
+                  "TSUBS [A5]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TSUBS [A5]", "dst and src0 must have the same valid row/col");
+inline void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TSUBS [A5]", "dst and src must have the same valid row/col");
 }
 
 // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
@@ -86,14 +81,11 @@ constexpr void check_TMULS() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TMULS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TMULS [A5]: dst and src0 must have the same DType");
+                  "TMULS [A5]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TMULS [A5]", "dst and src0 must have the same valid row/col");
-}
+inline void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
 // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
 template <auto PrecisionType, typename DstTile, typename BaseTile, typename TmpTile, typename... WaitEvents>
@@ -130,9 +122,12 @@ inline void verify_TPOWS([[maybe_unused]] const DstTile& dst, [[maybe_unused]] c
 // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TDIVS() {
-    static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                      sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
-                  "TDIVS [A5]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
+    static_assert(
+        sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                         float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                             float>,
+        "TDIVS [A5]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float");
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TDIVS [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TDIVS [A5]: tile location must be TileType::Vec");
@@ -140,25 +135,25 @@ constexpr void check_TDIVS() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TDIVS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TDIVS [A5]: dst and src0 must have the same DType");
+                  "TDIVS [A5]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TDIVS [A5]", "dst and src0 must have the same valid row/col");
+inline void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TDIVS [A5]", "dst and src must have the same valid row/col");
 }
 
 // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TFMODS() {
-    static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                         uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t>,
-        "TFMODS [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TFMODS [A5]: tile layout must be row-major");
+    static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, uint32_t, int16_t, uint16_t> &&
+                      sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>,
+                  "TFMODS [A5]: DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t");
+    static_assert(!(PrecisionType == FmodSAlgorithm::HIGH_PRECISION) ||
+                      (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+                       sim::is_one_of_v<typename TileDataSrc::DType, float>),
+                  "TFMODS [A5]: with PrecisionType == FmodSAlgorithm::HIGH_PRECISION, DType must be one of: float");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TFMODS [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -178,12 +173,15 @@ inline void verify_TFMODS([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 constexpr void check_TREMS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                         uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t>,
-        "TREMS [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TREMS [A5]: tile layout must be row-major");
+        sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
+                         uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
+                             uint16_t>,
+        "TREMS [A5]: DType must be one of: float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t, uint16_t");
+    static_assert(!(PrecisionType == RemSAlgorithm::HIGH_PRECISION) ||
+                      (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+                       sim::is_one_of_v<typename TileDataSrc::DType, float>),
+                  "TREMS [A5]: with PrecisionType == RemSAlgorithm::HIGH_PRECISION, DType must be one of: float");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TREMS [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -203,7 +201,6 @@ inline void verify_TREMS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TMINS() {
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TMINS [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TMINS [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -214,10 +211,7 @@ constexpr void check_TMINS() {
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TMINS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
-    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
-        sim::fail("TMINS [A5]", "dst and src must have the same valid row/col");
-}
+inline void verify_TMINS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
 // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
@@ -248,9 +242,9 @@ inline void verify_TMAXS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TANDS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TANDS [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
+        "TANDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TANDS [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TANDS [A5]: tile location must be TileType::Vec");
@@ -265,15 +259,17 @@ template <typename TileDataDst, typename TileDataSrc>
 inline void verify_TANDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
     if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
         sim::fail("TANDS [A5]", "dst and src must have the same valid row/col");
+    if (!(!sim::tiles_overlap(dst, src)))
+        sim::fail("TANDS [A5]", "dst and src must not overlap in memory");
 }
 
 // pto.tors (specs/ops/tile_scalar_and_immediate/tors.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TORS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TORS [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
+        "TORS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TORS [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TORS [A5]: tile location must be TileType::Vec");
@@ -288,49 +284,50 @@ template <typename TileDataDst, typename TileDataSrc>
 inline void verify_TORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
     if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
         sim::fail("TORS [A5]", "dst and src must have the same valid row/col");
+    if (!(!sim::tiles_overlap(dst, src)))
+        sim::fail("TORS [A5]", "dst and src must not overlap in memory");
 }
 
 // pto.txors (specs/ops/tile_scalar_and_immediate/txors.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 constexpr void check_TXORS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TXORS [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
+        "TXORS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TXORS [A5]: dst and src must have the same DType");
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TXORS [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TXORS [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TXORS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TXORS [A5]: dst and src0 must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
-inline void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0,
+inline void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                          [[maybe_unused]] const TileDataTmp& tmp) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TXORS [A5]", "dst and src0 must have the same valid row/col");
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TXORS [A5]", "dst and src must have the same valid row/col");
 }
 
 // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TSHLS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int64_t, uint64_t, int32_t, int16_t, int8_t, uint32_t, uint16_t,
+        sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t,
                          uint8_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int64_t, uint64_t, int32_t, int16_t, int8_t, uint32_t,
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
                              uint16_t, uint8_t>,
-        "TSHLS [A5]: DType must be one of: int64_t, uint64_t, int32_t, int16_t, int8_t, uint32_t, uint16_t, uint8_t");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TSHLS [A5]: tile layout must be row-major");
+        "TSHLS [A5]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t, uint8_t");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TSHLS [A5]: dst and src must have the same DType");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TSHLS [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHLS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TSHLS [A5]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -343,19 +340,18 @@ inline void verify_TSHLS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TSHRS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int64_t, uint64_t, int32_t, int16_t, int8_t, uint32_t, uint16_t,
+        sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t,
                          uint8_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int64_t, uint64_t, int32_t, int16_t, int8_t, uint32_t,
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
                              uint16_t, uint8_t>,
-        "TSHRS [A5]: DType must be one of: int64_t, uint64_t, int32_t, int16_t, int8_t, uint32_t, uint16_t, uint8_t");
-    static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TSHRS [A5]: tile layout must be row-major");
+        "TSHRS [A5]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t, uint8_t");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TSHRS [A5]: dst and src must have the same DType");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TSHRS [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHRS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TSHRS [A5]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>

@@ -19,13 +19,13 @@ constexpr void check_TADDS() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TADDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TADDS [CPU]: dst and src0 must have the same DType");
+                  "TADDS [CPU]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TADDS [CPU]", "dst and src0 must have the same valid row/col");
+inline void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TADDS [CPU]", "dst and src must have the same valid row/col");
 }
 
 // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
@@ -34,13 +34,13 @@ constexpr void check_TAXPY() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
                   "TAXPY [CPU]: DType must be one of: half, float");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TAXPY [CPU]: dst and src0 must have the same DType");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TAXPY [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TAXPY [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TAXPY [CPU]: dst and src0 must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -58,37 +58,37 @@ constexpr void check_TSUBS() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSUBS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TSUBS [CPU]: dst and src0 must have the same DType");
+                  "TSUBS [CPU]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TSUBS [CPU]", "dst and src0 must have the same valid row/col");
+inline void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TSUBS [CPU]", "dst and src must have the same valid row/col");
 }
 
 // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TMULS() {
-    static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint16_t, uint32_t,
-                                   int64_t, uint64_t, bfloat16_t> &&
-                      sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float, uint16_t, uint32_t,
-                                       int64_t, uint64_t, bfloat16_t>,
-                  "TMULS [CPU]: DType must be one of: int32_t, int16_t, half, float, uint16_t, uint32_t, int64_t, "
-                  "uint64_t, bfloat16_t");
+    static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
+                                   half, float, bfloat16_t> &&
+                      sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t,
+                                       uint64_t, half, float, bfloat16_t>,
+                  "TMULS [CPU]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, "
+                  "float, bfloat16_t");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TMULS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TMULS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TMULS [CPU]: dst and src0 must have the same DType");
+                  "TMULS [CPU]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TMULS [CPU]", "dst and src0 must have the same valid row/col");
+inline void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TMULS [CPU]", "dst and src must have the same valid row/col");
 }
 
 // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
@@ -125,33 +125,33 @@ inline void verify_TPOWS([[maybe_unused]] const DstTile& dst, [[maybe_unused]] c
 // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TDIVS() {
-    static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
-                      sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
-                  "TDIVS [CPU]: DType must be one of: int32_t, int16_t, half, float");
+    static_assert(
+        sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                         float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                             float>,
+        "TDIVS [CPU]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TDIVS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TDIVS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TDIVS [CPU]: dst and src0 must have the same DType");
+                  "TDIVS [CPU]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
-inline void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TDIVS [CPU]", "dst and src0 must have the same valid row/col");
+inline void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TDIVS [CPU]", "dst and src must have the same valid row/col");
 }
 
 // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TFMODS() {
-    static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, float, half, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                         uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, float, half, int8_t, uint8_t, int16_t, uint16_t, int32_t,
-                             uint32_t>,
-        "TFMODS [CPU]: DType must be one of: float, half, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, uint32_t, int16_t, uint16_t> &&
+                      sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>,
+                  "TFMODS [CPU]: DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TFMODS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -171,11 +171,11 @@ inline void verify_TFMODS([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 constexpr void check_TREMS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, half, int8_t, uint8_t, int16_t, uint16_t,
-                         uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, half, int8_t, uint8_t, int16_t, uint16_t,
-                             uint32_t>,
-        "TREMS [CPU]: DType must be one of: float, int32_t, half, int8_t, uint8_t, int16_t, uint16_t, uint32_t");
+        sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
+                         uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
+                             uint16_t>,
+        "TREMS [CPU]: DType must be one of: float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t, uint16_t");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TREMS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -238,9 +238,9 @@ inline void verify_TMAXS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TANDS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TANDS [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
+        "TANDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TANDS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -260,9 +260,9 @@ inline void verify_TANDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TORS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TORS [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
+        "TORS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TORS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -282,41 +282,41 @@ inline void verify_TORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 constexpr void check_TXORS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
-        "TXORS [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
+        "TXORS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TXORS [CPU]: dst and src must have the same DType");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TXORS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TXORS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TXORS [CPU]: dst and src0 must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
-inline void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0,
+inline void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src,
                          [[maybe_unused]] const TileDataTmp& tmp) {
-    if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-        sim::fail("TXORS [CPU]", "dst and src0 must have the same valid row/col");
+    if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
+        sim::fail("TXORS [CPU]", "dst and src must have the same valid row/col");
 }
 
 // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TSHLS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
-                         uint64_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                             int64_t, uint64_t>,
-        "TSHLS [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
+        sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t,
+                         uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t>,
+        "TSHLS [CPU]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t, uint8_t");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TSHLS [CPU]: dst and src must have the same DType");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TSHLS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHLS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TSHLS [CPU]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -329,18 +329,18 @@ inline void verify_TSHLS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 constexpr void check_TSHRS() {
     static_assert(
-        sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t,
-                         uint64_t> &&
-            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                             int64_t, uint64_t>,
-        "TSHRS [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t");
+        sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t,
+                         uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t>,
+        "TSHRS [CPU]: DType must be one of: int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t, uint8_t");
+    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
+                  "TSHRS [CPU]: dst and src must have the same DType");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TSHRS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHRS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-    static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
-                  "TSHRS [CPU]: dst and src must have the same DType");
 }
 
 template <typename TileDataDst, typename TileDataSrc>
