@@ -17,13 +17,7 @@ class SpecError(Exception):
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
         field = f" {self.field}:" if self.field else ""
-        return _one_line(f"{where}:{field} {self.message}")
-
-
-def _one_line(text: str) -> str:
-    # Keys, file names and Pydantic's echo of the input come from the spec: escape control
-    # characters so an error stays one line (and cannot forge further `error:` lines).
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+        return f"{where}:{field} {self.message}"
 
 
 class SpecErrors(Exception):

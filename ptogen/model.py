@@ -10,15 +10,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationInfo,
-    field_validator,
-    model_validator,
-)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 # ----------------------------------------------------------------------------- checked strings
 
@@ -131,14 +123,6 @@ def _markdown(value: str) -> str:
     return value.strip()
 
 
-def _code_cell(value: str) -> str:
-    # Shown as `code` in a Markdown table cell: a backtick would end the code span (letting raw
-    # HTML through) and a pipe would split the cell; neither can be escaped inside a code span.
-    if "`" in value or "|" in value:
-        raise ValueError("must not contain ` or | (it is shown as code in a table)")
-    return value
-
-
 def _code(value: str) -> str:
     if "```" in value:
         raise ValueError("must not contain a code fence")
@@ -153,7 +137,6 @@ Line = Annotated[str, AfterValidator(_one_line)]
 InlineText = Annotated[str, AfterValidator(_one_line), AfterValidator(_markdown)]
 Prose = Annotated[str, AfterValidator(_markdown)]
 Code = Annotated[str, AfterValidator(_code)]
-CodeCell = Annotated[str, AfterValidator(_one_line), AfterValidator(_code_cell)]
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
 ProfileName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9]*$")]
 
@@ -225,32 +208,15 @@ class Targets(Strict):
     instruction_sets: list[InstructionSetDef]
     enums: list[EnumDef] = Field(default_factory=list)
 
-    # Field validators rather than one model validator, so an error names the field and its line.
-    @field_validator("dtypes")
-    @classmethod
-    def _unique_dtypes(cls, dtypes: list[DTypeDef]) -> list[DTypeDef]:
-        _no_duplicates([s for d in dtypes for s in (d.name, *d.aliases)], "dtype spelling")
-        return dtypes
-
-    @field_validator("profiles")
-    @classmethod
-    def _unique_profiles(cls, profiles: list[ProfileDef]) -> list[ProfileDef]:
-        _no_duplicates([p.name for p in profiles], "profile")
-        return profiles
-
-    @field_validator("instruction_sets")
-    @classmethod
-    def _unique_sets(cls, sets: list[InstructionSetDef]) -> list[InstructionSetDef]:
-        _no_duplicates([s.id for s in sets], "instruction set")
-        return sets
-
-    @field_validator("default_profile")
-    @classmethod
-    def _declared(cls, name: str, info: ValidationInfo) -> str:
-        profiles = info.data.get("profiles")  # absent when `profiles` itself is invalid
-        if profiles is not None and name not in {p.name for p in profiles}:
-            raise ValueError(f"default_profile {name!r} is not a declared profile")
-        return name
+    @model_validator(mode="after")
+    def _unique(self) -> Targets:
+        spellings = [s for d in self.dtypes for s in (d.name, *d.aliases)]
+        _no_duplicates(spellings, "dtype spelling")
+        _no_duplicates([p.name for p in self.profiles], "profile")
+        _no_duplicates([s.id for s in self.instruction_sets], "instruction set")
+        if self.default_profile not in {p.name for p in self.profiles}:
+            raise ValueError(f"default_profile {self.default_profile!r} is not a declared profile")
+        return self
 
     def dtype(self, spelling: str) -> DTypeDef:
         for d in self.dtypes:
@@ -292,7 +258,7 @@ class Operand(Strict):
     name: Name = Field(description="name used in the semantics, syntax and tables, e.g. src, slope")
     kind: OperandKind
     role: Role
-    asm_type: CodeCell = Field(description="type in PTO assembly, e.g. `!pto.tile<...>` or `T`")
+    asm_type: Line = Field(description="type in PTO assembly, e.g. `!pto.tile<...>` or `T`")
     description: InlineText
     enum: CppIdent | None = Field(
         default=None, description="attr operands: the enum of targets.yaml they take"

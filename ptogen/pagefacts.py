@@ -17,12 +17,10 @@ from pathlib import Path
 __all__ = [
     "HEADING_ALIASES",
     "KNOWN_HEADINGS",
-    "ListItem",
     "OP_SECTIONS",
     "REF_SECTIONS",
     "SYNTAX_FORMS",
     "PageFacts",
-    "dtype_facts",
     "normalise_signature",
     "parse_file",
     "parse_page",
@@ -84,21 +82,6 @@ _CANONICAL = {name.casefold(): name for name in KNOWN_HEADINGS} | {
 }
 
 
-@dataclass(frozen=True)
-class ListItem:
-    """One bullet of a list section, with the section and the group label it sits under."""
-
-    section: str  # e.g. "Constraints", "Target-Profile Restrictions", "Exceptions"
-    group: str | None  # e.g. "Implementation checks (A5)", "Common constraints", or None
-    text: str
-
-    @property
-    def profile(self) -> str | None:
-        """The profile of an "Implementation checks (P)" group."""
-        m = _GROUP.match(f"{self.group}:") if self.group else None
-        return m.group("profile") if m else None
-
-
 @dataclass
 class PageFacts:
     """What one page states, in a form that compares across page renderings."""
@@ -124,8 +107,6 @@ class PageFacts:
     profile_restrictions: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # bodies of other callouts, e.g. "Source notes"
     examples: list[str] = field(default_factory=list)
-    example_langs: list[str | None] = field(default_factory=list)  # fence language, None in captures
-    items: list[ListItem] = field(default_factory=list)  # bullets of the list sections, in page order
     diagram: str | None = None
     related: dict[str, str] = field(default_factory=dict)  # "previous" / "next" / "overview"
     conflicts: list[str] = field(default_factory=list)  # one fact stated twice, differently
@@ -479,10 +460,9 @@ class _Item:
     text: str
 
 
-def _raw_items(lines: list[_Line]) -> list[tuple[int, str]]:
-    """Bullets start an item, following lines continue it, a blank line ends it.
-    Each item comes with the indentation of its first line."""
-    items: list[tuple[int, list[str]]] = []
+def _raw_items(lines: list[_Line]) -> list[str]:
+    """Bullets start an item, following lines continue it, a blank line ends it."""
+    items: list[list[str]] = []
     open_item = False
     for ln in lines:
         if ln.fenced:
@@ -491,35 +471,26 @@ def _raw_items(lines: list[_Line]) -> list[tuple[int, str]]:
             open_item = False
             continue
         ln.placed = True
-        if _CALLOUT.match(ln.text.strip()):  # the callout's own header line is no item
-            open_item = False
-            continue
         bullet = _BULLET.match(ln.text)
         text = ln.text[bullet.end() :] if bullet else ln.text
         if bullet or not open_item:
-            items.append((len(ln.text) - len(ln.text.lstrip()), []))
+            items.append([])
             open_item = True
-        items[-1][1].append(text.strip())
-    return [(indent, " ".join(parts)) for indent, parts in items]
+        items[-1].append(text.strip())
+    return [" ".join(parts) for parts in items]
 
 
 def _items(lines: list[_Line], flattened: bool) -> list[_Item]:
     out: list[_Item] = []
     group: str | None = None
-    label_indent = -1
-    for indent, raw in _raw_items(lines):
+    for raw in _raw_items(lines):
         text = _plain(raw)
         pieces = _EMBEDDED_BULLET.split(text) if flattened else [text]
-        # In Markdown a bullet no deeper than the group's label is a sibling of the group, not a member
-        # (e.g. the profile notes after the "Implementation checks" groups). Captures lose nesting.
-        if not flattened and group is not None and indent <= label_indent:
-            group = None
         for piece in pieces:
             piece = piece.strip()
             m = _GROUP.match(piece) or _BARE_LABEL.match(piece)
             if m:
                 group = m.group("label")
-                label_indent = indent
                 piece = m.groupdict().get("rest") or ""
             if piece and not (flattened and _is_stub(piece, group, out)):
                 out.append(_Item(group, piece))
@@ -545,7 +516,6 @@ def _list_section(
         main, other = _streams(section)
         for item in _items(main, ctx.flattened):
             target(ctx.facts).append(item.text)
-            ctx.facts.items.append(ListItem(section.heading, item.group, item.text))
             if with_dtypes:
                 _record_dtypes(ctx, item)
         ctx.facts.notes.extend(item.text for item in _items(other, ctx.flattened))
@@ -581,40 +551,33 @@ def _profile_of(group: str | None) -> str:
     return m.group("profile") if m and m.group("profile") else "common"
 
 
-def dtype_facts(group: str | None, text: str) -> list[tuple[str, list[str], bool]]:
-    """The dtype lists one constraint bullet states, as (key, names, weak) for ``PageFacts.dtypes``.
-
-    Keys: a profile ("A5"), "common", "forms" (vector element types), a template condition
-    ("PowAlgorithm::DEFAULT") or a profile-scoped condition ("A5/PowAlgorithm::DEFAULT"); a weak
-    entry only stands in for its key until the page states that key unscoped."""
-    profile = _profile_of(group)
+def _record_dtypes(ctx: _Ctx, item: _Item) -> None:
+    text = item.text
+    profile = _profile_of(item.group)
     cond_match = _WITH_CONDITION.match(text)
     cond = cond_match.group("cond") if cond_match else None
     body = cond_match.group("rest") if cond_match else text
     if m := _ACCEPTS.match(body):
         cond, names = m.group("cond"), _type_list(m.group("list"))
     elif m := _FORMS.match(body):
-        return [("forms", names, False)] if (names := _type_list(m.group("list"))) else []
+        _put_dtypes(ctx, "forms", _type_list(m.group("list")))
+        return
     elif m := _ONE_OF.match(body):
         names = _type_list(m.group("list"))
         if "element type" in m.group("subject").casefold():  # vector pages: element type T
-            return [("forms", names, False)] if names else []
+            _put_dtypes(ctx, "forms", names)
+            return
     else:
-        return []
-    if not names:
-        return []
+        return
     if cond is None:
-        return [(profile, names, False)]
-    if profile == "common":
-        return [(cond, names, False)]
-    # A condition inside a profile group: keep it per profile, and let the first one stand for the
-    # bare condition unless the page also states it unscoped.
-    return [(f"{profile}/{cond}", names, False), (cond, names, True)]
-
-
-def _record_dtypes(ctx: _Ctx, item: _Item) -> None:
-    for key, names, weak in dtype_facts(item.group, item.text):
-        _put_dtypes(ctx, key, names, weak=weak)
+        _put_dtypes(ctx, profile, names)
+    elif profile == "common":
+        _put_dtypes(ctx, cond, names)
+    else:
+        # A condition inside a profile group: keep it per profile, and let the first one stand for
+        # the bare condition unless the page also states it unscoped.
+        _put_dtypes(ctx, f"{profile}/{cond}", names)
+        _put_dtypes(ctx, cond, names, weak=True)
 
 
 def _put_dtypes(ctx: _Ctx, key: str, names: list[str], weak: bool = False) -> None:
@@ -643,17 +606,12 @@ def _read_examples(section: _Section, ctx: _Ctx) -> None:
             ln.placed = True
         if body:
             ctx.facts.examples.append("\n".join(ln.text for ln in body))
-            ctx.facts.example_langs.append(None)
         return
     block: list[str] | None = None
-    lang: str | None = None
     for ln in section.lines:
         if ln.fence_marker:
             if block is not None:
                 ctx.facts.examples.append("\n".join(block).strip("\n"))
-                ctx.facts.example_langs.append(lang)
-            else:
-                lang = ln.text.strip().lstrip("`").strip() or None
             block = [] if block is None else None
         elif block is not None:
             ln.placed = True
