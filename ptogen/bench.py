@@ -19,10 +19,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from . import semantics
 from .cli import cflags, main
 from .paths import Layout, find_root
-from .specs import load_specs
+from .spec import expr as semantics
+from .spec.load import load_specs
 
 TARGETS = {"check_real": 1.0, "check_1000": 5.0, "warm_suite": 5.0, "sim_ratio": 2.0}
 

@@ -19,15 +19,15 @@ def _layout(args: argparse.Namespace) -> Layout:
 
 
 def _build(layout: Layout) -> dict[str, str]:
-    from .render import render_all
-    from .specs import load_specs
+    from .emit.render import render_all
+    from .spec.load import load_specs
 
     specs = load_specs(layout.specs, layout.root)
     return render_all(specs, layout.templates, layout.style, cache=layout.root / ".ptogen-cache" / "format")
 
 
 def cmd_gen(args: argparse.Namespace) -> int:
-    from .output import write_tree
+    from .emit.output import write_tree
 
     layout = _layout(args)
     files = _build(layout)
@@ -39,7 +39,7 @@ def cmd_gen(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .output import compare_tree
+    from .emit.output import compare_tree
 
     layout = _layout(args)
     files = _build(layout)
@@ -60,8 +60,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from .specs import load_specs
-    from .views import ProjectView
+    from .lower.views import ProjectView
+    from .spec.load import load_specs
 
     layout = _layout(args)
     project = ProjectView(load_specs(layout.specs, layout.root))
@@ -98,7 +98,7 @@ def cflags(layout: Layout, profile: str | None) -> list[str]:
 def cmd_cflags(args: argparse.Namespace) -> int:
     layout = _layout(args)
     if args.profile:
-        from .specs import load_specs
+        from .spec.load import load_specs
 
         names = load_specs(layout.specs, layout.root).targets.profile_names()
         if args.profile not in names:
@@ -112,7 +112,7 @@ def cmd_cflags(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from .model import OpSpec, Targets
+    from .spec.model import OpSpec, Targets
 
     model = Targets if args.kind == "targets" else OpSpec
     text = json.dumps(model.model_json_schema(), indent=2) + "\n"
@@ -124,13 +124,13 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    from .runner import run_cli
+    from .testing.runner import run_cli
 
     return run_cli(_layout(args), args)
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from .importer import run_import
+    from .importer.build import run_import
 
     return run_import(_layout(args), args)
 

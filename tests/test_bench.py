@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ptogen.bench import synthetic_tree
-from ptogen.specs import load_specs
+from ptogen.spec.load import load_specs
 
 from .helpers import ROOT
 

@@ -10,7 +10,7 @@ import pytest
 
 from ptogen.cli import cflags
 from ptogen.paths import Layout
-from ptogen.specs import load_specs
+from ptogen.spec.load import load_specs
 
 from .compilers import COMPILERS, require
 

@@ -11,7 +11,7 @@ import pytest
 from ruamel.yaml import YAML
 
 from ptogen.cli import main
-from ptogen.pagefacts import parse_file
+from ptogen.importer.pagefacts import parse_file
 
 from .helpers import ROOT
 

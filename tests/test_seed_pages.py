@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ptogen.pagefacts import SYNTAX_FORMS, PageFacts, normalise_signature, parse_file, parse_page
+from ptogen.importer.pagefacts import SYNTAX_FORMS, PageFacts, normalise_signature, parse_file, parse_page
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from ptogen.pagefacts import normalise_signature, parse_file
-from ptogen.specs import load_specs
+from ptogen.importer.pagefacts import normalise_signature, parse_file
+from ptogen.spec.load import load_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS = load_specs(ROOT / "specs", ROOT)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ptogen import runner
 from ptogen.paths import Layout
+from ptogen.testing import runner
 
 from .compilers import COMPILERS, require
 
@@ -36,8 +36,8 @@ def test_op_kernels(op: str, compiler: str) -> None:
 
 def test_every_static_rule_has_a_compile_fail_test() -> None:
     """A rule with no compile-fail test is a defect: count rules from the specs, not the manifest."""
-    from ptogen.specs import load_specs
-    from ptogen.views import ProjectView
+    from ptogen.lower.views import ProjectView
+    from ptogen.spec.load import load_specs
 
     project = ProjectView(load_specs(ROOT / "specs", ROOT))
     manifest = runner.load_manifest(LAYOUT)

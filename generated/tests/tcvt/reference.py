@@ -7,7 +7,7 @@ Tile and vector operands arrive as numpy arrays and scalars as 0-d arrays, all i
 type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type.
 """
 
-from ptogen import refmath as rm
+from ptogen.testing import refmath as rm
 
 
 def apply_RoundMode(C, value, x):

@@ -17,11 +17,11 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.scalarstring import LiteralScalarString
 
-from . import semantics
-from .model import OpSpec, Targets
+from ..paths import Layout
+from ..spec import expr as semantics
+from ..spec.load import check_op, load_specs
+from ..spec.model import OpSpec, Targets
 from .pagefacts import PageFacts, parse_page
-from .paths import Layout
-from .specs import check_op, load_specs
 
 RULE_ORDER = [
     "dtype",

@@ -10,9 +10,9 @@ import posixpath
 from dataclasses import dataclass
 from functools import cached_property
 
-from . import semantics
-from .model import InstructionSetDef, OpSpec, ProfileDef, Rule, Targets
-from .specs import LoadedOp, SpecSet
+from ..spec import expr as semantics
+from ..spec.load import LoadedOp, SpecSet
+from ..spec.model import InstructionSetDef, OpSpec, ProfileDef, Rule, Targets
 
 
 @dataclass(frozen=True)
@@ -188,7 +188,7 @@ class OpView:
 
     @cached_property
     def extra_exprs(self) -> dict[str, semantics.Node]:
-        from .specs import _expr_scope
+        from ..spec.load import _expr_scope
 
         names, attrs = _expr_scope(self.spec, self.targets)
         return {n: semantics.parse(t, names, attrs) for n, t in self.spec.semantics.extra_outputs.items()}

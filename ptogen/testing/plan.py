@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import GenerationError
-from .model import DTypeDef
-from .views import OpView, ProjectView, RuleView
+from ..errors import GenerationError
+from ..lower.views import OpView, ProjectView, RuleView
+from ..spec.model import DTypeDef
 
 # Shapes that matter: full, partial static valid region, non-square and not a power of two,
 # valid region given at run time. (rows, cols, valid_rows, valid_cols, dynamic)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import jinja2
 
-from .errors import GenerationError
+from ..errors import GenerationError
+from ..lower.views import ProjectView
+from ..spec.load import SpecSet
 from .format import format_cpp_many
-from .specs import SpecSet
-from .views import ProjectView
 
 CPP_SUFFIXES = (".hpp", ".cpp", ".h")
 
@@ -83,7 +83,7 @@ def plan(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
             jobs.append((f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}))
     for iset in project.targets.instruction_sets:
         jobs.append((f"docs/isa/{iset.index_page}", "docs/set_index.md.j2", {"iset": iset}))
-    from .testgen import test_jobs  # late import: test generation builds on the same views
+    from ..testing.plan import test_jobs  # late import: test generation builds on the same views
 
     jobs.extend(test_jobs(project))
     return jobs

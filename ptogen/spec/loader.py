@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from .errors import SpecError
+from ..errors import SpecError
 
 PathKey = tuple[str | int, ...]
 # libyaml's composer when available: the pure-Python one is several times slower on a spec tree.

@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from . import semantics
-from .errors import SpecError, SpecErrors
+from ..errors import SpecError, SpecErrors
+from . import expr as semantics
 from .loader import LoadedDoc, SourceMap, load_yaml
 from .model import OpSpec, Targets
 

@@ -11,7 +11,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from .errors import GenerationError
+from ..errors import GenerationError
 
 
 def clang_format_binary() -> str:

@@ -28,8 +28,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..paths import RUNTIME_INCLUDE, Layout
 from . import golden
-from .paths import RUNTIME_INCLUDE, Layout
 
 DEFAULT_COMPILERS = ("g++", "clang++")
 # -O0: kernels are tiny and run once; compile time dominates the suite.

@@ -1,0 +1,1 @@
+"""`ptogen import`: ISA pages back to specs."""
