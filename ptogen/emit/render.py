@@ -74,13 +74,8 @@ def plan(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
                 {"profile": profile},
             )
         )
-    for op in project.tile_ops:
-        jobs.append((f"include/{op.sim_header}", "cpp/sim_op.hpp.j2", {"op": op}))
     for op in project.ops:
-        jobs.append((op.doc_path, "docs/op_page.md.j2", {"op": op}))
-        if not op.is_vector:
-            jobs.append((op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}))
-            jobs.append((f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}))
+        jobs.extend(op.kind.outputs(op))  # the op's kind decides which per-op files it has
     for iset in project.targets.instruction_sets:
         jobs.append((f"docs/isa/{iset.index_page}", "docs/set_index.md.j2", {"iset": iset}))
     from ..testing.plan import test_jobs  # late import: test generation builds on the same views

@@ -10,9 +10,11 @@ import posixpath
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..opkinds import KINDS, OpKind
+from ..rules import DTypeRule, Rule
 from ..spec import expr as semantics
 from ..spec.load import LoadedOp, SpecSet
-from ..spec.model import InstructionSetDef, OpSpec, ProfileDef, Rule, Targets
+from ..spec.model import InstructionSetDef, OpSpec, ProfileDef, Targets
 
 
 @dataclass(frozen=True)
@@ -24,14 +26,42 @@ class RuleView:
     dtypes_cpp: list[str]  # canonical C++ spellings, aliases resolved and de-duplicated
     dtypes_asm: list[str]
 
+    op: OpView | None = None
+
     @property
     def kind(self) -> str:
         return self.rule.kind
 
+    # What templates print: each rule kind decides its own spelling (rules.py).
+    @property
+    def condition(self) -> str:
+        assert self.op is not None
+        return self.rule.condition(self.op, self)
+
+    @property
+    def text(self) -> str:
+        assert self.op is not None
+        return self.rule.text(self.op)
+
+    @property
+    def doc(self) -> str:
+        assert self.op is not None
+        return self.rule.doc(self.op)
+
+    def message(self, profile: str) -> str:
+        """The static_assert message: names op, profile and rule."""
+        assert self.op is not None
+        return f"{self.op.name} [{profile}]: {self.text}"
+
+    def runtime_message(self, profile: str) -> str:
+        """What the simulator prints when a run-time rule is broken."""
+        return f"PTO runtime error: {self.message(profile)}"
+
     @property
     def id(self) -> str:
         """Stable name of the rule, used in test file names."""
-        suffix = f"_{self.rule.when.equals.split('::')[-1].lower()}" if self.rule.when else ""
+        when = getattr(self.rule, "when", None)
+        suffix = f"_{when.equals.split('::')[-1].lower()}" if when else ""
         return f"{self.index:02d}_{self.rule.kind}{suffix}"
 
 
@@ -82,8 +112,18 @@ class OpView:
 
     # ------------------------------------------------------------------ naming
     @property
+    def kind(self) -> OpKind:
+        """The op kind strategy (opkinds/) named by `semantics.kind`."""
+        return KINDS[self.spec.semantics.kind]
+
+    @property
     def is_vector(self) -> bool:
-        return self.iset.kind == "vector"
+        return self.kind.lanes
+
+    @property
+    def result_operands(self) -> list[str]:
+        """Operands the op writes: its domain, then a lane op's extra outputs."""
+        return [self.spec.semantics.domain, *self.spec.semantics.extra_outputs]
 
     @property
     def name(self) -> str:
@@ -241,19 +281,24 @@ class OpView:
     def _view(self, index: int, rule: Rule) -> RuleView:
         cpp: list[str] = []
         asm: list[str] = []
-        for spelling in rule.dtypes:
+        for spelling in getattr(rule, "dtypes", []):
             d = self.targets.dtype(spelling)
             if d.name not in cpp:
                 cpp.append(d.name)
                 asm.append(d.asm)
+        operands = rule.rule_operands
         return RuleView(
             rule,
             index,
-            [self.cpp_type(o) for o in rule.operands],
-            [self.dtype_expr(o) for o in rule.operands],
+            [self.cpp_type(o) for o in operands],
+            [self.dtype_expr(o) for o in operands],
             cpp,
             asm,
+            self,
         )
+
+    def rule_view(self, rule: Rule) -> RuleView:
+        return next(rv for rv in self.rules if rv.rule is rule)
 
     @cached_property
     def rules(self) -> list[RuleView]:
@@ -264,7 +309,7 @@ class OpView:
         applying = [
             rv
             for rv in self.rules
-            if (rv.rule.profiles is None or profile in rv.rule.profiles) and not self._vacuous(rv)
+            if (rv.rule.profiles is None or profile in rv.rule.profiles) and not rv.rule.vacuous(self, rv)
         ]
         if any(rv.kind == "unavailable" for rv in applying):
             applying = [rv for rv in applying if rv.kind == "unavailable"]
@@ -274,10 +319,6 @@ class OpView:
                 continue
             out.append(rv)
         return out
-
-    def _vacuous(self, rv: RuleView) -> bool:
-        """A dtype rule admitting the whole vocabulary cannot fail: documented, but not checked."""
-        return rv.kind == "dtype" and len(rv.dtypes_cpp) == len(self.targets.dtypes)
 
     def available(self, profile: str) -> bool:
         return not any(
@@ -292,7 +333,7 @@ class OpView:
         when = when or self.default_values
         allowed: list[str] | None = None
         for rv in self.rules_for(profile):
-            if rv.kind != "dtype" or operand not in rv.rule.operands:
+            if not isinstance(rv.rule, DTypeRule) or operand not in rv.rule.operands:
                 continue
             if rv.rule.when and when.get(rv.rule.when.param) != rv.rule.when.equals:
                 continue
@@ -340,7 +381,7 @@ class OpView:
         """Template-argument settings that change the checked rules (TPOWS: DEFAULT, HIGH_PRECISION)."""
         variants = [self.default_values]
         for rv in self.rules:
-            w = rv.rule.when
+            w = getattr(rv.rule, "when", None)
             if w and all(v.get(w.param) != w.equals for v in variants):
                 variants.append({**self.default_values, w.param: w.equals})
         return variants
@@ -363,18 +404,17 @@ class OpView:
         ]
 
     # ------------------------------------------------------------------ semantics
-    def _index(self) -> str:
-        return "i" if self.is_vector else "i,j"
-
     @property
     def math(self) -> str:
+        """LaTeX of the semantics; the op kind supplies the index notation."""
         dst = self.spec.semantics.domain
-        lhs = rf"\mathrm{{{dst}}}_{{{self._index()}}}"
+        lhs = rf"\mathrm{{{dst}}}_{{{self.kind.result_index(self)}}}"
         return f"{lhs} = {semantics.to_latex(self.loaded.expr, self._latex_ref)}"
 
     def _latex_ref(self, name: str) -> str:
         kind = self.spec.operand(name).kind
-        return rf"\mathrm{{{name}}}" + (f"_{{{self._index()}}}" if kind in ("tile", "vreg") else "")
+        index = self.kind.operand_index(self, name)
+        return rf"\mathrm{{{name}}}" + (f"_{{{index}}}" if kind in ("tile", "vreg") else "")
 
     @property
     def enums_of(self) -> dict[str, str]:

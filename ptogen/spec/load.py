@@ -218,7 +218,14 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
             (("operands",), "the dst operands must be the semantics domain and its extra_outputs")
         )
 
-    vector = iset is not None and iset.kind == "vector"
+    from ..opkinds import KINDS  # the registry of op kinds (it depends on nothing of this module)
+
+    op_kind = KINDS.get(spec.semantics.kind)
+    if op_kind is None:
+        problems.append(
+            (("semantics", "kind"), f"unknown op kind {spec.semantics.kind!r} (known: {', '.join(KINDS)})")
+        )
+    vector = op_kind.lanes if op_kind is not None else iset is not None and iset.kind == "vector"
     value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar"}
     for i, o in enumerate(spec.operands):
         allowed = {"vreg", "scalar", "mask", "attr"} if vector else {"tile", "scalar", "attr"}
@@ -281,17 +288,7 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
                 problems.append(
                     ((*base, "profiles", j), f"unknown profile {p!r} (known: {', '.join(sorted(profiles))})")
                 )
-        for j, name in enumerate(rule.operands):
-            bound = operands.get(name)
-            scalar_ok = rule.kind == "same_dtype" and bound is not None and bound.kind == "scalar"
-            if (bound is None or bound.kind not in ("tile", "vreg")) and not scalar_ok:
-                problems.append(
-                    ((*base, "operands", j), f"{name!r} is not a tile or vector operand of this op")
-                )
-        for j, d in enumerate(rule.dtypes):
-            if not targets.has_dtype(d):
-                problems.append(((*base, "dtypes", j), f"unknown dtype {d!r}"))
-        problems.extend(_check_rule_binding(spec, rule, base))
+        problems.extend(((*base, *where), message) for where, message in rule.check(spec, targets))
     for i, note in enumerate(spec.profile_notes):
         if note.profile is not None and note.profile not in profiles:
             problems.append((("profile_notes", i, "profile"), f"unknown profile {note.profile!r}"))
@@ -356,36 +353,4 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
     for name in operands:
         if name not in bound:
             problems.append((("operands",), f"operand {name!r} is not carried by any intrinsic parameter"))
-    return problems
-
-
-def _check_rule_binding(spec: OpSpec, rule: Any, base: tuple[str | int, ...]) -> list[Problem]:
-    problems: list[Problem] = []
-    intr = spec.intrinsic
-    if rule.when is not None:
-        values = {t.name: t for t in intr.template} if intr else {}
-        t = values.get(rule.when.param)
-        if t is None or t.kind != "value":
-            problems.append(
-                ((*base, "when", "param"), f"{rule.when.param!r} is not a value template parameter")
-            )
-    if rule.kind == "same_dtype" and intr is not None:
-        types = [p.type or p.value_type or p.dtype_of for p in intr.params if p.operand in rule.operands]
-        if len(set(types)) < 2:
-            problems.append(
-                (
-                    (
-                        *base,
-                        "operands",
-                    ),
-                    "operands share one template parameter, so the rule can never fail",
-                )
-            )
-    if rule.kind == "tmp_required" and (intr is None or intr.tmp_in_events is None):
-        problems.append(((*base, "kind"), "tmp_required needs `intrinsic.tmp_in_events`"))
-    if (
-        rule.kind in ("same_dtype", "row_major", "location", "valid_bounds", "unavailable", "tmp_required")
-        and intr is None
-    ):
-        problems.append(((*base, "kind"), f"{rule.kind} rules apply to tile intrinsics only"))
     return problems

@@ -7,143 +7,12 @@ break out of the Markdown or C++ it lands in.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-# ----------------------------------------------------------------------------- checked strings
-
-_CPP_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_CPP_QUALIFIED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
-_CPP_KEYWORDS = frozenset(
-    [
-        "alignas",
-        "alignof",
-        "and",
-        "asm",
-        "auto",
-        "bool",
-        "break",
-        "case",
-        "catch",
-        "char",
-        "class",
-        "const",
-        "constexpr",
-        "continue",
-        "decltype",
-        "default",
-        "delete",
-        "do",
-        "double",
-        "else",
-        "enum",
-        "explicit",
-        "export",
-        "extern",
-        "false",
-        "float",
-        "for",
-        "friend",
-        "goto",
-        "if",
-        "inline",
-        "int",
-        "long",
-        "mutable",
-        "namespace",
-        "new",
-        "noexcept",
-        "not",
-        "nullptr",
-        "operator",
-        "or",
-        "private",
-        "protected",
-        "public",
-        "register",
-        "return",
-        "short",
-        "signed",
-        "sizeof",
-        "static",
-        "struct",
-        "switch",
-        "template",
-        "this",
-        "throw",
-        "true",
-        "try",
-        "typedef",
-        "typeid",
-        "typename",
-        "union",
-        "unsigned",
-        "using",
-        "virtual",
-        "void",
-        "volatile",
-        "while",
-        "xor",
-    ]
-)
-_HTML_TAG = re.compile(r"<\s*[A-Za-z!/?]")
-_CODE_SPAN = re.compile(r"`[^`\n]*`")
-
-
-def _cpp_ident(value: str) -> str:
-    if not _CPP_IDENT.match(value):
-        raise ValueError(f"{value!r} is not a C++ identifier")
-    if value in _CPP_KEYWORDS:
-        raise ValueError(f"{value!r} is a C++ keyword")
-    return value
-
-
-def _cpp_qualified(value: str) -> str:
-    if not _CPP_QUALIFIED.match(value):
-        raise ValueError(f"{value!r} is not a (qualified) C++ name")
-    return value
-
-
-def _one_line(value: str) -> str:
-    if "\n" in value or "\r" in value:
-        raise ValueError("must be a single line")
-    if "```" in value:
-        raise ValueError("must not contain a code fence")
-    return value.strip()
-
-
-def _markdown(value: str) -> str:
-    # Prose is Markdown by design, but raw HTML (outside `code`) could inject into the site.
-    if _HTML_TAG.search(_CODE_SPAN.sub("", value)):
-        raise ValueError("raw HTML is not allowed in prose; put code in `backticks`")
-    if any(line.lstrip().startswith("```") for line in value.splitlines()):
-        raise ValueError("code fences are not allowed in prose; use an example")
-    return value.strip()
-
-
-def _code(value: str) -> str:
-    if "```" in value:
-        raise ValueError("must not contain a code fence")
-    return value.rstrip("\n")
-
-
-CppIdent = Annotated[str, AfterValidator(_cpp_ident)]
-# Element type spellings may be builtin keywords (`float`), but are still single identifiers.
-TypeName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-CppQualified = Annotated[str, AfterValidator(_cpp_qualified)]
-Line = Annotated[str, AfterValidator(_one_line)]
-InlineText = Annotated[str, AfterValidator(_one_line), AfterValidator(_markdown)]
-Prose = Annotated[str, AfterValidator(_markdown)]
-Code = Annotated[str, AfterValidator(_code)]
-Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
-ProfileName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9]*$")]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
+from ..rules import Rule
+from .fields import Code, CppIdent, CppQualified, InlineText, Line, Name, ProfileName, Prose, Strict, TypeName
 
 # ----------------------------------------------------------------------------- targets.yaml
 
@@ -340,6 +209,7 @@ Tolerance = Annotated[ExactTolerance | UlpTolerance, Field(discriminator="kind")
 class Semantics(Strict):
     """Element semantics, written once; rendered to LaTeX, simulator C++ and the numpy reference."""
 
+    kind: Name = Field(description="op kind (ptogen/opkinds/): how the op iterates, is simulated and tested")
     expr: Line = Field(description="expression over operand names, e.g. `select(src > 0, src, src * slope)`")
     domain: Name = Field(description="operand whose valid region (tile) or active lanes (vector) is iterated")
     compute: Name | None = Field(
@@ -359,64 +229,6 @@ class SyntaxForms(Strict):
     pto_asm: list[Line] = Field(default_factory=list, description="PTO assembly (synchronous) form")
     ssa: list[Line] = Field(default_factory=list, description="AS Level 1 (SSA)")
     dps: list[Line] = Field(default_factory=list, description="AS Level 2 (DPS)")
-
-
-class When(Strict):
-    param: CppIdent
-    equals: CppQualified
-
-
-RuleKind = Literal[
-    "dtype",  # static: DType of the operands is in `dtypes`
-    "row_major",  # static: tile layout is row-major
-    "location",  # static: tile location is `location`
-    "valid_bounds",  # static: ValidRow <= Rows and ValidCol <= Cols
-    "same_dtype",  # static: operands share one DType (scalar typed from it matches too)
-    "unavailable",  # static: the profile does not offer the op
-    "tmp_required",  # static: a tmp tile must be passed (leading the events pack)
-    "same_valid_shape",  # runtime: operands have dst's valid row/col
-    "no_overlap",  # runtime: operands occupy disjoint buffer ranges
-]
-
-STATIC_RULES = frozenset(
-    {"dtype", "row_major", "location", "valid_bounds", "same_dtype", "unavailable", "tmp_required"}
-)
-RUNTIME_RULES = frozenset({"same_valid_shape", "no_overlap"})
-
-
-class Rule(Strict):
-    """A checked constraint; becomes a static_assert or runtime check, a doc line and a test."""
-
-    kind: RuleKind
-    profiles: list[ProfileName] | None = Field(
-        default=None, description="profiles it applies to; omitted = all"
-    )
-    operands: list[Name] = Field(default_factory=list)
-    dtypes: list[TypeName] = Field(
-        default_factory=list, description="dtype rule: allowed spellings as documented"
-    )
-    location: Literal["Vec", "Mat", "Left", "Right", "Acc"] | None = None
-    when: When | None = None
-    note: InlineText | None = Field(default=None, description="parenthetical shown after the doc line")
-
-    @model_validator(mode="after")
-    def _shape(self) -> Rule:
-        needs_operands = self.kind not in {"unavailable", "tmp_required"}
-        if needs_operands and not self.operands:
-            raise ValueError(f"a {self.kind} rule needs `operands`")
-        if (self.kind == "dtype") != bool(self.dtypes):
-            raise ValueError("`dtypes` belongs to (and is required by) dtype rules")
-        if (self.kind == "location") != (self.location is not None):
-            raise ValueError("`location` belongs to (and is required by) location rules")
-        if self.kind in {"same_dtype", "same_valid_shape", "no_overlap"} and len(self.operands) < 2:
-            raise ValueError(f"a {self.kind} rule relates at least two operands")
-        if self.when is not None and self.kind != "dtype":
-            raise ValueError("`when` is only supported on dtype rules")
-        return self
-
-    @property
-    def is_static(self) -> bool:
-        return self.kind in STATIC_RULES
 
 
 class ProseConstraint(Strict):

@@ -9,16 +9,32 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import Any
 
 import ml_dtypes
 import numpy as np
 
-if TYPE_CHECKING:
-    from .runner import Job, Outcome, Runner
+from .results import Outcome
 
-Check = Callable[[Path], "Outcome"]
+Check = Callable[[Path], Outcome]
+
+
+@dataclass
+class GoldenContext:
+    """One runtime group of an op, as its kind's `prepare_cases` sees it."""
+
+    op_name: str
+    op: dict[str, Any]  # the op's manifest
+    dtypes: dict[str, Any]  # the project manifest's dtype table
+    entry: dict[str, Any]  # the group: its dtypes and cases
+    reference: ModuleType  # the op's generated numpy reference
+    label: str  # how outcomes name the group
+
+    def np_type(self, dtype: str) -> np.dtype:
+        return np_dtype(self.dtypes[dtype]["numpy"])
 
 
 def np_dtype(numpy_name: str) -> np.dtype:
@@ -141,144 +157,9 @@ def narrow(values: np.ndarray, storage: np.dtype) -> np.ndarray:
     return values.astype(storage)
 
 
-def prepare_tile_cases(runner: Runner, job: Job, data: Path) -> list[Check]:
-    from .runner import Outcome
-
-    op = runner.manifest["ops"][job.op]
-    ref = runner.reference(job.op)
-    types = {n: np_dtype(runner.manifest["dtypes"][d]["numpy"]) for n, d in job.entry["dtypes"].items()}
-    domain = op["domain"]
-    storage = types[domain]
-    cdt = compute_dtype(types[op["compute"]])
-    checks: list[Check] = []
-    for case in job.entry["cases"]:
-        k = case["index"]
-        arrays: dict[str, np.ndarray] = {}
-        for name, t in case["tiles"].items():
-            count = t["rows"] * t["cols"]
-            arrays[name] = inputs(types[name], count, f"{job.op}/{job.entry['kernel']}/{k}/{name}")
-            arrays[name].tofile(data / f"c{k}_{name}.bin")
-        scalars: dict[str, Any] = {}
-        for name, value in case["scalars"].items():
-            st = types[name]
-            s = np.array([value], dtype=np.float64 if _is_float(st) else np.int64).astype(st)
-            s.tofile(data / f"c{k}_{name}.bin")
-            scalars[name] = s.reshape(()).astype(cdt)
-        scalars.update(case.get("attrs", {}))
-        t = case["tiles"][domain]
-        vr, vc = t["valid_rows"], t["valid_cols"]
-        args = []
-        for name in op["inputs"]:
-            if name in arrays:
-                ti = case["tiles"][name]
-                view = logical(arrays[name], ti["rows"], ti["cols"], ti["layout"])[:vr, :vc]
-                args.append(view.astype(cdt))
-            else:
-                args.append(scalars[name])
-        with np.errstate(all="ignore"):
-            want = narrow(np.asarray(ref.reference(cdt.type, *args)), storage)
-        before = logical(arrays[domain].copy(), t["rows"], t["cols"], t["layout"])
-        label = f"{job.label} case {k} ({case['label']})"
-
-        def check(
-            data_dir: Path,
-            k: int = k,
-            t: dict[str, Any] = t,
-            want: np.ndarray = want,
-            before: np.ndarray = before,
-            label: str = label,
-            scalars: dict[str, Any] = scalars,
-            vr: int = vr,
-            vc: int = vc,
-        ) -> Outcome:
-            out_file = data_dir / f"c{k}_{domain}.out"
-            got_flat = np.fromfile(out_file, dtype=storage)
-            got = logical(got_flat, t["rows"], t["cols"], t["layout"])
-            bad = compare(got[:vr, :vc], want, op["tolerance"])
-            if bad.any():
-                return Outcome(
-                    "fail", label, _describe(bad, got[:vr, :vc], want, "valid", f"; scalars {scalars}")
-                )
-            outside = np.ones(got.shape, dtype=bool)
-            outside[:vr, :vc] = False
-            changed = outside & (_bits(got) != _bits(before))
-            if changed.any():
-                return Outcome("fail", label, _describe(changed, got, before, "outside-the-valid-region"))
-            return Outcome("pass", label)
-
-        checks.append(check)
-    return checks
-
-
 MASKS = {
     "all lanes": lambda n: np.ones(n, dtype=bool),
     "first 5 lanes": lambda n: np.arange(n) < 5,
     "alternate lanes": lambda n: np.arange(n) % 2 == 0,
     "no lanes": lambda n: np.zeros(n, dtype=bool),
 }
-
-
-def prepare_vector_cases(runner: Runner, job: Job, data: Path) -> list[Check]:
-    from .runner import Outcome
-
-    op = runner.manifest["ops"][job.op]
-    ref = runner.reference(job.op)
-    storage = np_dtype(runner.manifest["dtypes"][job.entry["dtype"]]["numpy"])
-    cdt = compute_dtype(storage)
-    lanes = job.entry["lanes"]
-    checks: list[Check] = []
-    k = 0
-    for mask_name in job.entry["masks"]:
-        predicate = MASKS[mask_name](lanes)
-        for value in job.entry["scalars"]:
-            vals: dict[str, np.ndarray] = {}
-            seed = f"{job.op}/{job.entry['kernel']}/{k}"
-            for name, kind in op["operands"].items():
-                if op["roles"][name] == "dst":
-                    continue
-                if kind == "vreg":
-                    vals[name] = inputs(storage, lanes, f"{seed}/{name}")
-                    vals[name].tofile(data / f"c{k}_{name}.bin")
-                elif kind == "scalar":
-                    s = np.array([value], dtype=np.float64 if _is_float(storage) else np.int64).astype(
-                        storage
-                    )
-                    s.tofile(data / f"c{k}_{name}.bin")
-                    vals[name] = s.reshape(())
-                elif kind == "mask":
-                    # The predicate follows the case's pattern; other masks (carry-in) are random bits.
-                    bits = (
-                        predicate
-                        if op["roles"][name] == "mask"
-                        else random_values(np.dtype(np.uint8), lanes, f"{seed}/{name}") % 2 == 1
-                    )
-                    bits.astype(np.uint8).tofile(data / f"c{k}_{name}.bin")
-                    vals[name] = bits.astype(np.uint8)
-            args = [np.asarray(vals[n]).astype(cdt) for n in op["inputs"]]
-            wants = {}
-            for i, out in enumerate(op["outputs"]):
-                fn = ref.reference if i == 0 else getattr(ref, f"reference_{out}")
-                kind = op["operands"][out]
-                out_type = storage if kind == "vreg" else np.dtype(np.uint8)
-                with np.errstate(all="ignore"):
-                    active = np.asarray(fn(cdt.type, *args))
-                active = narrow(active, out_type) if kind == "vreg" else (active != 0).astype(np.uint8)
-                wants[out] = (
-                    np.where(predicate, active, np.zeros(lanes, dtype=out_type)).astype(out_type),
-                    out_type,
-                )
-            label = f"{job.label} case {k} ({mask_name}, scalar {value})"
-
-            def check(
-                data_dir: Path, k: int = k, wants: dict[str, Any] = wants, label: str = label
-            ) -> Outcome:
-                for out, (want, out_type) in wants.items():
-                    got = np.fromfile(data_dir / f"c{k}_{out}.out", dtype=out_type)
-                    bad = compare(got, want, op["tolerance"])
-                    if bad.any():
-                        return Outcome("fail", label, _describe(bad, got, want, f"{out} lane"))
-                return Outcome("pass", label)
-
-            checks.append(check)
-            k += 1
-    return checks

@@ -1,11 +1,14 @@
-"""Compile and run the generated test kernels (`ptogen test`), and judge them.
+"""Compile and run the generated test executables (`ptogen test`), and judge them.
 
-Consumes only what `ptogen gen` wrote: generated/tests/manifest.json, the kernels, and the
-per-op Python references. Each job is one kernel on one profile with one compiler:
-- runtime kernels: inputs are made here, the kernel runs, results are checked against the
-  reference within the spec's tolerance and outside the valid region for being untouched;
-- compile kernels: must fail with their `// expected-error:` message, or (legal twins) compile;
-- runtime-fail kernels: must stop with their `// expected-runtime-error:` message.
+Consumes only what `ptogen gen` wrote: generated/tests/manifest.json, each op's manifest, its
+cases and verify sources and its Python reference. Per op, profile and compiler there are two jobs:
+- the cases executable: built once (which proves every case legal under the profile), it runs
+  the runtime cases selected by id, whose results are checked against the reference within the
+  spec's tolerance and outside the valid region for being untouched, and each runtime-fail case,
+  which must stop with its rule's message;
+- the verify translation unit: every compile-fail case and the legal twins in one compile, checked
+  with clang's `-verify` (each expected diagnostic, raised from its call's line, and nothing else),
+  or, with another compiler, by matching the static_assert messages one for one.
 Binaries and compile outcomes are cached by a hash of everything that goes into them.
 """
 
@@ -22,44 +25,47 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..opkinds import KINDS
 from ..paths import RUNTIME_INCLUDE, Layout
-from . import golden
+from .golden import Check, GoldenContext
+from .results import Outcome
 
-DEFAULT_COMPILERS = ("g++", "clang++")
+# One compiler for local runs (the first found); CI sets PTOGEN_TEST_COMPILERS="g++ clang++".
+COMPILER_PREFERENCE = ("clang++", "g++")
 # -O0: kernels are tiny and run once; compile time dominates the suite.
 BASE_FLAGS = ["-std=c++20", "-O0", "-ffp-contract=off", "-Wall", "-Wextra"]
 RUN_TIMEOUT = 120
 # What the precompiled header holds: the kernel entry point and the C++ headers kernels use.
-PCH_HEADERS = ["cstddef", "cstdio", "cstdlib", "string", "pto/pto-inst.hpp"]
+PCH_HEADERS = ["cstddef", "cstdio", "cstdlib", "cstring", "string", "pto/pto-inst.hpp"]
 
 
-@dataclass
-class Outcome:
-    """One line of the report: a case, a compile expectation, or a skipped job."""
-
-    status: str  # "pass", "fail", "skip"
-    name: str
-    detail: str = ""
+def default_compilers() -> list[str]:
+    """PTOGEN_TEST_COMPILERS if set, else the first available of clang++ and g++."""
+    chosen = os.environ.get("PTOGEN_TEST_COMPILERS", "").split()
+    if chosen:
+        return chosen
+    return [next((c for c in COMPILER_PREFERENCE if shutil.which(c)), COMPILER_PREFERENCE[0])]
 
 
 @dataclass
 class Job:
-    kind: str  # runtime, vector, compile, runtime_fail
+    kind: str  # "cases" or "verify"
     op: str
-    entry: dict[str, Any]
     profile: str
     compiler: str
+    source: str  # relative to the output directory
+    run_profile: dict[str, str] = field(default_factory=dict)  # group id -> profile that runs it
 
     @property
     def label(self) -> str:
-        kernel = Path(self.entry["kernel"]).stem
-        return f"{self.op}/{kernel} [{self.profile}, {Path(self.compiler).name}]"
+        return f"{self.op}/{Path(self.source).stem} [{self.profile}, {Path(self.compiler).name}]"
 
 
 @dataclass
@@ -75,10 +81,15 @@ class Settings:
 
 
 def load_manifest(layout: Layout) -> dict[str, Any]:
+    """The project manifest with every op's own manifest in place of its path."""
     path = layout.out / "tests" / "manifest.json"
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: run `ptogen gen` first")
-    return json.loads(path.read_text(encoding="utf-8"))["manifest"]
+    project = json.loads(path.read_text(encoding="utf-8"))["manifest"]
+    ops = {}
+    for name, rel in project["ops"].items():
+        ops[name] = json.loads((layout.out / rel).read_text(encoding="utf-8"))["manifest"]
+    return {**project, "ops": ops}
 
 
 # ----------------------------------------------------------------------------- compilers
@@ -115,6 +126,13 @@ class Builder:
         self._pch_lock = threading.Lock()
         self.include_flags = [f"-I{d}" for d in dirs]
         self._headers = _tree_hash(dirs)
+        self._count_lock = threading.Lock()
+        self.invocations: Counter[str] = Counter()  # compiler processes started, by purpose
+
+    def _compiler(self, purpose: str, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        with self._count_lock:
+            self.invocations[purpose] += 1
+        return subprocess.run(argv, capture_output=True, text=True, check=False)
 
     def flags(self, profile: str) -> list[str]:
         return [*BASE_FLAGS, *self.include_flags, f"-DPTO_TARGET_PROFILE=PTO_PROFILE_{profile}"]
@@ -144,11 +162,9 @@ class Builder:
                 wrapper = root / "pch_source.hpp"
                 wrapper.write_text("".join(f"#include <{h}>\n" for h in PCH_HEADERS))
                 tmp = target.with_name(target.name + f".tmp{os.getpid()}")
-                proc = subprocess.run(
+                proc = self._compiler(
+                    "pch",
                     [str(compiler.path), *validate, *flags, "-x", "c++-header", str(wrapper), "-o", str(tmp)],
-                    capture_output=True,
-                    text=True,
-                    check=False,
                 )
                 if proc.returncode != 0:
                     return []  # no PCH: compile from source (the kernel's own errors will show)
@@ -163,21 +179,21 @@ class Builder:
         h.update(source.read_bytes())
         return h.hexdigest()[:32]
 
-    def check(self, compiler: Compiler, source: Path, profile: str) -> tuple[int, str]:
-        """-fsyntax-only compile; (exit code, diagnostics), cached."""
+    def check(
+        self, compiler: Compiler, source: Path, profile: str, extra: list[str] | None = None
+    ) -> tuple[int, str]:
+        """-fsyntax-only compile (plus `extra`, e.g. clang's -verify); (exit code, diagnostics), cached."""
         # The key covers the whole command, PCH included, so an outcome is never reused across PCHs.
-        flags = [*self.pch_flags(compiler, profile), *self.flags(profile)]
+        flags = [*self.pch_flags(compiler, profile), *self.flags(profile), *(extra or [])]
         entry = self.cache / f"{self._key(compiler, flags, source, 'syntax')}.json"
         if entry.is_file():
-            data = json.loads(entry.read_text())
-            return int(data["rc"]), str(data["stderr"])
+            try:
+                data = json.loads(entry.read_text())
+                return int(data["rc"]), str(data["stderr"])
+            except (ValueError, KeyError):
+                pass  # a damaged entry: compile again
         assert compiler.path is not None
-        proc = subprocess.run(
-            [compiler.path, *flags, "-fsyntax-only", str(source)],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        proc = self._compiler("syntax", [compiler.path, *flags, "-fsyntax-only", str(source)])
         _atomic_write(entry, json.dumps({"rc": proc.returncode, "stderr": proc.stderr}))
         return proc.returncode, proc.stderr
 
@@ -189,11 +205,8 @@ class Builder:
             return binary, ""
         assert compiler.path is not None
         tmp = binary.with_suffix(f".tmp{os.getpid()}_{id(source)}")
-        proc = subprocess.run(
-            [compiler.path, *self.pch_flags(compiler, profile), *flags, str(source), "-o", str(tmp)],
-            capture_output=True,
-            text=True,
-            check=False,
+        proc = self._compiler(
+            "build", [compiler.path, *self.pch_flags(compiler, profile), *flags, str(source), "-o", str(tmp)]
         )
         if proc.returncode != 0:
             tmp.unlink(missing_ok=True)
@@ -218,15 +231,15 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def expectation(source: Path, marker: str) -> str:
-    """The message after `// <marker>:` in a generated kernel (LLVM -verify style)."""
-    for line in source.read_text(encoding="utf-8").splitlines()[:6]:
-        if line.startswith(f"// {marker}:"):
-            return line.split(":", 1)[1].strip()
-    raise ValueError(f"{source}: no `// {marker}:` line")
-
-
 # ----------------------------------------------------------------------------- job execution
+
+
+def is_clang(compiler: Compiler) -> bool:
+    return "clang" in Path(compiler.path or compiler.name).name
+
+
+# clang checks every expected diagnostic of the verify file, and that nothing else is an error.
+CLANG_VERIFY = ["-Xclang", "-verify", "-Xclang", "-verify-ignore-unexpected=note", "-ferror-limit=0"]
 
 
 class Runner:
@@ -236,16 +249,18 @@ class Runner:
         self.manifest = load_manifest(settings.layout)
         self.builder = Builder(settings)
         self._refs: dict[str, ModuleType] = {}
+        self._ref_lock = threading.Lock()
 
     def reference(self, op: str) -> ModuleType:
-        if op not in self._refs:
-            path = self.layout.out / self.manifest["ops"][op]["reference"]
-            spec = importlib.util.spec_from_file_location(f"ptogen_ref_{op}", path)
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            self._refs[op] = module
-        return self._refs[op]
+        with self._ref_lock:
+            if op not in self._refs:
+                path = self.layout.out / self.manifest["ops"][op]["reference"]
+                spec = importlib.util.spec_from_file_location(f"ptogen_ref_{op}", path)
+                assert spec is not None and spec.loader is not None
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                self._refs[op] = module
+            return self._refs[op]
 
     def select_ops(self) -> list[str]:
         names = list(self.manifest["ops"])
@@ -260,78 +275,137 @@ class Runner:
         return chosen
 
     def jobs(self, compilers: list[Compiler]) -> Iterator[Job]:
-        profiles = self.settings.profiles
+        wanted = self.settings.profiles
         for op in self.select_ops():
             entry = self.manifest["ops"][op]
+            profiles = [p for p in self.manifest["profiles"] if wanted is None or p in wanted]
+            # A runtime group runs under the first selected profile whose executable has it; the
+            # other profiles' executables still build it, which proves it legal there too.
+            runs: dict[str, str] = {}
+            for group in entry["runtime"] + entry["vector"]:
+                first = next((p for p in profiles if p in group["profiles"]), None)
+                if first is not None:
+                    runs[group["group"]] = first
             for c in compilers:
                 if not c.available:
                     continue
-                for kind in ("runtime", "vector"):
-                    for k in entry[kind]:
-                        chosen = [p for p in k["profiles"] if profiles is None or p in profiles]
-                        # The simulation is the same under every profile: run it once, and prove the
-                        # kernel is legal under the other profiles with a syntax-only compile.
-                        for i, p in enumerate(chosen):
-                            if i == 0:
-                                yield Job(kind, op, k, p, c.name)
-                            else:
-                                yield Job("compile", op, {**k, "must_fail": False}, p, c.name)
-                if self.settings.include:
-                    continue  # diagnostics of another simulator are not ours to pin
-                for kind in ("compile", "runtime_fail"):
-                    if kind == "compile" and not self.settings.compile_fail:
-                        continue
-                    for k in entry[kind]:
-                        if profiles is None or k["profile"] in profiles:
-                            yield Job(kind, op, k, k["profile"], c.name)
+                for p in profiles:
+                    if p in entry["executables"]:
+                        mine = {g: q for g, q in runs.items() if q == p}
+                        yield Job("cases", op, p, c.name, entry["executables"][p], mine)
+                    if p in entry["verify"] and self.settings.compile_fail and not self.settings.include:
+                        yield Job("verify", op, p, c.name, entry["verify"][p])
 
     def run_job(self, job: Job, compiler: Compiler) -> list[Outcome]:
-        source = self.layout.out / job.entry["kernel"]
-        if job.kind == "compile":
-            return [self._compile_case(job, compiler, source)]
+        source = self.layout.out / job.source
+        if job.kind == "verify":
+            return self._verify(job, compiler, source)
         binary, diag = self.builder.build(compiler, source, job.profile)
         if binary is None:
             return [Outcome("fail", job.label, f"does not compile:\n{_first_lines(diag)}")]
-        if job.kind == "runtime_fail":
-            return [self._runtime_fail_case(job, binary, source)]
+        entry = self.manifest["ops"][job.op]
+        outcomes = self._runtime(job, entry, binary)
+        if not self.settings.include:  # diagnostics of another simulator are not ours to pin
+            for case in entry["runtime_fail"]:
+                if case["profile"] == job.profile:
+                    outcomes.append(self._runtime_fail(job, case, binary))
+        return outcomes
+
+    def _runtime(self, job: Job, entry: dict[str, Any], binary: Path) -> list[Outcome]:
+        groups = [g for g in entry["runtime"] + entry["vector"] if g["group"] in job.run_profile]
+        if not groups:
+            return []
+        kind = KINDS[entry["kind"]]
         with tempfile.TemporaryDirectory(prefix="ptogen-run-") as tmp:
             data = Path(tmp)
-            if job.kind == "runtime":
-                checks = golden.prepare_tile_cases(self, job, data)
-            else:
-                checks = golden.prepare_vector_cases(self, job, data)
-            proc = subprocess.run(
-                [str(binary), str(data)], capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
-            )
+            checks: list[Check] = []
+            ids: list[str] = []
+            for g in groups:
+                label = f"{job.op}/{g['group']} [{job.profile}, {Path(job.compiler).name}]"
+                gx = GoldenContext(job.op, entry, self.manifest["dtypes"], g, self.reference(job.op), label)
+                found = kind.prepare_cases(gx, data)
+                checks += found
+                ids += [f"c{k}" for k in _case_ids(g, len(found))]
+            try:
+                proc = subprocess.run(
+                    [str(binary), str(data), *ids],
+                    capture_output=True,
+                    text=True,
+                    timeout=RUN_TIMEOUT,
+                    check=False,
+                )
+            except subprocess.TimeoutExpired:
+                return [Outcome("fail", job.label, f"cases did not finish within {RUN_TIMEOUT} s")]
             if proc.returncode != 0:
-                return [Outcome("fail", job.label, f"kernel exited {proc.returncode}: {proc.stderr.strip()}")]
+                return [
+                    Outcome(
+                        "fail", job.label, f"cases exited {_exit(proc.returncode)}: {proc.stderr.strip()}"
+                    )
+                ]
             return [check(data) for check in checks]
 
-    def _compile_case(self, job: Job, compiler: Compiler, source: Path) -> Outcome:
-        rc, diag = self.builder.check(compiler, source, job.profile)
-        if not job.entry["must_fail"]:
-            if rc == 0:
-                return Outcome("pass", f"{job.label} compiles")
-            return Outcome(
-                "fail", f"{job.label} compiles", f"legal kernel was rejected:\n{_first_lines(diag)}"
-            )
-        want = expectation(source, "expected-error")
-        name = f"{job.label} rejects: {want}"
-        if rc == 0:
-            return Outcome("fail", name, "compiled, but must fail")
-        if want not in diag:
-            return Outcome("fail", name, f"failed without the expected message:\n{_first_lines(diag)}")
-        return Outcome("pass", name)
-
-    def _runtime_fail_case(self, job: Job, binary: Path, source: Path) -> Outcome:
-        want = expectation(source, "expected-runtime-error")
-        name = f"{job.label} stops: {want}"
-        proc = subprocess.run([str(binary)], capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False)
+    def _runtime_fail(self, job: Job, case: dict[str, Any], binary: Path) -> Outcome:
+        want = case["message"]
+        name = f"{job.op}/{case['case']} [{job.profile}, {Path(job.compiler).name}] stops: {want}"
+        proc = subprocess.run(
+            [str(binary), "-", case["case"]], capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
+        )
         if proc.returncode == 0:
             return Outcome("fail", name, "ran to completion, but must stop")
         if want not in proc.stderr:
             return Outcome("fail", name, f"stopped without the expected message: {proc.stderr.strip()[:300]}")
         return Outcome("pass", name)
+
+    def _verify(self, job: Job, compiler: Compiler, source: Path) -> list[Outcome]:
+        cases = [c for c in self.manifest["ops"][job.op]["compile"] if c["profile"] == job.profile]
+        clang = is_clang(compiler)
+        rc, diag = self.builder.check(
+            compiler, source, job.profile, CLANG_VERIFY if clang else ["-fmax-errors=0"]
+        )
+        if clang:
+            problem = None if rc == 0 else f"clang -verify:\n{_first_lines(diag, 30)}"
+        else:
+            problem = _match_messages([m for c in cases for m in c["messages"]], diag)
+        outcomes = []
+        for c in cases:
+            what = f"rejects: {'; '.join(c['messages'])}" if c["must_fail"] else "compiles"
+            name = f"{job.op}/{c['case']} [{job.profile}, {Path(job.compiler).name}] {what}"
+            outcomes.append(Outcome("fail", name, problem) if problem else Outcome("pass", name))
+        return outcomes
+
+
+def _case_ids(group: dict[str, Any], count: int) -> list[int]:
+    if "cases" in group:
+        return [c["index"] for c in group["cases"]]
+    return list(range(group["first"], group["first"] + count))
+
+
+def _match_messages(expected: list[str], diag: str) -> str | None:
+    """Without -verify: every error must be one expected static_assert message, each as often as expected."""
+    errors = [line for line in diag.splitlines() if ": error: " in line]
+    seen: Counter[str] = Counter()
+    for line in errors:
+        found = [m for m in set(expected) if m in line]
+        if not found:
+            return f"unexpected error: {line.strip()}"
+        seen[max(found, key=len)] += 1
+    want = Counter(expected)
+    if seen != want:
+        missing = sorted((want - seen).elements())
+        extra = sorted((seen - want).elements())
+        return f"diagnostics differ; missing: {missing}; unexpected: {extra}"
+    return None
+
+
+def _exit(code: int) -> str:
+    if code < 0:
+        import signal
+
+        try:
+            return f"on signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"on signal {-code}"
+    return f"with status {code}"
 
 
 def _first_lines(text: str, n: int = 12) -> str:
@@ -361,7 +435,7 @@ def run(
         emit(
             Outcome(
                 "skip",
-                "compile-fail and runtime-fail tests",
+                "verify and runtime-fail tests",
                 "they pin ptogen's own diagnostics, not those of the simulator given with --include",
             )
         )
@@ -395,7 +469,7 @@ def summary(outcomes: list[Outcome]) -> str:
 def run_cli(layout: Layout, args: Any) -> int:
     settings = Settings(
         layout=layout,
-        compilers=args.cxx or list(DEFAULT_COMPILERS),
+        compilers=args.cxx or default_compilers(),
         profiles=args.profile,
         ops=args.ops or None,
         include=[p.resolve() for p in args.include],

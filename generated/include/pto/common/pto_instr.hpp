@@ -64,10 +64,11 @@ namespace pto {
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TADDS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
-    active_profile::check_TADDS<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TADDS(dst, src0);
-    cpu::TADDS_impl(dst, src0, scalar);
+    if constexpr (active_profile::check_TADDS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TADDS(dst, src0);
+        cpu::TADDS_impl(dst, src0, scalar);
+    }
     return {};
 }
 
@@ -75,10 +76,11 @@ PTO_INST RecordEvent TADDS(TileDataDst& dst, TileDataSrc& src0, typename TileDat
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TAXPY(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
-    active_profile::check_TAXPY<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TAXPY(dst, src0);
-    cpu::TAXPY_impl(dst, src0, scalar);
+    if constexpr (active_profile::check_TAXPY<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TAXPY(dst, src0);
+        cpu::TAXPY_impl(dst, src0, scalar);
+    }
     return {};
 }
 
@@ -86,10 +88,11 @@ PTO_INST RecordEvent TAXPY(TileDataDst& dst, TileDataSrc& src0, typename TileDat
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TSUBS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
-    active_profile::check_TSUBS<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSUBS(dst, src0);
-    cpu::TSUBS_impl(dst, src0, scalar);
+    if constexpr (active_profile::check_TSUBS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSUBS(dst, src0);
+        cpu::TSUBS_impl(dst, src0, scalar);
+    }
     return {};
 }
 
@@ -97,10 +100,11 @@ PTO_INST RecordEvent TSUBS(TileDataDst& dst, TileDataSrc& src0, typename TileDat
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TMULS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
-    active_profile::check_TMULS<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TMULS(dst, src0);
-    cpu::TMULS_impl(dst, src0, scalar);
+    if constexpr (active_profile::check_TMULS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TMULS(dst, src0);
+        cpu::TMULS_impl(dst, src0, scalar);
+    }
     return {};
 }
 
@@ -109,10 +113,11 @@ template <auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename
           typename... WaitEvents>
 PTO_INTERNAL RecordEvent TPOWS(DstTile& dst, BaseTile& base, typename DstTile::DType exp, TmpTile& tmp,
                                WaitEvents&... events) {
-    active_profile::check_TPOWS<PrecisionType, DstTile, BaseTile, TmpTile, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TPOWS(dst, base, tmp);
-    cpu::TPOWS_impl(dst, base, exp);
+    if constexpr (active_profile::check_TPOWS<PrecisionType, DstTile, BaseTile, TmpTile, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TPOWS(dst, base, tmp);
+        cpu::TPOWS_impl(dst, base, exp);
+    }
     return {};
 }
 
@@ -121,10 +126,11 @@ template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, type
           typename... WaitEvents>
 PTO_INST RecordEvent TDIVS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
-    active_profile::check_TDIVS<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TDIVS(dst, src0);
-    cpu::TDIVS_impl(dst, src0, scalar);
+    if constexpr (active_profile::check_TDIVS<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TDIVS(dst, src0);
+        cpu::TDIVS_impl(dst, src0, scalar);
+    }
     return {};
 }
 
@@ -133,10 +139,11 @@ template <auto PrecisionType = FmodSAlgorithm::DEFAULT, typename TileDataDst, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TFMODS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
                             WaitEvents&... events) {
-    active_profile::check_TFMODS<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TFMODS(dst, src);
-    cpu::TFMODS_impl(dst, src, scalar);
+    if constexpr (active_profile::check_TFMODS<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TFMODS(dst, src);
+        cpu::TFMODS_impl(dst, src, scalar);
+    }
     return {};
 }
 
@@ -145,10 +152,11 @@ template <auto PrecisionType = RemSAlgorithm::DEFAULT, typename TileDataDst, typ
           typename... WaitEvents>
 PTO_INST RecordEvent TREMS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar, TileDataTmp& tmp,
                            WaitEvents&... events) {
-    active_profile::check_TREMS<PrecisionType, TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TREMS(dst, src, tmp);
-    cpu::TREMS_impl(dst, src, scalar);
+    if constexpr (active_profile::check_TREMS<PrecisionType, TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TREMS(dst, src, tmp);
+        cpu::TREMS_impl(dst, src, scalar);
+    }
     return {};
 }
 
@@ -156,10 +164,11 @@ PTO_INST RecordEvent TREMS(TileDataDst& dst, TileDataSrc& src, typename TileData
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TMINS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
-    active_profile::check_TMINS<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TMINS(dst, src);
-    cpu::TMINS_impl(dst, src, scalar);
+    if constexpr (active_profile::check_TMINS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TMINS(dst, src);
+        cpu::TMINS_impl(dst, src, scalar);
+    }
     return {};
 }
 
@@ -167,10 +176,11 @@ PTO_INST RecordEvent TMINS(TileDataDst& dst, TileDataSrc& src, typename TileData
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TMAXS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
                            WaitEvents&... events) {
-    active_profile::check_TMAXS<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TMAXS(dst, src);
-    cpu::TMAXS_impl(dst, src, scalar);
+    if constexpr (active_profile::check_TMAXS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TMAXS(dst, src);
+        cpu::TMAXS_impl(dst, src, scalar);
+    }
     return {};
 }
 
@@ -178,10 +188,11 @@ PTO_INST RecordEvent TMAXS(TileDataDst& dst, TileDataSrc& src, typename TileData
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TANDS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
                            WaitEvents&... events) {
-    active_profile::check_TANDS<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TANDS(dst, src);
-    cpu::TANDS_impl(dst, src, scalar);
+    if constexpr (active_profile::check_TANDS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TANDS(dst, src);
+        cpu::TANDS_impl(dst, src, scalar);
+    }
     return {};
 }
 
@@ -189,10 +200,11 @@ PTO_INST RecordEvent TANDS(TileDataDst& dst, TileDataSrc& src, typename TileData
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TORS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
                           WaitEvents&... events) {
-    active_profile::check_TORS<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TORS(dst, src);
-    cpu::TORS_impl(dst, src, scalar);
+    if constexpr (active_profile::check_TORS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TORS(dst, src);
+        cpu::TORS_impl(dst, src, scalar);
+    }
     return {};
 }
 
@@ -200,10 +212,11 @@ PTO_INST RecordEvent TORS(TileDataDst& dst, TileDataSrc& src, typename TileDataD
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TXORS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar, TileDataTmp& tmp,
                            WaitEvents&... events) {
-    active_profile::check_TXORS<TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TXORS(dst, src0, tmp);
-    cpu::TXORS_impl(dst, src0, scalar);
+    if constexpr (active_profile::check_TXORS<TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TXORS(dst, src0, tmp);
+        cpu::TXORS_impl(dst, src0, scalar);
+    }
     return {};
 }
 
@@ -211,10 +224,11 @@ PTO_INST RecordEvent TXORS(TileDataDst& dst, TileDataSrc& src0, typename TileDat
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TSHLS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
                            WaitEvents&... events) {
-    active_profile::check_TSHLS<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSHLS(dst, src);
-    cpu::TSHLS_impl(dst, src, scalar);
+    if constexpr (active_profile::check_TSHLS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSHLS(dst, src);
+        cpu::TSHLS_impl(dst, src, scalar);
+    }
     return {};
 }
 
@@ -222,10 +236,11 @@ PTO_INST RecordEvent TSHLS(TileDataDst& dst, TileDataSrc& src, typename TileData
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TSHRS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
                            WaitEvents&... events) {
-    active_profile::check_TSHRS<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSHRS(dst, src);
-    cpu::TSHRS_impl(dst, src, scalar);
+    if constexpr (active_profile::check_TSHRS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSHRS(dst, src);
+        cpu::TSHRS_impl(dst, src, scalar);
+    }
     return {};
 }
 
@@ -233,10 +248,11 @@ PTO_INST RecordEvent TSHRS(TileDataDst& dst, TileDataSrc& src, typename TileData
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TLRELU(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
                             WaitEvents&... events) {
-    active_profile::check_TLRELU<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TLRELU(dst, src);
-    cpu::TLRELU_impl(dst, src, scalar);
+    if constexpr (active_profile::check_TLRELU<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TLRELU(dst, src);
+        cpu::TLRELU_impl(dst, src, scalar);
+    }
     return {};
 }
 
@@ -244,10 +260,11 @@ PTO_INST RecordEvent TLRELU(TileDataDst& dst, TileDataSrc& src, typename TileDat
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TADDSC(TileData& dst, TileData& src0, typename TileData::DType scalar, TileData& src1,
                             WaitEvents&... events) {
-    active_profile::check_TADDSC<TileData, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TADDSC(dst, src0, src1);
-    cpu::TADDSC_impl(dst, src0, scalar, src1);
+    if constexpr (active_profile::check_TADDSC<TileData, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TADDSC(dst, src0, src1);
+        cpu::TADDSC_impl(dst, src0, scalar, src1);
+    }
     return {};
 }
 
@@ -255,30 +272,33 @@ PTO_INST RecordEvent TADDSC(TileData& dst, TileData& src0, typename TileData::DT
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TSUBSC(TileData& dst, TileData& src0, typename TileData::DType scalar, TileData& src1,
                             WaitEvents&... events) {
-    active_profile::check_TSUBSC<TileData, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSUBSC(dst, src0, src1);
-    cpu::TSUBSC_impl(dst, src0, scalar, src1);
+    if constexpr (active_profile::check_TSUBSC<TileData, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSUBSC(dst, src0, src1);
+        cpu::TSUBSC_impl(dst, src0, scalar, src1);
+    }
     return {};
 }
 
 // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TEXPANDS(TileData& dst, typename TileData::DType scalar, WaitEvents&... events) {
-    active_profile::check_TEXPANDS<TileData, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TEXPANDS(dst);
-    cpu::TEXPANDS_impl(dst, scalar);
+    if constexpr (active_profile::check_TEXPANDS<TileData, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TEXPANDS(dst);
+        cpu::TEXPANDS_impl(dst, scalar);
+    }
     return {};
 }
 
 // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
 template <typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
 PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, T src1, CmpMode cmpMode, WaitEvents&... events) {
-    active_profile::check_TCMPS<TileDataDst, TileDataSrc0, T, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TCMPS(dst, src0);
-    cpu::TCMPS_impl(dst, src0, src1, cmpMode);
+    if constexpr (active_profile::check_TCMPS<TileDataDst, TileDataSrc0, T, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TCMPS(dst, src0);
+        cpu::TCMPS_impl(dst, src0, src1, cmpMode);
+    }
     return {};
 }
 
@@ -287,90 +307,99 @@ template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typ
           typename... WaitEvents>
 PTO_INST RecordEvent TSELS(TileDataDst& dst, TileDataMask& mask, TileDataSrc& src, TileDataTmp& tmp,
                            typename TileDataSrc::DType scalar, WaitEvents&... events) {
-    active_profile::check_TSELS<TileDataDst, TileDataMask, TileDataSrc, TileDataTmp, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSELS(dst, mask, src, tmp);
-    cpu::TSELS_impl(dst, mask, src, scalar);
+    if constexpr (active_profile::check_TSELS<TileDataDst, TileDataMask, TileDataSrc, TileDataTmp, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSELS(dst, mask, src, tmp);
+        cpu::TSELS_impl(dst, mask, src, scalar);
+    }
     return {};
 }
 
 // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    active_profile::check_TADD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TADD(dst, src0, src1);
-    cpu::TADD_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TADD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TADD(dst, src0, src1);
+        cpu::TADD_impl(dst, src0, src1);
+    }
     return {};
 }
 
 // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TABS(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    active_profile::check_TABS<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TABS(dst, src);
-    cpu::TABS_impl(dst, src);
+    if constexpr (active_profile::check_TABS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TABS(dst, src);
+        cpu::TABS_impl(dst, src);
+    }
     return {};
 }
 
 // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
-    active_profile::check_TAND<TileData, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TAND(dst, src0, src1);
-    cpu::TAND_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TAND<TileData, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TAND(dst, src0, src1);
+        cpu::TAND_impl(dst, src0, src1);
+    }
     return {};
 }
 
 // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TOR(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
-    active_profile::check_TOR<TileData, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TOR(dst, src0, src1);
-    cpu::TOR_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TOR<TileData, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TOR(dst, src0, src1);
+        cpu::TOR_impl(dst, src0, src1);
+    }
     return {};
 }
 
 // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    active_profile::check_TSUB<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSUB(dst, src0, src1);
-    cpu::TSUB_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TSUB<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSUB(dst, src0, src1);
+        cpu::TSUB_impl(dst, src0, src1);
+    }
     return {};
 }
 
 // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    active_profile::check_TMUL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TMUL(dst, src0, src1);
-    cpu::TMUL_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TMUL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TMUL(dst, src0, src1);
+        cpu::TMUL_impl(dst, src0, src1);
+    }
     return {};
 }
 
 // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    active_profile::check_TMIN<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TMIN(dst, src0, src1);
-    cpu::TMIN_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TMIN<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TMIN(dst, src0, src1);
+        cpu::TMIN_impl(dst, src0, src1);
+    }
     return {};
 }
 
 // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    active_profile::check_TMAX<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TMAX(dst, src0, src1);
-    cpu::TMAX_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TMAX<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TMAX(dst, src0, src1);
+        cpu::TMAX_impl(dst, src0, src1);
+    }
     return {};
 }
 
@@ -378,10 +407,11 @@ PTO_INST RecordEvent TMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& sr
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TCMP(TileDataDst& dst, TileDataSrc& src0, TileDataSrc& src1, CmpMode cmpMode,
                           WaitEvents&... events) {
-    active_profile::check_TCMP<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TCMP(dst, src0, src1);
-    cpu::TCMP_impl(dst, src0, src1, cmpMode);
+    if constexpr (active_profile::check_TCMP<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TCMP(dst, src0, src1);
+        cpu::TCMP_impl(dst, src0, src1, cmpMode);
+    }
     return {};
 }
 
@@ -389,30 +419,33 @@ PTO_INST RecordEvent TCMP(TileDataDst& dst, TileDataSrc& src0, TileDataSrc& src1
 template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
           typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    active_profile::check_TDIV<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TDIV(dst, src0, src1);
-    cpu::TDIV_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TDIV<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TDIV(dst, src0, src1);
+        cpu::TDIV_impl(dst, src0, src1);
+    }
     return {};
 }
 
 // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TSHL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    active_profile::check_TSHL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSHL(dst, src0, src1);
-    cpu::TSHL_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TSHL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSHL(dst, src0, src1);
+        cpu::TSHL_impl(dst, src0, src1);
+    }
     return {};
 }
 
 // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TSHR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    active_profile::check_TSHR<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSHR(dst, src0, src1);
-    cpu::TSHR_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TSHR<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSHR(dst, src0, src1);
+        cpu::TSHR_impl(dst, src0, src1);
+    }
     return {};
 }
 
@@ -421,10 +454,11 @@ template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, ty
           typename... WaitEvents>
 PTO_INST RecordEvent TXOR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                           WaitEvents&... events) {
-    active_profile::check_TXOR<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TXOR(dst, src0, src1, tmp);
-    cpu::TXOR_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TXOR<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TXOR(dst, src0, src1, tmp);
+        cpu::TXOR_impl(dst, src0, src1);
+    }
     return {};
 }
 
@@ -432,10 +466,11 @@ PTO_INST RecordEvent TXOR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& sr
 template <auto PrecisionType = LogAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
 PTO_INST RecordEvent TLOG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    active_profile::check_TLOG<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TLOG(dst, src);
-    cpu::TLOG_impl(dst, src);
+    if constexpr (active_profile::check_TLOG<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TLOG(dst, src);
+        cpu::TLOG_impl(dst, src);
+    }
     return {};
 }
 
@@ -443,51 +478,56 @@ PTO_INST RecordEvent TLOG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... eve
 template <auto PrecisionType = RecipAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
 PTO_INST RecordEvent TRECIP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    active_profile::check_TRECIP<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TRECIP(dst, src);
-    cpu::TRECIP_impl(dst, src);
+    if constexpr (active_profile::check_TRECIP<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TRECIP(dst, src);
+        cpu::TRECIP_impl(dst, src);
+    }
     return {};
 }
 
 // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TPRELU(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
-    active_profile::check_TPRELU<TileData, WaitEvents...>();
-    auto& tmp = sim::tmp_or_none(events...);
-    sim::sync_events(events...);
-    active_profile::verify_TPRELU(dst, src0, src1, tmp);
-    cpu::TPRELU_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TPRELU<TileData, WaitEvents...>()) {
+        auto& tmp = sim::tmp_or_none(events...);
+        sim::sync_events(events...);
+        active_profile::verify_TPRELU(dst, src0, src1, tmp);
+        cpu::TPRELU_impl(dst, src0, src1);
+    }
     return {};
 }
 
 // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TADDC(TileData& dst, TileData& src0, TileData& src1, TileData& src2, WaitEvents&... events) {
-    active_profile::check_TADDC<TileData, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TADDC(dst, src0, src1, src2);
-    cpu::TADDC_impl(dst, src0, src1, src2);
+    if constexpr (active_profile::check_TADDC<TileData, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TADDC(dst, src0, src1, src2);
+        cpu::TADDC_impl(dst, src0, src1, src2);
+    }
     return {};
 }
 
 // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TSUBC(TileData& dst, TileData& src0, TileData& src1, TileData& src2, WaitEvents&... events) {
-    active_profile::check_TSUBC<TileData, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSUBC(dst, src0, src1, src2);
-    cpu::TSUBC_impl(dst, src0, src1, src2);
+    if constexpr (active_profile::check_TSUBC<TileData, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSUBC(dst, src0, src1, src2);
+        cpu::TSUBC_impl(dst, src0, src1, src2);
+    }
     return {};
 }
 
 // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
 template <typename TileDataD, typename TileDataS, typename... WaitEvents>
 PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEvents&... events) {
-    active_profile::check_TCVT<TileDataD, TileDataS, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TCVT(dst, src);
-    cpu::TCVT_impl(dst, src, mode);
+    if constexpr (active_profile::check_TCVT<TileDataD, TileDataS, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TCVT(dst, src);
+        cpu::TCVT_impl(dst, src, mode);
+    }
     return {};
 }
 
@@ -495,30 +535,33 @@ PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEv
 template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
 PTO_INST RecordEvent TSEL(TileData& dst, MaskTile& selMask, TileData& src0, TileData& src1, TmpTile& tmp,
                           WaitEvents&... events) {
-    active_profile::check_TSEL<TileData, MaskTile, TmpTile, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSEL(dst, selMask, src0, src1, tmp);
-    cpu::TSEL_impl(dst, selMask, src0, src1);
+    if constexpr (active_profile::check_TSEL<TileData, MaskTile, TmpTile, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSEL(dst, selMask, src0, src1, tmp);
+        cpu::TSEL_impl(dst, selMask, src0, src1);
+    }
     return {};
 }
 
 // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    active_profile::check_TRSQRT<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TRSQRT(dst, src);
-    cpu::TRSQRT_impl(dst, src);
+    if constexpr (active_profile::check_TRSQRT<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TRSQRT(dst, src);
+        cpu::TRSQRT_impl(dst, src);
+    }
     return {};
 }
 
 // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    active_profile::check_TSQRT<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TSQRT(dst, src);
-    cpu::TSQRT_impl(dst, src);
+    if constexpr (active_profile::check_TSQRT<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TSQRT(dst, src);
+        cpu::TSQRT_impl(dst, src);
+    }
     return {};
 }
 
@@ -526,50 +569,55 @@ PTO_INST RecordEvent TSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... ev
 template <auto PrecisionType = ExpAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
 PTO_INST RecordEvent TEXP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    active_profile::check_TEXP<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TEXP(dst, src);
-    cpu::TEXP_impl(dst, src);
+    if constexpr (active_profile::check_TEXP<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TEXP(dst, src);
+        cpu::TEXP_impl(dst, src);
+    }
     return {};
 }
 
 // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TNOT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    active_profile::check_TNOT<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TNOT(dst, src);
-    cpu::TNOT_impl(dst, src);
+    if constexpr (active_profile::check_TNOT<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TNOT(dst, src);
+        cpu::TNOT_impl(dst, src);
+    }
     return {};
 }
 
 // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TRELU(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    active_profile::check_TRELU<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TRELU(dst, src);
-    cpu::TRELU_impl(dst, src);
+    if constexpr (active_profile::check_TRELU<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TRELU(dst, src);
+        cpu::TRELU_impl(dst, src);
+    }
     return {};
 }
 
 // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
 PTO_INST RecordEvent TNEG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    active_profile::check_TNEG<TileDataDst, TileDataSrc, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TNEG(dst, src);
-    cpu::TNEG_impl(dst, src);
+    if constexpr (active_profile::check_TNEG<TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TNEG(dst, src);
+        cpu::TNEG_impl(dst, src);
+    }
     return {};
 }
 
 // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TFMOD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    active_profile::check_TFMOD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TFMOD(dst, src0, src1);
-    cpu::TFMOD_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TFMOD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TFMOD(dst, src0, src1);
+        cpu::TFMOD_impl(dst, src0, src1);
+    }
     return {};
 }
 
@@ -578,10 +626,12 @@ template <auto PrecisionType = RemAlgorithm::DEFAULT, typename TileDataDst, type
           typename TileDataSrc1, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TREM(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                           WaitEvents&... events) {
-    active_profile::check_TREM<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TREM(dst, src0, src1, tmp);
-    cpu::TREM_impl(dst, src0, src1);
+    if constexpr (active_profile::check_TREM<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp,
+                                             WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TREM(dst, src0, src1, tmp);
+        cpu::TREM_impl(dst, src0, src1);
+    }
     return {};
 }
 
@@ -589,10 +639,11 @@ PTO_INST RecordEvent TREM(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& sr
 template <auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename BaseTile, typename ExpTile,
           typename TmpTile, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TPOW(DstTile& dst, BaseTile& base, ExpTile& exp, TmpTile& tmp, WaitEvents&... events) {
-    active_profile::check_TPOW<PrecisionType, DstTile, BaseTile, ExpTile, TmpTile, WaitEvents...>();
-    TSYNC(events...);
-    active_profile::verify_TPOW(dst, base, exp, tmp);
-    cpu::TPOW_impl(dst, base, exp);
+    if constexpr (active_profile::check_TPOW<PrecisionType, DstTile, BaseTile, ExpTile, TmpTile, WaitEvents...>()) {
+        TSYNC(events...);
+        active_profile::verify_TPOW(dst, base, exp, tmp);
+        cpu::TPOW_impl(dst, base, exp);
+    }
     return {};
 }
 

@@ -11,8 +11,10 @@
 namespace pto::profile_a2a3 {
 
 // pto.tadds (specs/ops/tile_scalar_and_immediate/tadds.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TADDS() {
+constexpr bool check_TADDS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
                   "TADDS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
@@ -24,6 +26,13 @@ constexpr void check_TADDS() {
                   "TADDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TADDS [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -33,8 +42,10 @@ inline void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TAXPY() {
+constexpr bool check_TAXPY() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
                   "TAXPY [A2A3]: DType must be one of: half, float");
@@ -45,6 +56,12 @@ constexpr void check_TAXPY() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TAXPY [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -54,8 +71,10 @@ inline void verify_TAXPY([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSUBS() {
+constexpr bool check_TSUBS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
                   "TSUBS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
@@ -66,6 +85,12 @@ constexpr void check_TSUBS() {
                   "TSUBS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TSUBS [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -75,8 +100,10 @@ inline void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TMULS() {
+constexpr bool check_TMULS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
                   "TMULS [A2A3]: DType must be one of: int32_t, int16_t, half, float");
@@ -88,6 +115,13 @@ constexpr void check_TMULS() {
                   "TMULS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TMULS [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -97,9 +131,12 @@ inline void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename DstTile, typename BaseTile, typename TmpTile, typename... WaitEvents>
-constexpr void check_TPOWS() {
+constexpr bool check_TPOWS() {
     static_assert(sim::always_false_v<DstTile>, "TPOWS [A2A3]: not available on this target profile");
+    return (sim::always_false_v<DstTile>);
 }
 
 template <typename DstTile, typename BaseTile, typename TmpTile>
@@ -107,8 +144,10 @@ inline void verify_TPOWS([[maybe_unused]] const DstTile& dst, [[maybe_unused]] c
                          [[maybe_unused]] const TmpTile& tmp) {}
 
 // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TDIVS() {
+constexpr bool check_TDIVS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
                   "TDIVS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
@@ -120,6 +159,13 @@ constexpr void check_TDIVS() {
                   "TDIVS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TDIVS [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -129,8 +175,10 @@ inline void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TFMODS() {
+constexpr bool check_TFMODS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TFMODS [A2A3]: DType must be one of: float, float32_t");
@@ -142,6 +190,13 @@ constexpr void check_TFMODS() {
                   "TFMODS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TFMODS [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -151,8 +206,10 @@ inline void verify_TFMODS([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.trems (specs/ops/tile_scalar_and_immediate/trems.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
-constexpr void check_TREMS() {
+constexpr bool check_TREMS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t>,
                   "TREMS [A2A3]: DType must be one of: float, int32_t");
@@ -166,6 +223,14 @@ constexpr void check_TREMS() {
                   "TREMS [A2A3]: dst and src must have the same DType");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>,
                   "TREMS [A2A3]: dst and tmp must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -176,8 +241,10 @@ inline void verify_TREMS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TMINS() {
+constexpr bool check_TMINS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
                   "TMINS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t");
@@ -188,6 +255,12 @@ constexpr void check_TMINS() {
                   "TMINS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TMINS [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -197,8 +270,10 @@ inline void verify_TMINS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TMAXS() {
+constexpr bool check_TMAXS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
                   "TMAXS [A2A3]: DType must be one of: int32_t, int16_t, half, float");
@@ -210,6 +285,13 @@ constexpr void check_TMAXS() {
                   "TMAXS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TMAXS [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -219,8 +301,10 @@ inline void verify_TMAXS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tands (specs/ops/tile_scalar_and_immediate/tands.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TANDS() {
+constexpr bool check_TANDS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
@@ -233,6 +317,13 @@ constexpr void check_TANDS() {
                   "TANDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TANDS [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -244,8 +335,10 @@ inline void verify_TANDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tors (specs/ops/tile_scalar_and_immediate/tors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TORS() {
+constexpr bool check_TORS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
@@ -258,6 +351,13 @@ constexpr void check_TORS() {
                   "TORS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TORS [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -269,8 +369,10 @@ inline void verify_TORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.txors (specs/ops/tile_scalar_and_immediate/txors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
-constexpr void check_TXORS() {
+constexpr bool check_TXORS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
@@ -285,6 +387,14 @@ constexpr void check_TXORS() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TXORS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor && TileDataTmp::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -298,8 +408,10 @@ inline void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSHLS() {
+constexpr bool check_TSHLS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>,
                   "TSHLS [A2A3]: DType must be one of: int32_t, int, int16_t, uint32_t, uint16_t");
@@ -310,6 +422,12 @@ constexpr void check_TSHLS() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHLS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -319,8 +437,10 @@ inline void verify_TSHLS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSHRS() {
+constexpr bool check_TSHRS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>,
                   "TSHRS [A2A3]: DType must be one of: int32_t, int, int16_t, uint32_t, uint16_t");
@@ -331,6 +451,12 @@ constexpr void check_TSHRS() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHRS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -340,8 +466,10 @@ inline void verify_TSHRS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tlrelu (specs/ops/tile_scalar_and_immediate/tlrelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TLRELU() {
+constexpr bool check_TLRELU() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TLRELU [A2A3]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -353,6 +481,13 @@ constexpr void check_TLRELU() {
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
                   "TLRELU [A2A3]: DType must be one of: half, float16_t, float, float32_t");
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TLRELU [A2A3]: tile layout must be row-major");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -362,8 +497,10 @@ inline void verify_TLRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.taddsc (specs/ops/tile_scalar_and_immediate/taddsc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TADDSC() {
+constexpr bool check_TADDSC() {
     static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
@@ -376,6 +513,14 @@ constexpr void check_TADDSC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TADDSC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -387,8 +532,10 @@ inline void verify_TADDSC([[maybe_unused]] const TileData& dst, [[maybe_unused]]
 }
 
 // pto.tsubsc (specs/ops/tile_scalar_and_immediate/tsubsc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TSUBSC() {
+constexpr bool check_TSUBSC() {
     static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
@@ -401,6 +548,14 @@ constexpr void check_TSUBSC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TSUBSC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -412,8 +567,10 @@ inline void verify_TSUBSC([[maybe_unused]] const TileData& dst, [[maybe_unused]]
 }
 
 // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TEXPANDS() {
+constexpr bool check_TEXPANDS() {
     static_assert(sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
                                    half, bfloat16_t, float>,
                   "TEXPANDS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, "
@@ -421,14 +578,20 @@ constexpr void check_TEXPANDS() {
     static_assert(TileData::Loc == TileType::Vec, "TEXPANDS [A2A3]: tile location must be TileType::Vec");
     static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TEXPANDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half,
+                             bfloat16_t, float>) &&
+           (TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
 inline void verify_TEXPANDS([[maybe_unused]] const TileData& dst) {}
 
 // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
-constexpr void check_TCMPS() {
+constexpr bool check_TCMPS() {
     static_assert(sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, float, half, uint16_t, int16_t>,
                   "TCMPS [A2A3]: DType must be one of: int32_t, float, half, uint16_t, int16_t");
     static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor, "TCMPS [A2A3]: tile layout must be row-major");
@@ -441,6 +604,13 @@ constexpr void check_TCMPS() {
                   "TCMPS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataSrc0::DType, T>,
                   "TCMPS [A2A3]: src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, float, half, uint16_t, int16_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor) &&
+           (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols) &&
+           (std::is_same_v<typename TileDataSrc0::DType, T>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0>
@@ -450,9 +620,11 @@ inline void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
           typename... WaitEvents>
-constexpr void check_TSELS() {
+constexpr bool check_TSELS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float> &&
             sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
@@ -463,6 +635,13 @@ constexpr void check_TSELS() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TSELS [A2A3]: dst and src must have the same DType");
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TSELS [A2A3]: tile layout must be row-major");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                             float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                             float>) &&
+           (sim::is_one_of_v<typename TileDataMask::DType, uint8_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor);
 }
 
 template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp>
@@ -473,8 +652,10 @@ inline void verify_TSELS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TADD() {
+constexpr bool check_TADD() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
@@ -491,6 +672,17 @@ constexpr void check_TADD() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TADD [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -502,8 +694,10 @@ inline void verify_TADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TABS() {
+constexpr bool check_TABS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TABS [A2A3]: DType must be one of: float");
@@ -515,6 +709,13 @@ constexpr void check_TABS() {
                   "TABS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TABS [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -524,8 +725,10 @@ inline void verify_TABS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TAND() {
+constexpr bool check_TAND() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
             sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
@@ -539,6 +742,14 @@ constexpr void check_TAND() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TAND [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -550,8 +761,10 @@ inline void verify_TAND([[maybe_unused]] const TileData& dst, [[maybe_unused]] c
 }
 
 // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TOR() {
+constexpr bool check_TOR() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
             sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
@@ -565,6 +778,14 @@ constexpr void check_TOR() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TOR [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -576,8 +797,10 @@ inline void verify_TOR([[maybe_unused]] const TileData& dst, [[maybe_unused]] co
 }
 
 // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TSUB() {
+constexpr bool check_TSUB() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
@@ -594,6 +817,17 @@ constexpr void check_TSUB() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TSUB [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -605,8 +839,10 @@ inline void verify_TSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TMUL() {
+constexpr bool check_TMUL() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
@@ -623,6 +859,17 @@ constexpr void check_TMUL() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TMUL [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -634,8 +881,10 @@ inline void verify_TMUL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TMIN() {
+constexpr bool check_TMIN() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
@@ -652,6 +901,17 @@ constexpr void check_TMIN() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TMIN [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -663,8 +923,10 @@ inline void verify_TMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TMAX() {
+constexpr bool check_TMAX() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>,
@@ -681,6 +943,17 @@ constexpr void check_TMAX() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TMAX [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -692,8 +965,10 @@ inline void verify_TMAX([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TCMP() {
+constexpr bool check_TCMP() {
     static_assert(sim::is_one_of_v<typename TileDataSrc::DType, int32_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, half, float>,
                   "TCMP [A2A3]: DType must be one of: int32_t, half, float");
@@ -705,6 +980,14 @@ constexpr void check_TCMP() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TCMP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataSrc::DType, int32_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, half, float>) &&
+           (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
+            TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -715,9 +998,11 @@ inline void verify_TCMP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
           typename... WaitEvents>
-constexpr void check_TDIV() {
+constexpr bool check_TDIV() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc1::DType, half, float>,
@@ -734,6 +1019,17 @@ constexpr void check_TDIV() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TDIV [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -745,8 +1041,10 @@ inline void verify_TDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TSHL() {
+constexpr bool check_TSHL() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
@@ -764,6 +1062,17 @@ constexpr void check_TSHL() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TSHL [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -775,8 +1084,10 @@ inline void verify_TSHL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TSHR() {
+constexpr bool check_TSHR() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
@@ -794,6 +1105,17 @@ constexpr void check_TSHR() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TSHR [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -805,9 +1127,11 @@ inline void verify_TSHR([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.txor (specs/ops/elementwise_tile_tile/txor.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
           typename... WaitEvents>
-constexpr void check_TXOR() {
+constexpr bool check_TXOR() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
             sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
@@ -825,6 +1149,17 @@ constexpr void check_TXOR() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TXOR [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -836,8 +1171,10 @@ inline void verify_TXOR([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tlog (specs/ops/elementwise_tile_tile/tlog.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TLOG() {
+constexpr bool check_TLOG() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TLOG [A2A3]: DType must be one of: float");
@@ -849,6 +1186,13 @@ constexpr void check_TLOG() {
                   "TLOG [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TLOG [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -858,8 +1202,10 @@ inline void verify_TLOG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.trecip (specs/ops/elementwise_tile_tile/trecip.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TRECIP() {
+constexpr bool check_TRECIP() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>,
                   "TRECIP [A2A3]: DType must be one of: float, half, int32_t, int16_t");
@@ -871,6 +1217,13 @@ constexpr void check_TRECIP() {
                   "TRECIP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TRECIP [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -880,8 +1233,10 @@ inline void verify_TRECIP([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TPRELU() {
+constexpr bool check_TPRELU() {
     static_assert(sim::leads_with_tile_v<WaitEvents...>, "TPRELU [A2A3]: a tmp tile must be passed");
     static_assert(sim::is_one_of_v<typename TileData::DType, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, half, float> &&
@@ -889,6 +1244,11 @@ constexpr void check_TPRELU() {
                   "TPRELU [A2A3]: DType must be one of: half, float");
     static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
                   "TPRELU [A2A3]: tile layout must be row-major");
+    return (sim::leads_with_tile_v<WaitEvents...>) &&
+           (sim::is_one_of_v<typename TileData::DType, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, half, float>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor);
 }
 
 template <typename TileData, typename TmpT>
@@ -903,8 +1263,10 @@ inline void verify_TPRELU([[maybe_unused]] const TileData& dst, [[maybe_unused]]
 }
 
 // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TADDC() {
+constexpr bool check_TADDC() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
@@ -925,6 +1287,21 @@ constexpr void check_TADDC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TADDC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+            TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -937,8 +1314,10 @@ inline void verify_TADDC([[maybe_unused]] const TileData& dst, [[maybe_unused]] 
 }
 
 // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TSUBC() {
+constexpr bool check_TSUBC() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
@@ -959,6 +1338,21 @@ constexpr void check_TSUBC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TSUBC [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+            TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -971,8 +1365,10 @@ inline void verify_TSUBC([[maybe_unused]] const TileData& dst, [[maybe_unused]] 
 }
 
 // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataD, typename TileDataS, typename... WaitEvents>
-constexpr void check_TCVT() {
+constexpr bool check_TCVT() {
     static_assert(sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>,
                   "TCVT [A2A3]: DType must be one of: float, half, bfloat16_t");
     static_assert(sim::is_one_of_v<typename TileDataD::DType, int32_t, int16_t, int8_t>,
@@ -982,6 +1378,11 @@ constexpr void check_TCVT() {
     static_assert(TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
                       TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols,
                   "TCVT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>) &&
+           (sim::is_one_of_v<typename TileDataD::DType, int32_t, int16_t, int8_t>) &&
+           (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
+           (TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
+            TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols);
 }
 
 template <typename TileDataD, typename TileDataS>
@@ -991,8 +1392,10 @@ inline void verify_TCVT([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] 
 }
 
 // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
-constexpr void check_TSEL() {
+constexpr bool check_TSEL() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float> &&
             sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float> &&
@@ -1002,6 +1405,13 @@ constexpr void check_TSEL() {
     static_assert(sim::is_one_of_v<typename MaskTile::DType, uint8_t>, "TSEL [A2A3]: DType must be one of: uint8_t");
     static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
                   "TSEL [A2A3]: tile layout must be row-major");
+    return (sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float> &&
+            sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float> &&
+            sim::is_one_of_v<typename TileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                             float>) &&
+           (sim::is_one_of_v<typename TmpTile::DType, uint32_t>) &&
+           (sim::is_one_of_v<typename MaskTile::DType, uint8_t>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor);
 }
 
 template <typename TileData, typename MaskTile, typename TmpTile>
@@ -1014,8 +1424,10 @@ inline void verify_TSEL([[maybe_unused]] const TileData& dst, [[maybe_unused]] c
 }
 
 // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TRSQRT() {
+constexpr bool check_TRSQRT() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TRSQRT [A2A3]: DType must be one of: float");
@@ -1027,6 +1439,13 @@ constexpr void check_TRSQRT() {
                   "TRSQRT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TRSQRT [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1036,8 +1455,10 @@ inline void verify_TRSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSQRT() {
+constexpr bool check_TSQRT() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TSQRT [A2A3]: DType must be one of: float");
@@ -1049,6 +1470,13 @@ constexpr void check_TSQRT() {
                   "TSQRT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TSQRT [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1058,8 +1486,10 @@ inline void verify_TSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TEXP() {
+constexpr bool check_TEXP() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TEXP [A2A3]: DType must be one of: float");
@@ -1071,6 +1501,13 @@ constexpr void check_TEXP() {
                   "TEXP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TEXP [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1080,8 +1517,10 @@ inline void verify_TEXP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TNOT() {
+constexpr bool check_TNOT() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t>,
@@ -1094,6 +1533,13 @@ constexpr void check_TNOT() {
                   "TNOT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TNOT [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1103,8 +1549,10 @@ inline void verify_TNOT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TRELU() {
+constexpr bool check_TRELU() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>,
                   "TRELU [A2A3]: DType must be one of: half, float, int32_t");
@@ -1116,6 +1564,13 @@ constexpr void check_TRELU() {
                   "TRELU [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TRELU [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1125,8 +1580,10 @@ inline void verify_TRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TNEG() {
+constexpr bool check_TNEG() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>,
                   "TNEG [A2A3]: DType must be one of: int32_t, int16_t, half, float");
@@ -1138,6 +1595,13 @@ constexpr void check_TNEG() {
                   "TNEG [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TNEG [A2A3]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1147,8 +1611,10 @@ inline void verify_TNEG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TFMOD() {
+constexpr bool check_TFMOD() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc0::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc1::DType, float>,
@@ -1165,6 +1631,17 @@ constexpr void check_TFMOD() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TFMOD [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1176,9 +1653,11 @@ inline void verify_TFMOD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
           typename... WaitEvents>
-constexpr void check_TREM() {
+constexpr bool check_TREM() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
                       sim::is_one_of_v<typename TileDataSrc0::DType, float, int32_t> &&
                       sim::is_one_of_v<typename TileDataSrc1::DType, float, int32_t>,
@@ -1195,6 +1674,17 @@ constexpr void check_TREM() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TREM [A2A3]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, float, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, float, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1206,10 +1696,13 @@ inline void verify_TREM([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile,
           typename... WaitEvents>
-constexpr void check_TPOW() {
+constexpr bool check_TPOW() {
     static_assert(sim::always_false_v<DstTile>, "TPOW [A2A3]: not available on this target profile");
+    return (sim::always_false_v<DstTile>);
 }
 
 template <typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile>
@@ -1217,124 +1710,188 @@ inline void verify_TPOW([[maybe_unused]] const DstTile& dst, [[maybe_unused]] co
                         [[maybe_unused]] const ExpTile& exp, [[maybe_unused]] const TmpTile& tmp) {}
 
 // pto.vadds (specs/ops/vector_scalar/vadds.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vadds() {
+constexpr bool check_vadds() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vadds [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vsubs (specs/ops/vector_scalar/vsubs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vsubs() {
+constexpr bool check_vsubs() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vsubs [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vmuls (specs/ops/vector_scalar/vmuls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vmuls() {
+constexpr bool check_vmuls() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vmuls [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vmaxs (specs/ops/vector_scalar/vmaxs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vmaxs() {
+constexpr bool check_vmaxs() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vmaxs [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vmins (specs/ops/vector_scalar/vmins.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vmins() {
+constexpr bool check_vmins() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vmins [A2A3]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vands (specs/ops/vector_scalar/vands.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vands() {
+constexpr bool check_vands() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vands [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vors (specs/ops/vector_scalar/vors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vors() {
+constexpr bool check_vors() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vors [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vxors (specs/ops/vector_scalar/vxors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vxors() {
+constexpr bool check_vxors() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vxors [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vshls (specs/ops/vector_scalar/vshls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vshls() {
+constexpr bool check_vshls() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vshls [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vshrs (specs/ops/vector_scalar/vshrs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vshrs() {
+constexpr bool check_vshrs() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vshrs [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vlrelu (specs/ops/vector_scalar/vlrelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vlrelu() {
+constexpr bool check_vlrelu() {
     static_assert(sim::is_one_of_v<typename V_result::DType, half, float> &&
                       sim::is_one_of_v<typename V_input::DType, half, float>,
                   "vlrelu [A2A3]: DType must be one of: half, float");
+    return (sim::is_one_of_v<typename V_result::DType, half, float> &&
+            sim::is_one_of_v<typename V_input::DType, half, float>);
 }
 
 // pto.vaddcs (specs/ops/vector_scalar/vaddcs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_lhs, typename V_rhs>
-constexpr void check_vaddcs() {
+constexpr bool check_vaddcs() {
     static_assert(sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
                   "vaddcs [A2A3]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
 }
 
 // pto.vsubcs (specs/ops/vector_scalar/vsubcs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_lhs, typename V_rhs>
-constexpr void check_vsubcs() {
+constexpr bool check_vsubcs() {
     static_assert(sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
                   "vsubcs [A2A3]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
 }
 
 } // namespace pto::profile_a2a3

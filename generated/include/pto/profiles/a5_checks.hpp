@@ -11,8 +11,10 @@
 namespace pto::profile_a5 {
 
 // pto.tadds (specs/ops/tile_scalar_and_immediate/tadds.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TADDS() {
+constexpr bool check_TADDS() {
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TADDS [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TADDS [A5]: tile location must be TileType::Vec");
@@ -21,14 +23,21 @@ constexpr void check_TADDS() {
                   "TADDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TADDS [A5]: dst and src must have the same DType");
+    return (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
 inline void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
 // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TAXPY() {
+constexpr bool check_TAXPY() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
                   "TAXPY [A5]: DType must be one of: half, float");
@@ -39,6 +48,12 @@ constexpr void check_TAXPY() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TAXPY [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -48,8 +63,10 @@ inline void verify_TAXPY([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSUBS() {
+constexpr bool check_TSUBS() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TSUBS [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -57,6 +74,10 @@ constexpr void check_TSUBS() {
                   "TSUBS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TSUBS [A5]: dst and src must have the same DType");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -66,8 +87,10 @@ inline void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TMULS() {
+constexpr bool check_TMULS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
                                    half, float, bfloat16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t,
@@ -82,14 +105,25 @@ constexpr void check_TMULS() {
                   "TMULS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TMULS [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                             float, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                             float, bfloat16_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
 inline void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
 // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename DstTile, typename BaseTile, typename TmpTile, typename... WaitEvents>
-constexpr void check_TPOWS() {
+constexpr bool check_TPOWS() {
     static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType>,
                   "TPOWS [A5]: dst and base must have the same DType");
     static_assert(DstTile::isRowMajor && BaseTile::isRowMajor, "TPOWS [A5]: tile layout must be row-major");
@@ -110,6 +144,19 @@ constexpr void check_TPOWS() {
                        sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t>),
                   "TPOWS [A5]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType must be one of: float, half, "
                   "bfloat16_t");
+    return (std::is_same_v<typename DstTile::DType, typename BaseTile::DType>) &&
+           (DstTile::isRowMajor && BaseTile::isRowMajor) &&
+           (DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec) &&
+           (DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+            BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols) &&
+           (!(PrecisionType == PowAlgorithm::DEFAULT) ||
+            (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                              uint8_t> &&
+             sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                              uint8_t>)) &&
+           (!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
+            (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
+             sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t>));
 }
 
 template <typename DstTile, typename BaseTile, typename TmpTile>
@@ -120,8 +167,10 @@ inline void verify_TPOWS([[maybe_unused]] const DstTile& dst, [[maybe_unused]] c
 }
 
 // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TDIVS() {
+constexpr bool check_TDIVS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
                          float> &&
@@ -136,6 +185,15 @@ constexpr void check_TDIVS() {
                   "TDIVS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TDIVS [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                             float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                             float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -145,8 +203,10 @@ inline void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TFMODS() {
+constexpr bool check_TFMODS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, uint32_t, int16_t, uint16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>,
                   "TFMODS [A5]: DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t");
@@ -161,6 +221,15 @@ constexpr void check_TFMODS() {
                   "TFMODS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TFMODS [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, uint32_t, int16_t, uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>) &&
+           (!(PrecisionType == FmodSAlgorithm::HIGH_PRECISION) ||
+            (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+             sim::is_one_of_v<typename TileDataSrc::DType, float>)) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -170,8 +239,10 @@ inline void verify_TFMODS([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.trems (specs/ops/tile_scalar_and_immediate/trems.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
-constexpr void check_TREMS() {
+constexpr bool check_TREMS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
                          uint16_t> &&
@@ -189,6 +260,17 @@ constexpr void check_TREMS() {
                   "TREMS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TREMS [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
+                             uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
+                             uint16_t>) &&
+           (!(PrecisionType == RemSAlgorithm::HIGH_PRECISION) ||
+            (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+             sim::is_one_of_v<typename TileDataSrc::DType, float>)) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -199,8 +281,10 @@ inline void verify_TREMS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TMINS() {
+constexpr bool check_TMINS() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TMINS [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -208,14 +292,20 @@ constexpr void check_TMINS() {
                   "TMINS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TMINS [A5]: dst and src must have the same DType");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
 inline void verify_TMINS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src) {}
 
 // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TMAXS() {
+constexpr bool check_TMAXS() {
     static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TMAXS [A5]: tile layout must be row-major");
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, float, int16_t, uint16_t, half,
                                    bfloat16_t, uint8_t, int8_t> &&
@@ -230,6 +320,15 @@ constexpr void check_TMAXS() {
                   "TMAXS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TMAXS [A5]: dst and src must have the same DType");
+    return (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, float, int16_t, uint16_t, half, bfloat16_t,
+                             uint8_t, int8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, float, int16_t, uint16_t, half, bfloat16_t,
+                             uint8_t, int8_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -239,8 +338,10 @@ inline void verify_TMAXS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tands (specs/ops/tile_scalar_and_immediate/tands.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TANDS() {
+constexpr bool check_TANDS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
@@ -253,6 +354,13 @@ constexpr void check_TANDS() {
                   "TANDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TANDS [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -264,8 +372,10 @@ inline void verify_TANDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tors (specs/ops/tile_scalar_and_immediate/tors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TORS() {
+constexpr bool check_TORS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
@@ -278,6 +388,13 @@ constexpr void check_TORS() {
                   "TORS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TORS [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -289,8 +406,10 @@ inline void verify_TORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.txors (specs/ops/tile_scalar_and_immediate/txors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
-constexpr void check_TXORS() {
+constexpr bool check_TXORS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
@@ -303,6 +422,13 @@ constexpr void check_TXORS() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TXORS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -313,8 +439,10 @@ inline void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSHLS() {
+constexpr bool check_TSHLS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t,
                          uint8_t> &&
@@ -328,6 +456,14 @@ constexpr void check_TSHLS() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHLS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -337,8 +473,10 @@ inline void verify_TSHLS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSHRS() {
+constexpr bool check_TSHRS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t,
                          uint8_t> &&
@@ -352,6 +490,14 @@ constexpr void check_TSHRS() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHRS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -361,8 +507,10 @@ inline void verify_TSHRS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tlrelu (specs/ops/tile_scalar_and_immediate/tlrelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TLRELU() {
+constexpr bool check_TLRELU() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TLRELU [A5]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -374,6 +522,13 @@ constexpr void check_TLRELU() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
                   "TLRELU [A5]: DType must be one of: half, float");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -383,8 +538,10 @@ inline void verify_TLRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.taddsc (specs/ops/tile_scalar_and_immediate/taddsc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TADDSC() {
+constexpr bool check_TADDSC() {
     static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
@@ -397,6 +554,14 @@ constexpr void check_TADDSC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TADDSC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -408,8 +573,10 @@ inline void verify_TADDSC([[maybe_unused]] const TileData& dst, [[maybe_unused]]
 }
 
 // pto.tsubsc (specs/ops/tile_scalar_and_immediate/tsubsc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TSUBSC() {
+constexpr bool check_TSUBSC() {
     static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
@@ -422,6 +589,14 @@ constexpr void check_TSUBSC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TSUBSC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -433,20 +608,26 @@ inline void verify_TSUBSC([[maybe_unused]] const TileData& dst, [[maybe_unused]]
 }
 
 // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TEXPANDS() {
+constexpr bool check_TEXPANDS() {
     static_assert(TileData::isRowMajor, "TEXPANDS [A5]: tile layout must be row-major");
     static_assert(TileData::Loc == TileType::Vec, "TEXPANDS [A5]: tile location must be TileType::Vec");
     static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TEXPANDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (TileData::isRowMajor) && (TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
 inline void verify_TEXPANDS([[maybe_unused]] const TileData& dst) {}
 
 // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
-constexpr void check_TCMPS() {
+constexpr bool check_TCMPS() {
     static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor, "TCMPS [A5]: tile layout must be row-major");
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t>,
                   "TCMPS [A5]: DType must be one of: uint32_t");
@@ -457,6 +638,12 @@ constexpr void check_TCMPS() {
                   "TCMPS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataSrc0::DType, T>,
                   "TCMPS [A5]: src0 and src1 must have the same DType");
+    return (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor) &&
+           (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols) &&
+           (std::is_same_v<typename TileDataSrc0::DType, T>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0>
@@ -466,9 +653,11 @@ inline void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
           typename... WaitEvents>
-constexpr void check_TSELS() {
+constexpr bool check_TSELS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                    int64_t, uint64_t, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
@@ -480,6 +669,13 @@ constexpr void check_TSELS() {
                   "TSELS [A5]: dst and src must have the same DType");
     static_assert(TileDataDst::isRowMajor && TileDataMask::isRowMajor && TileDataSrc::isRowMajor,
                   "TSELS [A5]: tile layout must be row-major");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                             int64_t, uint64_t, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                             int64_t, uint64_t, half, float>) &&
+           (sim::is_one_of_v<typename TileDataMask::DType, uint8_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::isRowMajor && TileDataMask::isRowMajor && TileDataSrc::isRowMajor);
 }
 
 template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp>
@@ -490,8 +686,10 @@ inline void verify_TSELS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TADD() {
+constexpr bool check_TADD() {
     static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                   "TADD [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -504,6 +702,14 @@ constexpr void check_TADD() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TADD [A5]: dst, src0 and src1 must have the same DType");
+    return (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -515,8 +721,10 @@ inline void verify_TADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TABS() {
+constexpr bool check_TABS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TABS [A5]: DType must be one of: float");
@@ -528,6 +736,13 @@ constexpr void check_TABS() {
                   "TABS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TABS [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -537,8 +752,10 @@ inline void verify_TABS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TAND() {
+constexpr bool check_TAND() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
             sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
@@ -552,6 +769,14 @@ constexpr void check_TAND() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TAND [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -563,8 +788,10 @@ inline void verify_TAND([[maybe_unused]] const TileData& dst, [[maybe_unused]] c
 }
 
 // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TOR() {
+constexpr bool check_TOR() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
             sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
@@ -578,6 +805,14 @@ constexpr void check_TOR() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TOR [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -589,8 +824,10 @@ inline void verify_TOR([[maybe_unused]] const TileData& dst, [[maybe_unused]] co
 }
 
 // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TSUB() {
+constexpr bool check_TSUB() {
     static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                   "TSUB [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -603,6 +840,14 @@ constexpr void check_TSUB() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TSUB [A5]: dst, src0 and src1 must have the same DType");
+    return (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -614,8 +859,10 @@ inline void verify_TSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TMUL() {
+constexpr bool check_TMUL() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t, uint16_t,
                          half> &&
@@ -636,6 +883,20 @@ constexpr void check_TMUL() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TMUL [A5]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                             uint16_t, half> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                             uint16_t, half> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                             uint16_t, half>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -647,8 +908,10 @@ inline void verify_TMUL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TMIN() {
+constexpr bool check_TMIN() {
     static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                   "TMIN [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -661,6 +924,14 @@ constexpr void check_TMIN() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TMIN [A5]: dst, src0 and src1 must have the same DType");
+    return (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -672,8 +943,10 @@ inline void verify_TMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TMAX() {
+constexpr bool check_TMAX() {
     static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                   "TMAX [A5]: tile layout must be row-major");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -686,6 +959,14 @@ constexpr void check_TMAX() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TMAX [A5]: dst, src0 and src1 must have the same DType");
+    return (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -697,8 +978,10 @@ inline void verify_TMAX([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TCMP() {
+constexpr bool check_TCMP() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t>, "TCMP [A5]: DType must be one of: uint32_t");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
                       TileDataSrc::Loc == TileType::Vec,
@@ -707,6 +990,12 @@ constexpr void check_TCMP() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TCMP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
+            TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -717,9 +1006,11 @@ inline void verify_TCMP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
           typename... WaitEvents>
-constexpr void check_TDIV() {
+constexpr bool check_TDIV() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t, uint16_t,
                          half> &&
@@ -740,6 +1031,20 @@ constexpr void check_TDIV() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TDIV [A5]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                             uint16_t, half> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                             uint16_t, half> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                             uint16_t, half>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -751,8 +1056,10 @@ inline void verify_TDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TSHL() {
+constexpr bool check_TSHL() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
                          int32_t> &&
@@ -773,6 +1080,20 @@ constexpr void check_TSHL() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TSHL [A5]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
+                             uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
+                             uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
+                             uint32_t, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -784,8 +1105,10 @@ inline void verify_TSHL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TSHR() {
+constexpr bool check_TSHR() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
                          int32_t> &&
@@ -806,6 +1129,20 @@ constexpr void check_TSHR() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TSHR [A5]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
+                             uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
+                             uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, uint64_t, int64_t, uint8_t, int8_t, uint16_t, int16_t,
+                             uint32_t, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -817,9 +1154,11 @@ inline void verify_TSHR([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.txor (specs/ops/elementwise_tile_tile/txor.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
           typename... WaitEvents>
-constexpr void check_TXOR() {
+constexpr bool check_TXOR() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
@@ -837,6 +1176,17 @@ constexpr void check_TXOR() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TXOR [A5]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -848,8 +1198,10 @@ inline void verify_TXOR([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tlog (specs/ops/elementwise_tile_tile/tlog.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TLOG() {
+constexpr bool check_TLOG() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TLOG [A5]: DType must be one of: float");
@@ -861,6 +1213,13 @@ constexpr void check_TLOG() {
                   "TLOG [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TLOG [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -870,8 +1229,10 @@ inline void verify_TLOG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.trecip (specs/ops/elementwise_tile_tile/trecip.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TRECIP() {
+constexpr bool check_TRECIP() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>,
                   "TRECIP [A5]: DType must be one of: float, half, int32_t, int16_t");
@@ -883,6 +1244,13 @@ constexpr void check_TRECIP() {
                   "TRECIP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TRECIP [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -892,14 +1260,20 @@ inline void verify_TRECIP([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TPRELU() {
+constexpr bool check_TPRELU() {
     static_assert(sim::is_one_of_v<typename TileData::DType, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, half, float>,
                   "TPRELU [A5]: DType must be one of: half, float");
     static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
                   "TPRELU [A5]: tile layout must be row-major");
+    return (sim::is_one_of_v<typename TileData::DType, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, half, float>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor);
 }
 
 template <typename TileData, typename TmpT>
@@ -911,8 +1285,10 @@ inline void verify_TPRELU([[maybe_unused]] const TileData& dst, [[maybe_unused]]
 }
 
 // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TADDC() {
+constexpr bool check_TADDC() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
@@ -933,6 +1309,21 @@ constexpr void check_TADDC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TADDC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+            TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -945,8 +1336,10 @@ inline void verify_TADDC([[maybe_unused]] const TileData& dst, [[maybe_unused]] 
 }
 
 // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TSUBC() {
+constexpr bool check_TSUBC() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
@@ -967,6 +1360,21 @@ constexpr void check_TSUBC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TSUBC [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+            TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -979,8 +1387,10 @@ inline void verify_TSUBC([[maybe_unused]] const TileData& dst, [[maybe_unused]] 
 }
 
 // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataD, typename TileDataS, typename... WaitEvents>
-constexpr void check_TCVT() {
+constexpr bool check_TCVT() {
     static_assert(sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>,
                   "TCVT [A5]: DType must be one of: float, half, bfloat16_t");
     static_assert(sim::is_one_of_v<typename TileDataD::DType, int32_t, int16_t, int8_t>,
@@ -990,6 +1400,11 @@ constexpr void check_TCVT() {
     static_assert(TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
                       TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols,
                   "TCVT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>) &&
+           (sim::is_one_of_v<typename TileDataD::DType, int32_t, int16_t, int8_t>) &&
+           (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
+           (TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
+            TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols);
 }
 
 template <typename TileDataD, typename TileDataS>
@@ -999,11 +1414,15 @@ inline void verify_TCVT([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] 
 }
 
 // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
-constexpr void check_TSEL() {
+constexpr bool check_TSEL() {
     static_assert(sim::is_one_of_v<typename MaskTile::DType, uint8_t>, "TSEL [A5]: DType must be one of: uint8_t");
     static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
                   "TSEL [A5]: tile layout must be row-major");
+    return (sim::is_one_of_v<typename MaskTile::DType, uint8_t>) &&
+           (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor);
 }
 
 template <typename TileData, typename MaskTile, typename TmpTile>
@@ -1016,8 +1435,10 @@ inline void verify_TSEL([[maybe_unused]] const TileData& dst, [[maybe_unused]] c
 }
 
 // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TRSQRT() {
+constexpr bool check_TRSQRT() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TRSQRT [A5]: DType must be one of: float");
@@ -1029,6 +1450,13 @@ constexpr void check_TRSQRT() {
                   "TRSQRT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TRSQRT [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1038,8 +1466,10 @@ inline void verify_TRSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSQRT() {
+constexpr bool check_TSQRT() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TSQRT [A5]: DType must be one of: float");
@@ -1051,6 +1481,13 @@ constexpr void check_TSQRT() {
                   "TSQRT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TSQRT [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1060,8 +1497,10 @@ inline void verify_TSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TEXP() {
+constexpr bool check_TEXP() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TEXP [A5]: DType must be one of: float");
@@ -1073,6 +1512,13 @@ constexpr void check_TEXP() {
                   "TEXP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TEXP [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1082,8 +1528,10 @@ inline void verify_TEXP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TNOT() {
+constexpr bool check_TNOT() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t>,
@@ -1096,6 +1544,13 @@ constexpr void check_TNOT() {
                   "TNOT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TNOT [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, uint16_t, int16_t, uint8_t, int8_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1105,8 +1560,10 @@ inline void verify_TNOT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TRELU() {
+constexpr bool check_TRELU() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>,
                   "TRELU [A5]: DType must be one of: half, float, int32_t");
@@ -1118,6 +1575,13 @@ constexpr void check_TRELU() {
                   "TRELU [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TRELU [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1127,8 +1591,10 @@ inline void verify_TRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TNEG() {
+constexpr bool check_TNEG() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t, half, float, bfloat16_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t, half, float,
@@ -1142,6 +1608,15 @@ constexpr void check_TNEG() {
                   "TNEG [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TNEG [A5]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, uint32_t, uint16_t, half, float,
+                             bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, uint32_t, uint16_t, half, float,
+                             bfloat16_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1151,8 +1626,10 @@ inline void verify_TNEG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TFMOD() {
+constexpr bool check_TFMOD() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, half, float, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc0::DType, half, float, uint16_t, int16_t, uint32_t, int32_t> &&
@@ -1170,6 +1647,17 @@ constexpr void check_TFMOD() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TFMOD [A5]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, half, float, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1181,9 +1669,11 @@ inline void verify_TFMOD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
           typename... WaitEvents>
-constexpr void check_TREM() {
+constexpr bool check_TREM() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, uint16_t, int32_t, uint32_t, int64_t,
                          uint64_t> &&
@@ -1204,6 +1694,20 @@ constexpr void check_TREM() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TREM [A5]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, uint16_t, int32_t, uint32_t, int64_t,
+                             uint64_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, uint16_t, int32_t, uint32_t, int64_t,
+                             uint64_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, uint16_t, int32_t, uint32_t, int64_t,
+                             uint64_t>) &&
+           (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1215,9 +1719,11 @@ inline void verify_TREM([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile,
           typename... WaitEvents>
-constexpr void check_TPOW() {
+constexpr bool check_TPOW() {
     static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
                       std::is_same_v<typename DstTile::DType, typename ExpTile::DType>,
                   "TPOW [A5]: dst, base and exp must have the same DType");
@@ -1244,6 +1750,24 @@ constexpr void check_TPOW() {
              sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
              sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t>),
         "TPOW [A5]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType must be one of: float, half, bfloat16_t");
+    return (std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
+            std::is_same_v<typename DstTile::DType, typename ExpTile::DType>) &&
+           (DstTile::isRowMajor && BaseTile::isRowMajor && ExpTile::isRowMajor) &&
+           (DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec) &&
+           (DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+            BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
+            ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols) &&
+           (!(PrecisionType == PowAlgorithm::DEFAULT) ||
+            (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                              uint8_t> &&
+             sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                              uint8_t> &&
+             sim::is_one_of_v<typename ExpTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                              uint8_t>)) &&
+           (!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
+            (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
+             sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
+             sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t>));
 }
 
 template <typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile>
@@ -1255,124 +1779,188 @@ inline void verify_TPOW([[maybe_unused]] const DstTile& dst, [[maybe_unused]] co
 }
 
 // pto.vadds (specs/ops/vector_scalar/vadds.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vadds() {
+constexpr bool check_vadds() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vadds [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vsubs (specs/ops/vector_scalar/vsubs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vsubs() {
+constexpr bool check_vsubs() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vsubs [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vmuls (specs/ops/vector_scalar/vmuls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vmuls() {
+constexpr bool check_vmuls() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vmuls [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vmaxs (specs/ops/vector_scalar/vmaxs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vmaxs() {
+constexpr bool check_vmaxs() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vmaxs [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vmins (specs/ops/vector_scalar/vmins.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vmins() {
+constexpr bool check_vmins() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vmins [A5]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vands (specs/ops/vector_scalar/vands.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vands() {
+constexpr bool check_vands() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vands [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vors (specs/ops/vector_scalar/vors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vors() {
+constexpr bool check_vors() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vors [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vxors (specs/ops/vector_scalar/vxors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vxors() {
+constexpr bool check_vxors() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vxors [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vshls (specs/ops/vector_scalar/vshls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vshls() {
+constexpr bool check_vshls() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vshls [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vshrs (specs/ops/vector_scalar/vshrs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vshrs() {
+constexpr bool check_vshrs() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vshrs [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vlrelu (specs/ops/vector_scalar/vlrelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vlrelu() {
+constexpr bool check_vlrelu() {
     static_assert(sim::is_one_of_v<typename V_result::DType, half, float> &&
                       sim::is_one_of_v<typename V_input::DType, half, float>,
                   "vlrelu [A5]: DType must be one of: half, float");
+    return (sim::is_one_of_v<typename V_result::DType, half, float> &&
+            sim::is_one_of_v<typename V_input::DType, half, float>);
 }
 
 // pto.vaddcs (specs/ops/vector_scalar/vaddcs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_lhs, typename V_rhs>
-constexpr void check_vaddcs() {
+constexpr bool check_vaddcs() {
     static_assert(sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
                   "vaddcs [A5]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
 }
 
 // pto.vsubcs (specs/ops/vector_scalar/vsubcs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_lhs, typename V_rhs>
-constexpr void check_vsubcs() {
+constexpr bool check_vsubcs() {
     static_assert(sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
                   "vsubcs [A5]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
 }
 
 } // namespace pto::profile_a5

@@ -11,8 +11,10 @@
 namespace pto::profile_cpu {
 
 // pto.tadds (specs/ops/tile_scalar_and_immediate/tadds.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TADDS() {
+constexpr bool check_TADDS() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TADDS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -20,6 +22,10 @@ constexpr void check_TADDS() {
                   "TADDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TADDS [CPU]: dst and src must have the same DType");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -29,8 +35,10 @@ inline void verify_TADDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TAXPY() {
+constexpr bool check_TAXPY() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float>,
                   "TAXPY [CPU]: DType must be one of: half, float");
@@ -41,6 +49,12 @@ constexpr void check_TAXPY() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TAXPY [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -50,8 +64,10 @@ inline void verify_TAXPY([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSUBS() {
+constexpr bool check_TSUBS() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TSUBS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -59,6 +75,10 @@ constexpr void check_TSUBS() {
                   "TSUBS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TSUBS [CPU]: dst and src must have the same DType");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -68,8 +88,10 @@ inline void verify_TSUBS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TMULS() {
+constexpr bool check_TMULS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
                                    half, float, bfloat16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t,
@@ -83,6 +105,14 @@ constexpr void check_TMULS() {
                   "TMULS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TMULS [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                             float, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                             float, bfloat16_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -92,8 +122,10 @@ inline void verify_TMULS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename DstTile, typename BaseTile, typename TmpTile, typename... WaitEvents>
-constexpr void check_TPOWS() {
+constexpr bool check_TPOWS() {
     static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType>,
                   "TPOWS [CPU]: dst and base must have the same DType");
     static_assert(DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec,
@@ -113,6 +145,18 @@ constexpr void check_TPOWS() {
                        sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t>),
                   "TPOWS [CPU]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType must be one of: float, half, "
                   "bfloat16_t");
+    return (std::is_same_v<typename DstTile::DType, typename BaseTile::DType>) &&
+           (DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec) &&
+           (DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+            BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols) &&
+           (!(PrecisionType == PowAlgorithm::DEFAULT) ||
+            (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                              uint8_t> &&
+             sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                              uint8_t>)) &&
+           (!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
+            (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
+             sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t>));
 }
 
 template <typename DstTile, typename BaseTile, typename TmpTile>
@@ -123,8 +167,10 @@ inline void verify_TPOWS([[maybe_unused]] const DstTile& dst, [[maybe_unused]] c
 }
 
 // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TDIVS() {
+constexpr bool check_TDIVS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
                          float> &&
@@ -138,6 +184,14 @@ constexpr void check_TDIVS() {
                   "TDIVS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TDIVS [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                             float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half,
+                             float>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -147,8 +201,10 @@ inline void verify_TDIVS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TFMODS() {
+constexpr bool check_TFMODS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, uint32_t, int16_t, uint16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>,
                   "TFMODS [CPU]: DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t");
@@ -159,6 +215,12 @@ constexpr void check_TFMODS() {
                   "TFMODS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TFMODS [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, uint32_t, int16_t, uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, uint32_t, int16_t, uint16_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -168,8 +230,10 @@ inline void verify_TFMODS([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.trems (specs/ops/tile_scalar_and_immediate/trems.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
-constexpr void check_TREMS() {
+constexpr bool check_TREMS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
                          uint16_t> &&
@@ -183,6 +247,14 @@ constexpr void check_TREMS() {
                   "TREMS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TREMS [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
+                             uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t,
+                             uint16_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -193,8 +265,10 @@ inline void verify_TREMS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TMINS() {
+constexpr bool check_TMINS() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TMINS [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -202,6 +276,10 @@ constexpr void check_TMINS() {
                   "TMINS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TMINS [CPU]: dst and src must have the same DType");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -211,8 +289,10 @@ inline void verify_TMINS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TMAXS() {
+constexpr bool check_TMAXS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, float, int16_t, uint16_t, half,
                                    bfloat16_t, uint8_t, int8_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, float, int16_t, uint16_t, half,
@@ -226,6 +306,14 @@ constexpr void check_TMAXS() {
                   "TMAXS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TMAXS [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, float, int16_t, uint16_t, half, bfloat16_t,
+                             uint8_t, int8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, float, int16_t, uint16_t, half, bfloat16_t,
+                             uint8_t, int8_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -235,8 +323,10 @@ inline void verify_TMAXS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tands (specs/ops/tile_scalar_and_immediate/tands.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TANDS() {
+constexpr bool check_TANDS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
@@ -248,6 +338,12 @@ constexpr void check_TANDS() {
                   "TANDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TANDS [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -257,8 +353,10 @@ inline void verify_TANDS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tors (specs/ops/tile_scalar_and_immediate/tors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TORS() {
+constexpr bool check_TORS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
@@ -270,6 +368,12 @@ constexpr void check_TORS() {
                   "TORS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TORS [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -279,8 +383,10 @@ inline void verify_TORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.txors (specs/ops/tile_scalar_and_immediate/txors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
-constexpr void check_TXORS() {
+constexpr bool check_TXORS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>,
@@ -292,6 +398,12 @@ constexpr void check_TXORS() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TXORS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
@@ -302,8 +414,10 @@ inline void verify_TXORS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSHLS() {
+constexpr bool check_TSHLS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t,
                          uint8_t> &&
@@ -317,6 +431,14 @@ constexpr void check_TSHLS() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHLS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -326,8 +448,10 @@ inline void verify_TSHLS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSHRS() {
+constexpr bool check_TSHRS() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t, uint16_t,
                          uint8_t> &&
@@ -341,6 +465,14 @@ constexpr void check_TSHRS() {
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TSHRS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, int8_t, uint32_t, int64_t, uint64_t,
+                             uint16_t, uint8_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -350,8 +482,10 @@ inline void verify_TSHRS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tlrelu (specs/ops/tile_scalar_and_immediate/tlrelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TLRELU() {
+constexpr bool check_TLRELU() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                   "TLRELU [CPU]: tile location must be TileType::Vec");
     static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -362,6 +496,12 @@ constexpr void check_TLRELU() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float, bfloat16_t>,
                   "TLRELU [CPU]: DType must be one of: half, float, bfloat16_t");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
+           (sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float, bfloat16_t>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -371,8 +511,10 @@ inline void verify_TLRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.taddsc (specs/ops/tile_scalar_and_immediate/taddsc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TADDSC() {
+constexpr bool check_TADDSC() {
     static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
@@ -383,6 +525,13 @@ constexpr void check_TADDSC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TADDSC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -394,8 +543,10 @@ inline void verify_TADDSC([[maybe_unused]] const TileData& dst, [[maybe_unused]]
 }
 
 // pto.tsubsc (specs/ops/tile_scalar_and_immediate/tsubsc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TSUBSC() {
+constexpr bool check_TSUBSC() {
     static_assert(sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
                       sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>,
@@ -406,6 +557,13 @@ constexpr void check_TSUBSC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TSUBSC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float> &&
+            sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, half, float>) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -417,19 +575,25 @@ inline void verify_TSUBSC([[maybe_unused]] const TileData& dst, [[maybe_unused]]
 }
 
 // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TEXPANDS() {
+constexpr bool check_TEXPANDS() {
     static_assert(TileData::Loc == TileType::Vec, "TEXPANDS [CPU]: tile location must be TileType::Vec");
     static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TEXPANDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
 inline void verify_TEXPANDS([[maybe_unused]] const TileData& dst) {}
 
 // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
-constexpr void check_TCMPS() {
+constexpr bool check_TCMPS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t>, "TCMPS [CPU]: DType must be one of: uint8_t");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec,
                   "TCMPS [CPU]: tile location must be TileType::Vec");
@@ -438,6 +602,11 @@ constexpr void check_TCMPS() {
                   "TCMPS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataSrc0::DType, T>,
                   "TCMPS [CPU]: src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols) &&
+           (std::is_same_v<typename TileDataSrc0::DType, T>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0>
@@ -447,13 +616,17 @@ inline void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
           typename... WaitEvents>
-constexpr void check_TSELS() {
+constexpr bool check_TSELS() {
     static_assert(sim::is_one_of_v<typename TileDataMask::DType, uint8_t>,
                   "TSELS [CPU]: DType must be one of: uint8_t");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TSELS [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataMask::DType, uint8_t>) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp>
@@ -464,8 +637,10 @@ inline void verify_TSELS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TADD() {
+constexpr bool check_TADD() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                       TileDataSrc1::Loc == TileType::Vec,
                   "TADD [CPU]: tile location must be TileType::Vec");
@@ -476,6 +651,13 @@ constexpr void check_TADD() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TADD [CPU]: dst, src0 and src1 must have the same DType");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -487,8 +669,10 @@ inline void verify_TADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TABS() {
+constexpr bool check_TABS() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, int16_t, int8_t, half, bfloat16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, int16_t, int8_t, half, bfloat16_t>,
                   "TABS [CPU]: DType must be one of: float, int32_t, int16_t, int8_t, half, bfloat16_t");
@@ -499,6 +683,12 @@ constexpr void check_TABS() {
                   "TABS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TABS [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, int16_t, int8_t, half, bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, int32_t, int16_t, int8_t, half, bfloat16_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -508,8 +698,10 @@ inline void verify_TABS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TAND() {
+constexpr bool check_TAND() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
             sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
@@ -521,6 +713,13 @@ constexpr void check_TAND() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TAND [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -532,8 +731,10 @@ inline void verify_TAND([[maybe_unused]] const TileData& dst, [[maybe_unused]] c
 }
 
 // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TOR() {
+constexpr bool check_TOR() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
             sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
@@ -545,6 +746,13 @@ constexpr void check_TOR() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TOR [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -556,8 +764,10 @@ inline void verify_TOR([[maybe_unused]] const TileData& dst, [[maybe_unused]] co
 }
 
 // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TSUB() {
+constexpr bool check_TSUB() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                       TileDataSrc1::Loc == TileType::Vec,
                   "TSUB [CPU]: tile location must be TileType::Vec");
@@ -568,6 +778,13 @@ constexpr void check_TSUB() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TSUB [CPU]: dst, src0 and src1 must have the same DType");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -579,8 +796,10 @@ inline void verify_TSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TMUL() {
+constexpr bool check_TMUL() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
                          uint16_t> &&
@@ -599,6 +818,19 @@ constexpr void check_TMUL() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TMUL [CPU]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
+                             uint16_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -610,8 +842,10 @@ inline void verify_TMUL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TMIN() {
+constexpr bool check_TMIN() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                       TileDataSrc1::Loc == TileType::Vec,
                   "TMIN [CPU]: tile location must be TileType::Vec");
@@ -622,6 +856,13 @@ constexpr void check_TMIN() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TMIN [CPU]: dst, src0 and src1 must have the same DType");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -633,8 +874,10 @@ inline void verify_TMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TMAX() {
+constexpr bool check_TMAX() {
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                       TileDataSrc1::Loc == TileType::Vec,
                   "TMAX [CPU]: tile location must be TileType::Vec");
@@ -645,6 +888,13 @@ constexpr void check_TMAX() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TMAX [CPU]: dst, src0 and src1 must have the same DType");
+    return (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -656,8 +906,10 @@ inline void verify_TMAX([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TCMP() {
+constexpr bool check_TCMP() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t>, "TCMP [CPU]: DType must be one of: uint8_t");
     static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
                       TileDataSrc::Loc == TileType::Vec,
@@ -666,6 +918,12 @@ constexpr void check_TCMP() {
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
                       TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                   "TCMP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
+            TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -676,9 +934,11 @@ inline void verify_TCMP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
           typename... WaitEvents>
-constexpr void check_TDIV() {
+constexpr bool check_TDIV() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t, uint32_t, int64_t, uint64_t, int16_t,
                          uint16_t> &&
@@ -697,6 +957,19 @@ constexpr void check_TDIV() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TDIV [CPU]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t, uint32_t, int64_t, uint64_t, int16_t,
+                             uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int32_t, uint32_t, int64_t, uint64_t, int16_t,
+                             uint16_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int32_t, uint32_t, int64_t, uint64_t, int16_t,
+                             uint16_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -708,8 +981,10 @@ inline void verify_TDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TSHL() {
+constexpr bool check_TSHL() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, uint64_t,
                          int64_t> &&
@@ -728,6 +1003,19 @@ constexpr void check_TSHL() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TSHL [CPU]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                             uint64_t, int64_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                             uint64_t, int64_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                             uint64_t, int64_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -739,8 +1027,10 @@ inline void verify_TSHL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TSHR() {
+constexpr bool check_TSHR() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, uint64_t,
                          int64_t> &&
@@ -759,6 +1049,19 @@ constexpr void check_TSHR() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TSHR [CPU]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                             uint64_t, int64_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                             uint64_t, int64_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                             uint64_t, int64_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -770,9 +1073,11 @@ inline void verify_TSHR([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.txor (specs/ops/elementwise_tile_tile/txor.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
           typename... WaitEvents>
-constexpr void check_TXOR() {
+constexpr bool check_TXOR() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
             sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
@@ -788,6 +1093,16 @@ constexpr void check_TXOR() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TXOR [CPU]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -799,8 +1114,10 @@ inline void verify_TXOR([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tlog (specs/ops/elementwise_tile_tile/tlog.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TLOG() {
+constexpr bool check_TLOG() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TLOG [CPU]: DType must be one of: float");
@@ -811,6 +1128,12 @@ constexpr void check_TLOG() {
                   "TLOG [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TLOG [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -820,8 +1143,10 @@ inline void verify_TLOG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.trecip (specs/ops/elementwise_tile_tile/trecip.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TRECIP() {
+constexpr bool check_TRECIP() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>,
                   "TRECIP [CPU]: DType must be one of: float, half, int32_t, int16_t");
@@ -832,6 +1157,12 @@ constexpr void check_TRECIP() {
                   "TRECIP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TRECIP [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int32_t, int16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float, half, int32_t, int16_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -841,12 +1172,17 @@ inline void verify_TRECIP([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TPRELU() {
+constexpr bool check_TPRELU() {
     static_assert(sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t> &&
                       sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t> &&
                       sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t>,
                   "TPRELU [CPU]: DType must be one of: half, float, bfloat16_t");
+    return (sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t>);
 }
 
 template <typename TileData, typename TmpT>
@@ -858,8 +1194,10 @@ inline void verify_TPRELU([[maybe_unused]] const TileData& dst, [[maybe_unused]]
 }
 
 // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TADDC() {
+constexpr bool check_TADDC() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
@@ -878,6 +1216,20 @@ constexpr void check_TADDC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TADDC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t>) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+            TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -890,8 +1242,10 @@ inline void verify_TADDC([[maybe_unused]] const TileData& dst, [[maybe_unused]] 
 }
 
 // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename... WaitEvents>
-constexpr void check_TSUBC() {
+constexpr bool check_TSUBC() {
     static_assert(
         sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
@@ -910,6 +1264,20 @@ constexpr void check_TSUBC() {
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
                       TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                   "TSUBC [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t> &&
+            sim::is_one_of_v<typename TileData::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                             uint32_t>) &&
+           (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
+            TileData::Loc == TileType::Vec) &&
+           (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
+            TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
 }
 
 template <typename TileData>
@@ -922,8 +1290,10 @@ inline void verify_TSUBC([[maybe_unused]] const TileData& dst, [[maybe_unused]] 
 }
 
 // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataD, typename TileDataS, typename... WaitEvents>
-constexpr void check_TCVT() {
+constexpr bool check_TCVT() {
     static_assert(sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>,
                   "TCVT [CPU]: DType must be one of: float, half, bfloat16_t");
     static_assert(sim::is_one_of_v<typename TileDataD::DType, int32_t, int16_t, int8_t>,
@@ -933,6 +1303,11 @@ constexpr void check_TCVT() {
     static_assert(TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
                       TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols,
                   "TCVT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+    return (sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>) &&
+           (sim::is_one_of_v<typename TileDataD::DType, int32_t, int16_t, int8_t>) &&
+           (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
+           (TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
+            TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols);
 }
 
 template <typename TileDataD, typename TileDataS>
@@ -942,9 +1317,12 @@ inline void verify_TCVT([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] 
 }
 
 // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
-constexpr void check_TSEL() {
+constexpr bool check_TSEL() {
     static_assert(sim::is_one_of_v<typename MaskTile::DType, uint8_t>, "TSEL [CPU]: DType must be one of: uint8_t");
+    return (sim::is_one_of_v<typename MaskTile::DType, uint8_t>);
 }
 
 template <typename TileData, typename MaskTile, typename TmpTile>
@@ -957,8 +1335,10 @@ inline void verify_TSEL([[maybe_unused]] const TileData& dst, [[maybe_unused]] c
 }
 
 // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TRSQRT() {
+constexpr bool check_TRSQRT() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TRSQRT [CPU]: DType must be one of: float");
@@ -969,6 +1349,12 @@ constexpr void check_TRSQRT() {
                   "TRSQRT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TRSQRT [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -978,8 +1364,10 @@ inline void verify_TRSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unuse
 }
 
 // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TSQRT() {
+constexpr bool check_TSQRT() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TSQRT [CPU]: DType must be one of: float");
@@ -990,6 +1378,12 @@ constexpr void check_TSQRT() {
                   "TSQRT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TSQRT [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -999,8 +1393,10 @@ inline void verify_TSQRT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TEXP() {
+constexpr bool check_TEXP() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, float>,
                   "TEXP [CPU]: DType must be one of: float");
@@ -1011,6 +1407,12 @@ constexpr void check_TEXP() {
                   "TEXP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TEXP [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1020,8 +1422,10 @@ inline void verify_TEXP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TNOT() {
+constexpr bool check_TNOT() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t>,
@@ -1033,6 +1437,12 @@ constexpr void check_TNOT() {
                   "TNOT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TNOT [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int16_t, uint16_t, uint32_t, int32_t, int8_t, uint8_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1042,8 +1452,10 @@ inline void verify_TNOT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TRELU() {
+constexpr bool check_TRELU() {
     static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
                       sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>,
                   "TRELU [CPU]: DType must be one of: half, float, int32_t");
@@ -1054,6 +1466,12 @@ constexpr void check_TRELU() {
                   "TRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TRELU [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1063,8 +1481,10 @@ inline void verify_TRELU([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-constexpr void check_TNEG() {
+constexpr bool check_TNEG() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, uint16_t, bfloat16_t> &&
             sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float, uint32_t, uint16_t,
@@ -1077,6 +1497,14 @@ constexpr void check_TNEG() {
                   "TNEG [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                   "TNEG [CPU]: dst and src must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, uint16_t,
+                             bfloat16_t> &&
+            sim::is_one_of_v<typename TileDataSrc::DType, int32_t, int16_t, half, float, uint32_t, uint16_t,
+                             bfloat16_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc>
@@ -1086,8 +1514,10 @@ inline void verify_TNEG([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-constexpr void check_TFMOD() {
+constexpr bool check_TFMOD() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, float, half, uint16_t, int16_t, uint32_t, int32_t> &&
             sim::is_one_of_v<typename TileDataSrc0::DType, float, half, uint16_t, int16_t, uint32_t, int32_t> &&
@@ -1103,6 +1533,16 @@ constexpr void check_TFMOD() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TFMOD [CPU]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, half, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, float, half, uint16_t, int16_t, uint32_t, int32_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, float, half, uint16_t, int16_t, uint32_t, int32_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -1114,9 +1554,11 @@ inline void verify_TFMOD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused
 }
 
 // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
           typename... WaitEvents>
-constexpr void check_TREM() {
+constexpr bool check_TREM() {
     static_assert(
         sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, half, int16_t, uint16_t, uint32_t, int64_t,
                          uint64_t> &&
@@ -1135,6 +1577,19 @@ constexpr void check_TREM() {
     static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                       std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                   "TREM [CPU]: dst, src0 and src1 must have the same DType");
+    return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t, half, int16_t, uint16_t, uint32_t, int64_t,
+                             uint64_t> &&
+            sim::is_one_of_v<typename TileDataSrc0::DType, float, int32_t, half, int16_t, uint16_t, uint32_t, int64_t,
+                             uint64_t> &&
+            sim::is_one_of_v<typename TileDataSrc1::DType, float, int32_t, half, int16_t, uint16_t, uint32_t, int64_t,
+                             uint64_t>) &&
+           (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+            TileDataSrc1::Loc == TileType::Vec) &&
+           (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+            TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+            TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+           (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+            std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1146,9 +1601,11 @@ inline void verify_TREM([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]
 }
 
 // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <auto PrecisionType, typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile,
           typename... WaitEvents>
-constexpr void check_TPOW() {
+constexpr bool check_TPOW() {
     static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
                       std::is_same_v<typename DstTile::DType, typename ExpTile::DType>,
                   "TPOW [CPU]: dst, base and exp must have the same DType");
@@ -1173,6 +1630,23 @@ constexpr void check_TPOW() {
                        sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t>),
                   "TPOW [CPU]: with PrecisionType == PowAlgorithm::HIGH_PRECISION, DType must be one of: float, half, "
                   "bfloat16_t");
+    return (std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
+            std::is_same_v<typename DstTile::DType, typename ExpTile::DType>) &&
+           (DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec) &&
+           (DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+            BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
+            ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols) &&
+           (!(PrecisionType == PowAlgorithm::DEFAULT) ||
+            (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                              uint8_t> &&
+             sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                              uint8_t> &&
+             sim::is_one_of_v<typename ExpTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                              uint8_t>)) &&
+           (!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
+            (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
+             sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
+             sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t>));
 }
 
 template <typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile>
@@ -1184,124 +1658,188 @@ inline void verify_TPOW([[maybe_unused]] const DstTile& dst, [[maybe_unused]] co
 }
 
 // pto.vadds (specs/ops/vector_scalar/vadds.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vadds() {
+constexpr bool check_vadds() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vadds [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vsubs (specs/ops/vector_scalar/vsubs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vsubs() {
+constexpr bool check_vsubs() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vsubs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vmuls (specs/ops/vector_scalar/vmuls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vmuls() {
+constexpr bool check_vmuls() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vmuls [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vmaxs (specs/ops/vector_scalar/vmaxs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vmaxs() {
+constexpr bool check_vmaxs() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vmaxs [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vmins (specs/ops/vector_scalar/vmins.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vmins() {
+constexpr bool check_vmins() {
     static_assert(
         sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                          uint32_t> &&
             sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
                              uint32_t>,
         "vmins [CPU]: DType must be one of: half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (
+        sim::is_one_of_v<typename V_result::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                         uint32_t> &&
+        sim::is_one_of_v<typename V_input::DType, half, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vands (specs/ops/vector_scalar/vands.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vands() {
+constexpr bool check_vands() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vands [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vors (specs/ops/vector_scalar/vors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vors() {
+constexpr bool check_vors() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vxors (specs/ops/vector_scalar/vxors.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vxors() {
+constexpr bool check_vxors() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vxors [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vshls (specs/ops/vector_scalar/vshls.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vshls() {
+constexpr bool check_vshls() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vshls [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vshrs (specs/ops/vector_scalar/vshrs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vshrs() {
+constexpr bool check_vshrs() {
     static_assert(sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                       sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
                   "vshrs [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+    return (sim::is_one_of_v<typename V_result::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+            sim::is_one_of_v<typename V_input::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>);
 }
 
 // pto.vlrelu (specs/ops/vector_scalar/vlrelu.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_input>
-constexpr void check_vlrelu() {
+constexpr bool check_vlrelu() {
     static_assert(sim::is_one_of_v<typename V_result::DType, half, float> &&
                       sim::is_one_of_v<typename V_input::DType, half, float>,
                   "vlrelu [CPU]: DType must be one of: half, float");
+    return (sim::is_one_of_v<typename V_result::DType, half, float> &&
+            sim::is_one_of_v<typename V_input::DType, half, float>);
 }
 
 // pto.vaddcs (specs/ops/vector_scalar/vaddcs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_lhs, typename V_rhs>
-constexpr void check_vaddcs() {
+constexpr bool check_vaddcs() {
     static_assert(sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
                   "vaddcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
 }
 
 // pto.vsubcs (specs/ops/vector_scalar/vsubcs.yaml)
+// Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
+// simulation at all (so a rejected call reports its rules and nothing else).
 template <typename V_result, typename V_lhs, typename V_rhs>
-constexpr void check_vsubcs() {
+constexpr bool check_vsubcs() {
     static_assert(sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
                       sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>,
                   "vsubcs [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t");
+    return (sim::is_one_of_v<typename V_result::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_lhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t> &&
+            sim::is_one_of_v<typename V_rhs::DType, uint8_t, uint16_t, uint32_t, int8_t, int16_t, int32_t>);
 }
 
 } // namespace pto::profile_cpu

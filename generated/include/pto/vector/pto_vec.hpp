@@ -15,15 +15,17 @@ namespace pto {
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vadds(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vadds<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>(sim::add<C>(input_v, scalar_v));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vadds<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::add<C>(input_v, scalar_v));
+        }
     }
     return result;
 }
@@ -33,15 +35,17 @@ PTO_INTERNAL pto::vreg<T, N> vadds(const vreg<T, N>& input, T scalar, const mask
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vsubs(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vsubs<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>(sim::sub<C>(input_v, scalar_v));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vsubs<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::sub<C>(input_v, scalar_v));
+        }
     }
     return result;
 }
@@ -51,15 +55,17 @@ PTO_INTERNAL pto::vreg<T, N> vsubs(const vreg<T, N>& input, T scalar, const mask
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vmuls(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vmuls<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>(sim::mul<C>(input_v, scalar_v));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vmuls<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::mul<C>(input_v, scalar_v));
+        }
     }
     return result;
 }
@@ -69,15 +75,17 @@ PTO_INTERNAL pto::vreg<T, N> vmuls(const vreg<T, N>& input, T scalar, const mask
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vmaxs(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vmaxs<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>(sim::maximum<C>(input_v, scalar_v));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vmaxs<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::maximum<C>(input_v, scalar_v));
+        }
     }
     return result;
 }
@@ -87,15 +95,17 @@ PTO_INTERNAL pto::vreg<T, N> vmaxs(const vreg<T, N>& input, T scalar, const mask
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vmins(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vmins<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>(sim::minimum<C>(input_v, scalar_v));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vmins<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::minimum<C>(input_v, scalar_v));
+        }
     }
     return result;
 }
@@ -105,15 +115,17 @@ PTO_INTERNAL pto::vreg<T, N> vmins(const vreg<T, N>& input, T scalar, const mask
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vands(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vands<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>(sim::bit_and<C>(input_v, scalar_v));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vands<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::bit_and<C>(input_v, scalar_v));
+        }
     }
     return result;
 }
@@ -123,15 +135,17 @@ PTO_INTERNAL pto::vreg<T, N> vands(const vreg<T, N>& input, T scalar, const mask
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vors(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vors<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>(sim::bit_or<C>(input_v, scalar_v));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vors<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::bit_or<C>(input_v, scalar_v));
+        }
     }
     return result;
 }
@@ -141,15 +155,17 @@ PTO_INTERNAL pto::vreg<T, N> vors(const vreg<T, N>& input, T scalar, const mask<
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vxors(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vxors<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>(sim::bit_xor<C>(input_v, scalar_v));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vxors<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::bit_xor<C>(input_v, scalar_v));
+        }
     }
     return result;
 }
@@ -159,15 +175,17 @@ PTO_INTERNAL pto::vreg<T, N> vxors(const vreg<T, N>& input, T scalar, const mask
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vshls(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vshls<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>(sim::shl<C>(input_v, scalar_v));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vshls<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::shl<C>(input_v, scalar_v));
+        }
     }
     return result;
 }
@@ -177,15 +195,17 @@ PTO_INTERNAL pto::vreg<T, N> vshls(const vreg<T, N>& input, T scalar, const mask
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vshrs(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vshrs<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>(sim::shr<C>(input_v, scalar_v));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vshrs<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>(sim::shr<C>(input_v, scalar_v));
+        }
     }
     return result;
 }
@@ -195,15 +215,17 @@ PTO_INTERNAL pto::vreg<T, N> vshrs(const vreg<T, N>& input, T scalar, const mask
 // Inactive lanes read as zero.
 template <typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vlrelu(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
-    active_profile::check_vlrelu<vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
-    const C scalar_v = static_cast<C>(scalar);
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C input_v = static_cast<C>(input.lane[i]);
-        result.lane[i] = sim::narrow<T>((input_v >= C(0) ? C(input_v) : C(sim::mul<C>(scalar_v, input_v))));
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vlrelu<vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        const C scalar_v = static_cast<C>(scalar);
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C input_v = static_cast<C>(input.lane[i]);
+            result.lane[i] = sim::narrow<T>((input_v >= C(0) ? C(input_v) : C(sim::mul<C>(scalar_v, input_v))));
+        }
     }
     return result;
 }
@@ -215,18 +237,20 @@ PTO_INTERNAL pto::vreg<T, N> vlrelu(const vreg<T, N>& input, T scalar, const mas
 template <typename T, int N>
 PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vaddcs(const vreg<T, N>& lhs, const vreg<T, N>& rhs,
                                                               const mask<N>& carry_in, const mask<N>& mask) {
-    active_profile::check_vaddcs<vreg<T, N>, vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
     pto::mask<N> carry{};
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C lhs_v = static_cast<C>(lhs.lane[i]);
-        const C rhs_v = static_cast<C>(rhs.lane[i]);
-        const C carry_in_v = carry_in.lane[i] ? C(1) : C(0);
-        result.lane[i] = sim::narrow<T>(sim::add<C>(sim::add<C>(lhs_v, rhs_v), carry_in_v));
-        carry.lane[i] = (sim::carry_add<C>(lhs_v, rhs_v, carry_in_v)) != C(0);
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vaddcs<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            const C carry_in_v = carry_in.lane[i] ? C(1) : C(0);
+            result.lane[i] = sim::narrow<T>(sim::add<C>(sim::add<C>(lhs_v, rhs_v), carry_in_v));
+            carry.lane[i] = (sim::carry_add<C>(lhs_v, rhs_v, carry_in_v)) != C(0);
+        }
     }
     return {result, carry};
 }
@@ -238,18 +262,20 @@ PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vaddcs(const vreg<T, N>& 
 template <typename T, int N>
 PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vsubcs(const vreg<T, N>& lhs, const vreg<T, N>& rhs,
                                                               const mask<N>& borrow_in, const mask<N>& mask) {
-    active_profile::check_vsubcs<vreg<T, N>, vreg<T, N>, vreg<T, N>>();
-    using C = sim::compute_t<T>;
     pto::vreg<T, N> result{};
     pto::mask<N> borrow{};
-    for (int i = 0; i < N; ++i) {
-        if (!mask.lane[i])
-            continue;
-        const C lhs_v = static_cast<C>(lhs.lane[i]);
-        const C rhs_v = static_cast<C>(rhs.lane[i]);
-        const C borrow_in_v = borrow_in.lane[i] ? C(1) : C(0);
-        result.lane[i] = sim::narrow<T>(sim::sub<C>(sim::sub<C>(lhs_v, rhs_v), borrow_in_v));
-        borrow.lane[i] = (sim::borrow_sub<C>(lhs_v, rhs_v, borrow_in_v)) != C(0);
+    // A call the profile rejects reports its rules and instantiates nothing else.
+    if constexpr (active_profile::check_vsubcs<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+        using C = sim::compute_t<T>;
+        for (int i = 0; i < N; ++i) {
+            if (!mask.lane[i])
+                continue;
+            const C lhs_v = static_cast<C>(lhs.lane[i]);
+            const C rhs_v = static_cast<C>(rhs.lane[i]);
+            const C borrow_in_v = borrow_in.lane[i] ? C(1) : C(0);
+            result.lane[i] = sim::narrow<T>(sim::sub<C>(sim::sub<C>(lhs_v, rhs_v), borrow_in_v));
+            borrow.lane[i] = (sim::borrow_sub<C>(lhs_v, rhs_v, borrow_in_v)) != C(0);
+        }
     }
     return {result, borrow};
 }

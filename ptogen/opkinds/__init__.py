@@ -1,0 +1,27 @@
+"""Op kinds: how an op iterates, is written as math, simulated, tested and checked against numpy.
+
+The instruction set no longer says "tile or vector"; each spec names its kind in
+`semantics.kind`, and the kind (a strategy object) owns what differs between kinds:
+- its iteration domain and the index notation of its math (`lhs_index`, `operand_index`);
+- which per-op files it renders and with which templates (`outputs`), and the template folder
+  `templates/opkinds/<name>/` that holds its kind-specific text;
+- its test shapes and golden-case preparation (`testing.plan` and `testing.golden` ask it).
+
+Adding an op kind is one module here plus its templates and tests; see the README, "Adding an op
+kind".
+"""
+
+from __future__ import annotations
+
+from .base import OpKind
+from .elementwise import Elementwise
+from .lane import VectorLane
+
+KINDS: dict[str, OpKind] = {k.name: k for k in (Elementwise(), VectorLane())}
+
+
+def kind(name: str) -> OpKind:
+    return KINDS[name]
+
+
+__all__ = ["KINDS", "OpKind", "kind"]

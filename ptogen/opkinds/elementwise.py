@@ -1,0 +1,219 @@
+"""Element-wise tile ops: `dst[i, j] = f(src[i, j], ..., scalars)` over dst's valid region."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..testing.golden import (
+    Check,
+    GoldenContext,
+    _bits,
+    _describe,
+    _is_float,
+    compare,
+    compute_dtype,
+    inputs,
+    logical,
+    narrow,
+)
+from ..testing.plan import (
+    OpTests,
+    RuntimeCase,
+    RuntimeKernel,
+    TileDecl,
+    dtype_def,
+    layout_addresses,
+    make_call,
+    plan_rule_cases,
+    scalar_dtypes,
+    special_scalars,
+    tile_operands,
+    variant_suffix,
+)
+from ..testing.results import Outcome
+from .base import Job, OpKind
+
+if TYPE_CHECKING:
+    from ..lower.views import OpView, ProjectView
+
+# Shapes that matter: full, partial static valid region, non-square and not a power of two,
+# valid region given at run time. (rows, cols, valid_rows, valid_cols, dynamic)
+ROW_MAJOR_SHAPES = [
+    ("full 16x16", 16, 16, 16, 16, False),
+    ("partial valid 13x7 of 16x16", 16, 16, 13, 7, False),
+    ("non-square 6x40", 6, 40, 6, 40, False),
+    ("run-time valid 11x19 of 16x32", 16, 32, 11, 19, True),
+    ("odd 3x5 valid 2x3", 3, 5, 2, 3, False),
+]
+COL_MAJOR_SHAPES = [
+    ("col-major 12x20 valid 9x15", 12, 20, 9, 15, False),
+    ("col-major run-time valid 5x6 of 8x8", 8, 8, 5, 6, True),
+]
+
+
+def plan_runtime_groups(project: ProjectView, op: OpView, tests: OpTests) -> None:
+    profiles = [p.name for p in project.profiles]
+    order = [d.name for d in project.targets.dtypes]
+    for variant in op.value_variants:
+        combos: list[dict[str, str]] = []
+        for p in profiles:
+            combos += [c for c in op.dtype_combos(p, variant) if c not in combos]
+        combos.sort(key=lambda c: [order.index(c[op.compute_operand])] + [order.index(v) for v in c.values()])
+        col_kinds: set[str] = set()
+        for combo in combos:
+            on = [p for p in profiles if combo in op.dtype_combos(p, variant)]
+            # Column-major addressing does not depend on the element type: one float and one
+            # integer combination per op prove it; every combination is proven row-major.
+            kind = "float" if dtype_def(project, combo[op.compute_operand]).kind == "float" else "int"
+            for layout, shapes in (("RowMajor", ROW_MAJOR_SHAPES), ("ColMajor", COL_MAJOR_SHAPES)):
+                ok = [
+                    p
+                    for p in on
+                    if layout == "RowMajor" or all(rv.rule.admits_layout(layout) for rv in op.rules_for(p))
+                ]
+                if not ok or (layout == "ColMajor" and kind in col_kinds):
+                    continue
+                if layout == "ColMajor":
+                    col_kinds.add(kind)
+                dtypes = {**combo, **scalar_dtypes(op, combo)}
+                first = sum(len(k.cases) for k in tests.runtime)
+                cases = _runtime_cases(project, op, dtypes, variant, layout, shapes, first)
+                names = [combo[op.compute_operand]] + [
+                    d for d in combo.values() if d != combo[op.compute_operand]
+                ]
+                stem = "_".join(dict.fromkeys(names))
+                suffix = variant_suffix(op, variant) + ("_colmajor" if layout == "ColMajor" else "")
+                name = f"{stem}{suffix}"
+                tests.runtime.append(RuntimeKernel(name, dtypes, variant, ok, cases))
+
+
+def _runtime_cases(
+    project: ProjectView,
+    op: OpView,
+    dtypes: dict[str, str],
+    variant: dict[str, str],
+    layout: str,
+    shapes: list[tuple[str, int, int, int, int, bool]],
+    start: int,
+) -> list[RuntimeCase]:
+    scalars = [o.name for o in op.spec.operands if o.kind == "scalar"]
+    attrs = {o.name: str(o.enum) for o in op.spec.operands if o.kind == "attr"}
+    values = {e.name: e.values for e in project.targets.enums}
+    scalar_type = (
+        dtypes.get(scalars[0], dtypes[op.compute_operand]) if scalars else dtypes[op.compute_operand]
+    )
+    specials = special_scalars(op, dtype_def(project, scalar_type))
+    typical = specials[-1] if specials else 0
+    first = {a: values[e][0] for a, e in attrs.items()}
+    plan: list[tuple[str, tuple[str, int, int, int, int, bool], float | int, dict[str, str]]] = []
+    for label, *shape in shapes:
+        plan.append((label, (label, *shape), typical, first))  # type: ignore[arg-type]
+    if layout == "RowMajor":
+        for value in specials[:-1]:
+            plan.append((f"full 16x16, scalar {value}", ROW_MAJOR_SHAPES[0], value, first))
+        for a, e in attrs.items():
+            for v in values[e][1:]:
+                plan.append((f"full 16x16, {a} {v}", ROW_MAJOR_SHAPES[0], typical, {**first, a: v}))
+    cases = []
+    for index, (label, (_, rows, cols, vr, vc, dyn), value, attr_values) in enumerate(plan, start):
+        tiles = {n: TileDecl(n, dtypes[n], rows, cols, vr, vc, dyn, "Vec", layout) for n in tile_operands(op)}
+        scalar_values = dict.fromkeys(scalars, value)
+        call = make_call(op, tiles, variant, {s: f"{s}_value" for s in scalars}, attrs=attr_values)
+        decls = list(tiles.values())
+        cases.append(
+            RuntimeCase(
+                index, label, decls, scalar_values, call, layout_addresses(project, decls), dict(attr_values)
+            )
+        )
+    return cases
+
+
+class Elementwise(OpKind):
+    name: ClassVar[str] = "elementwise"
+
+    def result_index(self, op: OpView) -> str:
+        return "i,j"
+
+    def operand_index(self, op: OpView, operand: str) -> str:
+        return "i,j"
+
+    def outputs(self, op: OpView) -> list[Job]:
+        return [
+            (f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op}),
+            (op.doc_path, "docs/op_page.md.j2", {"op": op}),
+            (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
+            (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
+        ]
+
+    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+        plan_runtime_groups(project, op, tests)
+        plan_rule_cases(project, op, tests)
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        op = gx.op
+        ref = gx.reference
+        types = {n: gx.np_type(d) for n, d in gx.entry["dtypes"].items()}
+        domain = op["domain"]
+        storage = types[domain]
+        cdt = compute_dtype(types[op["compute"]])
+        checks: list[Check] = []
+        for case in gx.entry["cases"]:
+            k = case["index"]
+            arrays: dict[str, np.ndarray] = {}
+            for name, t in case["tiles"].items():
+                count = t["rows"] * t["cols"]
+                arrays[name] = inputs(types[name], count, f"{gx.op_name}/{gx.entry['group']}/{k}/{name}")
+                arrays[name].tofile(data / f"c{k}_{name}.bin")
+            scalars: dict[str, Any] = {}
+            for name, value in case["scalars"].items():
+                st = types[name]
+                s = np.array([value], dtype=np.float64 if _is_float(st) else np.int64).astype(st)
+                s.tofile(data / f"c{k}_{name}.bin")
+                scalars[name] = s.reshape(()).astype(cdt)
+            scalars.update(case.get("attrs", {}))
+            t = case["tiles"][domain]
+            vr, vc = t["valid_rows"], t["valid_cols"]
+            args = []
+            for name in op["inputs"]:
+                if name in arrays:
+                    ti = case["tiles"][name]
+                    view = logical(arrays[name], ti["rows"], ti["cols"], ti["layout"])[:vr, :vc]
+                    args.append(view.astype(cdt))
+                else:
+                    args.append(scalars[name])
+            with np.errstate(all="ignore"):
+                want = narrow(np.asarray(ref.reference(cdt.type, *args)), storage)
+            before = logical(arrays[domain].copy(), t["rows"], t["cols"], t["layout"])
+            label = f"{gx.label} case {k} ({case['label']})"
+
+            def check(
+                data_dir: Path,
+                k: int = k,
+                t: dict[str, Any] = t,
+                want: np.ndarray = want,
+                before: np.ndarray = before,
+                label: str = label,
+                scalars: dict[str, Any] = scalars,
+                vr: int = vr,
+                vc: int = vc,
+            ) -> Outcome:
+                out_file = data_dir / f"c{k}_{domain}.out"
+                got_flat = np.fromfile(out_file, dtype=storage)
+                got = logical(got_flat, t["rows"], t["cols"], t["layout"])
+                bad = compare(got[:vr, :vc], want, op["tolerance"])
+                if bad.any():
+                    return Outcome(
+                        "fail", label, _describe(bad, got[:vr, :vc], want, "valid", f"; scalars {scalars}")
+                    )
+                outside = np.ones(got.shape, dtype=bool)
+                outside[:vr, :vc] = False
+                changed = outside & (_bits(got) != _bits(before))
+                if changed.any():
+                    return Outcome("fail", label, _describe(changed, got, before, "outside-the-valid-region"))
+                return Outcome("pass", label)
+
+            checks.append(check)
+        return checks

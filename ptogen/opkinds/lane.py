@@ -1,0 +1,175 @@
+"""Vector-lane ops: `dst[i] = f(src[i], ...)` for each active lane of a predicate mask."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..testing.golden import (
+    MASKS,
+    Check,
+    GoldenContext,
+    _describe,
+    _is_float,
+    compare,
+    compute_dtype,
+    inputs,
+    narrow,
+    random_values,
+)
+from ..testing.plan import (
+    Call,
+    CompileCase,
+    OpTests,
+    TileDecl,
+    VectorKernel,
+    dtype_def,
+    other_dtype,
+    special_scalars,
+)
+from ..testing.results import Outcome
+from .base import Job, OpKind
+
+if TYPE_CHECKING:
+    from ..lower.views import OpView, ProjectView
+
+VECTOR_BYTES = 256  # register width of the vector model: N = 256 / sizeof(T)
+
+
+VECTOR_MASKS = ["all lanes", "first 5 lanes", "alternate lanes", "no lanes"]
+
+
+def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
+    profiles = [p.name for p in project.profiles]
+    order = [d.name for d in project.targets.dtypes]
+    dtypes: list[str] = []
+    for p in profiles:
+        dtypes += [d for d in op.allowed_dtypes(p) if d not in dtypes]
+    first = 0
+    for dtype in sorted(dtypes, key=order.index):
+        d = dtype_def(project, dtype)
+        on = [p for p in profiles if dtype in op.allowed_dtypes(p)]
+        scalars = special_scalars(op, d)
+        tests.vector.append(
+            VectorKernel(
+                dtype,
+                first,
+                dtype,
+                VECTOR_BYTES * 8 // d.bits,
+                on,
+                VECTOR_MASKS,
+                scalars,
+            )
+        )
+        first += len(VECTOR_MASKS) * len(scalars)
+    for p in profiles:
+        for rv in op.rules_for(p, static=True):
+            if rv.kind != "dtype":
+                continue
+            bad = other_dtype(project, rv.dtypes_cpp, ["int32_t", "int16_t", "float", "half"])
+            ok = op.allowed_dtypes(p)
+            tests.compile.append(
+                CompileCase(
+                    f"fail_{rv.id}",
+                    p,
+                    rv,
+                    rv.id,
+                    [TileDecl("input", bad)],
+                    Call([], []),
+                    "element type outside the list",
+                )
+            )
+            if ok and not any(c.profile == p and c.rv is None for c in tests.compile):
+                tests.compile.append(
+                    CompileCase(
+                        "legal",
+                        p,
+                        None,
+                        "legal",
+                        [TileDecl("input", ok[0])],
+                        Call([], []),
+                        "legal twin",
+                    )
+                )
+
+
+class VectorLane(OpKind):
+    name: ClassVar[str] = "lane"
+    lanes: ClassVar[bool] = True
+
+    def result_index(self, op: OpView) -> str:
+        return "i"
+
+    def operand_index(self, op: OpView, operand: str) -> str:
+        return "i"
+
+    def outputs(self, op: OpView) -> list[Job]:
+        return [(op.doc_path, "docs/op_page.md.j2", {"op": op})]  # its C++ lives in pto_vec.hpp
+
+    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+        _plan_vector(project, op, tests)
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        op = gx.op
+        ref = gx.reference
+        storage = gx.np_type(gx.entry["dtype"])
+        cdt = compute_dtype(storage)
+        lanes = gx.entry["lanes"]
+        checks: list[Check] = []
+        k = gx.entry["first"]
+        for mask_name in gx.entry["masks"]:
+            predicate = MASKS[mask_name](lanes)
+            for value in gx.entry["scalars"]:
+                vals: dict[str, np.ndarray] = {}
+                seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
+                for name, kind in op["operands"].items():
+                    if op["roles"][name] == "dst":
+                        continue
+                    if kind == "vreg":
+                        vals[name] = inputs(storage, lanes, f"{seed}/{name}")
+                        vals[name].tofile(data / f"c{k}_{name}.bin")
+                    elif kind == "scalar":
+                        s = np.array([value], dtype=np.float64 if _is_float(storage) else np.int64).astype(
+                            storage
+                        )
+                        s.tofile(data / f"c{k}_{name}.bin")
+                        vals[name] = s.reshape(())
+                    elif kind == "mask":
+                        # The predicate follows the case's pattern; other masks (carry-in) are random bits.
+                        bits = (
+                            predicate
+                            if op["roles"][name] == "mask"
+                            else random_values(np.dtype(np.uint8), lanes, f"{seed}/{name}") % 2 == 1
+                        )
+                        bits.astype(np.uint8).tofile(data / f"c{k}_{name}.bin")
+                        vals[name] = bits.astype(np.uint8)
+                args = [np.asarray(vals[n]).astype(cdt) for n in op["inputs"]]
+                wants = {}
+                for i, out in enumerate(op["outputs"]):
+                    fn = ref.reference if i == 0 else getattr(ref, f"reference_{out}")
+                    kind = op["operands"][out]
+                    out_type = storage if kind == "vreg" else np.dtype(np.uint8)
+                    with np.errstate(all="ignore"):
+                        active = np.asarray(fn(cdt.type, *args))
+                    active = narrow(active, out_type) if kind == "vreg" else (active != 0).astype(np.uint8)
+                    wants[out] = (
+                        np.where(predicate, active, np.zeros(lanes, dtype=out_type)).astype(out_type),
+                        out_type,
+                    )
+                label = f"{gx.label} case {k} ({mask_name}, scalar {value})"
+
+                def check(
+                    data_dir: Path, k: int = k, wants: dict[str, Any] = wants, label: str = label
+                ) -> Outcome:
+                    for out, (want, out_type) in wants.items():
+                        got = np.fromfile(data_dir / f"c{k}_{out}.out", dtype=out_type)
+                        bad = compare(got, want, op["tolerance"])
+                        if bad.any():
+                            return Outcome("fail", label, _describe(bad, got, want, f"{out} lane"))
+                    return Outcome("pass", label)
+
+                checks.append(check)
+                k += 1
+        return checks

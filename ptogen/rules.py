@@ -1,0 +1,553 @@
+"""Rule kinds: every checked constraint an op spec can state, one class per kind, in one registry.
+
+A rule kind owns everything about itself (as an MLIR ODS constraint owns its predicate and its
+summary):
+- its fields (a Pydantic model; `kind` is the discriminator of the spec's `constraints` list);
+- `check`: what it demands of the op it sits in (operands exist and have the right kind);
+- `condition` and `text`: the C++ predicate and the statement that is both the `static_assert`
+  (or run-time) message and the tests' expectation;
+- `doc`: the constraint line of both doc pages;
+- `from_page`: how `ptogen import` recognises it on a page;
+- `break_static` / `break_runtime`: how the test plan breaks it (the kernel that must fail to
+  compile, or stop at run time, with `text` as the message).
+
+Templates ask a rule for these strings and never switch on its kind. Adding a rule kind is one
+class here plus its tests; see the README, "Adding a rule kind".
+
+The methods receive the op's lowering (`lower.views.OpView`) and the test planner's context
+(`testing.plan.BreakContext`) by duck typing, so this module depends on the spec fields only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
+
+from pydantic import Field
+
+from .spec.fields import CppIdent, CppQualified, InlineText, Name, ProfileName, Strict, TypeName
+
+if TYPE_CHECKING:
+    from .lower.views import OpView, RuleView
+    from .spec.model import OpSpec, Targets
+    from .testing.plan import BreakContext, TileDecl
+
+Problem = tuple[tuple[str | int, ...], str]  # (field path below the rule, message)
+
+
+def and_list(names: list[str], code: bool = True) -> str:
+    """`a`, `b` and `c` (or plain a, b and c): how rules name their operands in prose."""
+    spelled = [f"`{n}`" if code else n for n in names]
+    return spelled[0] if len(spelled) == 1 else ", ".join(spelled[:-1]) + " and " + spelled[-1]
+
+
+def conj(parts: list[str]) -> str:
+    return " && ".join(parts)
+
+
+@dataclass
+class Broken:
+    """Tiles (and call adjustments) that violate exactly one rule, for a compile-fail case."""
+
+    tiles: dict[str, TileDecl]
+    with_tmp: bool = True
+    scalar_types: dict[str, str] = field(default_factory=dict)  # scalar operand -> C++ value spelling
+    changed: str | None = None  # operand whose type changed (tiles bound to its template type follow)
+
+
+@dataclass(frozen=True)
+class PageLine:
+    group: str | None  # profile of an "Implementation checks (P)" block, None for common
+    text: str  # the line without Markdown emphasis, code ticks and bullets
+
+    @property
+    def low(self) -> str:
+        return self.text.lower()
+
+
+class PageContext:
+    """What `ptogen import` knows of a page when rules look for themselves on it."""
+
+    def __init__(
+        self,
+        lines: list[PageLine],
+        profiles: set[str],
+        data: list[str],
+        distinct_types: bool,
+        dtype_rules: list[dict[str, Any]],
+    ):
+        self.lines = lines
+        self.profiles = profiles
+        self.data = data  # the data tile operands (what `TileData` stands for)
+        self.distinct_types = distinct_types  # the operands have template types of their own
+        self.dtype_rules = dtype_rules  # read from the page's type lists (pagefacts)
+
+    def scope(self, line: PageLine) -> dict[str, Any]:
+        return {"profiles": [line.group]} if line.group in self.profiles else {}
+
+    def named(self, text: str) -> list[str]:
+        """Operands of the page named in `text`, in order of mention."""
+        import re
+
+        return [n for n in re.findall(r"\b(\w+)\b", text) if n in self.data]
+
+
+class RuleBase(Strict):
+    """Fields and behaviour every rule kind shares."""
+
+    kind: str
+    profiles: list[ProfileName] | None = Field(
+        default=None, description="profiles it applies to; omitted = all"
+    )
+    note: InlineText | None = Field(default=None, description="parenthetical shown after the doc line")
+
+    stage: ClassVar[Literal["static", "runtime"]] = "static"
+    min_operands: ClassVar[int] = 1
+    tile_intrinsic_only: ClassVar[bool] = True
+    scalar_operands: ClassVar[bool] = False  # may name a scalar operand (same_dtype)
+    # Page line prefixes (lower case) that state this rule, so import does not keep them as prose.
+    page_prefixes: ClassVar[tuple[str, ...]] = ()
+
+    # The op is not offered, so the failing kernel takes its (legal) tiles from another profile.
+    legal_elsewhere: ClassVar[bool] = False
+
+    def admits_layout(self, layout: str) -> bool:
+        """Whether tiles of this layout can satisfy the rule (the test plan skips layouts that cannot)."""
+        return True
+
+    @property
+    def is_static(self) -> bool:
+        return self.stage == "static"
+
+    @property
+    def rule_operands(self) -> list[str]:
+        return list(getattr(self, "operands", []))
+
+    # ----------------------------------------------------------------- spec checks
+    def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
+        """Problems of this rule within its op (the shape of the rule itself is a validator)."""
+        operands = {o.name: o for o in spec.operands}
+        for j, name in enumerate(self.rule_operands):
+            bound = operands.get(name)
+            ok = bound is not None and (
+                bound.kind in ("tile", "vreg") or (self.scalar_operands and bound.kind == "scalar")
+            )
+            if not ok:
+                yield ("operands", j), f"{name!r} is not a tile or vector operand of this op"
+        if self.tile_intrinsic_only and spec.intrinsic is None:
+            yield ("kind",), f"{self.kind} rules apply to tile intrinsics only"
+
+    # ----------------------------------------------------------------- lowering
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        raise NotImplementedError
+
+    def text(self, op: OpView) -> str:
+        """Plain statement: the diagnostic after `OP [PROFILE]: ` and the tests' expectation."""
+        raise NotImplementedError
+
+    def doc(self, op: OpView) -> str:
+        """The constraint line of the doc pages (Markdown)."""
+        raise NotImplementedError
+
+    def vacuous(self, op: OpView, rv: RuleView) -> bool:
+        """A rule that cannot fail is documented but generates no check."""
+        return False
+
+    # ----------------------------------------------------------------- import
+    @classmethod
+    def from_page(cls, page: PageContext) -> list[dict[str, Any]]:
+        out = []
+        for line in page.lines:
+            found = cls.recognise(line, page)
+            if found is not None:
+                out.append({"kind": cls.model_fields["kind"].default, **page.scope(line), **found})
+        return out
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        return None
+
+    # ----------------------------------------------------------------- tests
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        raise NotImplementedError
+
+    def break_runtime(
+        self, tiles: dict[str, TileDecl], addresses: dict[str, int]
+    ) -> tuple[dict[str, TileDecl], dict[str, int]]:
+        raise NotImplementedError
+
+
+def _with_note(line: str, note: str | None) -> str:
+    return f"{line} ({note})." if note else f"{line}."
+
+
+# ----------------------------------------------------------------------------- static rules
+
+
+class When(Strict):
+    param: CppIdent
+    equals: CppQualified
+
+
+class DTypeRule(RuleBase):
+    """The element type of the operands is one of a list (optionally when a template value is set)."""
+
+    kind: Literal["dtype"] = "dtype"
+    operands: list[Name] = Field(min_length=1)
+    dtypes: list[TypeName] = Field(min_length=1, description="allowed spellings as documented")
+    when: When | None = None
+    tile_intrinsic_only: ClassVar[bool] = False
+    page_prefixes: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
+        yield from super().check(spec, targets)
+        for j, d in enumerate(self.dtypes):
+            if not targets.has_dtype(d):
+                yield ("dtypes", j), f"unknown dtype {d!r}"
+        if self.when is not None:
+            values = {t.name: t for t in spec.intrinsic.template} if spec.intrinsic else {}
+            t = values.get(self.when.param)
+            if t is None or t.kind != "value":
+                yield ("when", "param"), f"{self.when.param!r} is not a value template parameter"
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        allowed = ", ".join(rv.dtypes_cpp)
+        test = conj([f"sim::is_one_of_v<typename {t}::DType, {allowed}>" for t in rv.types])
+        if self.when:
+            return f"!({self.when.param} == {self.when.equals}) || ({test})"
+        return test
+
+    def text(self, op: OpView) -> str:
+        when = f"with {self.when.param} == {self.when.equals}, " if self.when else ""
+        return f"{when}DType must be one of: {', '.join(self.dtypes)}"
+
+    def doc(self, op: OpView) -> str:
+        if op.kind.lanes:
+            listed = ", ".join(f"`{d}`" for d in op.rule_view(self).dtypes_asm)
+            return _with_note(f"Element type `T` must be one of: {listed}", self.note)
+        when = f"With `{self.when.param} == {self.when.equals}`, " if self.when else ""
+        subject = (
+            "`TileData::DType`"
+            if op.covers_data_tiles(self.operands)
+            else "The element type of " + and_list(self.operands)
+        )
+        listed = ", ".join(f"`{d}`" for d in self.dtypes)
+        return _with_note(f"{when}{subject} must be one of: {listed}", self.note)
+
+    def vacuous(self, op: OpView, rv: RuleView) -> bool:
+        return len(rv.dtypes_cpp) == len(op.targets.dtypes)
+
+    @classmethod
+    def from_page(cls, page: PageContext) -> list[dict[str, Any]]:
+        return list(page.dtype_rules)  # type lists are read by pagefacts, in either page layout
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        # int32_t first: the classic illegal use of a float-only op (TLRELU on int32_t under A5).
+        bad = bx.other_dtype(
+            bx.rv.dtypes_cpp,
+            ["int32_t", "int16_t", "int8_t", "uint32_t", "uint8_t", "float", "half", "bfloat16_t"],
+        )
+        follow = bx.follow_compute(self.operands)
+        out = {n: (replace(t, dtype=bad) if n in follow else t) for n, t in tiles.items()}
+        return Broken(out, changed=self.operands[0])
+
+
+class RowMajorRule(RuleBase):
+    """The operands' tile layout is row-major."""
+
+    kind: Literal["row_major"] = "row_major"
+    operands: list[Name] = Field(min_length=1)
+    page_prefixes: ClassVar[tuple[str, ...]] = ("tile layout",)
+
+    def admits_layout(self, layout: str) -> bool:
+        return layout == "RowMajor"
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        return conj([f"{t}::isRowMajor" for t in rv.types])
+
+    def text(self, op: OpView) -> str:
+        return "tile layout must be row-major"
+
+    def doc(self, op: OpView) -> str:
+        return _with_note("Tile layout must be row-major (`TileData::isRowMajor`)", self.note)
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        return {"operands": page.data} if line.low.startswith("tile layout must be row-major") else None
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        first = self.operands[0]
+        return Broken({**tiles, first: replace(tiles[first], layout="ColMajor")}, changed=first)
+
+
+Location = Literal["Vec", "Mat", "Left", "Right", "Acc"]
+
+
+class LocationRule(RuleBase):
+    """The operands live in one tile location (TileType)."""
+
+    kind: Literal["location"] = "location"
+    operands: list[Name] = Field(min_length=1)
+    location: Location
+    page_prefixes: ClassVar[tuple[str, ...]] = ("tile location",)
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        return conj([f"{t}::Loc == TileType::{self.location}" for t in rv.types])
+
+    def text(self, op: OpView) -> str:
+        return f"tile location must be TileType::{self.location}"
+
+    def doc(self, op: OpView) -> str:
+        where = "vector" if self.location == "Vec" else f"`{self.location}`"
+        return _with_note(
+            f"Tile location must be {where} (`TileData::Loc == TileType::{self.location}`)", self.note
+        )
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        if line.low.startswith("tile location must be vector"):
+            return {"operands": page.data, "location": "Vec"}
+        return None
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        first = self.operands[0]
+        other = "Mat" if self.location != "Mat" else "Vec"
+        return Broken({**tiles, first: replace(tiles[first], loc=other)}, changed=first)
+
+
+class ValidBoundsRule(RuleBase):
+    """The static valid region fits in the tile."""
+
+    kind: Literal["valid_bounds"] = "valid_bounds"
+    operands: list[Name] = Field(min_length=1)
+    page_prefixes: ClassVar[tuple[str, ...]] = ("static valid",)
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        return conj([f"{t}::ValidRow <= {t}::Rows && {t}::ValidCol <= {t}::Cols" for t in rv.types])
+
+    def text(self, op: OpView) -> str:
+        return "static valid bounds: ValidRow <= Rows and ValidCol <= Cols"
+
+    def doc(self, op: OpView) -> str:
+        return _with_note(
+            "Static valid bounds: `TileData::ValidRow <= TileData::Rows` and "
+            "`TileData::ValidCol <= TileData::Cols`",
+            self.note,
+        )
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        return {"operands": page.data} if line.low.startswith("static valid bounds") else None
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        first = self.operands[0]
+        t = tiles[first]
+        return Broken({**tiles, first: replace(t, valid_rows=t.rows + 1)}, changed=first)
+
+
+class SameDTypeRule(RuleBase):
+    """The operands share one element type (a scalar typed from a tile's DType matches it)."""
+
+    kind: Literal["same_dtype"] = "same_dtype"
+    operands: list[Name] = Field(min_length=2)
+    scalar_operands: ClassVar[bool] = True
+    page_prefixes: ClassVar[tuple[str, ...]] = ("scalar type",)
+
+    def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
+        yield from super().check(spec, targets)
+        intr = spec.intrinsic
+        if intr is not None:
+            types = [p.type or p.value_type or p.dtype_of for p in intr.params if p.operand in self.operands]
+            if len(set(types)) < 2:
+                yield ("operands",), "operands share one template parameter, so the rule can never fail"
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        first, *rest = rv.dtype_exprs
+        return conj([f"std::is_same_v<{first}, {t}>" for t in rest])
+
+    def text(self, op: OpView) -> str:
+        return f"{and_list(self.operands, code=False)} must have the same DType"
+
+    def doc(self, op: OpView) -> str:
+        return _with_note(
+            f"{and_list(self.operands)} must use the same element type; a scalar typed from a tile's "
+            "`DType` therefore matches the tile data type",
+            self.note,
+        )
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        low = line.low
+        stated = "scalar type must match" in low or "must use the same element type" in low
+        return {"operands": page.data} if stated and page.distinct_types else None
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        second = self.operands[1]
+        if bx.op.spec.operand(second).kind == "scalar":
+            # The kernel passes a scalar of another type than the tile's.
+            first = tiles[self.operands[0]].dtype
+            return Broken(
+                dict(tiles), scalar_types={second: "int64_t{}" if first != "int64_t" else "double{}"}
+            )
+        current = tiles[second].dtype
+        allowed = bx.op.operand_dtypes(bx.profile, second) or bx.op.allowed_dtypes(bx.profile, None)
+        other = bx.other_dtype([current], allowed)
+        return Broken({**tiles, second: replace(tiles[second], dtype=other)}, changed=second)
+
+
+class UnavailableRule(RuleBase):
+    """The profile does not offer the op: every use is rejected."""
+
+    kind: Literal["unavailable"] = "unavailable"
+    min_operands: ClassVar[int] = 0
+    legal_elsewhere: ClassVar[bool] = True
+    page_prefixes: ClassVar[tuple[str, ...]] = ("not offered",)
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        return f"sim::always_false_v<{op.dependent_type}>"
+
+    def text(self, op: OpView) -> str:
+        return "not available on this target profile"
+
+    def doc(self, op: OpView) -> str:
+        return _with_note(
+            "Not offered: this profile documents no implementation of the op, and the profile checks "
+            "reject every use",
+            self.note,
+        )
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        return Broken(dict(tiles))  # any legal use of another profile
+
+
+class TmpRequiredRule(RuleBase):
+    """A tmp tile must be passed (at the head of the events pack, TPRELU's documented form)."""
+
+    kind: Literal["tmp_required"] = "tmp_required"
+    min_operands: ClassVar[int] = 0
+
+    def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
+        yield from super().check(spec, targets)
+        if spec.intrinsic is not None and spec.intrinsic.tmp_in_events is None:
+            yield ("kind",), "tmp_required needs `intrinsic.tmp_in_events`"
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        return f"sim::leads_with_tile_v<{op.spec.intrinsic.template[-1].name}...>"
+
+    def text(self, op: OpView) -> str:
+        return "a tmp tile must be passed"
+
+    def doc(self, op: OpView) -> str:
+        return _with_note(
+            f"A `{op.spec.intrinsic.tmp_in_events}` tile must be passed "
+            "(as the first argument after the documented parameters)",
+            self.note,
+        )
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        return Broken(dict(tiles), with_tmp=False)
+
+
+# ----------------------------------------------------------------------------- run-time rules
+
+
+class SameValidShapeRule(RuleBase):
+    """The operands have the valid rows and columns of the first (checked when the op runs)."""
+
+    kind: Literal["same_valid_shape"] = "same_valid_shape"
+    operands: list[Name] = Field(min_length=2)
+    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
+    page_prefixes: ClassVar[tuple[str, ...]] = ("runtime: ",)
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        first, *rest = self.operands
+        return conj(
+            [
+                f"{first}.GetValidRow() == {o}.GetValidRow() && {first}.GetValidCol() == {o}.GetValidCol()"
+                for o in rest
+            ]
+        )
+
+    def text(self, op: OpView) -> str:
+        return f"{and_list(self.operands, code=False)} must have the same valid row/col"
+
+    def doc(self, op: OpView) -> str:
+        return _with_note(f"Runtime: {and_list(self.operands)} must have the same valid row/col", self.note)
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        if line.low.startswith("runtime:") and "same valid" in line.low:
+            return {"operands": page.named(line.text.split(":", 1)[1]) or page.data}
+        return None
+
+    def break_runtime(
+        self, tiles: dict[str, TileDecl], addresses: dict[str, int]
+    ) -> tuple[dict[str, TileDecl], dict[str, int]]:
+        second = self.operands[1]  # dynamic valid shape: same C++ type, another run-time shape
+        return {**tiles, second: replace(tiles[second], valid_cols=tiles[second].valid_cols - 1)}, addresses
+
+
+class NoOverlapRule(RuleBase):
+    """The operands occupy disjoint buffer ranges (checked when the op runs)."""
+
+    kind: Literal["no_overlap"] = "no_overlap"
+    operands: list[Name] = Field(min_length=2)
+    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        pairs = [
+            f"!sim::tiles_overlap({a}, {b})"
+            for i, a in enumerate(self.operands)
+            for b in self.operands[i + 1 :]
+        ]
+        return conj(pairs)
+
+    def text(self, op: OpView) -> str:
+        return f"{and_list(self.operands, code=False)} must not overlap in memory"
+
+    def doc(self, op: OpView) -> str:
+        return _with_note(
+            f"Runtime: {and_list(self.operands)} must occupy different memory ranges without overlapping",
+            self.note,
+        )
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        if line.low.startswith("runtime:") and "without overlapping" in line.low:
+            return {"operands": page.named(line.text.split(":", 1)[1]) or page.data}
+        return None
+
+    def break_runtime(
+        self, tiles: dict[str, TileDecl], addresses: dict[str, int]
+    ) -> tuple[dict[str, TileDecl], dict[str, int]]:
+        first, second = self.operands[0], self.operands[1]
+        return tiles, {**addresses, first: addresses[second]}
+
+
+# ----------------------------------------------------------------------------- registry
+
+# Order is the order of import output and of the README's list.
+RULE_KINDS: tuple[type[RuleBase], ...] = (
+    DTypeRule,
+    LocationRule,
+    ValidBoundsRule,
+    SameValidShapeRule,
+    SameDTypeRule,
+    RowMajorRule,
+    UnavailableRule,
+    TmpRequiredRule,
+    NoOverlapRule,
+)
+
+# The spec's `constraints` items: one of the registry's classes, chosen by `kind`.
+Rule = Annotated[Union[RULE_KINDS], Field(discriminator="kind")]  # noqa: UP007 (a runtime union)
+
+
+def kind_name(cls: type[RuleBase]) -> str:
+    return str(cls.model_fields["kind"].default)
+
+
+def page_prefixes() -> tuple[str, ...]:
+    """Line starts that some rule kind states (import keeps other constraint lines as prose)."""
+    return tuple(p for cls in RULE_KINDS for p in cls.page_prefixes)

@@ -1,0 +1,143 @@
+"""Checked field types shared by every spec model: C++ identifiers, one-line text, Markdown prose.
+
+Free text is checked so it cannot break out of the Markdown or C++ it lands in.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+# ----------------------------------------------------------------------------- checked strings
+
+_CPP_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_CPP_QUALIFIED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
+_CPP_KEYWORDS = frozenset(
+    [
+        "alignas",
+        "alignof",
+        "and",
+        "asm",
+        "auto",
+        "bool",
+        "break",
+        "case",
+        "catch",
+        "char",
+        "class",
+        "const",
+        "constexpr",
+        "continue",
+        "decltype",
+        "default",
+        "delete",
+        "do",
+        "double",
+        "else",
+        "enum",
+        "explicit",
+        "export",
+        "extern",
+        "false",
+        "float",
+        "for",
+        "friend",
+        "goto",
+        "if",
+        "inline",
+        "int",
+        "long",
+        "mutable",
+        "namespace",
+        "new",
+        "noexcept",
+        "not",
+        "nullptr",
+        "operator",
+        "or",
+        "private",
+        "protected",
+        "public",
+        "register",
+        "return",
+        "short",
+        "signed",
+        "sizeof",
+        "static",
+        "struct",
+        "switch",
+        "template",
+        "this",
+        "throw",
+        "true",
+        "try",
+        "typedef",
+        "typeid",
+        "typename",
+        "union",
+        "unsigned",
+        "using",
+        "virtual",
+        "void",
+        "volatile",
+        "while",
+        "xor",
+    ]
+)
+_HTML_TAG = re.compile(r"<\s*[A-Za-z!/?]")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+
+
+def _cpp_ident(value: str) -> str:
+    if not _CPP_IDENT.match(value):
+        raise ValueError(f"{value!r} is not a C++ identifier")
+    if value in _CPP_KEYWORDS:
+        raise ValueError(f"{value!r} is a C++ keyword")
+    return value
+
+
+def _cpp_qualified(value: str) -> str:
+    if not _CPP_QUALIFIED.match(value):
+        raise ValueError(f"{value!r} is not a (qualified) C++ name")
+    return value
+
+
+def _one_line(value: str) -> str:
+    if "\n" in value or "\r" in value:
+        raise ValueError("must be a single line")
+    if "```" in value:
+        raise ValueError("must not contain a code fence")
+    return value.strip()
+
+
+def _markdown(value: str) -> str:
+    # Prose is Markdown by design, but raw HTML (outside `code`) could inject into the site.
+    if _HTML_TAG.search(_CODE_SPAN.sub("", value)):
+        raise ValueError("raw HTML is not allowed in prose; put code in `backticks`")
+    if any(line.lstrip().startswith("```") for line in value.splitlines()):
+        raise ValueError("code fences are not allowed in prose; use an example")
+    return value.strip()
+
+
+def _code(value: str) -> str:
+    if "```" in value:
+        raise ValueError("must not contain a code fence")
+    return value.rstrip("\n")
+
+
+CppIdent = Annotated[str, AfterValidator(_cpp_ident)]
+# Element type spellings may be builtin keywords (`float`), but are still single identifiers.
+TypeName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+CppQualified = Annotated[str, AfterValidator(_cpp_qualified)]
+Line = Annotated[str, AfterValidator(_one_line)]
+InlineText = Annotated[str, AfterValidator(_one_line), AfterValidator(_markdown)]
+Prose = Annotated[str, AfterValidator(_markdown)]
+Code = Annotated[str, AfterValidator(_code)]
+Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+ProfileName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9]*$")]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
