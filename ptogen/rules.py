@@ -525,6 +525,53 @@ class NoOverlapRule(RuleBase):
         return tiles, {**addresses, first: addresses[second]}
 
 
+class SameValidExtentRule(RuleBase):
+    """Two tiles agree on one valid extent: a row reduction's dst has src's valid rows (and a
+    column reduction's dst src's valid columns), whatever the other extent."""
+
+    kind: Literal["same_valid_extent"] = "same_valid_extent"
+    operands: list[Name] = Field(min_length=2, max_length=2)
+    extent: Literal["rows", "cols"]
+    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
+
+    def _getter(self) -> str:
+        return "GetValidRow" if self.extent == "rows" else "GetValidCol"
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        a, b = self.operands
+        return f"{a}.{self._getter()}() == {b}.{self._getter()}()"
+
+    def text(self, op: OpView) -> str:
+        a, b = self.operands
+        return f"{a} must have the valid {self.extent} of {b}"
+
+    def doc(self, op: OpView) -> str:
+        a, b = self.operands
+        return _with_note(f"Runtime: `{a}.{self._getter()}() == {b}.{self._getter()}()`", self.note)
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        import re
+
+        m = re.search(
+            r"\b(\w+)\.(GetValidRow|GetValidCol)\(\) == (\w+)\.(GetValidRow|GetValidCol)\(\)", line.text
+        )
+        if m is None or m.group(2) != m.group(4) or not {m.group(1), m.group(3)} <= set(page.data):
+            return None
+        return {
+            "operands": [m.group(1), m.group(3)],
+            "extent": "rows" if m.group(2) == "GetValidRow" else "cols",
+        }
+
+    def break_runtime(
+        self, tiles: dict[str, TileDecl], addresses: dict[str, int]
+    ) -> tuple[dict[str, TileDecl], dict[str, int]]:
+        a = self.operands[0]
+        field_name = "valid_rows" if self.extent == "rows" else "valid_cols"
+        smaller = getattr(tiles[a], field_name) - 1
+        return {**tiles, a: replace(tiles[a], **{field_name: smaller})}, addresses
+
+
 # ----------------------------------------------------------------------------- registry
 
 # Order is the order of import output and of the README's list.
@@ -538,6 +585,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     UnavailableRule,
     TmpRequiredRule,
     NoOverlapRule,
+    SameValidExtentRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

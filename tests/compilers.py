@@ -6,7 +6,10 @@ import shutil
 
 import pytest
 
-COMPILERS = ["g++", "clang++"]
+from ptogen.testing.runner import default_compilers
+
+# One compiler locally (clang++ if installed, else g++); CI sets PTOGEN_TEST_COMPILERS="g++ clang++".
+COMPILERS = default_compilers()
 
 
 def require(compiler: str) -> str:

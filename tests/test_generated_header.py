@@ -42,8 +42,8 @@ def test_header_compiles_for_every_profile(compiler: str, profile: str, tmp_path
 
 def _legal_kernel_body(op: str) -> str:
     """The body of the op's generated legal kernel for the default profile (one intrinsic call)."""
-    text = (LAYOUT.out / "tests" / op / f"legal_{SPECS.targets.default_profile.lower()}.cpp").read_text()
-    return text.split("void kernel() {", 1)[1].rsplit("}", 1)[0]
+    text = (LAYOUT.out / "tests" / op / f"verify_{SPECS.targets.default_profile.lower()}.cpp").read_text()
+    return text.split("void legal() {", 1)[1].split("\n}\n", 1)[0]
 
 
 @pytest.mark.parametrize("compiler", COMPILERS)

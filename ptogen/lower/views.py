@@ -226,16 +226,15 @@ class OpView:
         """The predicate mask of a vector op (other mask operands, like a carry-in, are values)."""
         return next(o.name for o in self.spec.operands if o.kind == "mask" and o.role == "mask")
 
-    @cached_property
+    @property
     def extra_exprs(self) -> dict[str, semantics.Node]:
-        from ..spec.load import _expr_scope
-
-        names, attrs = _expr_scope(self.spec, self.targets)
-        return {n: semantics.parse(t, names, attrs) for n, t in self.spec.semantics.extra_outputs.items()}
+        return self.loaded.extra_exprs
 
     @property
     def vector_outputs(self) -> list[dict[str, str]]:
         """Results of a vector op: the domain first, then extra outputs, with their C++ and numpy math."""
+        if not self.kind.lanes:
+            return []
         outs = [(self.spec.semantics.domain, self.loaded.expr)] + list(self.extra_exprs.items())
         return [
             {
@@ -409,7 +408,9 @@ class OpView:
         """LaTeX of the semantics; the op kind supplies the index notation."""
         dst = self.spec.semantics.domain
         lhs = rf"\mathrm{{{dst}}}_{{{self.kind.result_index(self)}}}"
-        return f"{lhs} = {semantics.to_latex(self.loaded.expr, self._latex_ref)}"
+        return (
+            f"{lhs} = {semantics.to_latex(self.loaded.expr, self._latex_ref, self.kind.reduce_index(self))}"
+        )
 
     def _latex_ref(self, name: str) -> str:
         kind = self.spec.operand(name).kind
@@ -431,7 +432,7 @@ class OpView:
 
     @property
     def numpy_expr(self) -> str:
-        return semantics.to_numpy(self.loaded.expr, self.enums_of)
+        return semantics.to_numpy(self.loaded.expr, self.enums_of, self.kind.reduce_axis(self))
 
     @property
     def applied_enums(self) -> list[EnumView]:

@@ -16,8 +16,9 @@ from __future__ import annotations
 from .base import OpKind
 from .elementwise import Elementwise
 from .lane import VectorLane
+from .reduce import ColReduce, RowReduce
 
-KINDS: dict[str, OpKind] = {k.name: k for k in (Elementwise(), VectorLane())}
+KINDS: dict[str, OpKind] = {k.name: k for k in (Elementwise(), VectorLane(), RowReduce(), ColReduce())}
 
 
 def kind(name: str) -> OpKind:

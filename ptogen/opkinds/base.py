@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..spec.expr import Node, has_reduction
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -23,6 +25,15 @@ class OpKind:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""
         return f"opkinds/{self.name}/{part}"
 
+    # ----------------------------------------------------------------- spec checks
+    def check_expr(self, expr: Node) -> list[str]:
+        """Problems of the parsed `semantics.expr` for this kind (default: no reductions)."""
+        return (
+            ["this op kind does not reduce; reductions belong to row_reduce/col_reduce ops"]
+            if (has_reduction(expr))
+            else []
+        )
+
     # ----------------------------------------------------------------- math
     def result_index(self, op: OpView) -> str:
         """LaTeX index of one result element, e.g. `i,j` (tile) or `i` (lane, row reduction)."""
@@ -32,9 +43,20 @@ class OpKind:
         """LaTeX index of an operand element as the math reads it."""
         raise NotImplementedError
 
-    def reduce_index(self, op: OpView) -> str:
-        """The index a reduction in the expression runs over (kinds without one refuse)."""
-        raise ValueError(f"{self.name} ops do not reduce")
+    def reduce_index(self, op: OpView) -> str | None:
+        """LaTeX index a reduction in the expression runs over (None: the kind does not reduce)."""
+        return None
+
+    def reduce_axis(self, op: OpView) -> int | None:
+        """numpy axis a reduction folds over (None: the kind does not reduce)."""
+        return None
+
+    def tile_shape(
+        self, op: OpView, operand: str, rows: int, cols: int, vr: int, vc: int
+    ) -> tuple[int, int, int, int]:
+        """(rows, cols, valid rows, valid cols) of a tile operand when the source tile has the
+        given shape; element-wise kinds use one shape for every tile."""
+        return rows, cols, vr, vc
 
     # ----------------------------------------------------------------- outputs
     def outputs(self, op: OpView) -> list[Job]:

@@ -29,6 +29,7 @@ from ..testing.plan import (
     make_call,
     plan_rule_cases,
     scalar_dtypes,
+    shaped,
     special_scalars,
     tile_operands,
     variant_suffix,
@@ -119,7 +120,10 @@ def _runtime_cases(
                 plan.append((f"full 16x16, {a} {v}", ROW_MAJOR_SHAPES[0], typical, {**first, a: v}))
     cases = []
     for index, (label, (_, rows, cols, vr, vc, dyn), value, attr_values) in enumerate(plan, start):
-        tiles = {n: TileDecl(n, dtypes[n], rows, cols, vr, vc, dyn, "Vec", layout) for n in tile_operands(op)}
+        tiles = {
+            n: shaped(op, TileDecl(n, dtypes[n], rows, cols, vr, vc, dyn, "Vec", layout))
+            for n in tile_operands(op)
+        }
         scalar_values = dict.fromkeys(scalars, value)
         call = make_call(op, tiles, variant, {s: f"{s}_value" for s in scalars}, attrs=attr_values)
         decls = list(tiles.values())
@@ -180,7 +184,9 @@ class Elementwise(OpKind):
             for name in op["inputs"]:
                 if name in arrays:
                     ti = case["tiles"][name]
-                    view = logical(arrays[name], ti["rows"], ti["cols"], ti["layout"])[:vr, :vc]
+                    view = logical(arrays[name], ti["rows"], ti["cols"], ti["layout"])[
+                        : ti["valid_rows"], : ti["valid_cols"]
+                    ]
                     args.append(view.astype(cdt))
                 else:
                     args.append(scalars[name])

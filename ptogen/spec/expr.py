@@ -36,6 +36,16 @@ FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     "trunc": (1, "sim::round_trunc", "rm.trunc", r"\mathrm{trunc}"),
 }
 
+# Reductions: `sum(x)` folds x over the axis the op kind reduces (row or column), left to right,
+# in the compute type. name -> (C++ step helper, numpy fold helper, LaTeX operator).
+# `max`/`min` with one argument reduce; with two they are element-wise.
+REDUCERS: dict[str, tuple[str, str, str]] = {
+    "sum": ("sim::add", "rm.fold_add", r"\sum"),
+    "prod": ("sim::mul", "rm.fold_mul", r"\prod"),
+    "max": ("sim::maximum", "rm.fold_maximum", r"\max"),
+    "min": ("sim::minimum", "rm.fold_minimum", r"\min"),
+}
+
 _BINOPS: dict[type, tuple[str, int, str]] = {
     ast.Add: ("+", 6, "+"),
     ast.Sub: ("-", 6, "-"),
@@ -63,7 +73,7 @@ class ExprError(ValueError):
 
 @dataclass(frozen=True)
 class Node:
-    op: str  # "name", "const", "call", "bin", "cmp", "neg", "not"
+    op: str  # "name", "const", "call", "bin", "cmp", "neg", "not", "apply", "reduce"
     args: tuple[Node, ...] = ()
     value: str | int | float | None = None
 
@@ -108,8 +118,12 @@ def _convert(node: ast.AST, names: set[str], attrs: dict[str, int]) -> Node:
             if len(node.args) != attrs[fn]:
                 raise ExprError(f"attribute {fn}() takes {attrs[fn]} arguments")
             return Node("apply", tuple(_convert(a, names, attrs) for a in node.args), value=fn)
+        if fn in REDUCERS and len(node.args) == 1:
+            return Node("reduce", (_convert(node.args[0], names, attrs),), value=fn)
         if fn not in FUNCTIONS:
-            raise ExprError(f"unknown function {fn!r} (known: {', '.join(sorted(FUNCTIONS))})")
+            raise ExprError(
+                f"unknown function {fn!r} (known: {', '.join(sorted(set(FUNCTIONS) | set(REDUCERS)))})"
+            )
         if len(node.args) != FUNCTIONS[fn][0]:
             raise ExprError(f"{fn}() takes {FUNCTIONS[fn][0]} arguments")
         return Node("call", tuple(_convert(a, names, attrs) for a in node.args), value=fn)
@@ -128,6 +142,8 @@ _PREC = {"+": 6, "-": 6, "*": 7, "/": 7, "&": 3, "|": 1, "^": 2, "<<": 5, ">>": 
 
 
 def _prec(node: Node) -> int:
+    if node.op == "reduce":
+        return 6  # a sum binds like +: wrap it inside a product
     if node.op == "bin":
         return _PREC[str(node.value)]
     if node.op == "cmp":
@@ -158,6 +174,8 @@ def to_cpp(node: Node, ref: Callable[[str], str], ctype: str, enums: dict[str, s
     `enums` maps attribute operands to their enum (applied through generated `apply_<Enum>`)."""
 
     def go(n: Node) -> str:
+        if n.op == "reduce":
+            raise ExprError("a reduction is a loop: its op kind renders it (see reduction())")
         if n.op == "apply":
             enum = (enums or {})[str(n.value)]
             return f"apply_{enum}<{ctype}>({ref(str(n.value))}, {', '.join(go(a) for a in n.args)})"
@@ -192,10 +210,15 @@ def to_cpp(node: Node, ref: Callable[[str], str], ctype: str, enums: dict[str, s
 _NUMPY_HELPERS = {"/": "divide", "<<": "shl", ">>": "shr"}
 
 
-def to_numpy(node: Node, enums: dict[str, str] | None = None) -> str:
-    """Python/numpy source; operands are variables of the same name, constants use `C(...)`."""
+def to_numpy(node: Node, enums: dict[str, str] | None = None, axis: int | None = None) -> str:
+    """Python/numpy source; operands are variables of the same name, constants use `C(...)`;
+    a reduction folds over `axis` (given by the op kind)."""
 
     def go(n: Node) -> str:
+        if n.op == "reduce":
+            if axis is None:
+                raise ExprError("this op kind does not reduce")
+            return f"{REDUCERS[str(n.value)][1]}({go(n.args[0])}, axis={axis})"
         if n.op == "apply":
             enum = (enums or {})[str(n.value)]
             return f"apply_{enum}(C, {n.value}, {', '.join(go(a) for a in n.args)})"
@@ -216,10 +239,15 @@ def to_numpy(node: Node, enums: dict[str, str] | None = None) -> str:
     return go(node)
 
 
-def to_latex(node: Node, ref: Callable[[str], str]) -> str:
-    """LaTeX math; `ref(name)` spells an operand, e.g. `\\mathrm{src}_{i,j}`."""
+def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = None) -> str:
+    """LaTeX math; `ref(name)` spells an operand, e.g. `\\mathrm{src}_{i,j}`; a reduction runs over
+    `reduce_index` (given by the op kind)."""
 
     def go(n: Node) -> str:
+        if n.op == "reduce":
+            if reduce_index is None:
+                raise ExprError("this op kind does not reduce")
+            return rf"{REDUCERS[str(n.value)][2]}_{{{reduce_index}}} {wrap(n.args[0], 7)}"
         if n.op == "apply":
             return rf"\mathrm{{{n.value}}}({', '.join(go(a) for a in n.args)})"
         if n.op == "name":
@@ -255,3 +283,19 @@ def to_latex(node: Node, ref: Callable[[str], str]) -> str:
         return rf"\left({text}\right)" if _prec(n) < prec else text
 
     return go(node)
+
+
+def reduction(node: Node) -> tuple[str, Node] | None:
+    """(reducer, term) when the whole expression is one reduction, e.g. `sum(src)`."""
+    if node.op == "reduce":
+        return str(node.value), node.args[0]
+    return None
+
+
+def reducer_step(name: str) -> str:
+    """C++ helper that folds one more term into a reduction's accumulator."""
+    return REDUCERS[name][0]
+
+
+def has_reduction(node: Node) -> bool:
+    return node.op == "reduce" or any(has_reduction(a) for a in node.args)

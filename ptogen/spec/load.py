@@ -25,7 +25,8 @@ class LoadedOp:
     spec: OpSpec
     path: str  # relative to the project root, e.g. specs/ops/.../tlrelu.yaml
     source: SourceMap
-    expr: semantics.Node
+    expr: semantics.Node  # semantics.expr, parsed once here
+    extra_exprs: dict[str, semantics.Node]  # semantics.extra_outputs, parsed once here
 
 
 @dataclass(frozen=True)
@@ -131,12 +132,12 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
         except SpecErrors as exc:
             errors.extend(exc.errors)
             continue
-        problems = check_op(spec, targets)
+        parsed: dict[str, semantics.Node] = {}
+        problems = check_op(spec, targets, parsed)
         errors.extend(SpecError(display, doc.source.line_of(p), _dotted(p), m) for p, m in problems)
         if not problems:
-            names, attrs = _expr_scope(spec, targets)
-            expr = semantics.parse(spec.semantics.expr, names, attrs)
-            ops.append(LoadedOp(spec, display, doc.source, expr))
+            extra = {n: parsed[n] for n in spec.semantics.extra_outputs}
+            ops.append(LoadedOp(spec, display, doc.source, parsed[""], extra))
 
     errors.extend(_check_unique(ops))
     if errors:
@@ -198,8 +199,12 @@ def _check_unique(ops: list[LoadedOp]) -> list[SpecError]:
 Problem = tuple[tuple[str | int, ...], str]
 
 
-def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
-    """Checks that need the vocabulary or relate fields to each other."""
+def check_op(
+    spec: OpSpec, targets: Targets, parsed: dict[str, semantics.Node] | None = None
+) -> list[Problem]:
+    """Checks that need the vocabulary or relate fields to each other. The expressions are parsed
+    here, once; `parsed` receives them ("" for `semantics.expr`, else the extra output's name)."""
+    parsed = {} if parsed is None else parsed
     problems: list[Problem] = []
     sets = {s.id: s for s in targets.instruction_sets}
     profiles = set(targets.profile_names())
@@ -249,13 +254,14 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
                 )
             elif enum.apply is None:
                 problems.append((("operands", i, "enum"), f"enum {o.enum!r} has no `apply` semantics"))
+    names, attrs = _expr_scope(spec, targets)
+    names = {n for n in names if operands[n].kind in value_kinds | {"mask"}}
     try:
-        names, attrs = _expr_scope(spec, targets)
-        semantics.parse(
-            spec.semantics.expr, {n for n in names if operands[n].kind in value_kinds | {"mask"}}, attrs
-        )
+        parsed[""] = semantics.parse(spec.semantics.expr, names, attrs)
     except semantics.ExprError as exc:
         problems.append((("semantics", "expr"), str(exc)))
+    if op_kind is not None and "" in parsed:
+        problems.extend((("semantics", "expr"), m) for m in op_kind.check_expr(parsed[""]))
     if spec.semantics.compute is not None and spec.semantics.compute not in operands:
         problems.append((("semantics", "compute"), f"unknown operand {spec.semantics.compute!r}"))
     dom = operands.get(spec.semantics.domain)
@@ -265,8 +271,7 @@ def check_op(spec: OpSpec, targets: Targets) -> list[Problem]:
         problems.append((("semantics", "extra_outputs"), "only vector ops have extra outputs"))
     for name, text in spec.semantics.extra_outputs.items():
         try:
-            names, attrs = _expr_scope(spec, targets)
-            semantics.parse(text, names, attrs)
+            parsed[name] = semantics.parse(text, names, attrs)
         except semantics.ExprError as exc:
             problems.append((("semantics", "extra_outputs", name), str(exc)))
     if vector != (spec.semantics.inactive_lanes is not None):

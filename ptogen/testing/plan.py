@@ -234,7 +234,16 @@ def _legal_tiles(op: OpView, profile: str, variant: dict[str, str]) -> dict[str,
     combos = op.dtype_combos(profile, variant)
     if not combos:
         return None
-    return {name: TileDecl(name, combos[0][name]) for name in tile_operands(op)}
+    return {name: shaped(op, TileDecl(name, combos[0][name])) for name in tile_operands(op)}
+
+
+def shaped(op: OpView, tile: TileDecl) -> TileDecl:
+    """A tile as the op's kind shapes that operand (a row reduction's dst is R x 1, say), given the
+    shape of its source."""
+    rows, cols, vr, vc = op.kind.tile_shape(
+        op, tile.name, tile.rows, tile.cols, tile.valid_rows, tile.valid_cols
+    )
+    return replace(tile, rows=rows, cols=cols, valid_rows=vr, valid_cols=vc)
 
 
 def scalar_dtypes(op: OpView, dtypes: dict[str, str]) -> dict[str, str]:
@@ -423,7 +432,7 @@ def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None
             if tiles is None:
                 continue
             tiles = {
-                n: replace(t, rows=8, cols=8, valid_rows=8, valid_cols=8, dynamic=True)
+                n: shaped(op, replace(t, rows=8, cols=8, valid_rows=8, valid_cols=8, dynamic=True))
                 for n, t in tiles.items()
             }
             addresses = layout_addresses(project, list(tiles.values()))

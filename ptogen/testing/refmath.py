@@ -7,6 +7,7 @@ Arguments are numpy arrays or 0-d arrays already in the compute type.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -243,3 +244,34 @@ def borrow_sub(a: Array, b: Array, c: Array) -> Array:
     return np.array(
         [int(x < y) for x, y in zip(_unsigned(a).ravel(), need.ravel(), strict=True)], dtype=a.dtype
     ).reshape(a.shape)
+
+
+# ----------------------------------------------------------------------------- reductions
+# Folded left to right along `axis` in the operand's own (compute) type, exactly as the simulator
+# folds, so the golden of a float sum needs no tolerance for summation order; the reduced axis is
+# kept with extent 1 so the result lines up with the R x 1 (or 1 x C) valid region.
+
+
+def _fold(step: Callable[[Array, Array], Array], x: Array, axis: int) -> Array:
+    moved = np.moveaxis(np.asarray(x), axis, 0)
+    acc = moved[0].copy()
+    with np.errstate(all="ignore"):
+        for k in range(1, moved.shape[0]):
+            acc = np.asarray(step(acc, moved[k])).astype(acc.dtype)
+    return np.expand_dims(acc, axis)
+
+
+def fold_add(x: Array, axis: int) -> Array:
+    return _fold(lambda a, b: a + b, x, axis)
+
+
+def fold_mul(x: Array, axis: int) -> Array:
+    return _fold(lambda a, b: a * b, x, axis)
+
+
+def fold_maximum(x: Array, axis: int) -> Array:
+    return _fold(maximum, x, axis)
+
+
+def fold_minimum(x: Array, axis: int) -> Array:
+    return _fold(minimum, x, axis)

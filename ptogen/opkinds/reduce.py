@@ -1,0 +1,94 @@
+"""Row and column reductions: `dst[i, 0] = sum_j src[i, j]` (row) or `dst[0, j] = sum_i src[i, j]`
+(column) over src's valid region.
+
+The expression is one reduction at the top, e.g. `sum(src)` or `max(src * scale)`: the term is
+evaluated per element in the compute type and folded left to right (j = 0, 1, ... for a row),
+which is also how the numpy golden folds, so float sums compare exactly. The result tile is
+R x 1 (row) or 1 x C (column) in its valid region; storage may be wider, and elements outside the
+valid region are left untouched.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from ..spec import expr as semantics
+from .base import Job
+from .elementwise import Elementwise
+
+if TYPE_CHECKING:
+    from ..lower.views import OpView
+
+# The extent a reduced result keeps along the reduced axis in the tests' storage (wider than
+# the valid 1, so the tests see that the rest is left untouched).
+RESULT_STORAGE = 8
+
+
+class Reduce(Elementwise):
+    axis: ClassVar[Literal["row", "col"]]
+
+    def check_expr(self, expr: semantics.Node) -> list[str]:
+        found = semantics.reduction(expr)
+        if found is None:
+            return [f"a {self.name} op's expression is one reduction, e.g. `sum(src)`"]
+        if semantics.has_reduction(found[1]):
+            return ["reductions do not nest"]
+        return []
+
+    # ----------------------------------------------------------------- math
+    def result_index(self, op: OpView) -> str:
+        return "i,0" if self.axis == "row" else "0,j"
+
+    def operand_index(self, op: OpView, operand: str) -> str:
+        return "i,j"
+
+    def reduce_index(self, op: OpView) -> str:
+        return "j" if self.axis == "row" else "i"
+
+    def reduce_axis(self, op: OpView) -> int:
+        return 1 if self.axis == "row" else 0
+
+    # ----------------------------------------------------------------- lowering
+    def source(self, op: OpView) -> str:
+        """The tile whose valid region the reduction walks: the first tile its term reads."""
+        found = semantics.reduction(op.loaded.expr)
+        assert found is not None
+        used = semantics.names_used(found[1])
+        return next(o.name for o in op.spec.operands if o.kind == "tile" and o.name in used)
+
+    def fold(self, op: OpView) -> dict[str, str]:
+        """C++ of the term (over `<name>_v` element values) and the helper that folds it in."""
+        found = semantics.reduction(op.loaded.expr)
+        assert found is not None
+        reducer, term = found
+        return {
+            "term": semantics.to_cpp(term, lambda n: f"{n}_v", "C", op.enums_of),
+            "step": semantics.reducer_step(reducer),
+        }
+
+    def outputs(self, op: OpView) -> list[Job]:
+        jobs = super().outputs(op)
+        return [(path, self.template("sim.hpp.j2") if path.endswith(".hpp") else t, x) for path, t, x in jobs]
+
+    def template(self, part: str) -> str:
+        return f"opkinds/reduce/{part}"  # one folder for both axes
+
+    # ----------------------------------------------------------------- tests
+    def tile_shape(
+        self, op: OpView, operand: str, rows: int, cols: int, vr: int, vc: int
+    ) -> tuple[int, int, int, int]:
+        if op.spec.operand(operand).role != "dst":
+            return rows, cols, vr, vc
+        if self.axis == "row":
+            return rows, RESULT_STORAGE, vr, 1
+        return RESULT_STORAGE, cols, 1, vc
+
+
+class RowReduce(Reduce):
+    name: ClassVar[str] = "row_reduce"
+    axis: ClassVar[Literal["row", "col"]] = "row"
+
+
+class ColReduce(Reduce):
+    name: ClassVar[str] = "col_reduce"
+    axis: ClassVar[Literal["row", "col"]] = "col"
