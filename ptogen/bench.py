@@ -143,6 +143,38 @@ int main() {{
 """
 
 
+# The plain loop's float spelling of an expression: C++ operators, and `a > b ? a : b` for max/min
+# (what a hand-written loop would use). It must not reuse the simulator's helpers for these, or the
+# comparison would time the simulator against itself. Other functions (exp, sqrt, ...) keep the
+# simulator's helper, which is a direct <cmath> call for float.
+_PLAIN_OPS = {"+", "-", "*", "/"}
+
+
+def plain_cpp(node: semantics.Node, ref: Callable[[str], str]) -> str:
+    def go(n: semantics.Node) -> str:
+        if n.op == "name":
+            return ref(str(n.value))
+        if n.op == "const":
+            return f"{float(n.value)!r}f"  # type: ignore[arg-type]
+        if n.op == "neg":
+            return f"(-{go(n.args[0])})"
+        if n.op == "bin" and n.value in _PLAIN_OPS:
+            return f"({go(n.args[0])} {n.value} {go(n.args[1])})"
+        if n.op == "cmp":
+            return f"({go(n.args[0])} {n.value} {go(n.args[1])})"
+        if n.op == "call" and n.value in ("max", "min", "select"):
+            args = [go(a) for a in n.args]
+            if n.value == "select":
+                return f"({args[0]} ? {args[1]} : {args[2]})"
+            op = ">" if n.value == "max" else "<"
+            return f"({args[0]} {op} {args[1]} ? {args[0]} : {args[1]})"
+        if n.op == "call":
+            return f"{semantics.FUNCTIONS[str(n.value)][1]}<float>({', '.join(go(a) for a in n.args)})"
+        return semantics.to_cpp(n, ref, "float")
+
+    return go(node)
+
+
 def bench_simulator(root: Path, cxx: str, reps: int) -> list[tuple[str, float, float]]:
     layout = Layout.make(root=root)
     specs = load_specs(layout.specs, root)
@@ -174,7 +206,7 @@ def bench_simulator(root: Path, cxx: str, reps: int) -> list[tuple[str, float, f
             def ref(n: str, spec=spec) -> str:  # type: ignore[no-untyped-def]
                 return f"{n}_p[i]" if spec.operand(n).kind == "tile" else "1.5f"
 
-            plain = semantics.to_cpp(node, ref, "float")
+            plain = plain_cpp(node, ref)
             used = semantics.names_used(node)
             plain_setup = "".join(
                 f"    const float* {n}_p = {n}.data();\n" for n in tiles if n in used and n != "dst"
