@@ -172,7 +172,11 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("test", help="compile and run the generated test kernels")
     p.add_argument("ops", nargs="*", help="ops to test (default: all), e.g. tlrelu pto.tmaxs")
     p.add_argument("--profile", action="append", help="profile(s) to test (default: all)")
-    p.add_argument("--cxx", action="append", help="compiler(s) (default: g++ and clang++)")
+    p.add_argument(
+        "--cxx",
+        action="append",
+        help="compiler(s) (default: $PTOGEN_TEST_COMPILERS, else the first of clang++ and g++)",
+    )
     p.add_argument(
         "--include",
         type=Path,

@@ -417,6 +417,10 @@ class UnavailableRule(RuleBase):
             self.note,
         )
 
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        return {} if line.low.startswith("not offered") and line.group in page.profiles else None
+
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         return Broken(dict(tiles))  # any legal use of another profile
 
@@ -426,6 +430,11 @@ class TmpRequiredRule(RuleBase):
 
     kind: Literal["tmp_required"] = "tmp_required"
     min_operands: ClassVar[int] = 0
+    page_prefixes: ClassVar[tuple[str, ...]] = ("a tmp tile must be passed",)
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        return {} if line.low.startswith(cls.page_prefixes) else None
 
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
         yield from super().check(spec, targets)
@@ -433,12 +442,14 @@ class TmpRequiredRule(RuleBase):
             yield ("kind",), "tmp_required needs `intrinsic.tmp_in_events`"
 
     def condition(self, op: OpView, rv: RuleView) -> str:
+        assert op.spec.intrinsic is not None  # check() demands a tile intrinsic
         return f"sim::leads_with_tile_v<{op.spec.intrinsic.template[-1].name}...>"
 
     def text(self, op: OpView) -> str:
         return "a tmp tile must be passed"
 
     def doc(self, op: OpView) -> str:
+        assert op.spec.intrinsic is not None
         return _with_note(
             f"A `{op.spec.intrinsic.tmp_in_events}` tile must be passed "
             "(as the first argument after the documented parameters)",
@@ -589,7 +600,11 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.
-Rule = Annotated[Union[RULE_KINDS], Field(discriminator="kind")]  # noqa: UP007 (a runtime union)
+# (Type checkers see the common base; Pydantic sees the union.)
+if TYPE_CHECKING:
+    Rule = RuleBase
+else:
+    Rule = Annotated[Union[RULE_KINDS], Field(discriminator="kind")]  # noqa: UP007 (a runtime union)
 
 
 def kind_name(cls: type[RuleBase]) -> str:

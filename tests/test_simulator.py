@@ -105,7 +105,7 @@ def test_cli_profile_a5_tlrelu(capsys: pytest.CaptureFixture[str]) -> None:
 
     assert main(["test", "tlrelu", "--profile", "A5", "--cxx", compiler]) == 0
     out = capsys.readouterr().out
-    assert f"PASS tlrelu/float [A5, {compiler}] case 0" in out
+    assert f"PASS tlrelu/float [A5, {compiler}] case " in out
     assert (
         f"PASS tlrelu/fail_06_dtype [A5, {compiler}] rejects: TLRELU [A5]: DType must be one of: half, float"
         in out

@@ -18,22 +18,12 @@ from ruamel.yaml import YAML
 from ruamel.yaml.scalarstring import LiteralScalarString
 
 from ..paths import Layout
+from ..rules import RULE_KINDS, PageContext, PageLine, kind_name, page_prefixes
 from ..spec import expr as semantics
 from ..spec.load import check_op, load_specs
 from ..spec.model import OpSpec, Targets
 from .pagefacts import PageFacts, parse_page
 
-RULE_ORDER = [
-    "dtype",
-    "location",
-    "valid_bounds",
-    "same_valid_shape",
-    "same_dtype",
-    "row_major",
-    "unavailable",
-    "tmp_required",
-    "no_overlap",
-]
 _DTYPE_LINE = re.compile(r"must be one of:?\s*(?P<list>[^()]*?)\s*(\((?P<note>[^)]*)\))?\.?\s*$")
 
 
@@ -221,33 +211,10 @@ def _rules(
     vector: bool,
     unplaced: list[str],
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    rules: list[dict[str, Any]] = []
     prose: list[str] = []
     profiles = set(targets.profile_names())
+    dtype_rules: list[dict[str, Any]] = []
     seen: set[str] = set()
-
-    def add(rule: dict[str, Any]) -> None:
-        key = repr(sorted(rule.items()))
-        if key not in seen:
-            seen.add(key)
-            rules.append(rule)
-
-    for group, line in _groups(text):
-        scope = {"profiles": [group]} if group in profiles else {}
-        low = line.lower()
-        if "must be one of" in low or "accepts" in low or "forms:" in low or "forms for" in low:
-            continue  # dtype lists come from pagefacts below
-        if low.startswith("tile location must be vector"):
-            add({"kind": "location", **scope, "operands": data, "location": "Vec"})
-        elif low.startswith("static valid bounds"):
-            add({"kind": "valid_bounds", **scope, "operands": data})
-        elif low.startswith("runtime:") and "same valid" in low:
-            names = [n for n in re.findall(r"\b(\w+)\b", line.split(":", 1)[1]) if n in data]
-            add({"kind": "same_valid_shape", **scope, "operands": names or data})
-        elif ("scalar type must match" in low or "must use the same element type" in low) and distinct_types:
-            add({"kind": "same_dtype", **scope, "operands": data})
-        elif low.startswith("tile layout must be row-major"):
-            add({"kind": "row_major", **scope, "operands": data})
     for key, values in facts.dtypes.items():
         profile, _, cond = key.partition("/") if "/" in key else (key, "", "")
         if profile not in profiles and not key.startswith(("forms",)) and "::" not in key:
@@ -274,30 +241,27 @@ def _rules(
         note = _dtype_note(text, values)
         if note:
             rule["note"] = note
-        add(rule)
+        dtype_rules.append(rule)
+    # Every rule kind looks for itself on the page (rules.py, `from_page`).
+    page = PageContext(
+        [PageLine(group, line) for group, line in _groups(text)], profiles, data, distinct_types, dtype_rules
+    )
+    rules: list[dict[str, Any]] = []
+    for cls in RULE_KINDS:
+        for rule in cls.from_page(page):
+            key = repr(sorted(rule.items()))
+            if key not in seen:
+                seen.add(key)
+                rules.append(rule)
     for line in facts.constraints:
         low = line.lower()
-        if (
-            low.startswith(
-                (
-                    "!!!",
-                    "the op uses",
-                    "the op iterates",
-                    "tile location",
-                    "static valid",
-                    "runtime:",
-                    "tile layout",
-                    "scalar type",
-                    "slope scalar",
-                )
-            )
-            or "must be one of" in low
-        ):
+        if low.startswith(("!!!", "the op uses", "the op iterates", "slope scalar", *page_prefixes())):
             continue
-        if "must use the same element type" in low or "accepts" in low:
+        if "must be one of" in low or "must use the same element type" in low or "accepts" in low:
             continue
         prose.append(line)
-    rules.sort(key=lambda r: (RULE_ORDER.index(r["kind"]), r.get("profiles", [""]), str(r.get("when", ""))))
+    kinds = [kind_name(cls) for cls in RULE_KINDS]
+    rules.sort(key=lambda r: (kinds.index(r["kind"]), r.get("profiles", [""]), str(r.get("when", ""))))
     return rules, prose
 
 
@@ -458,7 +422,8 @@ def page_to_spec(text: str, targets: Targets) -> tuple[dict[str, Any], list[str]
             f"no element semantics on the page: `semantics.expr` set to `{first}`; write the real one"
         )
         expr = first
-    sem: dict[str, Any] = {"expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
+    kind = "lane" if vector else "elementwise"
+    sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
     if vector:
         sem["inactive_lanes"] = "zero"
     spec["semantics"] = sem

@@ -417,8 +417,10 @@ def run(
     settings: Settings,
     report: Callable[[Outcome], None] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    invocations: Counter[str] | None = None,
 ) -> list[Outcome]:
-    """Run every selected job; returns all outcomes (skips included)."""
+    """Run every selected job; returns all outcomes (skips included). `invocations` receives the
+    number of compiler processes started, by purpose (pch, build, syntax)."""
     runner = Runner(settings)
     compilers = [find_compiler(c) for c in settings.compilers]
     outcomes: list[Outcome] = []
@@ -456,6 +458,8 @@ def run(
             done += 1
             if progress:
                 progress(done, len(jobs))
+    if invocations is not None:
+        invocations.update(runner.builder.invocations)
     return outcomes
 
 
