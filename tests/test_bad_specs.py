@@ -90,6 +90,20 @@ CASES = [
         "code fences",
     ),
     (
+        "unknown op kind",
+        "  kind: elementwise\n",
+        "  kind: diagonal\n",
+        "semantics.kind",
+        "unknown op kind 'diagonal'",
+    ),
+    (
+        "reduction in an element-wise op",
+        "expr: select(src > 0, src, src * slope)",
+        "expr: sum(src)",
+        "semantics.expr",
+        "does not reduce",
+    ),
+    (
         "comment breaker in identifier",
         "{name: TileDataDst, kind: typename}",
         "{name: 'Tile*/Dst', kind: typename}",

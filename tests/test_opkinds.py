@@ -1,0 +1,100 @@
+"""The open model: op kinds and rule kinds come from registries, and one parse of an expression
+drives the page's math, the simulator's C++ and the numpy reference."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pydantic import TypeAdapter, ValidationError
+
+from ptogen.lower.views import ProjectView
+from ptogen.opkinds import KINDS
+from ptogen.rules import RULE_KINDS, PageContext, PageLine, Rule, SameValidExtentRule, kind_name
+from ptogen.spec import expr
+from ptogen.spec.load import load_specs
+from ptogen.testing import refmath
+
+from .helpers import ROOT
+
+PROJECT = ProjectView(load_specs(ROOT / "specs", ROOT))
+
+
+def op(short: str):  # type: ignore[no-untyped-def]
+    return next(o for o in PROJECT.ops if o.spec.short == short)
+
+
+def test_every_op_names_a_registered_kind() -> None:
+    assert {o.spec.semantics.kind for o in PROJECT.ops} <= set(KINDS)
+    assert {"elementwise", "lane", "row_reduce", "col_reduce"} <= set(KINDS)
+
+
+def test_reduction_math_comes_from_the_expression() -> None:
+    assert op("trowsum").math == r"\mathrm{dst}_{i,0} = \sum_{j} \mathrm{src}_{i,j}"
+    assert op("tcolmax").math == r"\mathrm{dst}_{0,j} = \max_{i} \mathrm{src}_{i,j}"
+    assert op("trowsum").numpy_expr == "rm.fold_add(src, axis=1)"
+    assert op("tcolmax").numpy_expr == "rm.fold_maximum(src, axis=0)"
+    assert op("tabs").math == r"\mathrm{dst}_{i,j} = \mathrm{abs}(\mathrm{src}_{i,j})"
+
+
+def test_one_argument_max_reduces_and_two_arguments_compare() -> None:
+    names = {"a", "b"}
+    assert expr.parse("max(a)", names).op == "reduce"
+    assert expr.parse("max(a, b)", names).op == "call"
+    assert expr.to_latex(expr.parse("sum(a * b)", names), lambda n: n, "j") == r"\sum_{j} a \cdot b"
+    with pytest.raises(expr.ExprError):
+        expr.to_cpp(expr.parse("sum(a)", names), lambda n: n, "C")  # a loop: the kind renders it
+
+
+def test_kinds_check_their_expressions() -> None:
+    names = {"src"}
+    assert KINDS["elementwise"].check_expr(expr.parse("sum(src)", names))
+    assert not KINDS["row_reduce"].check_expr(expr.parse("sum(src)", names))
+    assert KINDS["row_reduce"].check_expr(expr.parse("src + 1", names))
+    assert KINDS["col_reduce"].check_expr(expr.parse("sum(sum(src))", names))
+
+
+def test_folds_run_in_order_in_the_operand_type() -> None:
+    # float32 left-to-right: 1e8 + 1 + 1 ... stays 1e8, unlike a pairwise or wider sum.
+    x = np.array([[1e8] + [1.0] * 16], dtype=np.float32)
+    assert refmath.fold_add(x, axis=1).tolist() == [[np.float32(1e8)]]
+    assert refmath.fold_add(x.T, axis=0).shape == (1, 1)
+    wrap = np.array([[30000, 30000]], dtype=np.int16)
+    assert refmath.fold_add(wrap, axis=1).dtype == np.int16
+    nan = np.array([[1.0, np.nan, 2.0]], dtype=np.float32)
+    assert np.isnan(refmath.fold_maximum(nan, axis=1)[0, 0])
+
+
+def test_rules_validate_by_kind_and_carry_their_own_text() -> None:
+    adapter = TypeAdapter(Rule)
+    rule = adapter.validate_python(
+        {"kind": "same_valid_extent", "operands": ["dst", "src"], "extent": "rows"}
+    )
+    assert isinstance(rule, SameValidExtentRule)
+    view = op("trowsum").rule_view(
+        next(r for r in op("trowsum").spec.constraints if r.kind == "same_valid_extent")
+    )
+    assert view.condition == "dst.GetValidRow() == src.GetValidRow()"
+    assert (
+        view.runtime_message("A5") == "PTO runtime error: TROWSUM [A5]: dst must have the valid rows of src"
+    )
+    assert view.doc == "Runtime: `dst.GetValidRow() == src.GetValidRow()`."
+    with pytest.raises(ValidationError):
+        adapter.validate_python({"kind": "same_valid_extent", "operands": ["dst"], "extent": "rows"})
+    with pytest.raises(ValidationError):
+        adapter.validate_python({"kind": "no_such_rule"})
+
+
+def test_each_rule_kind_recognises_its_own_doc_line() -> None:
+    """Import reads back what a rule writes (for the kinds that recognise page lines)."""
+    page_line = "Runtime: dst.GetValidRow() == src.GetValidRow()."
+    page = PageContext([PageLine(None, page_line)], {"A2A3", "A5", "CPU"}, ["dst", "src"], True, [])
+    found = SameValidExtentRule.from_page(page)
+    assert found == [{"kind": "same_valid_extent", "operands": ["dst", "src"], "extent": "rows"}]
+    assert len({kind_name(c) for c in RULE_KINDS}) == len(RULE_KINDS)
+
+
+def test_templates_never_switch_on_rule_kind() -> None:
+    for path in (ROOT / "templates").rglob("*.j2"):
+        text = path.read_text()
+        for cls in RULE_KINDS:
+            assert f'"{kind_name(cls)}"' not in text, f"{path} switches on rule kind {kind_name(cls)}"
