@@ -265,6 +265,10 @@ class OpView:
             params.append(f"{spelled} {o.name}")
         return params
 
+    @property
+    def vector_param_names(self) -> list[str]:
+        return [p.rsplit(" ", 1)[1] for p in self.vector_params]
+
     def covers_data_tiles(self, operands: list[str]) -> bool:
         """True when a rule names every tile except scratch and mask tiles (doc wording `TileData`)."""
         data = [

@@ -72,7 +72,7 @@ def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
             ok = op.allowed_dtypes(p)
             tests.compile.append(
                 CompileCase(
-                    f"fail_{rv.id}",
+                    f"fail_{p.lower()}_{rv.id}",
                     p,
                     rv,
                     rv.id,
@@ -84,7 +84,7 @@ def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
             if ok and not any(c.profile == p and c.rv is None for c in tests.compile):
                 tests.compile.append(
                     CompileCase(
-                        "legal",
+                        f"legal_{p.lower()}",
                         p,
                         None,
                         "legal",

@@ -117,32 +117,22 @@ class OpTests:
     def dir(self) -> str:
         return f"tests/{self.op.spec.short}"
 
-    def executables(self, profiles: list[str]) -> list[CasesFile]:
-        """One cases executable per profile that offers the op: every runtime case legal under the
-        profile (building it proves that) and the profile's runtime-fail cases, selected by id."""
-        out = []
-        for p in profiles:
-            runtime = [k for k in self.runtime if p in k.profiles]
-            vector = [k for k in self.vector if p in k.profiles]
-            fails = [f for f in self.runtime_fail if f.profile == p]
-            if runtime or vector or fails:
-                out.append(CasesFile(f"{self.dir}/cases_{p.lower()}.cpp", p, runtime, vector, fails))
-        return out
+    def executable(self) -> CasesFile | None:
+        """The op's one cases executable: every runtime case, instantiated under every profile that
+        allows it (building it proves them legal there) and selected by `c<k>@<PROFILE>`, and every
+        runtime-fail case, selected by its id."""
+        if not (self.runtime or self.vector or self.runtime_fail):
+            return None
+        return CasesFile(f"{self.dir}/cases.cpp", self.runtime, self.vector, self.runtime_fail)
 
-    def verify_files(self, profiles: list[str]) -> list[VerifyFile]:
-        """One translation unit per profile with every compile-fail case and the legal twins."""
-        out = []
-        for p in profiles:
-            cases = [c for c in self.compile if c.profile == p]
-            if cases:
-                out.append(VerifyFile(f"{self.dir}/verify_{p.lower()}.cpp", p, cases))
-        return out
+    def verify_file(self) -> VerifyFile | None:
+        """One translation unit with every compile-fail case of every profile and the legal twins."""
+        return VerifyFile(f"{self.dir}/verify.cpp", self.compile) if self.compile else None
 
 
 @dataclass
 class CasesFile:
     path: str
-    profile: str
     runtime: list[RuntimeKernel]
     vector: list[VectorKernel]
     runtime_fail: list[RuntimeFailCase]
@@ -151,7 +141,6 @@ class CasesFile:
 @dataclass
 class VerifyFile:
     path: str
-    profile: str
     cases: list[CompileCase]
 
 
@@ -359,7 +348,7 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
             if tiles is None:
                 return None
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))
-            path = f"legal{key[1]}"
+            path = f"legal_{profile.lower()}{key[1]}"
             twins[key] = CompileCase(
                 path,
                 profile,
@@ -393,7 +382,7 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
             broken = _break(project, op, rv, tiles, p.name)
             scalars = {**_scalar_default(op, broken.tiles), **broken.scalar_types}
             call = make_call(op, broken.tiles, variant, scalars, with_tmp=broken.with_tmp)
-            path = f"fail_{rv.id}"
+            path = f"fail_{p.name.lower()}_{rv.id}"
             tests.compile.append(
                 CompileCase(
                     path,
@@ -438,7 +427,7 @@ def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None
             addresses = layout_addresses(project, list(tiles.values()))
             tiles, addresses = rv.rule.break_runtime(tiles, addresses)
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))
-            path = f"rf_{rv.id}"
+            path = f"rf_{p.name.lower()}_{rv.id}"
             tests.runtime_fail.append(
                 RuntimeFailCase(path, p.name, rv, rv.id, list(tiles.values()), call, addresses)
             )
@@ -450,7 +439,6 @@ def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None
 def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
     """What the runner needs to build inputs, run the executables and judge results for one op."""
     op = t.op
-    profiles = [p.name for p in project.profiles]
     tol = op.spec.semantics.tolerance
     return {
         "mnemonic": op.spec.mnemonic,
@@ -466,8 +454,8 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
         "roles": {o.name: o.role for o in op.spec.operands},
         "outputs": op.result_operands,
         "inactive_lanes": op.spec.semantics.inactive_lanes,
-        "executables": {f.profile: f.path for f in t.executables(profiles)},
-        "verify": {f.profile: f.path for f in t.verify_files(profiles)},
+        "executable": exe.path if (exe := t.executable()) else None,
+        "verify": ver.path if (ver := t.verify_file()) else None,
         "runtime": [
             {
                 "group": k.id,
@@ -535,15 +523,15 @@ def project_manifest(project: ProjectView, plans: list[OpTests]) -> dict[str, An
 
 def test_jobs(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
     plans = [plan_op(project, op) for op in project.ops]
-    profiles = [p.name for p in project.profiles]
     jobs: list[tuple[str, str, dict[str, object]]] = []
     for t in plans:
         op = t.op
         jobs.append((f"{t.dir}/reference.py", "tests/reference.py.j2", {"op": op}))
-        for f in t.executables(profiles):
-            jobs.append((f.path, "tests/cases.cpp.j2", {"op": op, "file": f}))
-        for v in t.verify_files(profiles):
-            jobs.append((v.path, "tests/verify.cpp.j2", {"op": op, "file": v}))
+        exe, ver = t.executable(), t.verify_file()
+        if exe is not None:
+            jobs.append((exe.path, "tests/cases.cpp.j2", {"op": op, "file": exe}))
+        if ver is not None:
+            jobs.append((ver.path, "tests/verify.cpp.j2", {"op": op, "file": ver}))
         jobs.append(
             (f"{t.dir}/manifest.json", "tests/manifest.json.j2", {"op": op, "data": op_manifest(project, t)})
         )

@@ -1,8 +1,10 @@
 """Compile and run the generated test executables (`ptogen test`), and judge them.
 
 Consumes only what `ptogen gen` wrote: generated/tests/manifest.json, each op's manifest, its
-cases and verify sources and its Python reference. Per op, profile and compiler there are two jobs:
-- the cases executable: built once (which proves every case legal under the profile), it runs
+cases and verify sources and its Python reference. Per op and compiler there are two jobs (test
+sources name the profile of each call, `profiled::OP<profile_a5>(...)`, so one source covers all):
+- the cases executable: built once (which proves every case legal under each profile it is
+  instantiated for), it runs
   the runtime cases selected by id, whose results are checked against the reference within the
   spec's tolerance and outside the valid region for being untouched, and each runtime-fail case,
   which must stop with its rule's message;
@@ -58,7 +60,7 @@ def default_compilers() -> list[str]:
 class Job:
     kind: str  # "cases" or "verify"
     op: str
-    profile: str
+    profile: str  # the selected profiles, comma-separated
     compiler: str
     source: str  # relative to the output directory
     run_profile: dict[str, str] = field(default_factory=dict)  # group id -> profile that runs it
@@ -134,19 +136,20 @@ class Builder:
             self.invocations[purpose] += 1
         return subprocess.run(argv, capture_output=True, text=True, check=False)
 
-    def flags(self, profile: str) -> list[str]:
-        return [*BASE_FLAGS, *self.include_flags, f"-DPTO_TARGET_PROFILE=PTO_PROFILE_{profile}"]
+    def flags(self) -> list[str]:
+        # No profile macro: test sources name the profile of each call (profiled::OP<profile_*>).
+        return [*BASE_FLAGS, *self.include_flags]
 
-    def pch_flags(self, compiler: Compiler, profile: str) -> list[str]:
+    def pch_flags(self, compiler: Compiler) -> list[str]:
         """Flags that use a precompiled <pto/pto-inst.hpp> (plus the C++ headers kernels include).
 
-        Parsing the standard headers is most of a kernel's compile time, and each kernel is
-        compiled once per profile, so one PCH per (compiler, profile) pays for itself quickly.
+        Parsing the headers is most of a test source's compile time, so one PCH per compiler pays
+        for itself quickly.
         Kernels of another simulator (--include) are compiled without one.
         """
         if self.settings.include:
             return []
-        flags = self.flags(profile)
+        flags = self.flags()
         clang = "clang" in Path(compiler.path or compiler.name).name
         # clang checks a PCH against its headers' mtimes; a checkout or `ptogen gen` may touch them
         # without a change, and the key below hashes their content, so validate by content instead.
@@ -179,12 +182,10 @@ class Builder:
         h.update(source.read_bytes())
         return h.hexdigest()[:32]
 
-    def check(
-        self, compiler: Compiler, source: Path, profile: str, extra: list[str] | None = None
-    ) -> tuple[int, str]:
+    def check(self, compiler: Compiler, source: Path, extra: list[str] | None = None) -> tuple[int, str]:
         """-fsyntax-only compile (plus `extra`, e.g. clang's -verify); (exit code, diagnostics), cached."""
         # The key covers the whole command, PCH included, so an outcome is never reused across PCHs.
-        flags = [*self.pch_flags(compiler, profile), *self.flags(profile), *(extra or [])]
+        flags = [*self.pch_flags(compiler), *self.flags(), *(extra or [])]
         entry = self.cache / f"{self._key(compiler, flags, source, 'syntax')}.json"
         if entry.is_file():
             try:
@@ -197,16 +198,16 @@ class Builder:
         _atomic_write(entry, json.dumps({"rc": proc.returncode, "stderr": proc.stderr}))
         return proc.returncode, proc.stderr
 
-    def build(self, compiler: Compiler, source: Path, profile: str) -> tuple[Path | None, str]:
+    def build(self, compiler: Compiler, source: Path) -> tuple[Path | None, str]:
         """Compile and link; (binary or None, diagnostics). Only successful builds are cached."""
-        flags = self.flags(profile)
+        flags = self.flags()
         binary = self.cache / f"{self._key(compiler, flags, source, 'exe')}.bin"
         if binary.is_file():
             return binary, ""
         assert compiler.path is not None
         tmp = binary.with_suffix(f".tmp{os.getpid()}_{id(source)}")
         proc = self._compiler(
-            "build", [compiler.path, *self.pch_flags(compiler, profile), *flags, str(source), "-o", str(tmp)]
+            "build", [compiler.path, *self.pch_flags(compiler), *flags, str(source), "-o", str(tmp)]
         )
         if proc.returncode != 0:
             tmp.unlink(missing_ok=True)
@@ -279,8 +280,8 @@ class Runner:
         for op in self.select_ops():
             entry = self.manifest["ops"][op]
             profiles = [p for p in self.manifest["profiles"] if wanted is None or p in wanted]
-            # A runtime group runs under the first selected profile whose executable has it; the
-            # other profiles' executables still build it, which proves it legal there too.
+            # A runtime group runs under the first selected profile that allows it; building the
+            # executable instantiates it under the others too, which proves it legal there.
             runs: dict[str, str] = {}
             for group in entry["runtime"] + entry["vector"]:
                 first = next((p for p in profiles if p in group["profiles"]), None)
@@ -289,25 +290,23 @@ class Runner:
             for c in compilers:
                 if not c.available:
                     continue
-                for p in profiles:
-                    if p in entry["executables"]:
-                        mine = {g: q for g, q in runs.items() if q == p}
-                        yield Job("cases", op, p, c.name, entry["executables"][p], mine)
-                    if p in entry["verify"] and self.settings.compile_fail and not self.settings.include:
-                        yield Job("verify", op, p, c.name, entry["verify"][p])
+                if entry["executable"]:
+                    yield Job("cases", op, ",".join(profiles), c.name, entry["executable"], runs)
+                if entry["verify"] and self.settings.compile_fail and not self.settings.include:
+                    yield Job("verify", op, ",".join(profiles), c.name, entry["verify"])
 
     def run_job(self, job: Job, compiler: Compiler) -> list[Outcome]:
         source = self.layout.out / job.source
         if job.kind == "verify":
             return self._verify(job, compiler, source)
-        binary, diag = self.builder.build(compiler, source, job.profile)
+        binary, diag = self.builder.build(compiler, source)
         if binary is None:
             return [Outcome("fail", job.label, f"does not compile:\n{_first_lines(diag)}")]
         entry = self.manifest["ops"][job.op]
         outcomes = self._runtime(job, entry, binary)
         if not self.settings.include:  # diagnostics of another simulator are not ours to pin
             for case in entry["runtime_fail"]:
-                if case["profile"] == job.profile:
+                if case["profile"] in job.profile.split(","):
                     outcomes.append(self._runtime_fail(job, case, binary))
         return outcomes
 
@@ -321,11 +320,12 @@ class Runner:
             checks: list[Check] = []
             ids: list[str] = []
             for g in groups:
-                label = f"{job.op}/{g['group']} [{job.profile}, {Path(job.compiler).name}]"
+                profile = job.run_profile[g["group"]]
+                label = f"{job.op}/{g['group']} [{profile}, {Path(job.compiler).name}]"
                 gx = GoldenContext(job.op, entry, self.manifest["dtypes"], g, self.reference(job.op), label)
                 found = kind.prepare_cases(gx, data)
                 checks += found
-                ids += [f"c{k}" for k in _case_ids(g, len(found))]
+                ids += [f"c{k}@{profile}" for k in _case_ids(g, len(found))]
             try:
                 proc = subprocess.run(
                     [str(binary), str(data), *ids],
@@ -337,16 +337,13 @@ class Runner:
             except subprocess.TimeoutExpired:
                 return [Outcome("fail", job.label, f"cases did not finish within {RUN_TIMEOUT} s")]
             if proc.returncode != 0:
-                return [
-                    Outcome(
-                        "fail", job.label, f"cases exited {_exit(proc.returncode)}: {proc.stderr.strip()}"
-                    )
-                ]
+                detail = f"cases exited {_exit(proc.returncode)}: {proc.stderr.strip()}"
+                return [Outcome("fail", job.label, detail)]
             return [check(data) for check in checks]
 
     def _runtime_fail(self, job: Job, case: dict[str, Any], binary: Path) -> Outcome:
         want = case["message"]
-        name = f"{job.op}/{case['case']} [{job.profile}, {Path(job.compiler).name}] stops: {want}"
+        name = f"{job.op}/{case['case']} [{case['profile']}, {Path(job.compiler).name}] stops: {want}"
         proc = subprocess.run(
             [str(binary), "-", case["case"]], capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
         )
@@ -357,19 +354,19 @@ class Runner:
         return Outcome("pass", name)
 
     def _verify(self, job: Job, compiler: Compiler, source: Path) -> list[Outcome]:
-        cases = [c for c in self.manifest["ops"][job.op]["compile"] if c["profile"] == job.profile]
+        every = self.manifest["ops"][job.op]["compile"]
         clang = is_clang(compiler)
-        rc, diag = self.builder.check(
-            compiler, source, job.profile, CLANG_VERIFY if clang else ["-fmax-errors=0"]
-        )
+        rc, diag = self.builder.check(compiler, source, CLANG_VERIFY if clang else ["-fmax-errors=0"])
         if clang:
             problem = None if rc == 0 else f"clang -verify:\n{_first_lines(diag, 30)}"
         else:
-            problem = _match_messages([m for c in cases for m in c["messages"]], diag)
+            problem = _match_messages([m for c in every for m in c["messages"]], diag)
         outcomes = []
-        for c in cases:
+        for c in every:
+            if c["profile"] not in job.profile.split(","):
+                continue
             what = f"rejects: {'; '.join(c['messages'])}" if c["must_fail"] else "compiles"
-            name = f"{job.op}/{c['case']} [{job.profile}, {Path(job.compiler).name}] {what}"
+            name = f"{job.op}/{c['case']} [{c['profile']}, {Path(job.compiler).name}] {what}"
             outcomes.append(Outcome("fail", name, problem) if problem else Outcome("pass", name))
         return outcomes
 

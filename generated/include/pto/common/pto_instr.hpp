@@ -65,634 +65,1109 @@
 namespace pto {
 
 // pto.tadds (specs/ops/tile_scalar_and_immediate/tadds.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TADDS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TADDS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TADDS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TADDS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TADDS(dst, src0);
+        Profile::verify_TADDS(dst, src0);
         cpu::TADDS_impl(dst, src0, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TADDS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                           WaitEvents&... events) {
+    return profiled::TADDS<active_profile, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
+}
 
 // pto.taxpy (specs/ops/tile_scalar_and_immediate/taxpy.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TAXPY(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TAXPY<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TAXPY(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TAXPY<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TAXPY(dst, src0);
+        Profile::verify_TAXPY(dst, src0);
         cpu::TAXPY_impl(dst, src0, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TAXPY(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                           WaitEvents&... events) {
+    return profiled::TAXPY<active_profile, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
+}
 
 // pto.tsubs (specs/ops/tile_scalar_and_immediate/tsubs.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TSUBS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TSUBS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSUBS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TSUBS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSUBS(dst, src0);
+        Profile::verify_TSUBS(dst, src0);
         cpu::TSUBS_impl(dst, src0, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TSUBS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                           WaitEvents&... events) {
+    return profiled::TSUBS<active_profile, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
+}
 
 // pto.tmuls (specs/ops/tile_scalar_and_immediate/tmuls.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TMULS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TMULS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TMULS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TMULS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TMULS(dst, src0);
+        Profile::verify_TMULS(dst, src0);
         cpu::TMULS_impl(dst, src0, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TMULS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                           WaitEvents&... events) {
+    return profiled::TMULS<active_profile, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
+}
 
 // pto.tpows (specs/ops/tile_scalar_and_immediate/tpows.yaml)
-template <auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename BaseTile, typename TmpTile,
-          typename... WaitEvents>
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename BaseTile,
+          typename TmpTile, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TPOWS(DstTile& dst, BaseTile& base, typename DstTile::DType exp, TmpTile& tmp,
                                WaitEvents&... events) {
-    if constexpr (active_profile::check_TPOWS<PrecisionType, DstTile, BaseTile, TmpTile, WaitEvents...>()) {
+    if constexpr (Profile::template check_TPOWS<PrecisionType, DstTile, BaseTile, TmpTile, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TPOWS(dst, base, tmp);
+        Profile::verify_TPOWS(dst, base, tmp);
         cpu::TPOWS_impl(dst, base, exp);
     }
     return {};
 }
+} // namespace profiled
+
+template <auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename BaseTile, typename TmpTile,
+          typename... WaitEvents>
+PTO_INTERNAL RecordEvent TPOWS(DstTile& dst, BaseTile& base, typename DstTile::DType exp, TmpTile& tmp,
+                               WaitEvents&... events) {
+    return profiled::TPOWS<active_profile, PrecisionType, DstTile, BaseTile, TmpTile>(dst, base, exp, tmp, events...);
+}
 
 // pto.tdivs (specs/ops/tile_scalar_and_immediate/tdivs.yaml)
-template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
-PTO_INST RecordEvent TDIVS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TDIVS<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+PTO_INTERNAL RecordEvent TDIVS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TDIVS<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TDIVS(dst, src0);
+        Profile::verify_TDIVS(dst, src0);
         cpu::TDIVS_impl(dst, src0, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
+PTO_INST RecordEvent TDIVS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                           WaitEvents&... events) {
+    return profiled::TDIVS<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
+}
 
 // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
-template <auto PrecisionType = FmodSAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = FmodSAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
-PTO_INST RecordEvent TFMODS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
-                            WaitEvents&... events) {
-    if constexpr (active_profile::check_TFMODS<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+PTO_INTERNAL RecordEvent TFMODS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
+                                WaitEvents&... events) {
+    if constexpr (Profile::template check_TFMODS<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TFMODS(dst, src);
+        Profile::verify_TFMODS(dst, src);
         cpu::TFMODS_impl(dst, src, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <auto PrecisionType = FmodSAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
+PTO_INST RecordEvent TFMODS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
+                            WaitEvents&... events) {
+    return profiled::TFMODS<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
+}
 
 // pto.trems (specs/ops/tile_scalar_and_immediate/trems.yaml)
-template <auto PrecisionType = RemSAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc, typename TileDataTmp,
-          typename... WaitEvents>
-PTO_INST RecordEvent TREMS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar, TileDataTmp& tmp,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TREMS<PrecisionType, TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = RemSAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename TileDataTmp, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TREMS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar, TileDataTmp& tmp,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TREMS<PrecisionType, TileDataDst, TileDataSrc, TileDataTmp,
+                                                WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TREMS(dst, src, tmp);
+        Profile::verify_TREMS(dst, src, tmp);
         cpu::TREMS_impl(dst, src, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <auto PrecisionType = RemSAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc, typename TileDataTmp,
+          typename... WaitEvents>
+PTO_INST RecordEvent TREMS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar, TileDataTmp& tmp,
+                           WaitEvents&... events) {
+    return profiled::TREMS<active_profile, PrecisionType, TileDataDst, TileDataSrc, TileDataTmp>(dst, src, scalar, tmp,
+                                                                                                 events...);
+}
 
 // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TMINS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TMINS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TMINS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TMINS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TMINS(dst, src);
+        Profile::verify_TMINS(dst, src);
         cpu::TMINS_impl(dst, src, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TMINS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
+                           WaitEvents&... events) {
+    return profiled::TMINS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
+}
 
 // pto.tmaxs (specs/ops/tile_scalar_and_immediate/tmaxs.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TMAXS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TMAXS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TMAXS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TMAXS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TMAXS(dst, src);
+        Profile::verify_TMAXS(dst, src);
         cpu::TMAXS_impl(dst, src, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TMAXS(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
+                           WaitEvents&... events) {
+    return profiled::TMAXS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
+}
 
 // pto.tands (specs/ops/tile_scalar_and_immediate/tands.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TANDS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TANDS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TANDS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TANDS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TANDS(dst, src);
+        Profile::verify_TANDS(dst, src);
         cpu::TANDS_impl(dst, src, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TANDS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
+                           WaitEvents&... events) {
+    return profiled::TANDS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
+}
 
 // pto.tors (specs/ops/tile_scalar_and_immediate/tors.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TORS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
-                          WaitEvents&... events) {
-    if constexpr (active_profile::check_TORS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TORS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
+                              WaitEvents&... events) {
+    if constexpr (Profile::template check_TORS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TORS(dst, src);
+        Profile::verify_TORS(dst, src);
         cpu::TORS_impl(dst, src, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TORS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
+                          WaitEvents&... events) {
+    return profiled::TORS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
+}
 
 // pto.txors (specs/ops/tile_scalar_and_immediate/txors.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
-PTO_INST RecordEvent TXORS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar, TileDataTmp& tmp,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TXORS<TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TXORS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar,
+                               TileDataTmp& tmp, WaitEvents&... events) {
+    if constexpr (Profile::template check_TXORS<TileDataDst, TileDataSrc, TileDataTmp, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TXORS(dst, src0, tmp);
+        Profile::verify_TXORS(dst, src0, tmp);
         cpu::TXORS_impl(dst, src0, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
+PTO_INST RecordEvent TXORS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType scalar, TileDataTmp& tmp,
+                           WaitEvents&... events) {
+    return profiled::TXORS<active_profile, TileDataDst, TileDataSrc, TileDataTmp>(dst, src0, scalar, tmp, events...);
+}
 
 // pto.tshls (specs/ops/tile_scalar_and_immediate/tshls.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TSHLS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TSHLS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSHLS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TSHLS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSHLS(dst, src);
+        Profile::verify_TSHLS(dst, src);
         cpu::TSHLS_impl(dst, src, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TSHLS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
+                           WaitEvents&... events) {
+    return profiled::TSHLS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
+}
 
 // pto.tshrs (specs/ops/tile_scalar_and_immediate/tshrs.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TSHRS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
-                           WaitEvents&... events) {
-    if constexpr (active_profile::check_TSHRS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSHRS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TSHRS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSHRS(dst, src);
+        Profile::verify_TSHRS(dst, src);
         cpu::TSHRS_impl(dst, src, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TSHRS(TileDataDst& dst, TileDataSrc& src, typename TileDataDst::DType scalar,
+                           WaitEvents&... events) {
+    return profiled::TSHRS<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
+}
 
 // pto.tlrelu (specs/ops/tile_scalar_and_immediate/tlrelu.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TLRELU(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
-                            WaitEvents&... events) {
-    if constexpr (active_profile::check_TLRELU<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TLRELU(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
+                                WaitEvents&... events) {
+    if constexpr (Profile::template check_TLRELU<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TLRELU(dst, src);
+        Profile::verify_TLRELU(dst, src);
         cpu::TLRELU_impl(dst, src, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TLRELU(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar,
+                            WaitEvents&... events) {
+    return profiled::TLRELU<active_profile, TileDataDst, TileDataSrc>(dst, src, scalar, events...);
+}
 
 // pto.taddsc (specs/ops/tile_scalar_and_immediate/taddsc.yaml)
-template <typename TileData, typename... WaitEvents>
-PTO_INST RecordEvent TADDSC(TileData& dst, TileData& src0, typename TileData::DType scalar, TileData& src1,
-                            WaitEvents&... events) {
-    if constexpr (active_profile::check_TADDSC<TileData, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TADDSC(TileData& dst, TileData& src0, typename TileData::DType scalar, TileData& src1,
+                                WaitEvents&... events) {
+    if constexpr (Profile::template check_TADDSC<TileData, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TADDSC(dst, src0, src1);
+        Profile::verify_TADDSC(dst, src0, src1);
         cpu::TADDSC_impl(dst, src0, scalar, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileData, typename... WaitEvents>
+PTO_INST RecordEvent TADDSC(TileData& dst, TileData& src0, typename TileData::DType scalar, TileData& src1,
+                            WaitEvents&... events) {
+    return profiled::TADDSC<active_profile, TileData>(dst, src0, scalar, src1, events...);
+}
 
 // pto.tsubsc (specs/ops/tile_scalar_and_immediate/tsubsc.yaml)
-template <typename TileData, typename... WaitEvents>
-PTO_INST RecordEvent TSUBSC(TileData& dst, TileData& src0, typename TileData::DType scalar, TileData& src1,
-                            WaitEvents&... events) {
-    if constexpr (active_profile::check_TSUBSC<TileData, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSUBSC(TileData& dst, TileData& src0, typename TileData::DType scalar, TileData& src1,
+                                WaitEvents&... events) {
+    if constexpr (Profile::template check_TSUBSC<TileData, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSUBSC(dst, src0, src1);
+        Profile::verify_TSUBSC(dst, src0, src1);
         cpu::TSUBSC_impl(dst, src0, scalar, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileData, typename... WaitEvents>
+PTO_INST RecordEvent TSUBSC(TileData& dst, TileData& src0, typename TileData::DType scalar, TileData& src1,
+                            WaitEvents&... events) {
+    return profiled::TSUBSC<active_profile, TileData>(dst, src0, scalar, src1, events...);
+}
 
 // pto.texpands (specs/ops/tile_scalar_and_immediate/texpands.yaml)
-template <typename TileData, typename... WaitEvents>
-PTO_INST RecordEvent TEXPANDS(TileData& dst, typename TileData::DType scalar, WaitEvents&... events) {
-    if constexpr (active_profile::check_TEXPANDS<TileData, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TEXPANDS(TileData& dst, typename TileData::DType scalar, WaitEvents&... events) {
+    if constexpr (Profile::template check_TEXPANDS<TileData, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TEXPANDS(dst);
+        Profile::verify_TEXPANDS(dst);
         cpu::TEXPANDS_impl(dst, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileData, typename... WaitEvents>
+PTO_INST RecordEvent TEXPANDS(TileData& dst, typename TileData::DType scalar, WaitEvents&... events) {
+    return profiled::TEXPANDS<active_profile, TileData>(dst, scalar, events...);
+}
 
 // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
-template <typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
-PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, T src1, CmpMode cmpMode, WaitEvents&... events) {
-    if constexpr (active_profile::check_TCMPS<TileDataDst, TileDataSrc0, T, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, T src1, CmpMode cmpMode, WaitEvents&... events) {
+    if constexpr (Profile::template check_TCMPS<TileDataDst, TileDataSrc0, T, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TCMPS(dst, src0);
+        Profile::verify_TCMPS(dst, src0);
         cpu::TCMPS_impl(dst, src0, src1, cmpMode);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
+PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, T src1, CmpMode cmpMode, WaitEvents&... events) {
+    return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc0, T>(dst, src0, src1, cmpMode, events...);
+}
 
 // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
-template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
           typename... WaitEvents>
-PTO_INST RecordEvent TSELS(TileDataDst& dst, TileDataMask& mask, TileDataSrc& src, TileDataTmp& tmp,
-                           typename TileDataSrc::DType scalar, WaitEvents&... events) {
-    if constexpr (active_profile::check_TSELS<TileDataDst, TileDataMask, TileDataSrc, TileDataTmp, WaitEvents...>()) {
+PTO_INTERNAL RecordEvent TSELS(TileDataDst& dst, TileDataMask& mask, TileDataSrc& src, TileDataTmp& tmp,
+                               typename TileDataSrc::DType scalar, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSELS<TileDataDst, TileDataMask, TileDataSrc, TileDataTmp, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSELS(dst, mask, src, tmp);
+        Profile::verify_TSELS(dst, mask, src, tmp);
         cpu::TSELS_impl(dst, mask, src, scalar);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
+          typename... WaitEvents>
+PTO_INST RecordEvent TSELS(TileDataDst& dst, TileDataMask& mask, TileDataSrc& src, TileDataTmp& tmp,
+                           typename TileDataSrc::DType scalar, WaitEvents&... events) {
+    return profiled::TSELS<active_profile, TileDataDst, TileDataMask, TileDataSrc, TileDataTmp>(dst, mask, src, tmp,
+                                                                                                scalar, events...);
+}
 
 // pto.tadd (specs/ops/elementwise_tile_tile/tadd.yaml)
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-PTO_INST RecordEvent TADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TADD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TADD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TADD(dst, src0, src1);
+        Profile::verify_TADD(dst, src0, src1);
         cpu::TADD_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
 
 // pto.tabs (specs/ops/elementwise_tile_tile/tabs.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TABS(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TABS<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TABS(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TABS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TABS(dst, src);
+        Profile::verify_TABS(dst, src);
         cpu::TABS_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TABS(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    return profiled::TABS<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
+}
 
 // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
-template <typename TileData, typename... WaitEvents>
-PTO_INST RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TAND<TileData, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TAND<TileData, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TAND(dst, src0, src1);
+        Profile::verify_TAND(dst, src0, src1);
         cpu::TAND_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileData, typename... WaitEvents>
+PTO_INST RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    return profiled::TAND<active_profile, TileData>(dst, src0, src1, events...);
+}
 
 // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
-template <typename TileData, typename... WaitEvents>
-PTO_INST RecordEvent TOR(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TOR<TileData, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TOR(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TOR<TileData, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TOR(dst, src0, src1);
+        Profile::verify_TOR(dst, src0, src1);
         cpu::TOR_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileData, typename... WaitEvents>
+PTO_INST RecordEvent TOR(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    return profiled::TOR<active_profile, TileData>(dst, src0, src1, events...);
+}
 
 // pto.tsub (specs/ops/elementwise_tile_tile/tsub.yaml)
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-PTO_INST RecordEvent TSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TSUB<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSUB<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSUB(dst, src0, src1);
+        Profile::verify_TSUB(dst, src0, src1);
         cpu::TSUB_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TSUB<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
 
 // pto.tmul (specs/ops/elementwise_tile_tile/tmul.yaml)
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-PTO_INST RecordEvent TMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TMUL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TMUL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TMUL(dst, src0, src1);
+        Profile::verify_TMUL(dst, src0, src1);
         cpu::TMUL_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TMUL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
 
 // pto.tmin (specs/ops/elementwise_tile_tile/tmin.yaml)
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-PTO_INST RecordEvent TMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TMIN<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TMIN<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TMIN(dst, src0, src1);
+        Profile::verify_TMIN(dst, src0, src1);
         cpu::TMIN_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
 
 // pto.tmax (specs/ops/elementwise_tile_tile/tmax.yaml)
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-PTO_INST RecordEvent TMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TMAX<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TMAX<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TMAX(dst, src0, src1);
+        Profile::verify_TMAX(dst, src0, src1);
         cpu::TMAX_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
 
 // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TCMP(TileDataDst& dst, TileDataSrc& src0, TileDataSrc& src1, CmpMode cmpMode,
-                          WaitEvents&... events) {
-    if constexpr (active_profile::check_TCMP<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TCMP(TileDataDst& dst, TileDataSrc& src0, TileDataSrc& src1, CmpMode cmpMode,
+                              WaitEvents&... events) {
+    if constexpr (Profile::template check_TCMP<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TCMP(dst, src0, src1);
+        Profile::verify_TCMP(dst, src0, src1);
         cpu::TCMP_impl(dst, src0, src1, cmpMode);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TCMP(TileDataDst& dst, TileDataSrc& src0, TileDataSrc& src1, CmpMode cmpMode,
+                          WaitEvents&... events) {
+    return profiled::TCMP<active_profile, TileDataDst, TileDataSrc>(dst, src0, src1, cmpMode, events...);
+}
 
 // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
-template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
           typename TileDataSrc1, typename... WaitEvents>
-PTO_INST RecordEvent TDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TDIV<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+PTO_INTERNAL RecordEvent TDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TDIV<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1,
+                                               WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TDIV(dst, src0, src1);
+        Profile::verify_TDIV(dst, src0, src1);
         cpu::TDIV_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+          typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1,
+                                                                                                  events...);
+}
 
 // pto.tshl (specs/ops/elementwise_tile_tile/tshl.yaml)
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-PTO_INST RecordEvent TSHL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TSHL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSHL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSHL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSHL(dst, src0, src1);
+        Profile::verify_TSHL(dst, src0, src1);
         cpu::TSHL_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TSHL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TSHL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
 
 // pto.tshr (specs/ops/elementwise_tile_tile/tshr.yaml)
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-PTO_INST RecordEvent TSHR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TSHR<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSHR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSHR<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSHR(dst, src0, src1);
+        Profile::verify_TSHR(dst, src0, src1);
         cpu::TSHR_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TSHR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TSHR<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
 
 // pto.txor (specs/ops/elementwise_tile_tile/txor.yaml)
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
           typename... WaitEvents>
-PTO_INST RecordEvent TXOR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
-                          WaitEvents&... events) {
-    if constexpr (active_profile::check_TXOR<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp, WaitEvents...>()) {
+PTO_INTERNAL RecordEvent TXOR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                              WaitEvents&... events) {
+    if constexpr (Profile::template check_TXOR<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TXOR(dst, src0, src1, tmp);
+        Profile::verify_TXOR(dst, src0, src1, tmp);
         cpu::TXOR_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents>
+PTO_INST RecordEvent TXOR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                          WaitEvents&... events) {
+    return profiled::TXOR<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(dst, src0, src1, tmp,
+                                                                                                events...);
+}
 
 // pto.tlog (specs/ops/elementwise_tile_tile/tlog.yaml)
-template <auto PrecisionType = LogAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = LogAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
-PTO_INST RecordEvent TLOG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TLOG<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+PTO_INTERNAL RecordEvent TLOG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TLOG<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TLOG(dst, src);
+        Profile::verify_TLOG(dst, src);
         cpu::TLOG_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <auto PrecisionType = LogAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
+PTO_INST RecordEvent TLOG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    return profiled::TLOG<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, events...);
+}
 
 // pto.trecip (specs/ops/elementwise_tile_tile/trecip.yaml)
-template <auto PrecisionType = RecipAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = RecipAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
-PTO_INST RecordEvent TRECIP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TRECIP<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+PTO_INTERNAL RecordEvent TRECIP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TRECIP<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TRECIP(dst, src);
+        Profile::verify_TRECIP(dst, src);
         cpu::TRECIP_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <auto PrecisionType = RecipAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
+PTO_INST RecordEvent TRECIP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    return profiled::TRECIP<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, events...);
+}
 
 // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
-template <typename TileData, typename... WaitEvents>
-PTO_INST RecordEvent TPRELU(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TPRELU<TileData, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TPRELU(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TPRELU<TileData, WaitEvents...>()) {
         auto& tmp = sim::tmp_or_none(events...);
         sim::sync_events(events...);
-        active_profile::verify_TPRELU(dst, src0, src1, tmp);
+        Profile::verify_TPRELU(dst, src0, src1, tmp);
         cpu::TPRELU_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileData, typename... WaitEvents>
+PTO_INST RecordEvent TPRELU(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    return profiled::TPRELU<active_profile, TileData>(dst, src0, src1, events...);
+}
 
 // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
-template <typename TileData, typename... WaitEvents>
-PTO_INST RecordEvent TADDC(TileData& dst, TileData& src0, TileData& src1, TileData& src2, WaitEvents&... events) {
-    if constexpr (active_profile::check_TADDC<TileData, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TADDC(TileData& dst, TileData& src0, TileData& src1, TileData& src2, WaitEvents&... events) {
+    if constexpr (Profile::template check_TADDC<TileData, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TADDC(dst, src0, src1, src2);
+        Profile::verify_TADDC(dst, src0, src1, src2);
         cpu::TADDC_impl(dst, src0, src1, src2);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileData, typename... WaitEvents>
+PTO_INST RecordEvent TADDC(TileData& dst, TileData& src0, TileData& src1, TileData& src2, WaitEvents&... events) {
+    return profiled::TADDC<active_profile, TileData>(dst, src0, src1, src2, events...);
+}
 
 // pto.tsubc (specs/ops/elementwise_tile_tile/tsubc.yaml)
-template <typename TileData, typename... WaitEvents>
-PTO_INST RecordEvent TSUBC(TileData& dst, TileData& src0, TileData& src1, TileData& src2, WaitEvents&... events) {
-    if constexpr (active_profile::check_TSUBC<TileData, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSUBC(TileData& dst, TileData& src0, TileData& src1, TileData& src2, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSUBC<TileData, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSUBC(dst, src0, src1, src2);
+        Profile::verify_TSUBC(dst, src0, src1, src2);
         cpu::TSUBC_impl(dst, src0, src1, src2);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileData, typename... WaitEvents>
+PTO_INST RecordEvent TSUBC(TileData& dst, TileData& src0, TileData& src1, TileData& src2, WaitEvents&... events) {
+    return profiled::TSUBC<active_profile, TileData>(dst, src0, src1, src2, events...);
+}
 
 // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
-template <typename TileDataD, typename TileDataS, typename... WaitEvents>
-PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEvents&... events) {
-    if constexpr (active_profile::check_TCVT<TileDataD, TileDataS, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataD, typename TileDataS, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEvents&... events) {
+    if constexpr (Profile::template check_TCVT<TileDataD, TileDataS, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TCVT(dst, src);
+        Profile::verify_TCVT(dst, src);
         cpu::TCVT_impl(dst, src, mode);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataD, typename TileDataS, typename... WaitEvents>
+PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEvents&... events) {
+    return profiled::TCVT<active_profile, TileDataD, TileDataS>(dst, src, mode, events...);
+}
 
 // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)
-template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
-PTO_INST RecordEvent TSEL(TileData& dst, MaskTile& selMask, TileData& src0, TileData& src1, TmpTile& tmp,
-                          WaitEvents&... events) {
-    if constexpr (active_profile::check_TSEL<TileData, MaskTile, TmpTile, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSEL(TileData& dst, MaskTile& selMask, TileData& src0, TileData& src1, TmpTile& tmp,
+                              WaitEvents&... events) {
+    if constexpr (Profile::template check_TSEL<TileData, MaskTile, TmpTile, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSEL(dst, selMask, src0, src1, tmp);
+        Profile::verify_TSEL(dst, selMask, src0, src1, tmp);
         cpu::TSEL_impl(dst, selMask, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
+PTO_INST RecordEvent TSEL(TileData& dst, MaskTile& selMask, TileData& src0, TileData& src1, TmpTile& tmp,
+                          WaitEvents&... events) {
+    return profiled::TSEL<active_profile, TileData, MaskTile, TmpTile>(dst, selMask, src0, src1, tmp, events...);
+}
 
 // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TRSQRT<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TRSQRT<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TRSQRT(dst, src);
+        Profile::verify_TRSQRT(dst, src);
         cpu::TRSQRT_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    return profiled::TRSQRT<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
+}
 
 // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TSQRT<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSQRT<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TSQRT(dst, src);
+        Profile::verify_TSQRT(dst, src);
         cpu::TSQRT_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    return profiled::TSQRT<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
+}
 
 // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
-template <auto PrecisionType = ExpAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = ExpAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
           typename... WaitEvents>
-PTO_INST RecordEvent TEXP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TEXP<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+PTO_INTERNAL RecordEvent TEXP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TEXP<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TEXP(dst, src);
+        Profile::verify_TEXP(dst, src);
         cpu::TEXP_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <auto PrecisionType = ExpAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
+PTO_INST RecordEvent TEXP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    return profiled::TEXP<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, events...);
+}
 
 // pto.tnot (specs/ops/elementwise_tile_tile/tnot.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TNOT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TNOT<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TNOT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TNOT<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TNOT(dst, src);
+        Profile::verify_TNOT(dst, src);
         cpu::TNOT_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TNOT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    return profiled::TNOT<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
+}
 
 // pto.trelu (specs/ops/elementwise_tile_tile/trelu.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TRELU(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TRELU<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TRELU(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TRELU<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TRELU(dst, src);
+        Profile::verify_TRELU(dst, src);
         cpu::TRELU_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TRELU(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    return profiled::TRELU<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
+}
 
 // pto.tneg (specs/ops/elementwise_tile_tile/tneg.yaml)
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TNEG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TNEG<TileDataDst, TileDataSrc, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TNEG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TNEG<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TNEG(dst, src);
+        Profile::verify_TNEG(dst, src);
         cpu::TNEG_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TNEG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
+    return profiled::TNEG<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
+}
 
 // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
-PTO_INST RecordEvent TFMOD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    if constexpr (active_profile::check_TFMOD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TFMOD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TFMOD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TFMOD(dst, src0, src1);
+        Profile::verify_TFMOD(dst, src0, src1);
         cpu::TFMOD_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TFMOD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TFMOD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
 
 // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
-template <auto PrecisionType = RemAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = RemAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
           typename TileDataSrc1, typename TileDataTmp, typename... WaitEvents>
-PTO_INST RecordEvent TREM(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
-                          WaitEvents&... events) {
-    if constexpr (active_profile::check_TREM<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp,
-                                             WaitEvents...>()) {
+PTO_INTERNAL RecordEvent TREM(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                              WaitEvents&... events) {
+    if constexpr (Profile::template check_TREM<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp,
+                                               WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TREM(dst, src0, src1, tmp);
+        Profile::verify_TREM(dst, src0, src1, tmp);
         cpu::TREM_impl(dst, src0, src1);
     }
     return {};
 }
+} // namespace profiled
+
+template <auto PrecisionType = RemAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+          typename TileDataSrc1, typename TileDataTmp, typename... WaitEvents>
+PTO_INST RecordEvent TREM(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                          WaitEvents&... events) {
+    return profiled::TREM<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
+        dst, src0, src1, tmp, events...);
+}
 
 // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)
-template <auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename BaseTile, typename ExpTile,
-          typename TmpTile, typename... WaitEvents>
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename BaseTile,
+          typename ExpTile, typename TmpTile, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TPOW(DstTile& dst, BaseTile& base, ExpTile& exp, TmpTile& tmp, WaitEvents&... events) {
-    if constexpr (active_profile::check_TPOW<PrecisionType, DstTile, BaseTile, ExpTile, TmpTile, WaitEvents...>()) {
+    if constexpr (Profile::template check_TPOW<PrecisionType, DstTile, BaseTile, ExpTile, TmpTile, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TPOW(dst, base, exp, tmp);
+        Profile::verify_TPOW(dst, base, exp, tmp);
         cpu::TPOW_impl(dst, base, exp);
     }
     return {};
 }
+} // namespace profiled
+
+template <auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename BaseTile, typename ExpTile,
+          typename TmpTile, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TPOW(DstTile& dst, BaseTile& base, ExpTile& exp, TmpTile& tmp, WaitEvents&... events) {
+    return profiled::TPOW<active_profile, PrecisionType, DstTile, BaseTile, ExpTile, TmpTile>(dst, base, exp, tmp,
+                                                                                              events...);
+}
 
 // pto.trowsum (specs/ops/reduce_and_expand/trowsum.yaml)
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
-PTO_INST RecordEvent TROWSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
-    if constexpr (active_profile::check_TROWSUM<TileDataOut, TileDataIn, TileDataTmp, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TROWSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWSUM<TileDataOut, TileDataIn, TileDataTmp, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TROWSUM(dst, src, tmp);
+        Profile::verify_TROWSUM(dst, src, tmp);
         cpu::TROWSUM_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+PTO_INST RecordEvent TROWSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    return profiled::TROWSUM<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
+}
 
 // pto.trowmax (specs/ops/reduce_and_expand/trowmax.yaml)
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
-PTO_INST RecordEvent TROWMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
-    if constexpr (active_profile::check_TROWMAX<TileDataOut, TileDataIn, TileDataTmp, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TROWMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWMAX<TileDataOut, TileDataIn, TileDataTmp, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TROWMAX(dst, src, tmp);
+        Profile::verify_TROWMAX(dst, src, tmp);
         cpu::TROWMAX_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+PTO_INST RecordEvent TROWMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
+    return profiled::TROWMAX<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
+}
 
 // pto.tcolsum (specs/ops/reduce_and_expand/tcolsum.yaml)
-template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
-PTO_INST RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TCOLSUM<TileDataOut, TileDataIn, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataOut, typename TileDataIn, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TCOLSUM<TileDataOut, TileDataIn, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TCOLSUM(dst, src);
+        Profile::verify_TCOLSUM(dst, src);
         cpu::TCOLSUM_impl(dst, src);
     }
     return {};
 }
+} // namespace profiled
+
+template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
+PTO_INST RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
+    return profiled::TCOLSUM<active_profile, TileDataOut, TileDataIn>(dst, src, events...);
+}
 
 // pto.tcolmax (specs/ops/reduce_and_expand/tcolmax.yaml)
-template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
-PTO_INST RecordEvent TCOLMAX(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
-    if constexpr (active_profile::check_TCOLMAX<TileDataOut, TileDataIn, WaitEvents...>()) {
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataOut, typename TileDataIn, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TCOLMAX(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TCOLMAX<TileDataOut, TileDataIn, WaitEvents...>()) {
         TSYNC(events...);
-        active_profile::verify_TCOLMAX(dst, src);
+        Profile::verify_TCOLMAX(dst, src);
         cpu::TCOLMAX_impl(dst, src);
     }
     return {};
+}
+} // namespace profiled
+
+template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
+PTO_INST RecordEvent TCOLMAX(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
+    return profiled::TCOLMAX<active_profile, TileDataOut, TileDataIn>(dst, src, events...);
 }
 
 } // namespace pto

@@ -12,24 +12,19 @@
 #define PTO_TARGET_PROFILE PTO_PROFILE_CPU
 #endif
 
-#if PTO_TARGET_PROFILE == PTO_PROFILE_A2A3
 #include <pto/profiles/a2a3_checks.hpp>
-namespace pto {
-namespace active_profile = profile_a2a3;
-inline constexpr const char* active_profile_name = "A2A3";
-} // namespace pto
-#elif PTO_TARGET_PROFILE == PTO_PROFILE_A5
 #include <pto/profiles/a5_checks.hpp>
-namespace pto {
-namespace active_profile = profile_a5;
-inline constexpr const char* active_profile_name = "A5";
-} // namespace pto
-#elif PTO_TARGET_PROFILE == PTO_PROFILE_CPU
 #include <pto/profiles/cpu_checks.hpp>
+
 namespace pto {
-namespace active_profile = profile_cpu;
-inline constexpr const char* active_profile_name = "CPU";
-} // namespace pto
+#if PTO_TARGET_PROFILE == PTO_PROFILE_A2A3
+using active_profile = profile_a2a3;
+#elif PTO_TARGET_PROFILE == PTO_PROFILE_A5
+using active_profile = profile_a5;
+#elif PTO_TARGET_PROFILE == PTO_PROFILE_CPU
+using active_profile = profile_cpu;
 #else
 #error "PTO_TARGET_PROFILE must be one of: PTO_PROFILE_A2A3, PTO_PROFILE_A5, PTO_PROFILE_CPU"
 #endif
+inline constexpr const char* active_profile_name = active_profile::name;
+} // namespace pto

@@ -13,11 +13,12 @@ namespace pto {
 // pto.vadds (specs/ops/vector_scalar/vadds.yaml) on active lanes:
 //   result = input + scalar
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vadds(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vadds<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vadds<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -29,15 +30,23 @@ PTO_INTERNAL pto::vreg<T, N> vadds(const vreg<T, N>& input, T scalar, const mask
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vadds(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vadds<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vsubs (specs/ops/vector_scalar/vsubs.yaml) on active lanes:
 //   result = input - scalar
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vsubs(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vsubs<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vsubs<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -49,15 +58,23 @@ PTO_INTERNAL pto::vreg<T, N> vsubs(const vreg<T, N>& input, T scalar, const mask
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vsubs(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vsubs<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vmuls (specs/ops/vector_scalar/vmuls.yaml) on active lanes:
 //   result = input * scalar
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vmuls(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vmuls<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vmuls<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -69,15 +86,23 @@ PTO_INTERNAL pto::vreg<T, N> vmuls(const vreg<T, N>& input, T scalar, const mask
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmuls(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vmuls<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vmaxs (specs/ops/vector_scalar/vmaxs.yaml) on active lanes:
 //   result = max(input, scalar)
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vmaxs(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vmaxs<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vmaxs<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -89,15 +114,23 @@ PTO_INTERNAL pto::vreg<T, N> vmaxs(const vreg<T, N>& input, T scalar, const mask
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmaxs(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vmaxs<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vmins (specs/ops/vector_scalar/vmins.yaml) on active lanes:
 //   result = min(input, scalar)
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vmins(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vmins<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vmins<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -109,15 +142,23 @@ PTO_INTERNAL pto::vreg<T, N> vmins(const vreg<T, N>& input, T scalar, const mask
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vmins(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vmins<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vands (specs/ops/vector_scalar/vands.yaml) on active lanes:
 //   result = input & scalar
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vands(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vands<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vands<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -129,15 +170,23 @@ PTO_INTERNAL pto::vreg<T, N> vands(const vreg<T, N>& input, T scalar, const mask
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vands(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vands<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vors (specs/ops/vector_scalar/vors.yaml) on active lanes:
 //   result = input | scalar
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vors(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vors<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vors<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -149,15 +198,23 @@ PTO_INTERNAL pto::vreg<T, N> vors(const vreg<T, N>& input, T scalar, const mask<
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vors(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vors<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vxors (specs/ops/vector_scalar/vxors.yaml) on active lanes:
 //   result = input ^ scalar
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vxors(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vxors<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vxors<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -169,15 +226,23 @@ PTO_INTERNAL pto::vreg<T, N> vxors(const vreg<T, N>& input, T scalar, const mask
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vxors(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vxors<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vshls (specs/ops/vector_scalar/vshls.yaml) on active lanes:
 //   result = input << scalar
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vshls(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vshls<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vshls<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -189,15 +254,23 @@ PTO_INTERNAL pto::vreg<T, N> vshls(const vreg<T, N>& input, T scalar, const mask
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vshls(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vshls<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vshrs (specs/ops/vector_scalar/vshrs.yaml) on active lanes:
 //   result = input >> scalar
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vshrs(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vshrs<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vshrs<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -209,15 +282,23 @@ PTO_INTERNAL pto::vreg<T, N> vshrs(const vreg<T, N>& input, T scalar, const mask
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vshrs(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vshrs<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vlrelu (specs/ops/vector_scalar/vlrelu.yaml) on active lanes:
 //   result = select(input >= 0, input, scalar * input)
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL pto::vreg<T, N> vlrelu(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vlrelu<vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vlrelu<vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         const C scalar_v = static_cast<C>(scalar);
         for (int i = 0; i < N; ++i) {
@@ -229,18 +310,26 @@ PTO_INTERNAL pto::vreg<T, N> vlrelu(const vreg<T, N>& input, T scalar, const mas
     }
     return result;
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL pto::vreg<T, N> vlrelu(const vreg<T, N>& input, T scalar, const mask<N>& mask) {
+    return profiled::vlrelu<active_profile, T, N>(input, scalar, mask);
+}
 
 // pto.vaddcs (specs/ops/vector_scalar/vaddcs.yaml) on active lanes:
 //   result = lhs + rhs + carry_in
 //   carry = carry_add(lhs, rhs, carry_in)
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vaddcs(const vreg<T, N>& lhs, const vreg<T, N>& rhs,
                                                               const mask<N>& carry_in, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     pto::mask<N> carry{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vaddcs<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vaddcs<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         for (int i = 0; i < N; ++i) {
             if (!mask.lane[i])
@@ -254,18 +343,27 @@ PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vaddcs(const vreg<T, N>& 
     }
     return {result, carry};
 }
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vaddcs(const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                                              const mask<N>& carry_in, const mask<N>& mask) {
+    return profiled::vaddcs<active_profile, T, N>(lhs, rhs, carry_in, mask);
+}
 
 // pto.vsubcs (specs/ops/vector_scalar/vsubcs.yaml) on active lanes:
 //   result = lhs - rhs - borrow_in
 //   borrow = borrow_sub(lhs, rhs, borrow_in)
 // Inactive lanes read as zero.
-template <typename T, int N>
+namespace profiled {
+template <typename Profile, typename T, int N>
 PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vsubcs(const vreg<T, N>& lhs, const vreg<T, N>& rhs,
                                                               const mask<N>& borrow_in, const mask<N>& mask) {
     pto::vreg<T, N> result{};
     pto::mask<N> borrow{};
     // A call the profile rejects reports its rules and instantiates nothing else.
-    if constexpr (active_profile::check_vsubcs<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
+    if constexpr (Profile::template check_vsubcs<vreg<T, N>, vreg<T, N>, vreg<T, N>>()) {
         using C = sim::compute_t<T>;
         for (int i = 0; i < N; ++i) {
             if (!mask.lane[i])
@@ -278,6 +376,14 @@ PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vsubcs(const vreg<T, N>& 
         }
     }
     return {result, borrow};
+}
+} // namespace profiled
+
+// Under the selected target profile.
+template <typename T, int N>
+PTO_INTERNAL std::tuple<pto::vreg<T, N>, pto::mask<N>> vsubcs(const vreg<T, N>& lhs, const vreg<T, N>& rhs,
+                                                              const mask<N>& borrow_in, const mask<N>& mask) {
+    return profiled::vsubcs<active_profile, T, N>(lhs, rhs, borrow_in, mask);
 }
 
 } // namespace pto
