@@ -265,6 +265,11 @@ class OpView:
             params.append(f"{spelled} {o.name}")
         return params
 
+    def element_at(self, operand: str) -> tuple[str, str]:
+        """Row and column (C++, over loop indices r and c) of the element a tile operand supplies."""
+        broadcast = self.spec.operand(operand).broadcast
+        return {"per_row": ("r", "0"), "per_col": ("0", "c")}.get(broadcast or "", ("r", "c"))
+
     @property
     def vector_param_names(self) -> list[str]:
         return [p.rsplit(" ", 1)[1] for p in self.vector_params]

@@ -135,6 +135,9 @@ def _runtime_cases(
     return cases
 
 
+BROADCAST_STORAGE = 8
+
+
 class Elementwise(OpKind):
     name: ClassVar[str] = "elementwise"
 
@@ -142,7 +145,18 @@ class Elementwise(OpKind):
         return "i,j"
 
     def operand_index(self, op: OpView, operand: str) -> str:
-        return "i,j"
+        broadcast = op.spec.operand(operand).broadcast
+        return {"per_row": "i,0", "per_col": "0,j"}.get(broadcast or "", "i,j")
+
+    def tile_shape(self, op: OpView, operand: str, rows: int, cols: int, vr: int, vc: int) -> tuple[int, int, int, int]:
+        # A broadcast source holds one value per row (column) in a tile wider than that, so the
+        # tests see that only element (i, 0) (or (0, j)) is read.
+        broadcast = op.spec.operand(operand).broadcast
+        if broadcast == "per_row":
+            return rows, BROADCAST_STORAGE, vr, 1
+        if broadcast == "per_col":
+            return BROADCAST_STORAGE, cols, 1, vc
+        return rows, cols, vr, vc
 
     def outputs(self, op: OpView) -> list[Job]:
         return [
@@ -192,6 +206,8 @@ class Elementwise(OpKind):
                     args.append(scalars[name])
             with np.errstate(all="ignore"):
                 want = narrow(np.asarray(ref.reference(cdt.type, *args)), storage)
+            # A broadcast operand (or a scalar-only expression) gives fewer elements than the region.
+            want = np.broadcast_to(want, (vr, vc))
             before = logical(arrays[domain].copy(), t["rows"], t["cols"], t["layout"])
             label = f"{gx.label} case {k} ({case['label']})"
 

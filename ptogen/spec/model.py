@@ -132,11 +132,18 @@ class Operand(Strict):
     enum: CppIdent | None = Field(
         default=None, description="attr operands: the enum of targets.yaml they take"
     )
+    broadcast: Literal["per_row", "per_col"] | None = Field(
+        default=None,
+        description="tile operands read as one value per row (element (i, 0)) or per column (element (0, j)), "
+        "broadcast over the result",
+    )
 
     @model_validator(mode="after")
     def _attr(self) -> Operand:
         if (self.kind == "attr") != (self.enum is not None):
             raise ValueError("attr operands (and only they) name their `enum`")
+        if self.broadcast is not None and (self.kind != "tile" or self.role == "dst"):
+            raise ValueError("only source tiles are broadcast")
         return self
 
 
