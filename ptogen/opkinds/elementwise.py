@@ -148,7 +148,9 @@ class Elementwise(OpKind):
         broadcast = op.spec.operand(operand).broadcast
         return {"per_row": "i,0", "per_col": "0,j"}.get(broadcast or "", "i,j")
 
-    def tile_shape(self, op: OpView, operand: str, rows: int, cols: int, vr: int, vc: int) -> tuple[int, int, int, int]:
+    def tile_shape(
+        self, op: OpView, operand: str, rows: int, cols: int, vr: int, vc: int
+    ) -> tuple[int, int, int, int]:
         # A broadcast source holds one value per row (column) in a tile wider than that, so the
         # tests see that only element (i, 0) (or (0, j)) is read.
         broadcast = op.spec.operand(operand).broadcast

@@ -134,8 +134,8 @@ class Operand(Strict):
     )
     broadcast: Literal["per_row", "per_col"] | None = Field(
         default=None,
-        description="tile operands read as one value per row (element (i, 0)) or per column (element (0, j)), "
-        "broadcast over the result",
+        description="source tiles read as one value per row (element (i, 0)) or per column "
+        "(element (0, j)), broadcast over the result",
     )
 
     @model_validator(mode="after")
