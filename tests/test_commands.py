@@ -79,7 +79,12 @@ def test_specs_and_out_options(tmp_path: Path) -> None:
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    sets = {"Tile Scalar And Immediate", "Elementwise Tile-Tile", "Vector-Scalar Instructions"}
+    sets = {
+        "Tile Scalar And Immediate",
+        "Elementwise Tile-Tile",
+        "Vector-Scalar Instructions",
+        "Reduce And Expand",
+    }
     used = {s for s in sets if any(s in line for line in lines)}
     assert lines[-1] == f"{len(OP_SPECS)} ops in {len(used)} instruction sets"
     row = next(line for line in lines if line.startswith("pto.tpows"))
