@@ -89,8 +89,17 @@ def _generator_files() -> list[Path]:
 def hash_inputs(layout: Layout) -> Inputs:
     """Read and hash every input: specs, templates, generator source, style, formatter."""
     specs: dict[str, str] = {}
+    try:  # the display path without resolving each file (a symlinked spec just never matches)
+        rel = layout.specs.resolve().relative_to(layout.root.resolve()).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+    except ValueError:
+        prefix = None
     for path in _walk(layout.specs) if layout.specs.is_dir() else []:
-        specs[_display(path, layout.root)] = _sha(path.read_bytes())
+        if prefix is not None:
+            name = prefix + path.relative_to(layout.specs).as_posix()
+        else:
+            name = _display(path, layout.root)
+        specs[name] = _sha(path.read_bytes())
     common = hashlib.sha256(f"{VERSION}|{sys.version_info[:3]}\n".encode())
     for label, top, files in (
         ("t", layout.templates, _walk(layout.templates) if layout.templates.is_dir() else []),

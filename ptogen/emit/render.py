@@ -7,16 +7,19 @@ jobs (incremental.py decides which); `RENDERED` counts what was rendered, for te
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import posixpath
 from pathlib import Path
 
 import jinja2
+import jinja2.bccache
 
 from ..errors import GenerationError
 from ..lower.views import ProjectView
 from ..spec.load import SpecSet
-from .format import format_cpp_many
+from .format import format_cpp_many, write_atomic
 
 CPP_SUFFIXES = (".hpp", ".cpp", ".h")
 
@@ -143,14 +146,37 @@ def _json(value: object) -> str:
     return "".join(parts)
 
 
-def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinja2.Environment:
-    bcc = None
-    if bytecode_cache is not None:
+class VerifiedBytecodeCache(jinja2.BytecodeCache):
+    """Compiled templates on disk (like jinja2.FileSystemBytecodeCache), each file carrying a
+    sha256 of its bytes: a damaged entry is compiled again, never run."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+
+    def _file(self, bucket: jinja2.bccache.Bucket) -> Path:
+        return self.directory / f"{bucket.key}.cache"
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:
-            bytecode_cache.mkdir(parents=True, exist_ok=True)
-            bcc = jinja2.FileSystemBytecodeCache(str(bytecode_cache))
+            data = self._file(bucket).read_bytes()
         except OSError:
-            bcc = None  # a cache is an optimisation: without one, templates are just compiled
+            return
+        digest, sep, body = data.partition(b"\n")
+        if not sep or hashlib.sha256(body).hexdigest().encode() != digest:
+            return
+        try:
+            bucket.bytecode_from_string(body)
+        except Exception:  # noqa: BLE001 - any unreadable entry is a miss
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        body = bucket.bytecode_to_string()
+        with contextlib.suppress(OSError):
+            write_atomic(self._file(bucket), hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+
+
+def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinja2.Environment:
+    bcc = VerifiedBytecodeCache(bytecode_cache) if bytecode_cache is not None else None
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
         bytecode_cache=bcc,
