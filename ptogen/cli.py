@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import GenerationError, SpecError, SpecErrors
 from .paths import RUNTIME_INCLUDE, Layout
+
+if TYPE_CHECKING:
+    from .emit.incremental import Result
 
 EXIT_DRIFT = 1
 EXIT_SPEC = 2
@@ -18,21 +22,21 @@ def _layout(args: argparse.Namespace) -> Layout:
     return Layout.make(root=args.root, specs=args.specs, out=args.out, templates=args.templates)
 
 
-def _build(layout: Layout) -> dict[str, str]:
-    from .emit.render import render_all
-    from .spec.load import load_specs
+def _build(layout: Layout, allow_fast: bool = True) -> Result:
+    """Incremental build (see emit/incremental.py): Result.files is None when the fast path found
+    generated/ exactly as recorded for these inputs."""
+    from .emit.incremental import build
 
-    specs = load_specs(layout.specs, layout.root)
-    return render_all(specs, layout.templates, layout.style, cache=layout.root / ".ptogen-cache" / "format")
+    return build(layout, allow_fast=allow_fast)
 
 
 def cmd_gen(args: argparse.Namespace) -> int:
     from .emit.output import write_tree
 
     layout = _layout(args)
-    files = _build(layout)
-    changed = write_tree(layout.out, files)
-    print(f"ptogen: {len(files)} files in {_rel(layout.out)}, {len(changed)} changed")
+    result = _build(layout)
+    changed = [] if result.files is None else write_tree(layout.out, result.files)
+    print(f"ptogen: {result.count} files in {_rel(layout.out)}, {len(changed)} changed")
     for rel in changed:
         print(f"  {rel}")
     return 0
@@ -42,7 +46,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .emit.output import compare_tree
 
     layout = _layout(args)
-    files = _build(layout)
+    result = _build(layout)
+    if result.files is None:
+        print(f"ptogen check: {_rel(layout.out)} is up to date ({result.count} files)")
+        return 0
+    files = result.files
     drift = compare_tree(layout.out, files, _rel(layout.out))
     if drift.clean:
         print(f"ptogen check: {_rel(layout.out)} is up to date ({len(files)} files)")

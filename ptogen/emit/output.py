@@ -26,6 +26,8 @@ def write_tree(out: Path, files: dict[str, str]) -> list[str]:
         [p for p, text in files.items() if p not in before or before[p].read_text(encoding="utf-8") != text]
         + [p for p in before if p not in files]
     )
+    if not changed and out.is_dir():
+        return []  # already exactly `files`: leave every file (and its mtime) alone
     changed_set = set(changed)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-new-", dir=out.parent))

@@ -1,0 +1,184 @@
+"""Incremental gen/check: only changed units are rendered, a damaged cache is harmless, and a
+no-change check reads no YAML yet still sees a hand-edited file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ptogen.cli import main
+from ptogen.emit import format as fmt
+from ptogen.emit import incremental, render
+from ptogen.emit.render import render_all
+from ptogen.paths import Layout
+from ptogen.spec.load import load_specs
+
+from .helpers import ROOT, TLRELU, edit, tree_hash
+
+
+@pytest.fixture(scope="module")
+def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A .ptogen-cache filled by one gen of the real project (saves each test a cold format)."""
+    root = tmp_path_factory.mktemp("warm")
+    for name in ("specs", "templates", "generated"):
+        shutil.copytree(ROOT / name, root / name)
+    shutil.copy(ROOT / ".clang-format", root / ".clang-format")
+    assert main(["--root", str(root), "gen"]) == 0
+    return root / ".ptogen-cache"
+
+
+@pytest.fixture
+def project(project: Path, warm_cache: Path) -> Path:
+    shutil.copytree(warm_cache, project / ".ptogen-cache")
+    return project
+
+
+def _render_count() -> int:
+    return len(render.RENDERED)
+
+
+def _cold_render(project: Path) -> dict[str, str]:
+    layout = Layout.make(root=project)
+    return render_all(load_specs(layout.specs, layout.root), layout.templates, layout.style)
+
+
+def _disk(project: Path) -> dict[str, str]:
+    gen = project / "generated"
+    return {p.relative_to(gen).as_posix(): p.read_text() for p in gen.rglob("*") if p.is_file()}
+
+
+def _units_rendered(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    runs: list[list[str]] = []
+    original = incremental.full
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        result = original(*args, **kwargs)
+        runs.append(sorted(result.rendered_units))
+        return result
+
+    monkeypatch.setattr(incremental, "full", spy)
+    return runs
+
+
+def test_editing_one_spec_rerenders_only_its_unit_and_the_project(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert main(["--root", str(project), "gen"]) == 0  # fills the cache
+    runs = _units_rendered(monkeypatch)
+    edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summary: Leaky ReLU over a tile,")
+    before = _render_count()
+    assert main(["--root", str(project), "gen"]) == 0
+    assert runs == [sorted([TLRELU, incremental.PROJECT_UNIT])]
+    rendered = render.RENDERED[before:]
+    assert any("tlrelu" in p.lower() for p in rendered)
+    assert not any("tmaxs" in p for p in rendered)
+    # The incremental result is what a cold full render gives.
+    cold = _cold_render(project)
+    assert _disk(project) == cold
+    assert main(["--root", str(project), "check"]) == 0
+
+
+def test_a_template_change_invalidates_every_unit(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert main(["--root", str(project), "gen"]) == 0
+    runs = _units_rendered(monkeypatch)
+    page = project / "templates/docs/op_page.md.j2"
+    page.write_text(page.read_text() + "{# a comment changes nothing in the output #}\n")
+    assert main(["--root", str(project), "check"]) == 0
+    specs = list((project / "specs/ops").rglob("*.yaml"))
+    assert len(runs) == 1 and len(runs[0]) == len(specs) + 1
+
+
+def test_a_damaged_cache_still_gives_the_right_tree(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = tree_hash(project / "generated")
+    assert main(["--root", str(project), "gen"]) == 0
+    cache = project / ".ptogen-cache"
+    damaged = 0
+    for i, path in enumerate(sorted(p for p in cache.rglob("*") if p.is_file())):
+        if "units" in path.parts or "jinja" in path.parts or ("format" in path.parts and i % 25 == 0):
+            data = path.read_bytes()
+            path.write_bytes(data[: len(data) // 2] + b"garbage" + data[len(data) // 2 + 7 :])
+            damaged += 1
+    state = next((cache / "gen").glob("state-*.json"))
+    state.write_text("{ not json")
+    assert damaged > 0
+    edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summary: Leaky ReLU over a tile,")
+    assert main(["--root", str(project), "gen"]) == 0
+    assert _disk(project) == _cold_render(project)
+    edit(project, TLRELU, "summary: Leaky ReLU over a tile,", "summary: Leaky ReLU of a tile,")
+    assert main(["--root", str(project), "gen"]) == 0
+    assert tree_hash(project / "generated") == expected
+    # An intact unit entry that does not list the unit's paths is not trusted either.
+    for entry in (cache / "gen/units").rglob("*"):
+        if entry.is_file() and b"tmaxs" in entry.read_bytes() and b"tlrelu" not in entry.read_bytes():
+            files = json.loads(entry.read_bytes().partition(b"\n")[2])
+            files.pop(sorted(files)[0])
+            body = json.dumps(files).encode()
+            entry.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+    edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summary: Leaky ReLU over a tile,")
+    assert main(["--root", str(project), "gen"]) == 0
+    edit(project, TLRELU, "summary: Leaky ReLU over a tile,", "summary: Leaky ReLU of a tile,")
+    assert main(["--root", str(project), "check"]) == 1  # the edit is undone in the specs, not in generated/
+    assert main(["--root", str(project), "gen"]) == 0
+    assert tree_hash(project / "generated") == expected
+    capsys.readouterr()
+
+
+def test_no_change_check_parses_no_yaml_and_still_sees_a_hand_edit(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--root", str(project), "check"]) == 0  # records the state
+
+    def refuse(*_args, **_kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a no-change check must not load specs")
+
+    import ptogen.spec.load
+    import ptogen.spec.loader
+
+    monkeypatch.setattr(ptogen.spec.load, "load_specs", refuse)
+    monkeypatch.setattr(ptogen.spec.loader, "load_yaml", refuse)
+    monkeypatch.setattr(render, "render_jobs", refuse)
+    capsys.readouterr()
+    assert main(["--root", str(project), "check"]) == 0
+    assert "up to date" in capsys.readouterr().out
+    target = project / "generated/docs/isa/TLRELU.md"
+    target.write_text(target.read_text().replace("Leaky ReLU", "Leaky ReLX", 1))
+    assert main(["--root", str(project), "check"]) == 1
+    out = capsys.readouterr()
+    assert "+++ " in out.out and "generated/docs/isa/TLRELU.md (from specs)" in out.out
+    assert "-" in out.out and "Leaky ReLX" in out.out
+    assert "changed: docs/isa/TLRELU.md" in out.err
+    monkeypatch.undo()
+    # The same diff as a full (non-incremental) check gives.
+    shutil.rmtree(project / ".ptogen-cache/gen")
+    assert main(["--root", str(project), "check"]) == 1
+    assert capsys.readouterr().out == out.out
+
+
+def test_spec_errors_keep_generated_untouched(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--root", str(project), "gen"]) == 0
+    before = tree_hash(project / "generated")
+    line = edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summry: Leaky ReLU of a tile,")
+    capsys.readouterr()
+    assert main(["--root", str(project), "gen"]) == 2
+    assert f"error: {TLRELU}:{line}: summry: unknown field" in capsys.readouterr().err
+    assert tree_hash(project / "generated") == before
+
+
+def test_joined_formatting_equals_per_file_formatting(project: Path) -> None:
+    """Sources formatted in one joined clang-format run come out as if formatted alone."""
+    gen = project / "generated"
+    names = sorted(p.relative_to(gen).as_posix() for p in gen.rglob("*") if p.suffix in (".hpp", ".cpp"))
+    sample = [n for n in names if "/tlrelu/" in n or "/tsel/" in n or "/cpu/" in n or "profiles" in n][:150]
+    sources = {n: (gen / n).read_text() for n in sample}
+    # Undo part of the formatting so clang-format has work to do at the file boundaries.
+    sources = {n: "\n".join(line.strip() for line in t.splitlines()) + "\n" for n, t in sources.items()}
+    style = project / ".clang-format"
+    joined = fmt.format_cpp_many(sources, style)
+    alone = {n: fmt._run(fmt.clang_format_binary(), style, n, t) for n, t in sources.items()}
+    assert joined == alone
