@@ -33,6 +33,8 @@ def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def project(project: Path, warm_cache: Path) -> Path:
+    # A private cache (these tests damage entries on purpose), not the session's shared one.
+    shutil.rmtree(project / ".ptogen-cache")
     shutil.copytree(warm_cache, project / ".ptogen-cache")
     return project
 
