@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -30,3 +32,21 @@ class SpecErrors(Exception):
 
 class GenerationError(Exception):
     """A stage after validation failed (template or formatter); nothing is written."""
+
+    def __init__(self, message: str, located: bool = False):
+        super().__init__(message)
+        self.located = located  # already names the spec file and line
+
+
+@contextmanager
+def located(where: str, what: str) -> Iterator[None]:
+    """Put `file:line` of the spec entry being generated on any error raised inside (as
+    torchgen's context does), so a generation failure names the spec that caused it."""
+    try:
+        yield
+    except GenerationError as exc:
+        if exc.located:
+            raise
+        raise GenerationError(f"{where}: {what}: {exc}", located=True) from exc
+    except (ValueError, KeyError, TypeError, AttributeError, LookupError) as exc:
+        raise GenerationError(f"{where}: {what}: {type(exc).__name__}: {exc}", located=True) from exc

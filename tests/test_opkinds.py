@@ -98,3 +98,20 @@ def test_templates_never_switch_on_rule_kind() -> None:
         text = path.read_text()
         for cls in RULE_KINDS:
             assert f'"{kind_name(cls)}"' not in text, f"{path} switches on rule kind {kind_name(cls)}"
+
+
+def test_a_generation_error_names_the_spec_file_and_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As torchgen's location context: a failure while generating one op names its spec entry."""
+    from ptogen.emit.render import plan
+    from ptogen.errors import GenerationError
+
+    def broken(self, project, op, tests):  # type: ignore[no-untyped-def]
+        if op.spec.short == "trowsum":
+            raise ValueError("no test shape fits")
+
+    monkeypatch.setattr(type(KINDS["row_reduce"]), "plan_tests", broken)
+    with pytest.raises(GenerationError) as info:
+        plan(PROJECT)
+    message = str(info.value)
+    assert message.startswith("specs/ops/reduce_and_expand/trowsum.yaml:1: pto.trowsum: planning its tests:")
+    assert "no test shape fits" in message

@@ -209,7 +209,8 @@ def plan(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
             )
         )
     for op in project.ops:
-        jobs.extend(op.kind.outputs(op))  # the op's kind decides which per-op files it has
+        with op.context("planning its outputs"):
+            jobs.extend(op.kind.outputs(op))  # the op's kind decides which per-op files it has
     for iset in project.targets.instruction_sets:
         jobs.append((f"docs/isa/{iset.index_page}", "docs/set_index.md.j2", {"iset": iset}))
     from ..testing.plan import test_jobs  # late import: test generation builds on the same views
@@ -240,10 +241,14 @@ def render_jobs(
     """Render, tidy and format `jobs` (a subset of `plan(project)`)."""
     rendered: dict[str, str] = {}
     for path, template, extra in jobs:
+        op = extra.get("op")
+        where = op.context(f"rendering {path}") if op is not None else contextlib.nullcontext()  # type: ignore[attr-defined]
         try:
-            text = env.get_template(template).render(project=project, **extra)
+            with where:
+                text = env.get_template(template).render(project=project, **extra)
         except jinja2.TemplateError as exc:
-            raise GenerationError(f"template {template} failed for {path}: {exc}") from exc
+            prefix = f"{op.path}: {op.spec.mnemonic}: " if op is not None else ""  # type: ignore[attr-defined]
+            raise GenerationError(f"{prefix}template {template} failed for {path}: {exc}") from exc
         rendered[path] = text
         RENDERED.append(path)
     for path, text in rendered.items():

@@ -10,6 +10,7 @@ import posixpath
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..errors import located
 from ..opkinds import KINDS, OpKind
 from ..rules import DTypeRule, Rule
 from ..spec import expr as semantics
@@ -109,6 +110,11 @@ class OpView:
         pos = [o.spec.mnemonic for o in siblings].index(self.spec.mnemonic)
         self.prev = OpRef(siblings[pos - 1].spec, self.iset) if pos > 0 else None
         self.next = OpRef(siblings[pos + 1].spec, self.iset) if pos + 1 < len(siblings) else None
+
+    def context(self, what: str):  # type: ignore[no-untyped-def]
+        """Errors raised inside name this op's spec file and line (see errors.located)."""
+        line = self.loaded.source.line_of(("mnemonic",)) or 1
+        return located(f"{self.path}:{line}", f"{self.spec.mnemonic}: {what}")
 
     # ------------------------------------------------------------------ naming
     @property

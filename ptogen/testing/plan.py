@@ -522,7 +522,10 @@ def project_manifest(project: ProjectView, plans: list[OpTests]) -> dict[str, An
 
 
 def test_jobs(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
-    plans = [plan_op(project, op) for op in project.ops]
+    plans = []
+    for op in project.ops:
+        with op.context("planning its tests"):
+            plans.append(plan_op(project, op))
     jobs: list[tuple[str, str, dict[str, object]]] = []
     for t in plans:
         op = t.op
