@@ -115,3 +115,39 @@ def test_a_generation_error_names_the_spec_file_and_line(monkeypatch: pytest.Mon
     message = str(info.value)
     assert message.startswith("specs/ops/reduce_and_expand/trowsum.yaml:1: pto.trowsum: planning its tests:")
     assert "no test shape fits" in message
+
+
+def test_the_package_has_no_import_cycles() -> None:
+    """Module-level imports inside ptogen form no cycle (the layout is a pipeline)."""
+    import ast
+
+    package = ROOT / "ptogen"
+    modules: dict[str, set[str]] = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        here = list(parts[:-1])
+        deps = set()
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                base = here[: len(here) - node.level + 1]
+                deps.add(".".join(base + ([node.module] if node.module else [])))
+        modules[name] = deps
+
+    def known(dep: str) -> str:
+        while dep not in modules and "." in dep:
+            dep = dep.rsplit(".", 1)[0]
+        return dep
+
+    graph = {m: {known(d) for d in ds} - {m} for m, ds in modules.items()}
+    done: set[str] = set()
+
+    def visit(node: str, stack: list[str]) -> None:
+        for nxt in graph.get(node, ()):
+            assert nxt not in stack, " -> ".join([*stack[stack.index(nxt) :], nxt])
+            if nxt not in done:
+                visit(nxt, [*stack, nxt])
+        done.add(node)
+
+    for start in graph:
+        visit(start, [start])
