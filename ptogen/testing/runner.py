@@ -315,7 +315,7 @@ class Runner:
         if not groups:
             return []
         kind = KINDS[entry["kind"]]
-        with tempfile.TemporaryDirectory(prefix="ptogen-run-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="ptogen-run-", dir=_scratch_dir()) as tmp:
             data = Path(tmp)
             checks: list[Check] = []
             ids: list[str] = []
@@ -369,6 +369,13 @@ class Runner:
             name = f"{job.op}/{c['case']} [{c['profile']}, {Path(job.compiler).name}] {what}"
             outcomes.append(Outcome("fail", name, problem) if problem else Outcome("pass", name))
         return outcomes
+
+
+def _scratch_dir() -> str | None:
+    """Where case data goes: a RAM-backed /dev/shm when there is one (a run writes thousands of
+    small input files, about 20x faster there than on a disk-backed /tmp), else the default."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
 def _case_ids(group: dict[str, Any], count: int) -> list[int]:
