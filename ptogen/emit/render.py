@@ -47,103 +47,10 @@ def _tidy_markdown(text: str) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-_encode_str = json.encoder.encode_basestring_ascii  # C-accelerated where available
-
-
-class _Unusual(Exception):
-    """A value the fast encoder does not handle: use json.dumps itself."""
-
-
-def _float(value: float) -> str:
-    if value != value:
-        return "NaN"
-    if value in (float("inf"), float("-inf")):
-        return "Infinity" if value > 0 else "-Infinity"
-    return float.__repr__(value)
-
-
-def _key(key: object) -> str:
-    if isinstance(key, str):
-        return key
-    if isinstance(key, float):
-        return _float(key)
-    if key is True:
-        return "true"
-    if key is False:
-        return "false"
-    if key is None:
-        return "null"
-    if isinstance(key, int):
-        return int.__repr__(key)
-    raise _Unusual
-
-
-def _scalar(o: object) -> str:
-    if isinstance(o, str):
-        return _encode_str(o)
-    if o is None:
-        return "null"
-    if o is True:
-        return "true"
-    if o is False:
-        return "false"
-    if isinstance(o, int):
-        return int.__repr__(o)
-    if isinstance(o, float):
-        return _float(o)
-    raise _Unusual
-
-
 def _json(value: object) -> str:
-    """json.dumps(value, indent=1, sort_keys=True), byte for byte, about twice as fast: the
-    standard library falls back to its pure-Python encoder whenever an indent is asked for."""
-    parts: list[str] = []
-    put = parts.append
-    containers = (list, tuple, dict)
-
-    def enc(o: object, depth: int) -> None:
-        if not isinstance(o, containers):
-            put(_scalar(o))
-            return
-        if not o:
-            put("{}" if isinstance(o, dict) else "[]")
-            return
-        if depth > 500:
-            raise _Unusual  # let json.dumps report the cycle
-        pad = "\n" + " " * (depth + 1)
-        sep = "," + pad
-        if isinstance(o, dict):
-            items = sorted(o.items())
-            if not any(isinstance(v, containers) for _k, v in items):
-                put("{" + pad + sep.join(f"{_encode_str(_key(k))}: {_scalar(v)}" for k, v in items))
-            else:
-                put("{" + pad)
-                first = True
-                for k, v in items:
-                    if not first:
-                        put(sep)
-                    first = False
-                    put(_encode_str(_key(k)) + ": ")
-                    enc(v, depth + 1)
-            put("\n" + " " * depth + "}")
-        else:
-            if not any(isinstance(v, containers) for v in o):
-                put("[" + pad + sep.join(map(_scalar, o)))
-            else:
-                put("[" + pad)
-                first = True
-                for item in o:
-                    if not first:
-                        put(sep)
-                    first = False
-                    enc(item, depth + 1)
-            put("\n" + " " * depth + "]")
-
-    try:
-        enc(value, 0)
-    except (_Unusual, RecursionError):
-        return json.dumps(value, indent=1, sort_keys=True)
-    return "".join(parts)
+    """Manifests as one line of sorted JSON: the standard library's C encoder writes it (any
+    `indent` would switch to its pure-Python encoder, several times slower)."""
+    return json.dumps(value, sort_keys=True)
 
 
 class VerifiedBytecodeCache(jinja2.BytecodeCache):
