@@ -64,6 +64,7 @@ class Reduce(Elementwise):
         return {
             "term": semantics.to_cpp(term, lambda n: f"{n}_v", "C", op.enums_of),
             "step": semantics.reducer_step(reducer),
+            "arg": semantics.is_arg_reduction(reducer),
         }
 
     def outputs(self, op: OpView) -> list[Job]:

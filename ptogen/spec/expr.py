@@ -44,7 +44,12 @@ REDUCERS: dict[str, tuple[str, str, str]] = {
     "prod": ("sim::mul", "rm.fold_mul", r"\prod"),
     "max": ("sim::maximum", "rm.fold_maximum", r"\max"),
     "min": ("sim::minimum", "rm.fold_minimum", r"\min"),
+    # Index of the extreme value: an element replaces the best so far only when strictly greater
+    # (less), so ties keep the first index and a NaN wins only at index 0. The step is a comparison.
+    "argmax": (">", "rm.fold_argmax", r"\operatorname{arg\,max}"),
+    "argmin": ("<", "rm.fold_argmin", r"\operatorname{arg\,min}"),
 }
+ARG_REDUCERS = frozenset({"argmax", "argmin"})
 
 _BINOPS: dict[type, tuple[str, int, str]] = {
     ast.Add: ("+", 6, "+"),
@@ -293,8 +298,13 @@ def reduction(node: Node) -> tuple[str, Node] | None:
 
 
 def reducer_step(name: str) -> str:
-    """C++ helper that folds one more term into a reduction's accumulator."""
+    """C++ helper that folds one more term into a reduction's accumulator (for an arg-reduction,
+    the comparison that makes a term the new best)."""
     return REDUCERS[name][0]
+
+
+def is_arg_reduction(name: str) -> bool:
+    return name in ARG_REDUCERS
 
 
 def has_reduction(node: Node) -> bool:

@@ -275,3 +275,23 @@ def fold_maximum(x: Array, axis: int) -> Array:
 
 def fold_minimum(x: Array, axis: int) -> Array:
     return _fold(minimum, x, axis)
+
+
+def _fold_arg(better: Callable[[Array, Array], Array], x: Array, axis: int) -> Array:
+    moved = np.moveaxis(np.asarray(x), axis, 0)
+    best = moved[0].copy()
+    at = np.zeros(best.shape, dtype=np.int64)
+    with np.errstate(all="ignore"):
+        for k in range(1, moved.shape[0]):
+            take = better(moved[k], best)  # strictly: ties keep the first index; NaN never takes
+            best = np.where(take, moved[k], best)
+            at = np.where(take, k, at)
+    return np.expand_dims(at, axis)
+
+
+def fold_argmax(x: Array, axis: int) -> Array:
+    return _fold_arg(np.greater, x, axis)
+
+
+def fold_argmin(x: Array, axis: int) -> Array:
+    return _fold_arg(np.less, x, axis)
