@@ -430,7 +430,7 @@ class OpView:
     def _latex_ref(self, name: str) -> str:
         kind = self.spec.operand(name).kind
         index = self.kind.operand_index(self, name)
-        return rf"\mathrm{{{name}}}" + (f"_{{{index}}}" if kind in ("tile", "vreg") else "")
+        return rf"\mathrm{{{name}}}" + (f"_{{{index}}}" if kind in ("tile", "vreg", "global") else "")
 
     @property
     def enums_of(self) -> dict[str, str]:

@@ -17,8 +17,11 @@ from .base import OpKind
 from .elementwise import Elementwise
 from .lane import VectorLane
 from .reduce import ColReduce, RowReduce
+from .transfer import Transfer
 
-KINDS: dict[str, OpKind] = {k.name: k for k in (Elementwise(), VectorLane(), RowReduce(), ColReduce())}
+KINDS: dict[str, OpKind] = {
+    k.name: k for k in (Elementwise(), VectorLane(), RowReduce(), ColReduce(), Transfer())
+}
 
 
 def kind(name: str) -> OpKind:

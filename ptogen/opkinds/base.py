@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..lower.views import OpView, ProjectView
+    from ..spec.model import OpSpec
     from ..testing.golden import Check, GoldenContext
     from ..testing.plan import OpTests
 
@@ -33,6 +34,14 @@ class OpKind:
             if (has_reduction(expr))
             else []
         )
+
+    def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
+        """Problems of the operand list for this kind (default: no GlobalTensor operands)."""
+        return [
+            (("operands", i, "kind"), "only transfer ops read or write a GlobalTensor")
+            for i, o in enumerate(spec.operands)
+            if o.kind == "global"
+        ]
 
     # ----------------------------------------------------------------- math
     def result_index(self, op: OpView) -> str:

@@ -56,7 +56,7 @@ class Reduce(Elementwise):
         used = semantics.names_used(found[1])
         return next(o.name for o in op.spec.operands if o.kind == "tile" and o.name in used)
 
-    def fold(self, op: OpView) -> dict[str, str]:
+    def fold(self, op: OpView) -> dict[str, str | bool]:
         """C++ of the term (over `<name>_v` element values) and the helper that folds it in."""
         found = semantics.reduction(op.loaded.expr)
         assert found is not None

@@ -173,7 +173,7 @@ def _expr_scope(spec: OpSpec, targets: Targets) -> tuple[set[str], dict[str, int
     names = {
         o.name
         for o in spec.operands
-        if o.kind in ("tile", "scalar", "vreg") or (o.kind == "mask" and o.role != "mask")
+        if o.kind in ("tile", "scalar", "vreg", "global") or (o.kind == "mask" and o.role != "mask")
     }  # a carry-in mask is a value; the predicate is not
     return names, attrs
 
@@ -231,9 +231,9 @@ def check_op(
             (("semantics", "kind"), f"unknown op kind {spec.semantics.kind!r} (known: {', '.join(KINDS)})")
         )
     vector = op_kind.lanes if op_kind is not None else iset is not None and iset.kind == "vector"
-    value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar"}
+    value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar", "global"}
     for i, o in enumerate(spec.operands):
-        allowed = {"vreg", "scalar", "mask", "attr"} if vector else {"tile", "scalar", "attr"}
+        allowed = {"vreg", "scalar", "mask", "attr"} if vector else {"tile", "scalar", "attr", "global"}
         if o.kind == "mask" and o.role == "mask" and [p.role for p in spec.operands].count("mask") > 1:
             problems.append((("operands", i, "role"), "an op has one predicate mask"))
         if o.kind not in allowed:
@@ -260,6 +260,8 @@ def check_op(
         parsed[""] = semantics.parse(spec.semantics.expr, names, attrs)
     except semantics.ExprError as exc:
         problems.append((("semantics", "expr"), str(exc)))
+    if op_kind is not None:
+        problems.extend(op_kind.check_operands(spec))
     if op_kind is not None and "" in parsed:
         problems.extend((("semantics", "expr"), m) for m in op_kind.check_expr(parsed[""]))
     if spec.semantics.compute is not None and spec.semantics.compute not in operands:
@@ -347,7 +349,10 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
                 problems.append((("intrinsic", "params", i, "operand"), f"unknown operand {p.operand!r}"))
             elif (o.kind == "scalar") != (p.dtype_of is not None or p.value_type is not None):
                 problems.append(
-                    (("intrinsic", "params", i), "scalars use `dtype_of` or `value_type`, tiles `type`")
+                    (
+                        ("intrinsic", "params", i),
+                        "scalars use `dtype_of` or `value_type`, tiles and global tensors `type`",
+                    )
                 )
             bound.add(p.operand)
     if intr.tmp_in_events is not None:

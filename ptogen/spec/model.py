@@ -117,7 +117,7 @@ def _no_duplicates(items: list[str], what: str) -> None:
 
 # ----------------------------------------------------------------------------- op spec
 
-OperandKind = Literal["tile", "scalar", "vreg", "mask", "attr"]
+OperandKind = Literal["tile", "scalar", "vreg", "mask", "attr", "global"]
 Role = Literal["dst", "src", "scalar", "tmp", "mask", "attr"]
 
 

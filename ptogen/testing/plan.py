@@ -36,6 +36,45 @@ class TileDecl:
         return f"Tile_{self.name}"
 
 
+@dataclass(frozen=True)
+class GlobalDecl:
+    """A GlobalTensor operand over a host buffer: a rows x cols matrix (Shape dimensions 3 and 4),
+    rows contiguous (ND, `ld` elements apart) or columns contiguous (DN, `ld` elements apart)."""
+
+    name: str
+    dtype: str
+    rows: int
+    cols: int
+    ld: int
+    layout: str = "ND"  # "ND" or "DN"
+    dynamic: bool = False  # extents and leading stride given at run time
+
+    @property
+    def type_name(self) -> str:
+        return f"Global_{self.name}"
+
+    @property
+    def strides(self) -> list[int]:
+        """Element strides of dimensions 0..4 (the outer three span the whole buffer)."""
+        inner = [self.ld, 1] if self.layout == "ND" else [1, self.ld]
+        return [self.size] * 3 + inner
+
+    @property
+    def size(self) -> int:
+        """Elements of the host buffer."""
+        return self.ld * (self.rows if self.layout == "ND" else self.cols)
+
+
+def global_decls(op: OpView, tiles: dict[str, TileDecl]) -> list[GlobalDecl]:
+    """GlobalTensor operands of a call, typed like the compute tile and shaped like its valid region."""
+    t = tiles.get(op.compute_operand) or next(iter(tiles.values()))
+    return [
+        GlobalDecl(o.name, t.dtype, t.valid_rows, t.valid_cols, t.valid_cols)
+        for o in op.spec.operands
+        if o.kind == "global"
+    ]
+
+
 @dataclass
 class Call:
     """How a kernel calls the intrinsic."""
@@ -56,6 +95,7 @@ class CompileCase:
     # Rules the kernel cannot help breaking too (same_dtype on a one-type profile must pick a type
     # the dtype rule rejects); their diagnostics are expected as well.
     also: list[RuleView] = field(default_factory=list)
+    globals: list[GlobalDecl] = field(default_factory=list)  # GlobalTensor operands (transfer ops)
 
     def messages(self) -> list[str]:
         return [rv.message(self.profile) for rv in ([self.rv] if self.rv else []) + self.also]
@@ -70,6 +110,7 @@ class RuntimeCase:
     call: Call
     addresses: dict[str, int] = field(default_factory=dict)
     attrs: dict[str, str] = field(default_factory=dict)
+    globals: list[GlobalDecl] = field(default_factory=list)  # GlobalTensor operands (transfer ops)
 
 
 @dataclass
@@ -357,6 +398,7 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
                 list(tiles.values()),
                 call,
                 "legal twin: every rule of the profile holds",
+                globals=global_decls(op, tiles),
             )
             tests.compile.append(twins[key])
         return twins[key]
@@ -393,6 +435,7 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
                     call,
                     f"breaks rule {rv.id} ({rv.kind}) of the {p.name} profile",
                     _collateral(op, p.name, rv, broken.tiles, variant),
+                    global_decls(op, broken.tiles),
                 )
             )
 
@@ -477,6 +520,22 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
                             }
                             for x in c.tiles
                         },
+                        **(
+                            {
+                                "globals": {
+                                    g.name: {
+                                        "rows": g.rows,
+                                        "cols": g.cols,
+                                        "ld": g.ld,
+                                        "layout": g.layout,
+                                        "size": g.size,
+                                    }
+                                    for g in c.globals
+                                }
+                            }
+                            if c.globals
+                            else {}
+                        ),
                     }
                     for c in k.cases
                 ],

@@ -13,5 +13,6 @@
 #include "element_types.hpp"
 #include "sim_support.hpp"
 #include "tile.hpp"
+#include "global_tensor.hpp"
 #include "event.hpp"
 #include "vreg.hpp"

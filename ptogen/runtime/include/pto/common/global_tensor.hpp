@@ -1,0 +1,166 @@
+// GlobalTensor: a typed view of global (host) memory that TLOAD reads and TSTORE writes.
+// Five dimensions, each with an extent (Shape) and a distance in elements between neighbours along
+// it (Stride); every extent and stride is a template argument, or DYNAMIC and given at run time.
+// Element (i0, i1, i2, i3, i4) lives at data() + i0*s0 + i1*s1 + i2*s2 + i3*s3 + i4*s4.
+// The transfer ops see the last two dimensions as a matrix: row i is index i3 and column j is i4.
+// Layout names how that matrix sits in memory: ND keeps each row contiguous (s4 == 1, row-major),
+// DN keeps each column contiguous (s3 == 1, column-major). NZ (fractal) is not modelled.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "sim_support.hpp"
+#include "tile.hpp"
+
+namespace pto {
+
+enum class Layout { ND, DN, NZ };
+
+namespace sim {
+
+// Five run-time extents, filled from the template arguments where they are static.
+template <int64_t... N>
+struct dims5 {
+    static_assert(sizeof...(N) == 5, "PTO GlobalTensor: five dimensions");
+    static constexpr int64_t fixed[5] = {N...};
+    static constexpr int dynamic_count = ((N == DYNAMIC ? 1 : 0) + ...);
+
+    int64_t value[5] = {N...};
+
+    dims5() = default;
+    // All five given: static positions must agree with their template argument.
+    dims5(int64_t a, int64_t b, int64_t c, int64_t d, int64_t e) : value{a, b, c, d, e} {
+        for (int k = 0; k < 5; ++k)
+            check(fixed[k] == DYNAMIC || fixed[k] == value[k], "GlobalTensor",
+                  "a static extent or stride cannot be changed at run time");
+    }
+};
+
+} // namespace sim
+
+// Extents of dimensions 0..4. Shape(n...) sets the DYNAMIC ones: pass either one value per DYNAMIC
+// dimension (in order) or all five.
+template <int64_t N1 = DYNAMIC, int64_t N2 = DYNAMIC, int64_t N3 = DYNAMIC, int64_t N4 = DYNAMIC,
+          int64_t N5 = DYNAMIC>
+struct Shape {
+    static constexpr int64_t staticShape[5] = {N1, N2, N3, N4, N5};
+    int64_t shape[5] = {N1, N2, N3, N4, N5};
+
+    Shape() = default;
+    template <typename... I>
+    explicit Shape(I... given) {
+        static_assert(sizeof...(I) == 5 || sizeof...(I) == sim::dims5<N1, N2, N3, N4, N5>::dynamic_count,
+                      "Shape: give every dimension or exactly the DYNAMIC ones");
+        const int64_t v[] = {static_cast<int64_t>(given)...};
+        fill(v, sizeof...(I));
+    }
+
+  private:
+    void fill(const int64_t* v, std::size_t n) {
+        int at = 0;
+        for (int k = 0; k < 5; ++k) {
+            if (n == 5) {
+                sim::check(staticShape[k] == DYNAMIC || staticShape[k] == v[k], "Shape",
+                           "a static extent cannot be changed at run time");
+                shape[k] = v[k];
+            } else if (staticShape[k] == DYNAMIC) {
+                shape[k] = v[at++];
+            }
+        }
+    }
+};
+
+// Element distances of dimensions 0..4, set like Shape.
+template <int64_t SN1 = DYNAMIC, int64_t SN2 = DYNAMIC, int64_t SN3 = DYNAMIC, int64_t SN4 = DYNAMIC,
+          int64_t SN5 = DYNAMIC>
+struct Stride {
+    static constexpr int64_t staticStride[5] = {SN1, SN2, SN3, SN4, SN5};
+    int64_t stride[5] = {SN1, SN2, SN3, SN4, SN5};
+
+    Stride() = default;
+    template <typename... I>
+    explicit Stride(I... given) {
+        static_assert(sizeof...(I) == 5 || sizeof...(I) == sim::dims5<SN1, SN2, SN3, SN4, SN5>::dynamic_count,
+                      "Stride: give every dimension or exactly the DYNAMIC ones");
+        const int64_t v[] = {static_cast<int64_t>(given)...};
+        int at = 0;
+        for (int k = 0; k < 5; ++k) {
+            if (sizeof...(I) == 5) {
+                sim::check(staticStride[k] == DYNAMIC || staticStride[k] == v[k], "Stride",
+                           "a static stride cannot be changed at run time");
+                stride[k] = v[k];
+            } else if (staticStride[k] == DYNAMIC) {
+                stride[k] = v[at++];
+            }
+        }
+    }
+};
+
+template <typename Element_, typename Shape_, typename Stride_, Layout Layout_ = Layout::ND>
+struct GlobalTensor {
+    using Shape = Shape_;
+    using Stride = Stride_;
+    using DType = Element_;
+    static constexpr Layout layout = Layout_;
+    static constexpr int64_t staticShape[5] = {Shape_::staticShape[0], Shape_::staticShape[1], Shape_::staticShape[2],
+                                               Shape_::staticShape[3], Shape_::staticShape[4]};
+    static constexpr int64_t staticStride[5] = {Stride_::staticStride[0], Stride_::staticStride[1],
+                                                Stride_::staticStride[2], Stride_::staticStride[3],
+                                                Stride_::staticStride[4]};
+
+    static_assert(Layout_ != Layout::NZ, "GlobalTensor: the CPU simulator does not model Layout::NZ");
+    static_assert(Layout_ != Layout::ND || staticStride[4] == DYNAMIC || staticStride[4] == 1,
+                  "GlobalTensor: Layout::ND keeps rows contiguous (Stride dimension 4 must be 1)");
+    static_assert(Layout_ != Layout::DN || staticStride[3] == DYNAMIC || staticStride[3] == 1,
+                  "GlobalTensor: Layout::DN keeps columns contiguous (Stride dimension 3 must be 1)");
+
+    GlobalTensor() = default;
+    explicit GlobalTensor(DType* data, const Shape_& shape = Shape_{}, const Stride_& stride = Stride_{})
+        : data_(data), shape_(shape), stride_(stride) {
+        for (int k = 0; k < 5; ++k)
+            sim::check(shape_.shape[k] != DYNAMIC && stride_.stride[k] != DYNAMIC, "GlobalTensor",
+                       "every DYNAMIC extent and stride must be given at construction");
+        sim::check(Layout_ != Layout::ND || stride_.stride[4] == 1, "GlobalTensor",
+                   "Layout::ND keeps rows contiguous (stride of dimension 4 must be 1)");
+        sim::check(Layout_ != Layout::DN || stride_.stride[3] == 1, "GlobalTensor",
+                   "Layout::DN keeps columns contiguous (stride of dimension 3 must be 1)");
+    }
+
+    DType* data() {
+        return data_;
+    }
+    const DType* data() const {
+        return data_;
+    }
+    int64_t GetShape(int dim) const {
+        return shape_.shape[dim];
+    }
+    int64_t GetStride(int dim) const {
+        return stride_.stride[dim];
+    }
+
+    // Element (i, j) of the matrix the transfer ops see (dimensions 3 and 4, outer indices 0).
+    DType& at(int64_t i, int64_t j) {
+        return data_[i * stride_.stride[3] + j * stride_.stride[4]];
+    }
+    const DType& at(int64_t i, int64_t j) const {
+        return data_[i * stride_.stride[3] + j * stride_.stride[4]];
+    }
+
+  private:
+    DType* data_ = nullptr;
+    Shape_ shape_{};
+    Stride_ stride_{};
+};
+
+template <typename T>
+struct is_global_tensor : std::false_type {};
+template <typename E, typename S, typename D, Layout L>
+struct is_global_tensor<GlobalTensor<E, S, D, L>> : std::true_type {};
+
+template <typename T>
+inline constexpr bool is_global_tensor_v = is_global_tensor<std::remove_cvref_t<T>>::value;
+
+} // namespace pto
