@@ -103,6 +103,7 @@ def test_spec_examples_compile(compiler: str, tmp_path: Path) -> None:
         "\n".join(includes)
         + "\n"
         + "".join(blocks)
+        + '#line 1 "examples-main.cpp"\n'
         + "int main() {\n"
         + "".join(calls)
         + "    return 0;\n}\n"
