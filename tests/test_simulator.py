@@ -157,3 +157,21 @@ def test_precompiled_header_survives_touched_headers(tmp_path: Path) -> None:
         finally:
             os.utime(header, (stat.st_atime, stat.st_mtime))
         assert not failures, failures[:3]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--profile", "A6"], "unknown profile A6 (known: A2A3, A5, CPU)"),
+        (["--cxx", "nosuchcxx"], "compiler not found on PATH: nosuchcxx"),
+    ],
+)
+def test_cli_refuses_unknown_profiles_and_missing_compilers(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ptogen.cli import main
+
+    assert main(["test", "tabs", *argv]) == 2
+    captured = capsys.readouterr()
+    assert f"ptogen test: {message}" in captured.err
+    assert "passed" not in captured.out

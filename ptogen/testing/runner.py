@@ -474,6 +474,21 @@ def summary(outcomes: list[Outcome]) -> str:
     return f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
 
 
+def _usage_problem(settings: Settings) -> str | None:
+    """An unknown profile or a compiler that is not installed is a usage error, not 0 tests."""
+    try:
+        known = load_manifest(settings.layout)["profiles"]
+    except FileNotFoundError as exc:
+        return str(exc)
+    for p in settings.profiles or []:
+        if p not in known:
+            return f"unknown profile {p} (known: {', '.join(known)})"
+    missing = [c for c in settings.compilers if shutil.which(c) is None]
+    if missing:
+        return f"compiler not found on PATH: {', '.join(missing)}"
+    return None
+
+
 def run_cli(layout: Layout, args: Any) -> int:
     settings = Settings(
         layout=layout,
@@ -485,6 +500,10 @@ def run_cli(layout: Layout, args: Any) -> int:
         cache=args.cache,
         jobs=args.jobs,
     )
+    problem = _usage_problem(settings)
+    if problem:
+        print(f"ptogen test: {problem}", file=sys.stderr)
+        return 2
     tty = sys.stderr.isatty()
     started = time.monotonic()
 
