@@ -271,7 +271,7 @@ class Runner:
         for want in self.settings.ops:
             key = want.lower().removeprefix("pto.")
             if key not in names:
-                raise KeyError(f"unknown op {want!r} (known: {', '.join(names)})")
+                raise KeyError(f"unknown op {want} (known: {', '.join(names)})")
             chosen.append(key)
         return chosen
 
@@ -532,7 +532,7 @@ def run_cli(layout: Layout, args: Any) -> int:
     try:
         outcomes = run(settings, report, progress)
     except (FileNotFoundError, KeyError) as exc:
-        print(f"ptogen test: {exc}", file=sys.stderr)
+        print(f"ptogen test: {exc.args[0] if exc.args else exc}", file=sys.stderr)  # no repr quoting
         return 2
     if tty:
         sys.stderr.write("\r\033[K")
