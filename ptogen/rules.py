@@ -103,7 +103,6 @@ class RuleBase(Strict):
     note: InlineText | None = Field(default=None, description="parenthetical shown after the doc line")
 
     stage: ClassVar[Literal["static", "runtime"]] = "static"
-    min_operands: ClassVar[int] = 1
     tile_intrinsic_only: ClassVar[bool] = True
     scalar_operands: ClassVar[bool] = False  # may name a scalar operand (same_dtype)
     # Page line prefixes (lower case) that state this rule, so import does not keep them as prose.
@@ -400,7 +399,6 @@ class UnavailableRule(RuleBase):
     """The profile does not offer the op: every use is rejected."""
 
     kind: Literal["unavailable"] = "unavailable"
-    min_operands: ClassVar[int] = 0
     legal_elsewhere: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("not offered",)
 
@@ -429,7 +427,6 @@ class TmpRequiredRule(RuleBase):
     """A tmp tile must be passed (at the head of the events pack, TPRELU's documented form)."""
 
     kind: Literal["tmp_required"] = "tmp_required"
-    min_operands: ClassVar[int] = 0
     page_prefixes: ClassVar[tuple[str, ...]] = ("a tmp tile must be passed",)
 
     @classmethod

@@ -52,6 +52,19 @@ inline constexpr bool standin_vec_included = true;
 }
 """
 
+# The counting CHECK of the C++ test programs (also used by test_sim_minmax.py).
+CHECK_MACRO = r"""static int failures = 0;
+static int checks = 0;
+#define CHECK(cond)                                                                                        \
+    do {                                                                                                   \
+        ++checks;                                                                                          \
+        if (!(cond)) {                                                                                     \
+            ++failures;                                                                                    \
+            std::printf("FAIL line %d: %s\n", __LINE__, #cond);                                            \
+        }                                                                                                  \
+    } while (0)
+"""
+
 PROGRAM = r"""
 #include <pto/pto-inst.hpp>
 
@@ -71,16 +84,7 @@ using namespace pto;
 static_assert(standin_instr_included && standin_vec_included,
               "pto-inst.hpp must include the generated headers");
 
-static int failures = 0;
-static int checks = 0;
-#define CHECK(cond)                                                                                        \
-    do {                                                                                                   \
-        ++checks;                                                                                          \
-        if (!(cond)) {                                                                                     \
-            ++failures;                                                                                    \
-            std::printf("FAIL line %d: %s\n", __LINE__, #cond);                                            \
-        }                                                                                                  \
-    } while (0)
+@CHECK@
 
 template <typename T>
 static std::vector<T> read_file(const char* path) {
@@ -468,7 +472,7 @@ def program(request, tmp_path_factory) -> Path:
     if shutil.which(cxx) is None:
         pytest.skip(f"{cxx} is not installed")
     workdir = tmp_path_factory.mktemp(cxx.replace("+", "x"))
-    result = _compile(cxx, PROGRAM, workdir, "core")
+    result = _compile(cxx, PROGRAM.replace("@CHECK@", CHECK_MACRO), workdir, "core")
     assert result.returncode == 0, f"{cxx} failed:\n{result.stderr}"
     return workdir / "core"
 

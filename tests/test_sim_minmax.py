@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_core_cpp import FLAGS, INCLUDE, _write_standins
+from tests.test_core_cpp import CHECK_MACRO, FLAGS, INCLUDE, _write_standins
 
 PROGRAM = r"""
 #include <pto/pto-inst.hpp>
@@ -23,16 +23,7 @@ PROGRAM = r"""
 
 using namespace pto;
 
-static int failures = 0;
-static int checks = 0;
-#define CHECK(cond)                                                                                        \
-    do {                                                                                                   \
-        ++checks;                                                                                          \
-        if (!(cond)) {                                                                                     \
-            ++failures;                                                                                    \
-            std::printf("FAIL line %d: %s\n", __LINE__, #cond);                                            \
-        }                                                                                                  \
-    } while (0)
+@CHECK@
 
 template <typename F>
 static auto bits(F x) {
@@ -146,7 +137,7 @@ def test_maximum_minimum(cxx: str, opt: str, tmp_path: Path):
         pytest.skip(f"{cxx} is not installed")
     gen = _write_standins(tmp_path)
     src = tmp_path / "minmax.cpp"
-    src.write_text(PROGRAM)
+    src.write_text(PROGRAM.replace("@CHECK@", CHECK_MACRO))
     exe = tmp_path / "minmax"
     cmd = [cxx, *FLAGS, opt, f"-I{INCLUDE}", f"-I{gen}", str(src), "-o", str(exe)]
     build = subprocess.run(cmd, capture_output=True, text=True)

@@ -49,13 +49,17 @@ class RuleView:
         assert self.op is not None
         return self.rule.doc(self.op)
 
+    def where(self, profile: str) -> str:
+        """Which op under which profile: how every diagnostic of a rule begins."""
+        assert self.op is not None
+        return f"{self.op.name} [{profile}]"
+
     def message(self, profile: str) -> str:
         """The static_assert message: names op, profile and rule."""
-        assert self.op is not None
-        return f"{self.op.name} [{profile}]: {self.text}"
+        return f"{self.where(profile)}: {self.text}"
 
     def runtime_message(self, profile: str) -> str:
-        """What the simulator prints when a run-time rule is broken."""
+        """What `sim::fail(where, text)` prints (sim_support.hpp) when a run-time rule is broken."""
         return f"PTO runtime error: {self.message(profile)}"
 
     @property

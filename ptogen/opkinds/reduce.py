@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ..spec import expr as semantics
-from .base import Job
 from .elementwise import Elementwise
 
 if TYPE_CHECKING:
@@ -66,10 +65,6 @@ class Reduce(Elementwise):
             "step": semantics.reducer_step(reducer),
             "arg": semantics.is_arg_reduction(reducer),
         }
-
-    def outputs(self, op: OpView) -> list[Job]:
-        jobs = super().outputs(op)
-        return [(path, self.template("sim.hpp.j2") if path.endswith(".hpp") else t, x) for path, t, x in jobs]
 
     def template(self, part: str) -> str:
         return f"opkinds/reduce/{part}"  # one folder for both axes
