@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ptogen.importer.declarations import declaration_shapes
 from ptogen.importer.pagefacts import normalise_signature, parse_file
 from ptogen.spec.load import load_specs
 
@@ -31,12 +32,22 @@ TILE_OPS = [op for op in SPECS.ops if op.spec.intrinsic is not None]
 UNDOCUMENTED = {"pto.taxpy", "pto.tstore"}
 
 
+def without_guard(declaration: str) -> str:
+    """Drop the `std::enable_if_t` guard that keeps overloads apart; the pages do not show it."""
+    return re.sub(r",std::enable_if_t<.*?,int>=0>", ">", declaration)
+
+
 def header_declaration(name: str) -> str:
     match = re.search(
         r"(template\s*<[^{;]*?>\s*PTO_\w+\s+RecordEvent\s+" + name + r"\s*\([^)]*\))\s*\{", HEADER
     )
     assert match, f"{name} is not defined in pto_instr.hpp"
-    return normalise_signature(match.group(1) + ";")
+    return without_guard(normalise_signature(match.group(1) + ";"))
+
+
+def follows_upstream_header(op) -> bool:  # type: ignore[no-untyped-def]
+    """The spec argues in `notes` why its main declaration is upstream's header's, not the page's."""
+    return any("pto_instr.hpp" in n for n in op.spec.notes)
 
 
 def test_fixture_covers_every_tile_op() -> None:
@@ -53,6 +64,26 @@ def test_generated_signature_is_the_documented_one(op) -> None:  # type: ignore[
     declared = header_declaration(intr.name)
     ref_page = parse_file(ROOT / "generated/docs/isa" / f"{op.spec.short.upper()}.md").signature
     op_page = next((ROOT / "generated/docs/isa").glob(f"*/ops/*/{op.spec.short}.md"))
-    assert ref_page == declared == parse_file(op_page).signature
-    if op.spec.mnemonic not in UNDOCUMENTED:
+    assert without_guard(ref_page) == declared == without_guard(parse_file(op_page).signature)
+    if op.spec.mnemonic not in UNDOCUMENTED and not follows_upstream_header(op):
         assert declared == DOCUMENTED[op.spec.mnemonic]
+
+
+UPSTREAM = [
+    tuple(line.split(" ", 1))
+    for line in (ROOT / "tests/fixtures/upstream_declarations.txt").read_text().splitlines()
+    if line and not line.startswith("#")
+]
+# Upstream declarations of covered intrinsics that the header does not have yet; each is a known gap
+# (see the spec's notes). The test fails when one is closed or a new one opens, so the list stays true.
+KNOWN_GAPS = {
+    line.split(" ", 1)[0] + " " + line.split(" ", 1)[1]
+    for line in (ROOT / "tests/fixtures/upstream_declaration_gaps.txt").read_text().splitlines()
+    if line and not line.startswith("#")
+}
+
+
+def test_header_has_upstream_declarations() -> None:
+    ours = declaration_shapes((ROOT / "generated/include/pto/common/pto_instr.hpp").read_text())
+    missing = {f"{name} {shape}" for name, shape in UPSTREAM if name in ours and shape not in ours[name]}
+    assert missing == KNOWN_GAPS, (sorted(missing - KNOWN_GAPS), sorted(KNOWN_GAPS - missing))

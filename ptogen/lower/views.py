@@ -15,7 +15,7 @@ from ..opkinds import KINDS, OpKind
 from ..rules import DTypeRule, Rule
 from ..spec import expr as semantics
 from ..spec.load import LoadedOp, SpecSet
-from ..spec.model import InstructionSetDef, OpSpec, ProfileDef, Targets
+from ..spec.model import InstructionSetDef, Operand, OpSpec, Param, ProfileDef, Targets, TemplateParam
 
 
 @dataclass(frozen=True)
@@ -295,6 +295,28 @@ class OpView:
     def tiles(self) -> list[str]:
         return [o.name for o in self.spec.operands if o.kind in ("tile", "vreg")]
 
+    @property
+    def doc_inputs(self) -> list[Operand]:
+        """Rows of the Inputs table: the main declaration's inputs, then those only overloads take."""
+        out = list(self.spec.inputs)
+        for form in self.forms[1:]:
+            out += [o for o in form.own if o.name not in {x.name for x in out}]
+        return out
+
+    @cached_property
+    def forms(self) -> list[FormView]:
+        """Every C++ declaration of the intrinsic, the main one first."""
+        intr = self.spec.intrinsic
+        if intr is None:
+            return []
+        main = FormView(self, 0, "", list(intr.template), list(intr.params), [], {})
+        return [main] + [
+            FormView(
+                self, k, o.summary, list(o.template), list(o.params), list(o.operands), dict(o.test_args)
+            )
+            for k, o in enumerate(intr.overloads, start=1)
+        ]
+
     # ------------------------------------------------------------------ rules
     def _view(self, index: int, rule: Rule) -> RuleView:
         cpp: list[str] = []
@@ -465,6 +487,125 @@ class OpView:
         for node in self.extra_exprs.values():
             used |= semantics.names_used(node)
         return [o.name for o in self.spec.operands if o.name in used]
+
+
+@dataclass(frozen=True)
+class FormView:
+    """One C++ declaration of a tile intrinsic: the main one (index 0) or an overload.
+
+    Every form forwards to the same profile checks and simulator implementation, which are
+    written against the main declaration; this class maps their arguments into the form's scope.
+    """
+
+    op: OpView
+    index: int
+    summary: str
+    template: list[TemplateParam]
+    params: list[Param]
+    own: list[Operand]  # operands only this form takes
+    test_args: dict[str, str]
+
+    def _param_of(self, operand: str) -> Param:
+        return next(p for p in self.params if p.operand == operand)
+
+    def arg(self, operand: str) -> str:
+        """The name under which this form's body sees an operand of the main declaration."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        if operand == intr.tmp_in_events and not any(p.operand == operand for p in self.params):
+            return operand  # bound from the events pack by the body
+        return self._param_of(operand).name
+
+    def _type_for(self, main_param: str) -> str:
+        """The type of this form that plays the role of a template type parameter of the main one."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        for p in intr.params:
+            if p.operand and main_param in (p.type, p.value_type):
+                q = self._param_of(p.operand)
+                return str(q.type or q.value_type)
+        if main_param == "TmpT":
+            return "TmpT"
+        raise KeyError(main_param)
+
+    @property
+    def check_args(self) -> list[str]:
+        """Arguments that instantiate the op's check function from this form's scope."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        if self.index == 0:
+            return self.op.check_args
+        pack = next(t.name for t in self.template if t.kind == "pack")
+        out = []
+        for t in intr.template:
+            if t.kind == "pack":
+                out.append(f"{pack}...")
+            elif t.kind == "value":
+                out.append(t.name)
+            else:
+                out.append(self._type_for(t.name))
+        return out
+
+    @property
+    def verify_args(self) -> list[str]:
+        return [self.arg(o) for o in self.op.tiles]
+
+    @property
+    def impl_args(self) -> list[str]:
+        return [self.arg(n) for n in (self.op.spec.semantics.domain, *self.op.read_operands)]
+
+    @property
+    def forward_targs(self) -> list[str]:
+        """Template arguments the public intrinsic passes to its profiled twin (all but the pack)."""
+        return [t.name for t in self.template if t.kind != "pack"]
+
+    @property
+    def events(self) -> str:
+        return self.params[-1].name
+
+    def test_call_args(self, main_args: list[str]) -> list[str]:
+        """Arguments that call this form with the values a test passes to the main form (whose
+        non-pack parameters `main_args` follows); own tiles are `<name>_f<index>` scratch tiles."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        by_operand = dict(zip([p.operand for p in intr.params if not p.events], main_args, strict=False))
+        own = {o.name: o for o in self.own}
+        out = []
+        for p in self.params:
+            if p.events:
+                continue
+            name = str(p.operand)
+            if name in own:
+                out.append(f"{name}_f{self.index}" if own[name].kind == "tile" else self.test_args[name])
+            else:
+                out.append(by_operand[name])
+        return out
+
+    @property
+    def own_params(self) -> list[str]:
+        """Parameters carrying this form's own operands, which the simulator does not read."""
+        return [self._param_of(o.name).name for o in self.own]
+
+    @property
+    def own_tiles(self) -> list[str]:
+        return [f"{o.name}_f{self.index}" for o in self.own if o.kind == "tile"]
+
+    @property
+    def enable_if(self) -> str:
+        """SFINAE condition that keeps overloads apart when a form takes extra tile operands: the
+        main form accepts only events in its pack, an overload only tiles in its own tile slots."""
+        forms = self.op.forms
+        pack = next(t.name for t in self.template if t.kind == "pack")
+        own_tiles = [str(self._param_of(o.name).type) for o in self.own if o.kind == "tile"]
+        if own_tiles:
+            return " && ".join(f"is_tile_data_v<{t}>" for t in own_tiles) + f" && all_events_v<{pack}...>"
+        if self.index == 0 and any(o.kind == "tile" for f in forms for o in f.own):
+            return f"all_events_v<{pack}...>"
+        return ""
+
+    @property
+    def call_args(self) -> list[str]:
+        return [p.name for p in self.params]
 
 
 @dataclass(frozen=True)

@@ -309,52 +309,7 @@ def check_op(
 def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
     assert spec.intrinsic is not None
     intr = spec.intrinsic
-    problems: list[Problem] = []
-    tparams = {t.name: t for t in intr.template}
-    if len(tparams) != len(intr.template):
-        problems.append((("intrinsic", "template"), "template parameter names must be unique"))
-    if len({p.name for p in intr.params}) != len(intr.params):
-        problems.append((("intrinsic", "params"), "parameter names must be unique"))
-    packs = [t for t in intr.template if t.kind == "pack"]
-    if len(packs) != 1 or intr.template[-1].kind != "pack":
-        problems.append((("intrinsic", "template"), "the last template parameter must be the one `pack`"))
-    if not intr.params or not intr.params[-1].events:
-        problems.append((("intrinsic", "params"), "the last parameter must be the events pack"))
-    bound: set[str] = set()
-    for i, p in enumerate(intr.params):
-        if p.attr is not None:
-            o = operands.get(p.operand or "")
-            if o is None or o.kind != "attr" or o.enum != p.attr:
-                problems.append(
-                    (
-                        ("intrinsic", "params", i),
-                        f"attribute parameter must carry an attr operand of enum {p.attr}",
-                    )
-                )
-            if p.operand:
-                bound.add(p.operand)
-            continue
-        ref = p.type or p.dtype_of or p.value_type
-        t = tparams.get(ref or "")
-        if t is None:
-            problems.append((("intrinsic", "params", i), f"{ref!r} is not a template parameter"))
-            continue
-        if p.events != (t.kind == "pack"):
-            problems.append((("intrinsic", "params", i), "only the events parameter uses the pack"))
-        if t.kind == "value":
-            problems.append((("intrinsic", "params", i), "a value template parameter is not a type"))
-        if p.operand is not None:
-            o = operands.get(p.operand)
-            if o is None:
-                problems.append((("intrinsic", "params", i, "operand"), f"unknown operand {p.operand!r}"))
-            elif (o.kind == "scalar") != (p.dtype_of is not None or p.value_type is not None):
-                problems.append(
-                    (
-                        ("intrinsic", "params", i),
-                        "scalars use `dtype_of` or `value_type`, tiles and global tensors `type`",
-                    )
-                )
-            bound.add(p.operand)
+    problems, bound = _check_declaration(("intrinsic",), intr.template, intr.params, operands)
     if intr.tmp_in_events is not None:
         o = operands.get(intr.tmp_in_events)
         if o is None or o.role != "tmp":
@@ -363,4 +318,97 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
     for name in operands:
         if name not in bound:
             problems.append((("operands",), f"operand {name!r} is not carried by any intrinsic parameter"))
+    for k in range(len(intr.overloads)):
+        problems.extend(_check_overload(spec, k, operands))
     return problems
+
+
+def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Problem]:
+    """An overload carries every operand of the main declaration, plus its own extra operands."""
+    assert spec.intrinsic is not None
+    intr, ov = spec.intrinsic, spec.intrinsic.overloads[k]
+    at: tuple[str | int, ...] = ("intrinsic", "overloads", k)
+    own: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for i, o in enumerate(ov.operands):
+        if o.name in operands or o.name in own:
+            problems.append(((*at, "operands", i, "name"), f"operand {o.name!r} is already declared"))
+        if o.role == "dst" or o.broadcast is not None:
+            problems.append(((*at, "operands", i), "an overload's own operands cannot change the result"))
+        own[o.name] = o
+    found, bound = _check_declaration(at, ov.template, ov.params, {**operands, **own})
+    problems += found
+    main = {p.operand for p in intr.params if p.operand} | (
+        {intr.tmp_in_events} if intr.tmp_in_events else set()
+    )
+    for name in sorted(main - bound):
+        problems.append(((*at, "params"), f"operand {name!r} of the main declaration is not carried"))
+    for name in sorted(set(own) - bound):
+        problems.append(((*at, "operands"), f"operand {name!r} is not carried by any parameter"))
+    values = {t.name for t in ov.template if t.kind == "value"}
+    for t in intr.template:
+        if t.kind == "value" and t.name not in values:
+            problems.append(((*at, "template"), f"value template parameter {t.name!r} is missing"))
+    for name in ov.test_args:
+        if name not in own or own[name].kind == "tile":
+            problems.append(((*at, "test_args"), f"{name!r} is not a non-tile operand of this overload"))
+    for name, o in own.items():
+        if o.kind != "tile" and name not in ov.test_args:
+            problems.append(((*at, "test_args"), f"give the value tests pass for {name!r}"))
+    return problems
+
+
+def _check_declaration(
+    at: tuple[str | int, ...], template: list[Any], params: list[Any], operands: dict[str, Any]
+) -> tuple[list[Problem], set[str]]:
+    """One C++ declaration against the operands it may carry; returns problems and carried operands."""
+    problems: list[Problem] = []
+    tparams = {t.name: t for t in template}
+    if len(tparams) != len(template):
+        problems.append(((*at, "template"), "template parameter names must be unique"))
+    if len({p.name for p in params}) != len(params):
+        problems.append(((*at, "params"), "parameter names must be unique"))
+    packs = [t for t in template if t.kind == "pack"]
+    if len(packs) != 1 or template[-1].kind != "pack":
+        problems.append(((*at, "template"), "the last template parameter must be the one `pack`"))
+    if not params or not params[-1].events:
+        problems.append(((*at, "params"), "the last parameter must be the events pack"))
+    bound: set[str] = set()
+    for i, p in enumerate(params):
+        if p.attr is not None:
+            o = operands.get(p.operand or "")
+            if o is None or o.kind != "attr" or o.enum != p.attr:
+                problems.append(
+                    (
+                        (*at, "params", i),
+                        f"attribute parameter must carry an attr operand of enum {p.attr}",
+                    )
+                )
+            if p.operand:
+                bound.add(p.operand)
+            continue
+        ref = p.type or p.dtype_of or p.value_type
+        t = tparams.get(ref or "")
+        if t is None and p.value_type is not None and p.operand in operands:
+            bound.add(p.operand)  # a plain C++ type such as `bool`
+            continue
+        if t is None:
+            problems.append(((*at, "params", i), f"{ref!r} is not a template parameter"))
+            continue
+        if p.events != (t.kind == "pack"):
+            problems.append(((*at, "params", i), "only the events parameter uses the pack"))
+        if t.kind == "value":
+            problems.append(((*at, "params", i), "a value template parameter is not a type"))
+        if p.operand is not None:
+            o = operands.get(p.operand)
+            if o is None:
+                problems.append(((*at, "params", i, "operand"), f"unknown operand {p.operand!r}"))
+            elif (o.kind == "scalar") != (p.dtype_of is not None or p.value_type is not None):
+                problems.append(
+                    (
+                        (*at, "params", i),
+                        "scalars use `dtype_of` or `value_type`, tiles and global tensors `type`",
+                    )
+                )
+            bound.add(p.operand)
+    return problems, bound

@@ -186,6 +186,26 @@ class Param(Strict):
         return self
 
 
+class Overload(Strict):
+    """A further C++ declaration of the same intrinsic, with the same element semantics.
+
+    It carries every operand of the main declaration (under its own parameter and template names,
+    in its own order) and may add operands of its own that do not change the result on the
+    simulator, such as a scratch tile or a mode the hardware needs.
+    """
+
+    summary: InlineText = Field(description="what this form adds or changes, shown on the page")
+    template: list[TemplateParam]
+    params: list[Param]
+    operands: list[Operand] = Field(
+        default_factory=list, description="operands only this form takes (tmp tiles, modes)"
+    )
+    test_args: dict[Name, CppQualified] = Field(
+        default_factory=dict,
+        description="value passed for a non-tile operand of this form in generated tests",
+    )
+
+
 class Intrinsic(Strict):
     """The C++ intrinsic exactly as documented in include/pto/common/pto_instr.hpp."""
 
@@ -197,6 +217,9 @@ class Intrinsic(Strict):
     tmp_in_events: Name | None = Field(
         default=None,
         description="operand passed as the first element of the events pack (documented quirk of TPRELU)",
+    )
+    overloads: list[Overload] = Field(
+        default_factory=list, description="further declarations of the intrinsic (upstream's header)"
     )
 
 

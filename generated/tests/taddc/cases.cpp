@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 using namespace pto;
 
@@ -45,6 +46,15 @@ void store(const std::string& name, const T* src, std::size_t count) {
     std::fclose(f);
     if (put != count)
         io_fail(path);
+}
+
+// An overload of the intrinsic must write exactly what its main form wrote.
+template <typename T>
+void same_bytes(const char* what, const std::vector<unsigned char>& want, const T* got) {
+    if (std::memcmp(want.data(), static_cast<const void*>(got), want.size()) != 0) {
+        std::fprintf(stderr, "kernel: %s differs from the main form\n", what);
+        std::exit(4);
+    }
 }
 
 // case 0 (half): full 16x16

@@ -941,9 +941,10 @@ PTO_INST RecordEvent TSEL(TileData& dst, MaskTile& selMask, TileData& src0, Tile
 // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+template <typename Profile, auto PrecisionType = RsqrtAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents, std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TRSQRT<TileDataDst, TileDataSrc, WaitEvents...>()) {
+    if constexpr (Profile::template check_TRSQRT<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
         Profile::verify_TRSQRT(dst, src);
         cpu::TRSQRT_impl(dst, src);
@@ -952,17 +953,43 @@ PTO_INTERNAL RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&.
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+template <auto PrecisionType = RsqrtAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents, std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    return profiled::TRSQRT<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
+    return profiled::TRSQRT<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = RsqrtAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, TileDataTmp& tmp, WaitEvents&... events) {
+    if constexpr (Profile::template check_TRSQRT<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp); // the simulated result does not depend on it
+        Profile::verify_TRSQRT(dst, src);
+        cpu::TRSQRT_impl(dst, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile; the simulator, like the A5 backend, computes the same result without it.
+template <auto PrecisionType = RsqrtAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TRSQRT(TileDataDst& dst, TileDataSrc& src, TileDataTmp& tmp, WaitEvents&... events) {
+    return profiled::TRSQRT<active_profile, PrecisionType, TileDataDst, TileDataSrc, TileDataTmp>(dst, src, tmp,
+                                                                                                  events...);
 }
 
 // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+template <typename Profile, auto PrecisionType = SqrtAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TSQRT<TileDataDst, TileDataSrc, WaitEvents...>()) {
+    if constexpr (Profile::template check_TSQRT<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
         Profile::verify_TSQRT(dst, src);
         cpu::TSQRT_impl(dst, src);
@@ -971,9 +998,10 @@ PTO_INTERNAL RecordEvent TSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&..
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+template <auto PrecisionType = SqrtAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
 PTO_INST RecordEvent TSQRT(TileDataDst& dst, TileDataSrc& src, WaitEvents&... events) {
-    return profiled::TSQRT<active_profile, TileDataDst, TileDataSrc>(dst, src, events...);
+    return profiled::TSQRT<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src, events...);
 }
 
 // pto.texp (specs/ops/elementwise_tile_tile/texp.yaml)
@@ -1057,9 +1085,11 @@ PTO_INST RecordEvent TNEG(TileDataDst& dst, TileDataSrc& src, WaitEvents&... eve
 // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename Profile, auto PrecisionType = FmodAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+          typename TileDataSrc1, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TFMOD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    if constexpr (Profile::template check_TFMOD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+    if constexpr (Profile::template check_TFMOD<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1,
+                                                WaitEvents...>()) {
         TSYNC(events...);
         Profile::verify_TFMOD(dst, src0, src1);
         cpu::TFMOD_impl(dst, src0, src1);
@@ -1068,9 +1098,11 @@ PTO_INTERNAL RecordEvent TFMOD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <auto PrecisionType = FmodAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+          typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TFMOD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    return profiled::TFMOD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+    return profiled::TFMOD<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1,
+                                                                                                   events...);
 }
 
 // pto.trem (specs/ops/elementwise_tile_tile/trem.yaml)
@@ -1449,10 +1481,12 @@ PTO_INST RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDat
 // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename Profile, auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+          typename TileDataSrc1, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1,
                                        WaitEvents&... events) {
-    if constexpr (Profile::template check_TROWEXPANDDIV<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+    if constexpr (Profile::template check_TROWEXPANDDIV<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1,
+                                                        WaitEvents...>()) {
         TSYNC(events...);
         Profile::verify_TROWEXPANDDIV(dst, src0, src1);
         cpu::TROWEXPANDDIV_impl(dst, src0, src1);
@@ -1461,9 +1495,11 @@ PTO_INTERNAL RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+          typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    return profiled::TROWEXPANDDIV<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+    return profiled::TROWEXPANDDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1>(
+        dst, src0, src1, events...);
 }
 
 // pto.trowexpandmax (specs/ops/reduce_and_expand/trowexpandmax.yaml)
@@ -1590,10 +1626,12 @@ PTO_INST RecordEvent TCOLEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDat
 // pto.tcolexpanddiv (specs/ops/reduce_and_expand/tcolexpanddiv.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename Profile, auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+          typename TileDataSrc1, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TCOLEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1,
                                        WaitEvents&... events) {
-    if constexpr (Profile::template check_TCOLEXPANDDIV<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+    if constexpr (Profile::template check_TCOLEXPANDDIV<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1,
+                                                        WaitEvents...>()) {
         TSYNC(events...);
         Profile::verify_TCOLEXPANDDIV(dst, src0, src1);
         cpu::TCOLEXPANDDIV_impl(dst, src0, src1);
@@ -1602,9 +1640,11 @@ PTO_INTERNAL RecordEvent TCOLEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+          typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TCOLEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
-    return profiled::TCOLEXPANDDIV<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+    return profiled::TCOLEXPANDDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1>(
+        dst, src0, src1, events...);
 }
 
 // pto.tcolexpandmax (specs/ops/reduce_and_expand/tcolexpandmax.yaml)

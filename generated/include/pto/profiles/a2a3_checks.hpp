@@ -1467,7 +1467,7 @@ struct profile_a2a3 {
     // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRSQRT() {
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                           sim::is_one_of_v<typename TileDataSrc::DType, float>,
@@ -1499,7 +1499,7 @@ struct profile_a2a3 {
     // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSQRT() {
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                           sim::is_one_of_v<typename TileDataSrc::DType, float>,
@@ -1657,7 +1657,8 @@ struct profile_a2a3 {
     // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
+              typename... WaitEvents>
     static constexpr bool check_TFMOD() {
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                           sim::is_one_of_v<typename TileDataSrc0::DType, float> &&
@@ -2524,7 +2525,8 @@ struct profile_a2a3 {
     // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
+              typename... WaitEvents>
     static constexpr bool check_TROWEXPANDDIV() {
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                           sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
@@ -2833,7 +2835,8 @@ struct profile_a2a3 {
     // pto.tcolexpanddiv (specs/ops/reduce_and_expand/tcolexpanddiv.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
+              typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDDIV() {
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                           sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&

@@ -1361,7 +1361,7 @@ struct profile_cpu {
     // pto.trsqrt (specs/ops/elementwise_tile_tile/trsqrt.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRSQRT() {
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                           sim::is_one_of_v<typename TileDataSrc::DType, float>,
@@ -1390,7 +1390,7 @@ struct profile_cpu {
     // pto.tsqrt (specs/ops/elementwise_tile_tile/tsqrt.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSQRT() {
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
                           sim::is_one_of_v<typename TileDataSrc::DType, float>,
@@ -1541,7 +1541,8 @@ struct profile_cpu {
     // pto.tfmod (specs/ops/elementwise_tile_tile/tfmod.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
+              typename... WaitEvents>
     static constexpr bool check_TFMOD() {
         static_assert(
             sim::is_one_of_v<typename TileDataDst::DType, float, half, uint16_t, int16_t, uint32_t, int32_t> &&
@@ -2447,7 +2448,8 @@ struct profile_cpu {
     // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
+              typename... WaitEvents>
     static constexpr bool check_TROWEXPANDDIV() {
         static_assert(
             sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
@@ -2798,7 +2800,8 @@ struct profile_cpu {
     // pto.tcolexpanddiv (specs/ops/reduce_and_expand/tcolexpanddiv.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
+              typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDDIV() {
         static_assert(
             sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,

@@ -11,6 +11,17 @@ namespace pto {
 // The simulator runs every op to completion before returning, so an event carries no state.
 struct RecordEvent {};
 
+// Traits that tell an event from a tile, so overloads that differ by a trailing tile operand
+// (e.g. TRSQRT with a scratch tile) are not confused with a call passing events.
+template <typename T>
+struct is_event : std::is_same<std::remove_cv_t<T>, RecordEvent> {};
+
+template <typename... Ts>
+inline constexpr bool all_events_v = (is_event<Ts>::value && ...);
+
+template <typename T>
+inline constexpr bool is_tile_data_v = is_tile_v<T>;
+
 namespace sim {
 
 // Number of events waited on so far in this process; lets tests prove that an op honoured its events.
