@@ -171,7 +171,9 @@ class Param(Strict):
     )
     dtype_of: CppIdent | None = Field(default=None, description="scalar typed `typename <T>::DType`")
     attr: CppIdent | None = Field(default=None, description="an enum-typed attribute parameter, e.g. CmpMode")
-    value_type: CppIdent | None = Field(default=None, description="scalar passed by value as template type T")
+    value_type: TypeName | None = Field(
+        default=None, description="scalar passed by value: a template type T, or a C++ type such as bool"
+    )
     operand: Name | None = Field(default=None, description="the operand this parameter carries")
     events: bool = Field(default=False, description="the trailing `WaitEvents&... events` pack")
 

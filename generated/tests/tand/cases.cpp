@@ -74,6 +74,13 @@ void case_0() {
     load("c0_src1.bin", src1.data(), 256);
     profiled::TAND<P>(dst, src0, src1);
     store("c0_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c0_dst.bin", dst.data(), 256);
+        profiled::TAND<P>(dst, src0, src1);
+        same_bytes("overload 1, case 0", main_result, dst.data());
+    }
 }
 
 // case 1 (int8_t): partial valid 13x7 of 16x16
@@ -226,6 +233,13 @@ void case_8() {
     load("c8_src1.bin", src1.data(), 240);
     profiled::TAND<P>(dst, src0, src1);
     store("c8_dst.out", dst.data(), 240);
+    { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
+        load("c8_dst.bin", dst.data(), 240);
+        profiled::TAND<P>(dst, src0, src1);
+        same_bytes("overload 1, case 8", main_result, dst.data());
+    }
 }
 
 // case 9 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
@@ -264,6 +278,13 @@ void case_10() {
     load("c10_src1.bin", src1.data(), 256);
     profiled::TAND<P>(dst, src0, src1);
     store("c10_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c10_dst.bin", dst.data(), 256);
+        profiled::TAND<P>(dst, src0, src1);
+        same_bytes("overload 1, case 10", main_result, dst.data());
+    }
 }
 
 // case 11 (uint8_t): partial valid 13x7 of 16x16
@@ -397,6 +418,13 @@ void case_17() {
     load("c17_src1.bin", src1.data(), 256);
     profiled::TAND<P>(dst, src0, src1);
     store("c17_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c17_dst.bin", dst.data(), 256);
+        profiled::TAND<P>(dst, src0, src1);
+        same_bytes("overload 1, case 17", main_result, dst.data());
+    }
 }
 
 // case 18 (int16_t): partial valid 13x7 of 16x16
@@ -549,6 +577,13 @@ void case_25() {
     load("c25_src1.bin", src1.data(), 256);
     profiled::TAND<P>(dst, src0, src1);
     store("c25_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c25_dst.bin", dst.data(), 256);
+        profiled::TAND<P>(dst, src0, src1);
+        same_bytes("overload 1, case 25", main_result, dst.data());
+    }
 }
 
 // case 26 (uint16_t): partial valid 13x7 of 16x16
@@ -682,6 +717,13 @@ void case_32() {
     load("c32_src1.bin", src1.data(), 256);
     profiled::TAND<P>(dst, src0, src1);
     store("c32_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c32_dst.bin", dst.data(), 256);
+        profiled::TAND<P>(dst, src0, src1);
+        same_bytes("overload 1, case 32", main_result, dst.data());
+    }
 }
 
 // case 33 (int32_t): partial valid 13x7 of 16x16
@@ -834,6 +876,13 @@ void case_40() {
     load("c40_src1.bin", src1.data(), 256);
     profiled::TAND<P>(dst, src0, src1);
     store("c40_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: The documented form, one tile type for all three tiles.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c40_dst.bin", dst.data(), 256);
+        profiled::TAND<P>(dst, src0, src1);
+        same_bytes("overload 1, case 40", main_result, dst.data());
+    }
 }
 
 // case 41 (uint32_t): partial valid 13x7 of 16x16

@@ -58,9 +58,9 @@ void fail_a2a3_00_dtype() {
 void fail_a2a3_03_row_major() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TAND<profile_a2a3>(dst, src0, src1);
@@ -71,9 +71,9 @@ void fail_a2a3_03_row_major() {
 void fail_a2a3_04_location() {
     using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TAND<profile_a2a3>(dst, src0, src1);
@@ -84,9 +84,22 @@ void fail_a2a3_04_location() {
 void fail_a2a3_05_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    // expected-note@+1 {{requested here}}
+    profiled::TAND<profile_a2a3>(dst, src0, src1);
+}
+
+// breaks rule 07_same_dtype (same_dtype) of the A2A3 profile
+// expected-error@*:* {{TAND [A2A3]: dst, src0 and src1 must have the same DType}}
+void fail_a2a3_07_same_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TAND<profile_a2a3>(dst, src0, src1);
@@ -110,9 +123,9 @@ void fail_a5_01_dtype() {
 void fail_a5_03_row_major() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TAND<profile_a5>(dst, src0, src1);
@@ -123,9 +136,9 @@ void fail_a5_03_row_major() {
 void fail_a5_04_location() {
     using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TAND<profile_a5>(dst, src0, src1);
@@ -136,9 +149,22 @@ void fail_a5_04_location() {
 void fail_a5_05_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    // expected-note@+1 {{requested here}}
+    profiled::TAND<profile_a5>(dst, src0, src1);
+}
+
+// breaks rule 07_same_dtype (same_dtype) of the A5 profile
+// expected-error@*:* {{TAND [A5]: dst, src0 and src1 must have the same DType}}
+void fail_a5_07_same_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TAND<profile_a5>(dst, src0, src1);
@@ -162,9 +188,9 @@ void fail_cpu_02_dtype() {
 void fail_cpu_04_location() {
     using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TAND<profile_cpu>(dst, src0, src1);
@@ -175,9 +201,22 @@ void fail_cpu_04_location() {
 void fail_cpu_05_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    // expected-note@+1 {{requested here}}
+    profiled::TAND<profile_cpu>(dst, src0, src1);
+}
+
+// breaks rule 07_same_dtype (same_dtype) of the CPU profile
+// expected-error@*:* {{TAND [CPU]: dst, src0 and src1 must have the same DType}}
+void fail_cpu_07_same_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TAND<profile_cpu>(dst, src0, src1);

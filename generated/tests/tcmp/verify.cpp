@@ -92,6 +92,19 @@ void fail_a2a3_07_valid_bounds() {
     profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
 }
 
+// breaks rule 09_same_dtype (same_dtype) of the A2A3 profile
+// expected-error@*:* {{TCMP [A2A3]: src0 and src1 must have the same DType}}
+void fail_a2a3_09_same_dtype() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
+}
+
 // breaks rule 03_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TCMP [A5]: DType must be one of: uint32_t}}
 void fail_a5_03_dtype() {
@@ -131,6 +144,19 @@ void fail_a5_07_valid_bounds() {
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
 }
 
+// breaks rule 09_same_dtype (same_dtype) of the A5 profile
+// expected-error@*:* {{TCMP [A5]: src0 and src1 must have the same DType}}
+void fail_a5_09_same_dtype() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
+}
+
 // breaks rule 05_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TCMP [CPU]: DType must be one of: uint8_t}}
 void fail_cpu_05_dtype() {
@@ -165,6 +191,19 @@ void fail_cpu_07_valid_bounds() {
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
+}
+
+// breaks rule 09_same_dtype (same_dtype) of the CPU profile
+// expected-error@*:* {{TCMP [CPU]: src0 and src1 must have the same DType}}
+void fail_cpu_09_same_dtype() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);

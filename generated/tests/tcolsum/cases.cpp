@@ -70,6 +70,14 @@ void case_0() {
     load("c0_src.bin", src.data(), 256);
     profiled::TCOLSUM<P>(dst, src);
     store("c0_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: With a scratch tile and a choice of summation strategy for the hardware; the simulated result depends on neither.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c0_dst.bin", dst.data(), 128);
+        Tile_dst tmp_f1;
+        profiled::TCOLSUM<P>(dst, src, tmp_f1, false);
+        same_bytes("overload 1, case 0", main_result, dst.data());
+    }
 }
 
 // case 1 (half): partial valid 13x7 of 16x16
@@ -190,6 +198,14 @@ void case_8() {
     load("c8_src.bin", src.data(), 256);
     profiled::TCOLSUM<P>(dst, src);
     store("c8_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: With a scratch tile and a choice of summation strategy for the hardware; the simulated result depends on neither.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c8_dst.bin", dst.data(), 128);
+        Tile_dst tmp_f1;
+        profiled::TCOLSUM<P>(dst, src, tmp_f1, false);
+        same_bytes("overload 1, case 8", main_result, dst.data());
+    }
 }
 
 // case 9 (bfloat16_t): partial valid 13x7 of 16x16
@@ -310,6 +326,14 @@ void case_16() {
     load("c16_src.bin", src.data(), 256);
     profiled::TCOLSUM<P>(dst, src);
     store("c16_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: With a scratch tile and a choice of summation strategy for the hardware; the simulated result depends on neither.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c16_dst.bin", dst.data(), 128);
+        Tile_dst tmp_f1;
+        profiled::TCOLSUM<P>(dst, src, tmp_f1, false);
+        same_bytes("overload 1, case 16", main_result, dst.data());
+    }
 }
 
 // case 17 (float): partial valid 13x7 of 16x16
@@ -430,6 +454,14 @@ void case_24() {
     load("c24_src.bin", src.data(), 256);
     profiled::TCOLSUM<P>(dst, src);
     store("c24_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: With a scratch tile and a choice of summation strategy for the hardware; the simulated result depends on neither.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c24_dst.bin", dst.data(), 128);
+        Tile_dst tmp_f1;
+        profiled::TCOLSUM<P>(dst, src, tmp_f1, false);
+        same_bytes("overload 1, case 24", main_result, dst.data());
+    }
 }
 
 // case 25 (int16_t): partial valid 13x7 of 16x16
@@ -550,6 +582,14 @@ void case_32() {
     load("c32_src.bin", src.data(), 256);
     profiled::TCOLSUM<P>(dst, src);
     store("c32_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: With a scratch tile and a choice of summation strategy for the hardware; the simulated result depends on neither.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c32_dst.bin", dst.data(), 128);
+        Tile_dst tmp_f1;
+        profiled::TCOLSUM<P>(dst, src, tmp_f1, false);
+        same_bytes("overload 1, case 32", main_result, dst.data());
+    }
 }
 
 // case 33 (int32_t): partial valid 13x7 of 16x16

@@ -74,6 +74,14 @@ void case_0() {
     load("c0_src1.bin", src1.data(), 128);
     profiled::TROWEXPANDSUB<P>(dst, src0, src1);
     store("c0_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c0_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDSUB<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 0", main_result, dst.data());
+    }
 }
 
 // case 1 (half): partial valid 13x7 of 16x16
@@ -226,6 +234,14 @@ void case_8() {
     load("c8_src1.bin", src1.data(), 128);
     profiled::TROWEXPANDSUB<P>(dst, src0, src1);
     store("c8_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c8_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDSUB<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 8", main_result, dst.data());
+    }
 }
 
 // case 9 (bfloat16_t): partial valid 13x7 of 16x16
@@ -378,6 +394,14 @@ void case_16() {
     load("c16_src1.bin", src1.data(), 128);
     profiled::TROWEXPANDSUB<P>(dst, src0, src1);
     store("c16_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c16_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDSUB<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 16", main_result, dst.data());
+    }
 }
 
 // case 17 (float): partial valid 13x7 of 16x16
@@ -530,6 +554,14 @@ void case_24() {
     load("c24_src1.bin", src1.data(), 128);
     profiled::TROWEXPANDSUB<P>(dst, src0, src1);
     store("c24_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c24_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDSUB<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 24", main_result, dst.data());
+    }
 }
 
 // case 25 (int16_t): partial valid 13x7 of 16x16
@@ -682,6 +714,14 @@ void case_32() {
     load("c32_src1.bin", src1.data(), 128);
     profiled::TROWEXPANDSUB<P>(dst, src0, src1);
     store("c32_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c32_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDSUB<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 32", main_result, dst.data());
+    }
 }
 
 // case 33 (uint16_t): partial valid 13x7 of 16x16
@@ -815,6 +855,14 @@ void case_39() {
     load("c39_src1.bin", src1.data(), 128);
     profiled::TROWEXPANDSUB<P>(dst, src0, src1);
     store("c39_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c39_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDSUB<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 39", main_result, dst.data());
+    }
 }
 
 // case 40 (int32_t): partial valid 13x7 of 16x16
@@ -967,6 +1015,14 @@ void case_47() {
     load("c47_src1.bin", src1.data(), 128);
     profiled::TROWEXPANDSUB<P>(dst, src0, src1);
     store("c47_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c47_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDSUB<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 47", main_result, dst.data());
+    }
 }
 
 // case 48 (uint32_t): partial valid 13x7 of 16x16

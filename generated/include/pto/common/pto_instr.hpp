@@ -581,9 +581,9 @@ PTO_INST RecordEvent TABS(TileDataDst& dst, TileDataSrc& src, WaitEvents&... eve
 // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileData, typename... WaitEvents>
-PTO_INTERNAL RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
-    if constexpr (Profile::template check_TAND<TileData, WaitEvents...>()) {
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TAND(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TAND<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
         Profile::verify_TAND(dst, src0, src1);
         cpu::TAND_impl(dst, src0, src1);
@@ -592,6 +592,24 @@ PTO_INTERNAL RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, Wai
 }
 } // namespace profiled
 
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TAND(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TAND<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TAND<TileData, TileData, TileData, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TAND(dst, src0, src1);
+        cpu::TAND_impl(dst, src0, src1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// The documented form, one tile type for all three tiles.
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
     return profiled::TAND<active_profile, TileData>(dst, src0, src1, events...);
@@ -600,9 +618,9 @@ PTO_INST RecordEvent TAND(TileData& dst, TileData& src0, TileData& src1, WaitEve
 // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileData, typename... WaitEvents>
-PTO_INTERNAL RecordEvent TOR(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
-    if constexpr (Profile::template check_TOR<TileData, WaitEvents...>()) {
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TOR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TOR<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
         Profile::verify_TOR(dst, src0, src1);
         cpu::TOR_impl(dst, src0, src1);
@@ -611,6 +629,24 @@ PTO_INTERNAL RecordEvent TOR(TileData& dst, TileData& src0, TileData& src1, Wait
 }
 } // namespace profiled
 
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TOR(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
+    return profiled::TOR<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TOR(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
+    if constexpr (Profile::template check_TOR<TileData, TileData, TileData, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TOR(dst, src0, src1);
+        cpu::TOR_impl(dst, src0, src1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// The documented form, one tile type for all three tiles.
 template <typename TileData, typename... WaitEvents>
 PTO_INST RecordEvent TOR(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
     return profiled::TOR<active_profile, TileData>(dst, src0, src1, events...);
@@ -695,10 +731,10 @@ PTO_INST RecordEvent TMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& sr
 // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INTERNAL RecordEvent TCMP(TileDataDst& dst, TileDataSrc& src0, TileDataSrc& src1, CmpMode cmpMode,
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TCMP(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, CmpMode cmpMode,
                               WaitEvents&... events) {
-    if constexpr (Profile::template check_TCMP<TileDataDst, TileDataSrc, WaitEvents...>()) {
+    if constexpr (Profile::template check_TCMP<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
         TSYNC(events...);
         Profile::verify_TCMP(dst, src0, src1);
         cpu::TCMP_impl(dst, src0, src1, cmpMode);
@@ -707,10 +743,10 @@ PTO_INTERNAL RecordEvent TCMP(TileDataDst& dst, TileDataSrc& src0, TileDataSrc& 
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
-PTO_INST RecordEvent TCMP(TileDataDst& dst, TileDataSrc& src0, TileDataSrc& src1, CmpMode cmpMode,
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+PTO_INST RecordEvent TCMP(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, CmpMode cmpMode,
                           WaitEvents&... events) {
-    return profiled::TCMP<active_profile, TileDataDst, TileDataSrc>(dst, src0, src1, cmpMode, events...);
+    return profiled::TCMP<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, cmpMode, events...);
 }
 
 // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)
@@ -1269,7 +1305,8 @@ PTO_INST RecordEvent TROWARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& 
 // pto.tcolsum (specs/ops/reduce_and_expand/tcolsum.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataOut, typename TileDataIn, typename... WaitEvents>
+template <typename Profile, typename TileDataOut, typename TileDataIn, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
     if constexpr (Profile::template check_TCOLSUM<TileDataOut, TileDataIn, WaitEvents...>()) {
         TSYNC(events...);
@@ -1280,9 +1317,34 @@ PTO_INTERNAL RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, WaitEvents&.
 }
 } // namespace profiled
 
-template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
+template <typename TileDataOut, typename TileDataIn, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
     return profiled::TCOLSUM<active_profile, TileDataOut, TileDataIn>(dst, src, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, bool isBinary,
+                                 WaitEvents&... events) {
+    if constexpr (Profile::template check_TCOLSUM<TileDataOut, TileDataIn, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp);      // the simulated result does not depend on it
+        static_cast<void>(isBinary); // the simulated result does not depend on it
+        Profile::verify_TCOLSUM(dst, src);
+        cpu::TCOLSUM_impl(dst, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile and a choice of summation strategy for the hardware; the simulated result depends on neither.
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, bool isBinary,
+                             WaitEvents&... events) {
+    return profiled::TCOLSUM<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, isBinary, events...);
 }
 
 // pto.tcolmax (specs/ops/reduce_and_expand/tcolmax.yaml)
@@ -1421,7 +1483,8 @@ PTO_INST RecordEvent TCOLEXPAND(TileDataDst& dst, TileDataSrc& src, WaitEvents&.
 // pto.trowexpandadd (specs/ops/reduce_and_expand/trowexpandadd.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1,
                                        WaitEvents&... events) {
     if constexpr (Profile::template check_TROWEXPANDADD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
@@ -1433,15 +1496,41 @@ PTO_INTERNAL RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                       WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWEXPANDADD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp); // the simulated result does not depend on it
+        Profile::verify_TROWEXPANDADD(dst, src0, src1);
+        cpu::TROWEXPANDADD_impl(dst, src0, src1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                   WaitEvents&... events) {
+    return profiled::TROWEXPANDADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
+        dst, src0, src1, tmp, events...);
 }
 
 // pto.trowexpandsub (specs/ops/reduce_and_expand/trowexpandsub.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1,
                                        WaitEvents&... events) {
     if constexpr (Profile::template check_TROWEXPANDSUB<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
@@ -1453,15 +1542,41 @@ PTO_INTERNAL RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDSUB<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                       WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWEXPANDSUB<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp); // the simulated result does not depend on it
+        Profile::verify_TROWEXPANDSUB(dst, src0, src1);
+        cpu::TROWEXPANDSUB_impl(dst, src0, src1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                   WaitEvents&... events) {
+    return profiled::TROWEXPANDSUB<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
+        dst, src0, src1, tmp, events...);
 }
 
 // pto.trowexpandmul (specs/ops/reduce_and_expand/trowexpandmul.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1,
                                        WaitEvents&... events) {
     if constexpr (Profile::template check_TROWEXPANDMUL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
@@ -1473,16 +1588,41 @@ PTO_INTERNAL RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDMUL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                       WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWEXPANDMUL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp); // the simulated result does not depend on it
+        Profile::verify_TROWEXPANDMUL(dst, src0, src1);
+        cpu::TROWEXPANDMUL_impl(dst, src0, src1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                   WaitEvents&... events) {
+    return profiled::TROWEXPANDMUL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
+        dst, src0, src1, tmp, events...);
 }
 
 // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
-          typename TileDataSrc1, typename... WaitEvents>
+          typename TileDataSrc1, typename... WaitEvents, std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1,
                                        WaitEvents&... events) {
     if constexpr (Profile::template check_TROWEXPANDDIV<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1,
@@ -1496,16 +1636,44 @@ PTO_INTERNAL RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, Til
 } // namespace profiled
 
 template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
-          typename TileDataSrc1, typename... WaitEvents>
+          typename TileDataSrc1, typename... WaitEvents, std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1>(
         dst, src0, src1, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+          typename TileDataSrc1, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                       WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWEXPANDDIV<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1,
+                                                        WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp); // the simulated result does not depend on it
+        Profile::verify_TROWEXPANDDIV(dst, src0, src1);
+        cpu::TROWEXPANDDIV_impl(dst, src0, src1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
+          typename TileDataSrc1, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                   WaitEvents&... events) {
+    return profiled::TROWEXPANDDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
+        dst, src0, src1, tmp, events...);
 }
 
 // pto.trowexpandmax (specs/ops/reduce_and_expand/trowexpandmax.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1,
                                        WaitEvents&... events) {
     if constexpr (Profile::template check_TROWEXPANDMAX<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
@@ -1517,15 +1685,41 @@ PTO_INTERNAL RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                       WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWEXPANDMAX<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp); // the simulated result does not depend on it
+        Profile::verify_TROWEXPANDMAX(dst, src0, src1);
+        cpu::TROWEXPANDMAX_impl(dst, src0, src1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                   WaitEvents&... events) {
+    return profiled::TROWEXPANDMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
+        dst, src0, src1, tmp, events...);
 }
 
 // pto.trowexpandmin (specs/ops/reduce_and_expand/trowexpandmin.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1,
                                        WaitEvents&... events) {
     if constexpr (Profile::template check_TROWEXPANDMIN<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
@@ -1537,15 +1731,41 @@ PTO_INTERNAL RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                       WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWEXPANDMIN<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp); // the simulated result does not depend on it
+        Profile::verify_TROWEXPANDMIN(dst, src0, src1);
+        cpu::TROWEXPANDMIN_impl(dst, src0, src1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                   WaitEvents&... events) {
+    return profiled::TROWEXPANDMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
+        dst, src0, src1, tmp, events...);
 }
 
 // pto.trowexpandexpdif (specs/ops/reduce_and_expand/trowexpandexpdif.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1,
                                           WaitEvents&... events) {
     if constexpr (Profile::template check_TROWEXPANDEXPDIF<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
@@ -1557,10 +1777,35 @@ PTO_INTERNAL RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, 
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDEXPDIF<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1,
                                                                                                events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                          WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWEXPANDEXPDIF<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp); // the simulated result does not depend on it
+        Profile::verify_TROWEXPANDEXPDIF(dst, src0, src1);
+        cpu::TROWEXPANDEXPDIF_impl(dst, src0, src1);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                      WaitEvents&... events) {
+    return profiled::TROWEXPANDEXPDIF<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
+        dst, src0, src1, tmp, events...);
 }
 
 // pto.tcolexpandadd (specs/ops/reduce_and_expand/tcolexpandadd.yaml)

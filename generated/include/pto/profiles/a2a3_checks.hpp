@@ -747,35 +747,43 @@ struct profile_a2a3 {
     // pto.tand (specs/ops/elementwise_tile_tile/tand.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileData, typename... WaitEvents>
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TAND() {
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
+            sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
             "TAND [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TAND [A2A3]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec,
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                          TileDataSrc1::Loc == TileType::Vec,
                       "TAND [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
+        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
+                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
                       "TAND [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
+                      "TAND [A2A3]: dst, src0 and src1 must have the same DType");
+        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                 uint32_t>) &&
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                TileDataSrc1::Loc == TileType::Vec) &&
+               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
     }
 
-    template <typename TileData>
-    static void verify_TAND([[maybe_unused]] const TileData& dst, [[maybe_unused]] const TileData& src0,
-                            [[maybe_unused]] const TileData& src1) {
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
+    static void verify_TAND([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
+                            [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
             sim::fail("TAND [A2A3]", "dst, src0 and src1 must have the same valid row/col");
@@ -784,35 +792,43 @@ struct profile_a2a3 {
     // pto.tor (specs/ops/elementwise_tile_tile/tor.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileData, typename... WaitEvents>
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TOR() {
         static_assert(
-            sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
+            sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
             "TOR [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
-        static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TOR [A2A3]: tile layout must be row-major");
-        static_assert(TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec &&
-                          TileData::Loc == TileType::Vec,
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                          TileDataSrc1::Loc == TileType::Vec,
                       "TOR [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                          TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
+        static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
+                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
                       "TOR [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
-                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
-               (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor) &&
-               (TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec && TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols &&
-                TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                          std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
+                      "TOR [A2A3]: dst, src0 and src1 must have the same DType");
+        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                 uint32_t>) &&
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                TileDataSrc1::Loc == TileType::Vec) &&
+               (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+               (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
+                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
     }
 
-    template <typename TileData>
-    static void verify_TOR([[maybe_unused]] const TileData& dst, [[maybe_unused]] const TileData& src0,
-                           [[maybe_unused]] const TileData& src1) {
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
+    static void verify_TOR([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
+                           [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
             sim::fail("TOR [A2A3]", "dst, src0 and src1 must have the same valid row/col");
@@ -993,33 +1009,37 @@ struct profile_a2a3 {
     // pto.tcmp (specs/ops/elementwise_tile_tile/tcmp.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCMP() {
-        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, int32_t, half, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, int32_t, half, float>,
+        static_assert(sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, half, float> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, half, float>,
                       "TCMP [A2A3]: DType must be one of: int32_t, half, float");
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t>,
                       "TCMP [A2A3]: DType must be one of: uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                          TileDataSrc::Loc == TileType::Vec,
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                          TileDataSrc1::Loc == TileType::Vec,
                       "TCMP [A2A3]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
-                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
+                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows &&
+                          TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+                          TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols,
                       "TCMP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataSrc::DType, int32_t, half, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, int32_t, half, float>) &&
+        static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
+                      "TCMP [A2A3]: src0 and src1 must have the same DType");
+        return (sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, half, float> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, half, float>) &&
                (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec &&
-                TileDataSrc::Loc == TileType::Vec) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+                TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols &&
-                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
+                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
+                TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
+               (std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>);
     }
 
-    template <typename TileDataDst, typename TileDataSrc>
-    static void verify_TCMP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0,
-                            [[maybe_unused]] const TileDataSrc& src1) {
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
+    static void verify_TCMP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
+                            [[maybe_unused]] const TileDataSrc1& src1) {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
             sim::fail("TCMP [A2A3]", "dst and src0 must have the same valid row/col");
     }
