@@ -57,74 +57,74 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
     }
 }
 
-// case 0 (float): full 16x16
+// case 0 (half): full 16x16
 template <typename P>
 void case_0() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c0_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c0_src.bin", src.data(), 256);
     profiled::TEXP<P>(dst, src);
     store("c0_dst.out", dst.data(), 256);
 }
 
-// case 1 (float): partial valid 13x7 of 16x16
+// case 1 (half): partial valid 13x7 of 16x16
 template <typename P>
 void case_1() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c1_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c1_src.bin", src.data(), 256);
     profiled::TEXP<P>(dst, src);
     store("c1_dst.out", dst.data(), 256);
 }
 
-// case 2 (float): non-square 6x40
+// case 2 (half): non-square 6x40
 template <typename P>
 void case_2() {
-    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c2_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x3c0);
+    TASSIGN(src, 0x200);
     load("c2_src.bin", src.data(), 240);
     profiled::TEXP<P>(dst, src);
     store("c2_dst.out", dst.data(), 240);
 }
 
-// case 3 (float): run-time valid 11x19 of 16x32
+// case 3 (half): run-time valid 11x19 of 16x32
 template <typename P>
 void case_3() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c3_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c3_src.bin", src.data(), 512);
     profiled::TEXP<P>(dst, src);
     store("c3_dst.out", dst.data(), 512);
 }
 
-// case 4 (float): odd 3x5 valid 2x3
+// case 4 (half): odd 3x5 valid 2x3
 template <typename P>
 void case_4() {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c4_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
     load("c4_src.bin", src.data(), 15);
@@ -132,79 +132,319 @@ void case_4() {
     store("c4_dst.out", dst.data(), 15);
 }
 
-// case 5 (float): full 16x16, scalar 0.0
+// case 5 (half): full 16x16, scalar 0.0
 template <typename P>
 void case_5() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c5_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c5_src.bin", src.data(), 256);
     profiled::TEXP<P>(dst, src);
     store("c5_dst.out", dst.data(), 256);
 }
 
-// case 6 (float): full 16x16, scalar 1.0
+// case 6 (half): full 16x16, scalar 1.0
 template <typename P>
 void case_6() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c6_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c6_src.bin", src.data(), 256);
     profiled::TEXP<P>(dst, src);
     store("c6_dst.out", dst.data(), 256);
 }
 
-// case 7 (float): full 16x16, scalar -0.5
+// case 7 (half): full 16x16, scalar -0.5
 template <typename P>
 void case_7() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c7_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c7_src.bin", src.data(), 256);
     profiled::TEXP<P>(dst, src);
     store("c7_dst.out", dst.data(), 256);
 }
 
-// case 8 (float_colmajor): col-major 12x20 valid 9x15
+// case 8 (half_colmajor): col-major 12x20 valid 9x15
 template <typename P>
 void case_8() {
-    using Tile_dst = Tile<TileType::Vec, float, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c8_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, float, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x3c0);
+    TASSIGN(src, 0x200);
     load("c8_src.bin", src.data(), 240);
     profiled::TEXP<P>(dst, src);
     store("c8_dst.out", dst.data(), 240);
 }
 
-// case 9 (float_colmajor): col-major run-time valid 5x6 of 8x8
+// case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 template <typename P>
 void case_9() {
-    using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
     load("c9_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x80);
     load("c9_src.bin", src.data(), 64);
     profiled::TEXP<P>(dst, src);
     store("c9_dst.out", dst.data(), 64);
+}
+
+// case 10 (bfloat16_t): full 16x16
+template <typename P>
+void case_10() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c10_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c10_src.bin", src.data(), 256);
+    profiled::TEXP<P>(dst, src);
+    store("c10_dst.out", dst.data(), 256);
+}
+
+// case 11 (bfloat16_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_11() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c11_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c11_src.bin", src.data(), 256);
+    profiled::TEXP<P>(dst, src);
+    store("c11_dst.out", dst.data(), 256);
+}
+
+// case 12 (bfloat16_t): non-square 6x40
+template <typename P>
+void case_12() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c12_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c12_src.bin", src.data(), 240);
+    profiled::TEXP<P>(dst, src);
+    store("c12_dst.out", dst.data(), 240);
+}
+
+// case 13 (bfloat16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_13() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c13_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x400);
+    load("c13_src.bin", src.data(), 512);
+    profiled::TEXP<P>(dst, src);
+    store("c13_dst.out", dst.data(), 512);
+}
+
+// case 14 (bfloat16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_14() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c14_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x40);
+    load("c14_src.bin", src.data(), 15);
+    profiled::TEXP<P>(dst, src);
+    store("c14_dst.out", dst.data(), 15);
+}
+
+// case 15 (bfloat16_t): full 16x16, scalar 0.0
+template <typename P>
+void case_15() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c15_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c15_src.bin", src.data(), 256);
+    profiled::TEXP<P>(dst, src);
+    store("c15_dst.out", dst.data(), 256);
+}
+
+// case 16 (bfloat16_t): full 16x16, scalar 1.0
+template <typename P>
+void case_16() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c16_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c16_src.bin", src.data(), 256);
+    profiled::TEXP<P>(dst, src);
+    store("c16_dst.out", dst.data(), 256);
+}
+
+// case 17 (bfloat16_t): full 16x16, scalar -0.5
+template <typename P>
+void case_17() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c17_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c17_src.bin", src.data(), 256);
+    profiled::TEXP<P>(dst, src);
+    store("c17_dst.out", dst.data(), 256);
+}
+
+// case 18 (float): full 16x16
+template <typename P>
+void case_18() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c18_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c18_src.bin", src.data(), 256);
+    profiled::TEXP<P>(dst, src);
+    store("c18_dst.out", dst.data(), 256);
+}
+
+// case 19 (float): partial valid 13x7 of 16x16
+template <typename P>
+void case_19() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c19_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c19_src.bin", src.data(), 256);
+    profiled::TEXP<P>(dst, src);
+    store("c19_dst.out", dst.data(), 256);
+}
+
+// case 20 (float): non-square 6x40
+template <typename P>
+void case_20() {
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c20_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x3c0);
+    load("c20_src.bin", src.data(), 240);
+    profiled::TEXP<P>(dst, src);
+    store("c20_dst.out", dst.data(), 240);
+}
+
+// case 21 (float): run-time valid 11x19 of 16x32
+template <typename P>
+void case_21() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c21_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x800);
+    load("c21_src.bin", src.data(), 512);
+    profiled::TEXP<P>(dst, src);
+    store("c21_dst.out", dst.data(), 512);
+}
+
+// case 22 (float): odd 3x5 valid 2x3
+template <typename P>
+void case_22() {
+    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c22_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x40);
+    load("c22_src.bin", src.data(), 15);
+    profiled::TEXP<P>(dst, src);
+    store("c22_dst.out", dst.data(), 15);
+}
+
+// case 23 (float): full 16x16, scalar 0.0
+template <typename P>
+void case_23() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c23_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c23_src.bin", src.data(), 256);
+    profiled::TEXP<P>(dst, src);
+    store("c23_dst.out", dst.data(), 256);
+}
+
+// case 24 (float): full 16x16, scalar 1.0
+template <typename P>
+void case_24() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c24_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c24_src.bin", src.data(), 256);
+    profiled::TEXP<P>(dst, src);
+    store("c24_dst.out", dst.data(), 256);
+}
+
+// case 25 (float): full 16x16, scalar -0.5
+template <typename P>
+void case_25() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c25_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c25_src.bin", src.data(), 256);
+    profiled::TEXP<P>(dst, src);
+    store("c25_dst.out", dst.data(), 256);
 }
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TEXP [A2A3]: dst and src must have the same valid row/col
@@ -272,6 +512,38 @@ const Entry entries[] = {
     {"c7@CPU", case_7<profile_cpu>},
     {"c8@CPU", case_8<profile_cpu>},
     {"c9@CPU", case_9<profile_cpu>},
+    {"c10@CPU", case_10<profile_cpu>},
+    {"c11@CPU", case_11<profile_cpu>},
+    {"c12@CPU", case_12<profile_cpu>},
+    {"c13@CPU", case_13<profile_cpu>},
+    {"c14@CPU", case_14<profile_cpu>},
+    {"c15@CPU", case_15<profile_cpu>},
+    {"c16@CPU", case_16<profile_cpu>},
+    {"c17@CPU", case_17<profile_cpu>},
+    {"c18@A2A3", case_18<profile_a2a3>},
+    {"c18@A5", case_18<profile_a5>},
+    {"c18@CPU", case_18<profile_cpu>},
+    {"c19@A2A3", case_19<profile_a2a3>},
+    {"c19@A5", case_19<profile_a5>},
+    {"c19@CPU", case_19<profile_cpu>},
+    {"c20@A2A3", case_20<profile_a2a3>},
+    {"c20@A5", case_20<profile_a5>},
+    {"c20@CPU", case_20<profile_cpu>},
+    {"c21@A2A3", case_21<profile_a2a3>},
+    {"c21@A5", case_21<profile_a5>},
+    {"c21@CPU", case_21<profile_cpu>},
+    {"c22@A2A3", case_22<profile_a2a3>},
+    {"c22@A5", case_22<profile_a5>},
+    {"c22@CPU", case_22<profile_cpu>},
+    {"c23@A2A3", case_23<profile_a2a3>},
+    {"c23@A5", case_23<profile_a5>},
+    {"c23@CPU", case_23<profile_cpu>},
+    {"c24@A2A3", case_24<profile_a2a3>},
+    {"c24@A5", case_24<profile_a5>},
+    {"c24@CPU", case_24<profile_cpu>},
+    {"c25@A2A3", case_25<profile_a2a3>},
+    {"c25@A5", case_25<profile_a5>},
+    {"c25@CPU", case_25<profile_cpu>},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape},
     {"rf_a5_06_same_valid_shape", rf_a5_06_same_valid_shape},
     {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape},

@@ -247,94 +247,94 @@ void case_9() {
     store("c9_dst.out", dst.data(), 64);
 }
 
-// case 10 (float): full 16x16
+// case 10 (bfloat16_t): full 16x16
 template <typename P>
 void case_10() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c10_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c10_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c10_dst.out", dst.data(), 256);
 }
 
-// case 11 (float): partial valid 13x7 of 16x16
+// case 11 (bfloat16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_11() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c11_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c11_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c11_dst.out", dst.data(), 256);
 }
 
-// case 12 (float): non-square 6x40
+// case 12 (bfloat16_t): non-square 6x40
 template <typename P>
 void case_12() {
-    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c12_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x3c0);
+    TASSIGN(src0, 0x200);
     load("c12_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x780);
+    TASSIGN(src1, 0x400);
     load("c12_src1.bin", src1.data(), 240);
     profiled::TMUL<P>(dst, src0, src1);
     store("c12_dst.out", dst.data(), 240);
 }
 
-// case 13 (float): run-time valid 11x19 of 16x32
+// case 13 (bfloat16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_13() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c13_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c13_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c13_src1.bin", src1.data(), 512);
     profiled::TMUL<P>(dst, src0, src1);
     store("c13_dst.out", dst.data(), 512);
 }
 
-// case 14 (float): odd 3x5 valid 2x3
+// case 14 (bfloat16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_14() {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c14_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x40);
     load("c14_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x80);
     load("c14_src1.bin", src1.data(), 15);
@@ -342,151 +342,151 @@ void case_14() {
     store("c14_dst.out", dst.data(), 15);
 }
 
-// case 15 (float): full 16x16, scalar 0.0
+// case 15 (bfloat16_t): full 16x16, scalar 0.0
 template <typename P>
 void case_15() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c15_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c15_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c15_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c15_dst.out", dst.data(), 256);
 }
 
-// case 16 (float): full 16x16, scalar 1.0
+// case 16 (bfloat16_t): full 16x16, scalar 1.0
 template <typename P>
 void case_16() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c16_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c16_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c16_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c16_dst.out", dst.data(), 256);
 }
 
-// case 17 (float): full 16x16, scalar -0.5
+// case 17 (bfloat16_t): full 16x16, scalar -0.5
 template <typename P>
 void case_17() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c17_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c17_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c17_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c17_dst.out", dst.data(), 256);
 }
 
-// case 18 (int16_t): full 16x16
+// case 18 (float): full 16x16
 template <typename P>
 void case_18() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c18_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x400);
     load("c18_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x800);
     load("c18_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c18_dst.out", dst.data(), 256);
 }
 
-// case 19 (int16_t): partial valid 13x7 of 16x16
+// case 19 (float): partial valid 13x7 of 16x16
 template <typename P>
 void case_19() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c19_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x400);
     load("c19_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x800);
     load("c19_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c19_dst.out", dst.data(), 256);
 }
 
-// case 20 (int16_t): non-square 6x40
+// case 20 (float): non-square 6x40
 template <typename P>
 void case_20() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c20_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x3c0);
     load("c20_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x780);
     load("c20_src1.bin", src1.data(), 240);
     profiled::TMUL<P>(dst, src0, src1);
     store("c20_dst.out", dst.data(), 240);
 }
 
-// case 21 (int16_t): run-time valid 11x19 of 16x32
+// case 21 (float): run-time valid 11x19 of 16x32
 template <typename P>
 void case_21() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c21_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x800);
     load("c21_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x1000);
     load("c21_src1.bin", src1.data(), 512);
     profiled::TMUL<P>(dst, src0, src1);
     store("c21_dst.out", dst.data(), 512);
 }
 
-// case 22 (int16_t): odd 3x5 valid 2x3
+// case 22 (float): odd 3x5 valid 2x3
 template <typename P>
 void case_22() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c22_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x40);
     load("c22_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x80);
     load("c22_src1.bin", src1.data(), 15);
@@ -494,322 +494,322 @@ void case_22() {
     store("c22_dst.out", dst.data(), 15);
 }
 
-// case 23 (int16_t): full 16x16, scalar 0
+// case 23 (float): full 16x16, scalar 0.0
 template <typename P>
 void case_23() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c23_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x400);
     load("c23_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x800);
     load("c23_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c23_dst.out", dst.data(), 256);
 }
 
-// case 24 (int16_t): full 16x16, scalar 1
+// case 24 (float): full 16x16, scalar 1.0
 template <typename P>
 void case_24() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c24_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x400);
     load("c24_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x800);
     load("c24_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c24_dst.out", dst.data(), 256);
 }
 
-// case 25 (int16_t): full 16x16, scalar -3
+// case 25 (float): full 16x16, scalar -0.5
 template <typename P>
 void case_25() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c25_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x400);
     load("c25_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x800);
     load("c25_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c25_dst.out", dst.data(), 256);
 }
 
-// case 26 (int16_t_colmajor): col-major 12x20 valid 9x15
+// case 26 (uint8_t): full 16x16
 template <typename P>
 void case_26() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c26_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x100);
+    load("c26_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c26_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x200);
+    load("c26_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 256);
 }
 
-// case 27 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
+// case 27 (uint8_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_27() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x80);
-    load("c27_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x100);
-    load("c27_src1.bin", src1.data(), 64);
+    load("c27_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c27_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x200);
+    load("c27_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
-    store("c27_dst.out", dst.data(), 64);
+    store("c27_dst.out", dst.data(), 256);
 }
 
-// case 28 (uint16_t): full 16x16
+// case 28 (uint8_t): non-square 6x40
 template <typename P>
 void case_28() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c28_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c28_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x100);
+    load("c28_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c28_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x200);
+    load("c28_src1.bin", src1.data(), 240);
     profiled::TMUL<P>(dst, src0, src1);
-    store("c28_dst.out", dst.data(), 256);
+    store("c28_dst.out", dst.data(), 240);
 }
 
-// case 29 (uint16_t): partial valid 13x7 of 16x16
+// case 29 (uint8_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_29() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c29_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c29_src1.bin", src1.data(), 256);
-    profiled::TMUL<P>(dst, src0, src1);
-    store("c29_dst.out", dst.data(), 256);
-}
-
-// case 30 (uint16_t): non-square 6x40
-template <typename P>
-void case_30() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c30_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c30_src1.bin", src1.data(), 240);
-    profiled::TMUL<P>(dst, src0, src1);
-    store("c30_dst.out", dst.data(), 240);
-}
-
-// case 31 (uint16_t): run-time valid 11x19 of 16x32
-template <typename P>
-void case_31() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c29_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x400);
-    load("c31_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x200);
+    load("c29_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x800);
-    load("c31_src1.bin", src1.data(), 512);
+    TASSIGN(src1, 0x400);
+    load("c29_src1.bin", src1.data(), 512);
     profiled::TMUL<P>(dst, src0, src1);
-    store("c31_dst.out", dst.data(), 512);
+    store("c29_dst.out", dst.data(), 512);
 }
 
-// case 32 (uint16_t): odd 3x5 valid 2x3
+// case 30 (uint8_t): odd 3x5 valid 2x3
 template <typename P>
-void case_32() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_30() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_dst.bin", dst.data(), 15);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x40);
-    load("c32_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_src0.bin", src0.data(), 15);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x80);
-    load("c32_src1.bin", src1.data(), 15);
+    load("c30_src1.bin", src1.data(), 15);
     profiled::TMUL<P>(dst, src0, src1);
-    store("c32_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 15);
 }
 
-// case 33 (uint16_t): full 16x16, scalar 0
+// case 31 (uint8_t): full 16x16, scalar 0
+template <typename P>
+void case_31() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c31_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c31_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x200);
+    load("c31_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c31_dst.out", dst.data(), 256);
+}
+
+// case 32 (uint8_t): full 16x16, scalar 1
+template <typename P>
+void case_32() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c32_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c32_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x200);
+    load("c32_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c32_dst.out", dst.data(), 256);
+}
+
+// case 33 (uint8_t_colmajor): col-major 12x20 valid 9x15
 template <typename P>
 void case_33() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c33_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c33_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x100);
+    load("c33_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c33_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x200);
+    load("c33_src1.bin", src1.data(), 240);
     profiled::TMUL<P>(dst, src0, src1);
-    store("c33_dst.out", dst.data(), 256);
+    store("c33_dst.out", dst.data(), 240);
 }
 
-// case 34 (uint16_t): full 16x16, scalar 1
+// case 34 (uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
 template <typename P>
 void case_34() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c34_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c34_src1.bin", src1.data(), 256);
+    load("c34_dst.bin", dst.data(), 64);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(5, 6);
+    TASSIGN(src0, 0x40);
+    load("c34_src0.bin", src0.data(), 64);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(5, 6);
+    TASSIGN(src1, 0x80);
+    load("c34_src1.bin", src1.data(), 64);
     profiled::TMUL<P>(dst, src0, src1);
-    store("c34_dst.out", dst.data(), 256);
+    store("c34_dst.out", dst.data(), 64);
 }
 
-// case 35 (int32_t): full 16x16
+// case 35 (int16_t): full 16x16
 template <typename P>
 void case_35() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c35_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c35_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c35_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c35_dst.out", dst.data(), 256);
 }
 
-// case 36 (int32_t): partial valid 13x7 of 16x16
+// case 36 (int16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_36() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c36_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c36_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c36_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c36_dst.out", dst.data(), 256);
 }
 
-// case 37 (int32_t): non-square 6x40
+// case 37 (int16_t): non-square 6x40
 template <typename P>
 void case_37() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c37_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x3c0);
+    TASSIGN(src0, 0x200);
     load("c37_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x780);
+    TASSIGN(src1, 0x400);
     load("c37_src1.bin", src1.data(), 240);
     profiled::TMUL<P>(dst, src0, src1);
     store("c37_dst.out", dst.data(), 240);
 }
 
-// case 38 (int32_t): run-time valid 11x19 of 16x32
+// case 38 (int16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_38() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c38_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c38_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c38_src1.bin", src1.data(), 512);
     profiled::TMUL<P>(dst, src0, src1);
     store("c38_dst.out", dst.data(), 512);
 }
 
-// case 39 (int32_t): odd 3x5 valid 2x3
+// case 39 (int16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_39() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c39_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x40);
     load("c39_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x80);
     load("c39_src1.bin", src1.data(), 15);
@@ -817,151 +817,151 @@ void case_39() {
     store("c39_dst.out", dst.data(), 15);
 }
 
-// case 40 (int32_t): full 16x16, scalar 0
+// case 40 (int16_t): full 16x16, scalar 0
 template <typename P>
 void case_40() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c40_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c40_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c40_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c40_dst.out", dst.data(), 256);
 }
 
-// case 41 (int32_t): full 16x16, scalar 1
+// case 41 (int16_t): full 16x16, scalar 1
 template <typename P>
 void case_41() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c41_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c41_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c41_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c41_dst.out", dst.data(), 256);
 }
 
-// case 42 (int32_t): full 16x16, scalar -3
+// case 42 (int16_t): full 16x16, scalar -3
 template <typename P>
 void case_42() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c42_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c42_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c42_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c42_dst.out", dst.data(), 256);
 }
 
-// case 43 (uint32_t): full 16x16
+// case 43 (uint16_t): full 16x16
 template <typename P>
 void case_43() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c43_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c43_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c43_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c43_dst.out", dst.data(), 256);
 }
 
-// case 44 (uint32_t): partial valid 13x7 of 16x16
+// case 44 (uint16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_44() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c44_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c44_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c44_dst.out", dst.data(), 256);
 }
 
-// case 45 (uint32_t): non-square 6x40
+// case 45 (uint16_t): non-square 6x40
 template <typename P>
 void case_45() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c45_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x3c0);
+    TASSIGN(src0, 0x200);
     load("c45_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x780);
+    TASSIGN(src1, 0x400);
     load("c45_src1.bin", src1.data(), 240);
     profiled::TMUL<P>(dst, src0, src1);
     store("c45_dst.out", dst.data(), 240);
 }
 
-// case 46 (uint32_t): run-time valid 11x19 of 16x32
+// case 46 (uint16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_46() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c46_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c46_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c46_src1.bin", src1.data(), 512);
     profiled::TMUL<P>(dst, src0, src1);
     store("c46_dst.out", dst.data(), 512);
 }
 
-// case 47 (uint32_t): odd 3x5 valid 2x3
+// case 47 (uint16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_47() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c47_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x40);
     load("c47_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x80);
     load("c47_src1.bin", src1.data(), 15);
@@ -969,327 +969,612 @@ void case_47() {
     store("c47_dst.out", dst.data(), 15);
 }
 
-// case 48 (uint32_t): full 16x16, scalar 0
+// case 48 (uint16_t): full 16x16, scalar 0
 template <typename P>
 void case_48() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c48_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c48_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c48_dst.out", dst.data(), 256);
 }
 
-// case 49 (uint32_t): full 16x16, scalar 1
+// case 49 (uint16_t): full 16x16, scalar 1
 template <typename P>
 void case_49() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c49_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c49_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c49_dst.out", dst.data(), 256);
 }
 
-// case 50 (int64_t): full 16x16
+// case 50 (int32_t): full 16x16
 template <typename P>
 void case_50() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c50_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c50_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c50_dst.out", dst.data(), 256);
 }
 
-// case 51 (int64_t): partial valid 13x7 of 16x16
+// case 51 (int32_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_51() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c51_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c51_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c51_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c51_dst.out", dst.data(), 256);
 }
 
-// case 52 (int64_t): non-square 6x40
+// case 52 (int32_t): non-square 6x40
 template <typename P>
 void case_52() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c52_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x780);
+    TASSIGN(src0, 0x3c0);
     load("c52_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xf00);
+    TASSIGN(src1, 0x780);
     load("c52_src1.bin", src1.data(), 240);
     profiled::TMUL<P>(dst, src0, src1);
     store("c52_dst.out", dst.data(), 240);
 }
 
-// case 53 (int64_t): run-time valid 11x19 of 16x32
+// case 53 (int32_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_53() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c53_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x1000);
+    TASSIGN(src0, 0x800);
     load("c53_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x2000);
+    TASSIGN(src1, 0x1000);
     load("c53_src1.bin", src1.data(), 512);
     profiled::TMUL<P>(dst, src0, src1);
     store("c53_dst.out", dst.data(), 512);
 }
 
-// case 54 (int64_t): odd 3x5 valid 2x3
+// case 54 (int32_t): odd 3x5 valid 2x3
 template <typename P>
 void case_54() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c54_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x40);
     load("c54_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x80);
     load("c54_src1.bin", src1.data(), 15);
     profiled::TMUL<P>(dst, src0, src1);
     store("c54_dst.out", dst.data(), 15);
 }
 
-// case 55 (int64_t): full 16x16, scalar 0
+// case 55 (int32_t): full 16x16, scalar 0
 template <typename P>
 void case_55() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c55_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c55_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c55_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c55_dst.out", dst.data(), 256);
 }
 
-// case 56 (int64_t): full 16x16, scalar 1
+// case 56 (int32_t): full 16x16, scalar 1
 template <typename P>
 void case_56() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c56_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c56_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c56_dst.out", dst.data(), 256);
 }
 
-// case 57 (int64_t): full 16x16, scalar -3
+// case 57 (int32_t): full 16x16, scalar -3
 template <typename P>
 void case_57() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c57_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c57_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c57_dst.out", dst.data(), 256);
 }
 
-// case 58 (uint64_t): full 16x16
+// case 58 (uint32_t): full 16x16
 template <typename P>
 void case_58() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c58_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c58_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c58_dst.out", dst.data(), 256);
 }
 
-// case 59 (uint64_t): partial valid 13x7 of 16x16
+// case 59 (uint32_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_59() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c59_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c59_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c59_dst.out", dst.data(), 256);
 }
 
-// case 60 (uint64_t): non-square 6x40
+// case 60 (uint32_t): non-square 6x40
 template <typename P>
 void case_60() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x780);
+    TASSIGN(src0, 0x3c0);
     load("c60_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xf00);
+    TASSIGN(src1, 0x780);
     load("c60_src1.bin", src1.data(), 240);
     profiled::TMUL<P>(dst, src0, src1);
     store("c60_dst.out", dst.data(), 240);
 }
 
-// case 61 (uint64_t): run-time valid 11x19 of 16x32
+// case 61 (uint32_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_61() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x1000);
+    TASSIGN(src0, 0x800);
     load("c61_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x2000);
+    TASSIGN(src1, 0x1000);
     load("c61_src1.bin", src1.data(), 512);
     profiled::TMUL<P>(dst, src0, src1);
     store("c61_dst.out", dst.data(), 512);
 }
 
-// case 62 (uint64_t): odd 3x5 valid 2x3
+// case 62 (uint32_t): odd 3x5 valid 2x3
 template <typename P>
 void case_62() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x40);
     load("c62_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x80);
     load("c62_src1.bin", src1.data(), 15);
     profiled::TMUL<P>(dst, src0, src1);
     store("c62_dst.out", dst.data(), 15);
 }
 
-// case 63 (uint64_t): full 16x16, scalar 0
+// case 63 (uint32_t): full 16x16, scalar 0
 template <typename P>
 void case_63() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c63_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c63_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c63_dst.out", dst.data(), 256);
 }
 
-// case 64 (uint64_t): full 16x16, scalar 1
+// case 64 (uint32_t): full 16x16, scalar 1
 template <typename P>
 void case_64() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c64_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c64_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c64_src1.bin", src1.data(), 256);
     profiled::TMUL<P>(dst, src0, src1);
     store("c64_dst.out", dst.data(), 256);
+}
+
+// case 65 (int64_t): full 16x16
+template <typename P>
+void case_65() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c65_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c65_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c65_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c65_dst.out", dst.data(), 256);
+}
+
+// case 66 (int64_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_66() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c66_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c66_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c66_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c66_dst.out", dst.data(), 256);
+}
+
+// case 67 (int64_t): non-square 6x40
+template <typename P>
+void case_67() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c67_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x780);
+    load("c67_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xf00);
+    load("c67_src1.bin", src1.data(), 240);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c67_dst.out", dst.data(), 240);
+}
+
+// case 68 (int64_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_68() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c68_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x1000);
+    load("c68_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 19);
+    TASSIGN(src1, 0x2000);
+    load("c68_src1.bin", src1.data(), 512);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c68_dst.out", dst.data(), 512);
+}
+
+// case 69 (int64_t): odd 3x5 valid 2x3
+template <typename P>
+void case_69() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c69_dst.bin", dst.data(), 15);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c69_src0.bin", src0.data(), 15);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x100);
+    load("c69_src1.bin", src1.data(), 15);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c69_dst.out", dst.data(), 15);
+}
+
+// case 70 (int64_t): full 16x16, scalar 0
+template <typename P>
+void case_70() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c70_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c70_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c70_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c70_dst.out", dst.data(), 256);
+}
+
+// case 71 (int64_t): full 16x16, scalar 1
+template <typename P>
+void case_71() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c71_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c71_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c71_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c71_dst.out", dst.data(), 256);
+}
+
+// case 72 (int64_t): full 16x16, scalar -3
+template <typename P>
+void case_72() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c72_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c72_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c72_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c72_dst.out", dst.data(), 256);
+}
+
+// case 73 (uint64_t): full 16x16
+template <typename P>
+void case_73() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c73_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c73_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c73_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c73_dst.out", dst.data(), 256);
+}
+
+// case 74 (uint64_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_74() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c74_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c74_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c74_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c74_dst.out", dst.data(), 256);
+}
+
+// case 75 (uint64_t): non-square 6x40
+template <typename P>
+void case_75() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c75_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x780);
+    load("c75_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xf00);
+    load("c75_src1.bin", src1.data(), 240);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c75_dst.out", dst.data(), 240);
+}
+
+// case 76 (uint64_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_76() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c76_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x1000);
+    load("c76_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 19);
+    TASSIGN(src1, 0x2000);
+    load("c76_src1.bin", src1.data(), 512);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c76_dst.out", dst.data(), 512);
+}
+
+// case 77 (uint64_t): odd 3x5 valid 2x3
+template <typename P>
+void case_77() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c77_dst.bin", dst.data(), 15);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c77_src0.bin", src0.data(), 15);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x100);
+    load("c77_src1.bin", src1.data(), 15);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c77_dst.out", dst.data(), 15);
+}
+
+// case 78 (uint64_t): full 16x16, scalar 0
+template <typename P>
+void case_78() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c78_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c78_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c78_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c78_dst.out", dst.data(), 256);
+}
+
+// case 79 (uint64_t): full 16x16, scalar 1
+template <typename P>
+void case_79() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c79_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c79_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c79_src1.bin", src1.data(), 256);
+    profiled::TMUL<P>(dst, src0, src1);
+    store("c79_dst.out", dst.data(), 256);
 }
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TMUL [A2A3]: dst, src0 and src1 must have the same valid row/col
@@ -1366,29 +1651,13 @@ const Entry entries[] = {
     {"c7@CPU", case_7<profile_cpu>},
     {"c8@CPU", case_8<profile_cpu>},
     {"c9@CPU", case_9<profile_cpu>},
-    {"c10@A2A3", case_10<profile_a2a3>},
-    {"c10@A5", case_10<profile_a5>},
     {"c10@CPU", case_10<profile_cpu>},
-    {"c11@A2A3", case_11<profile_a2a3>},
-    {"c11@A5", case_11<profile_a5>},
     {"c11@CPU", case_11<profile_cpu>},
-    {"c12@A2A3", case_12<profile_a2a3>},
-    {"c12@A5", case_12<profile_a5>},
     {"c12@CPU", case_12<profile_cpu>},
-    {"c13@A2A3", case_13<profile_a2a3>},
-    {"c13@A5", case_13<profile_a5>},
     {"c13@CPU", case_13<profile_cpu>},
-    {"c14@A2A3", case_14<profile_a2a3>},
-    {"c14@A5", case_14<profile_a5>},
     {"c14@CPU", case_14<profile_cpu>},
-    {"c15@A2A3", case_15<profile_a2a3>},
-    {"c15@A5", case_15<profile_a5>},
     {"c15@CPU", case_15<profile_cpu>},
-    {"c16@A2A3", case_16<profile_a2a3>},
-    {"c16@A5", case_16<profile_a5>},
     {"c16@CPU", case_16<profile_cpu>},
-    {"c17@A2A3", case_17<profile_a2a3>},
-    {"c17@A5", case_17<profile_a5>},
     {"c17@CPU", case_17<profile_cpu>},
     {"c18@A2A3", case_18<profile_a2a3>},
     {"c18@A5", case_18<profile_a5>},
@@ -1416,19 +1685,12 @@ const Entry entries[] = {
     {"c25@CPU", case_25<profile_cpu>},
     {"c26@CPU", case_26<profile_cpu>},
     {"c27@CPU", case_27<profile_cpu>},
-    {"c28@A5", case_28<profile_a5>},
     {"c28@CPU", case_28<profile_cpu>},
-    {"c29@A5", case_29<profile_a5>},
     {"c29@CPU", case_29<profile_cpu>},
-    {"c30@A5", case_30<profile_a5>},
     {"c30@CPU", case_30<profile_cpu>},
-    {"c31@A5", case_31<profile_a5>},
     {"c31@CPU", case_31<profile_cpu>},
-    {"c32@A5", case_32<profile_a5>},
     {"c32@CPU", case_32<profile_cpu>},
-    {"c33@A5", case_33<profile_a5>},
     {"c33@CPU", case_33<profile_cpu>},
-    {"c34@A5", case_34<profile_a5>},
     {"c34@CPU", case_34<profile_cpu>},
     {"c35@A2A3", case_35<profile_a2a3>},
     {"c35@A5", case_35<profile_a5>},
@@ -1468,20 +1730,28 @@ const Entry entries[] = {
     {"c48@CPU", case_48<profile_cpu>},
     {"c49@A5", case_49<profile_a5>},
     {"c49@CPU", case_49<profile_cpu>},
+    {"c50@A2A3", case_50<profile_a2a3>},
     {"c50@A5", case_50<profile_a5>},
     {"c50@CPU", case_50<profile_cpu>},
+    {"c51@A2A3", case_51<profile_a2a3>},
     {"c51@A5", case_51<profile_a5>},
     {"c51@CPU", case_51<profile_cpu>},
+    {"c52@A2A3", case_52<profile_a2a3>},
     {"c52@A5", case_52<profile_a5>},
     {"c52@CPU", case_52<profile_cpu>},
+    {"c53@A2A3", case_53<profile_a2a3>},
     {"c53@A5", case_53<profile_a5>},
     {"c53@CPU", case_53<profile_cpu>},
+    {"c54@A2A3", case_54<profile_a2a3>},
     {"c54@A5", case_54<profile_a5>},
     {"c54@CPU", case_54<profile_cpu>},
+    {"c55@A2A3", case_55<profile_a2a3>},
     {"c55@A5", case_55<profile_a5>},
     {"c55@CPU", case_55<profile_cpu>},
+    {"c56@A2A3", case_56<profile_a2a3>},
     {"c56@A5", case_56<profile_a5>},
     {"c56@CPU", case_56<profile_cpu>},
+    {"c57@A2A3", case_57<profile_a2a3>},
     {"c57@A5", case_57<profile_a5>},
     {"c57@CPU", case_57<profile_cpu>},
     {"c58@A5", case_58<profile_a5>},
@@ -1498,6 +1768,36 @@ const Entry entries[] = {
     {"c63@CPU", case_63<profile_cpu>},
     {"c64@A5", case_64<profile_a5>},
     {"c64@CPU", case_64<profile_cpu>},
+    {"c65@A5", case_65<profile_a5>},
+    {"c65@CPU", case_65<profile_cpu>},
+    {"c66@A5", case_66<profile_a5>},
+    {"c66@CPU", case_66<profile_cpu>},
+    {"c67@A5", case_67<profile_a5>},
+    {"c67@CPU", case_67<profile_cpu>},
+    {"c68@A5", case_68<profile_a5>},
+    {"c68@CPU", case_68<profile_cpu>},
+    {"c69@A5", case_69<profile_a5>},
+    {"c69@CPU", case_69<profile_cpu>},
+    {"c70@A5", case_70<profile_a5>},
+    {"c70@CPU", case_70<profile_cpu>},
+    {"c71@A5", case_71<profile_a5>},
+    {"c71@CPU", case_71<profile_cpu>},
+    {"c72@A5", case_72<profile_a5>},
+    {"c72@CPU", case_72<profile_cpu>},
+    {"c73@A5", case_73<profile_a5>},
+    {"c73@CPU", case_73<profile_cpu>},
+    {"c74@A5", case_74<profile_a5>},
+    {"c74@CPU", case_74<profile_cpu>},
+    {"c75@A5", case_75<profile_a5>},
+    {"c75@CPU", case_75<profile_cpu>},
+    {"c76@A5", case_76<profile_a5>},
+    {"c76@CPU", case_76<profile_cpu>},
+    {"c77@A5", case_77<profile_a5>},
+    {"c77@CPU", case_77<profile_cpu>},
+    {"c78@A5", case_78<profile_a5>},
+    {"c78@CPU", case_78<profile_cpu>},
+    {"c79@A5", case_79<profile_a5>},
+    {"c79@CPU", case_79<profile_cpu>},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape},
     {"rf_a5_06_same_valid_shape", rf_a5_06_same_valid_shape},
     {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape},

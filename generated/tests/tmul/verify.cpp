@@ -171,7 +171,7 @@ void fail_a5_07_same_dtype() {
 }
 
 // breaks rule 02_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TMUL [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, uint16_t}}
+// expected-error@*:* {{TMUL [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t}}
 void fail_cpu_02_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

@@ -499,415 +499,415 @@ void case_25() {
     store("c25_dst.out", dst.data(), 256);
 }
 
-// case 26 (int16_t): full 16x16
+// case 26 (uint8_t): full 16x16
 template <typename P>
 void case_26() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c26_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x100);
     load("c26_src.bin", src.data(), 256);
-    int16_t scalar_value;
+    uint8_t scalar_value;
     load("c26_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c26_dst.out", dst.data(), 256);
 }
 
-// case 27 (int16_t): partial valid 13x7 of 16x16
+// case 27 (uint8_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_27() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c27_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x100);
     load("c27_src.bin", src.data(), 256);
-    int16_t scalar_value;
+    uint8_t scalar_value;
     load("c27_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c27_dst.out", dst.data(), 256);
 }
 
-// case 28 (int16_t): non-square 6x40
+// case 28 (uint8_t): non-square 6x40
 template <typename P>
 void case_28() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c28_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x100);
     load("c28_src.bin", src.data(), 240);
-    int16_t scalar_value;
+    uint8_t scalar_value;
     load("c28_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c28_dst.out", dst.data(), 240);
 }
 
-// case 29 (int16_t): run-time valid 11x19 of 16x32
+// case 29 (uint8_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_29() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c29_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c29_src.bin", src.data(), 512);
-    int16_t scalar_value;
+    uint8_t scalar_value;
     load("c29_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c29_dst.out", dst.data(), 512);
 }
 
-// case 30 (int16_t): odd 3x5 valid 2x3
+// case 30 (uint8_t): odd 3x5 valid 2x3
 template <typename P>
 void case_30() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c30_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
     load("c30_src.bin", src.data(), 15);
-    int16_t scalar_value;
+    uint8_t scalar_value;
     load("c30_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c30_dst.out", dst.data(), 15);
 }
 
-// case 31 (int16_t): full 16x16, scalar 0
+// case 31 (uint8_t): full 16x16, scalar 0
 template <typename P>
 void case_31() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c31_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x100);
     load("c31_src.bin", src.data(), 256);
-    int16_t scalar_value;
+    uint8_t scalar_value;
     load("c31_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c31_dst.out", dst.data(), 256);
 }
 
-// case 32 (int16_t): full 16x16, scalar 1
+// case 32 (uint8_t): full 16x16, scalar 1
 template <typename P>
 void case_32() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c32_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x100);
     load("c32_src.bin", src.data(), 256);
-    int16_t scalar_value;
+    uint8_t scalar_value;
     load("c32_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c32_dst.out", dst.data(), 256);
 }
 
-// case 33 (int16_t): full 16x16, scalar -3
+// case 33 (uint8_t_colmajor): col-major 12x20 valid 9x15
 template <typename P>
 void case_33() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c33_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c33_src.bin", src.data(), 240);
+    uint8_t scalar_value;
+    load("c33_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c33_dst.out", dst.data(), 240);
+}
+
+// case 34 (uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
+template <typename P>
+void case_34() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c34_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(5, 6);
+    TASSIGN(src, 0x40);
+    load("c34_src.bin", src.data(), 64);
+    uint8_t scalar_value;
+    load("c34_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c34_dst.out", dst.data(), 64);
+}
+
+// case 35 (int16_t): full 16x16
+template <typename P>
+void case_35() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 256);
+    load("c35_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c33_src.bin", src.data(), 256);
-    int16_t scalar_value;
-    load("c33_scalar.bin", &scalar_value, 1);
-    profiled::TMULS<P>(dst, src, scalar_value);
-    store("c33_dst.out", dst.data(), 256);
-}
-
-// case 34 (int16_t_colmajor): col-major 12x20 valid 9x15
-template <typename P>
-void case_34() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c34_src.bin", src.data(), 240);
-    int16_t scalar_value;
-    load("c34_scalar.bin", &scalar_value, 1);
-    profiled::TMULS<P>(dst, src, scalar_value);
-    store("c34_dst.out", dst.data(), 240);
-}
-
-// case 35 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
-template <typename P>
-void case_35() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
-    TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c35_src.bin", src.data(), 64);
+    load("c35_src.bin", src.data(), 256);
     int16_t scalar_value;
     load("c35_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
-    store("c35_dst.out", dst.data(), 64);
+    store("c35_dst.out", dst.data(), 256);
 }
 
-// case 36 (uint16_t): full 16x16
+// case 36 (int16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_36() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c36_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x200);
     load("c36_src.bin", src.data(), 256);
-    uint16_t scalar_value;
+    int16_t scalar_value;
     load("c36_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c36_dst.out", dst.data(), 256);
 }
 
-// case 37 (uint16_t): partial valid 13x7 of 16x16
+// case 37 (int16_t): non-square 6x40
 template <typename P>
 void case_37() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c37_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c37_src.bin", src.data(), 256);
-    uint16_t scalar_value;
+    load("c37_src.bin", src.data(), 240);
+    int16_t scalar_value;
     load("c37_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
-    store("c37_dst.out", dst.data(), 256);
+    store("c37_dst.out", dst.data(), 240);
 }
 
-// case 38 (uint16_t): non-square 6x40
+// case 38 (int16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_38() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c38_src.bin", src.data(), 240);
-    uint16_t scalar_value;
-    load("c38_scalar.bin", &scalar_value, 1);
-    profiled::TMULS<P>(dst, src, scalar_value);
-    store("c38_dst.out", dst.data(), 240);
-}
-
-// case 39 (uint16_t): run-time valid 11x19 of 16x32
-template <typename P>
-void case_39() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c38_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
     TASSIGN(src, 0x400);
-    load("c39_src.bin", src.data(), 512);
-    uint16_t scalar_value;
-    load("c39_scalar.bin", &scalar_value, 1);
+    load("c38_src.bin", src.data(), 512);
+    int16_t scalar_value;
+    load("c38_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
-    store("c39_dst.out", dst.data(), 512);
+    store("c38_dst.out", dst.data(), 512);
 }
 
-// case 40 (uint16_t): odd 3x5 valid 2x3
+// case 39 (int16_t): odd 3x5 valid 2x3
 template <typename P>
-void case_40() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_39() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c39_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
-    load("c40_src.bin", src.data(), 15);
-    uint16_t scalar_value;
-    load("c40_scalar.bin", &scalar_value, 1);
+    load("c39_src.bin", src.data(), 15);
+    int16_t scalar_value;
+    load("c39_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
-    store("c40_dst.out", dst.data(), 15);
+    store("c39_dst.out", dst.data(), 15);
 }
 
-// case 41 (uint16_t): full 16x16, scalar 0
+// case 40 (int16_t): full 16x16, scalar 0
+template <typename P>
+void case_40() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c40_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c40_src.bin", src.data(), 256);
+    int16_t scalar_value;
+    load("c40_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c40_dst.out", dst.data(), 256);
+}
+
+// case 41 (int16_t): full 16x16, scalar 1
 template <typename P>
 void case_41() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c41_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
     load("c41_src.bin", src.data(), 256);
-    uint16_t scalar_value;
+    int16_t scalar_value;
     load("c41_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c41_dst.out", dst.data(), 256);
 }
 
-// case 42 (uint16_t): full 16x16, scalar 1
+// case 42 (int16_t): full 16x16, scalar -3
 template <typename P>
 void case_42() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c42_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
     load("c42_src.bin", src.data(), 256);
-    uint16_t scalar_value;
+    int16_t scalar_value;
     load("c42_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c42_dst.out", dst.data(), 256);
 }
 
-// case 43 (int32_t): full 16x16
+// case 43 (uint16_t): full 16x16
 template <typename P>
 void case_43() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c43_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c43_src.bin", src.data(), 256);
-    int32_t scalar_value;
+    uint16_t scalar_value;
     load("c43_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c43_dst.out", dst.data(), 256);
 }
 
-// case 44 (int32_t): partial valid 13x7 of 16x16
+// case 44 (uint16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_44() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c44_src.bin", src.data(), 256);
-    int32_t scalar_value;
+    uint16_t scalar_value;
     load("c44_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c44_dst.out", dst.data(), 256);
 }
 
-// case 45 (int32_t): non-square 6x40
+// case 45 (uint16_t): non-square 6x40
 template <typename P>
 void case_45() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c45_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x3c0);
+    TASSIGN(src, 0x200);
     load("c45_src.bin", src.data(), 240);
-    int32_t scalar_value;
+    uint16_t scalar_value;
     load("c45_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c45_dst.out", dst.data(), 240);
 }
 
-// case 46 (int32_t): run-time valid 11x19 of 16x32
+// case 46 (uint16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_46() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c46_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c46_src.bin", src.data(), 512);
-    int32_t scalar_value;
+    uint16_t scalar_value;
     load("c46_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c46_dst.out", dst.data(), 512);
 }
 
-// case 47 (int32_t): odd 3x5 valid 2x3
+// case 47 (uint16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_47() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c47_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
     load("c47_src.bin", src.data(), 15);
-    int32_t scalar_value;
+    uint16_t scalar_value;
     load("c47_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c47_dst.out", dst.data(), 15);
 }
 
-// case 48 (int32_t): full 16x16, scalar 0
+// case 48 (uint16_t): full 16x16, scalar 0
 template <typename P>
 void case_48() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c48_src.bin", src.data(), 256);
-    int32_t scalar_value;
+    uint16_t scalar_value;
     load("c48_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c48_dst.out", dst.data(), 256);
 }
 
-// case 49 (int32_t): full 16x16, scalar 1
+// case 49 (uint16_t): full 16x16, scalar 1
 template <typename P>
 void case_49() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c49_src.bin", src.data(), 256);
-    int32_t scalar_value;
+    uint16_t scalar_value;
     load("c49_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c49_dst.out", dst.data(), 256);
 }
 
-// case 50 (int32_t): full 16x16, scalar -3
+// case 50 (int32_t): full 16x16
 template <typename P>
 void case_50() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -924,245 +924,245 @@ void case_50() {
     store("c50_dst.out", dst.data(), 256);
 }
 
-// case 51 (uint32_t): full 16x16
+// case 51 (int32_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_51() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c51_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c51_src.bin", src.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c51_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c51_dst.out", dst.data(), 256);
 }
 
-// case 52 (uint32_t): partial valid 13x7 of 16x16
+// case 52 (int32_t): non-square 6x40
 template <typename P>
 void case_52() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c52_src.bin", src.data(), 256);
-    uint32_t scalar_value;
-    load("c52_scalar.bin", &scalar_value, 1);
-    profiled::TMULS<P>(dst, src, scalar_value);
-    store("c52_dst.out", dst.data(), 256);
-}
-
-// case 53 (uint32_t): non-square 6x40
-template <typename P>
-void case_53() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c52_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x3c0);
-    load("c53_src.bin", src.data(), 240);
-    uint32_t scalar_value;
-    load("c53_scalar.bin", &scalar_value, 1);
+    load("c52_src.bin", src.data(), 240);
+    int32_t scalar_value;
+    load("c52_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
-    store("c53_dst.out", dst.data(), 240);
+    store("c52_dst.out", dst.data(), 240);
 }
 
-// case 54 (uint32_t): run-time valid 11x19 of 16x32
+// case 53 (int32_t): run-time valid 11x19 of 16x32
 template <typename P>
-void case_54() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+void case_53() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c53_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
     TASSIGN(src, 0x800);
-    load("c54_src.bin", src.data(), 512);
-    uint32_t scalar_value;
-    load("c54_scalar.bin", &scalar_value, 1);
+    load("c53_src.bin", src.data(), 512);
+    int32_t scalar_value;
+    load("c53_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
-    store("c54_dst.out", dst.data(), 512);
+    store("c53_dst.out", dst.data(), 512);
 }
 
-// case 55 (uint32_t): odd 3x5 valid 2x3
+// case 54 (int32_t): odd 3x5 valid 2x3
 template <typename P>
-void case_55() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_54() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c54_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
-    load("c55_src.bin", src.data(), 15);
-    uint32_t scalar_value;
-    load("c55_scalar.bin", &scalar_value, 1);
+    load("c54_src.bin", src.data(), 15);
+    int32_t scalar_value;
+    load("c54_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
-    store("c55_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 15);
 }
 
-// case 56 (uint32_t): full 16x16, scalar 0
+// case 55 (int32_t): full 16x16, scalar 0
+template <typename P>
+void case_55() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c55_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c55_src.bin", src.data(), 256);
+    int32_t scalar_value;
+    load("c55_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c55_dst.out", dst.data(), 256);
+}
+
+// case 56 (int32_t): full 16x16, scalar 1
 template <typename P>
 void case_56() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c56_src.bin", src.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c56_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c56_dst.out", dst.data(), 256);
 }
 
-// case 57 (uint32_t): full 16x16, scalar 1
+// case 57 (int32_t): full 16x16, scalar -3
 template <typename P>
 void case_57() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c57_src.bin", src.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c57_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c57_dst.out", dst.data(), 256);
 }
 
-// case 58 (int64_t): full 16x16
+// case 58 (uint32_t): full 16x16
 template <typename P>
 void case_58() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c58_src.bin", src.data(), 256);
-    int64_t scalar_value;
+    uint32_t scalar_value;
     load("c58_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c58_dst.out", dst.data(), 256);
 }
 
-// case 59 (int64_t): partial valid 13x7 of 16x16
+// case 59 (uint32_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_59() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c59_src.bin", src.data(), 256);
-    int64_t scalar_value;
+    uint32_t scalar_value;
     load("c59_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c59_dst.out", dst.data(), 256);
 }
 
-// case 60 (int64_t): non-square 6x40
+// case 60 (uint32_t): non-square 6x40
 template <typename P>
 void case_60() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x780);
+    TASSIGN(src, 0x3c0);
     load("c60_src.bin", src.data(), 240);
-    int64_t scalar_value;
+    uint32_t scalar_value;
     load("c60_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c60_dst.out", dst.data(), 240);
 }
 
-// case 61 (int64_t): run-time valid 11x19 of 16x32
+// case 61 (uint32_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_61() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x1000);
+    TASSIGN(src, 0x800);
     load("c61_src.bin", src.data(), 512);
-    int64_t scalar_value;
+    uint32_t scalar_value;
     load("c61_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c61_dst.out", dst.data(), 512);
 }
 
-// case 62 (int64_t): odd 3x5 valid 2x3
+// case 62 (uint32_t): odd 3x5 valid 2x3
 template <typename P>
 void case_62() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x40);
     load("c62_src.bin", src.data(), 15);
-    int64_t scalar_value;
+    uint32_t scalar_value;
     load("c62_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c62_dst.out", dst.data(), 15);
 }
 
-// case 63 (int64_t): full 16x16, scalar 0
+// case 63 (uint32_t): full 16x16, scalar 0
 template <typename P>
 void case_63() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c63_src.bin", src.data(), 256);
-    int64_t scalar_value;
+    uint32_t scalar_value;
     load("c63_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c63_dst.out", dst.data(), 256);
 }
 
-// case 64 (int64_t): full 16x16, scalar 1
+// case 64 (uint32_t): full 16x16, scalar 1
 template <typename P>
 void case_64() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c64_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c64_src.bin", src.data(), 256);
-    int64_t scalar_value;
+    uint32_t scalar_value;
     load("c64_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c64_dst.out", dst.data(), 256);
 }
 
-// case 65 (int64_t): full 16x16, scalar -3
+// case 65 (int64_t): full 16x16
 template <typename P>
 void case_65() {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -1179,123 +1179,242 @@ void case_65() {
     store("c65_dst.out", dst.data(), 256);
 }
 
-// case 66 (uint64_t): full 16x16
+// case 66 (int64_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_66() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c66_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c66_src.bin", src.data(), 256);
-    uint64_t scalar_value;
+    int64_t scalar_value;
     load("c66_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c66_dst.out", dst.data(), 256);
 }
 
-// case 67 (uint64_t): partial valid 13x7 of 16x16
+// case 67 (int64_t): non-square 6x40
 template <typename P>
 void case_67() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x800);
-    load("c67_src.bin", src.data(), 256);
-    uint64_t scalar_value;
-    load("c67_scalar.bin", &scalar_value, 1);
-    profiled::TMULS<P>(dst, src, scalar_value);
-    store("c67_dst.out", dst.data(), 256);
-}
-
-// case 68 (uint64_t): non-square 6x40
-template <typename P>
-void case_68() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c68_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c67_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x780);
-    load("c68_src.bin", src.data(), 240);
-    uint64_t scalar_value;
-    load("c68_scalar.bin", &scalar_value, 1);
+    load("c67_src.bin", src.data(), 240);
+    int64_t scalar_value;
+    load("c67_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
-    store("c68_dst.out", dst.data(), 240);
+    store("c67_dst.out", dst.data(), 240);
 }
 
-// case 69 (uint64_t): run-time valid 11x19 of 16x32
+// case 68 (int64_t): run-time valid 11x19 of 16x32
 template <typename P>
-void case_69() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+void case_68() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c68_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
     TASSIGN(src, 0x1000);
-    load("c69_src.bin", src.data(), 512);
-    uint64_t scalar_value;
-    load("c69_scalar.bin", &scalar_value, 1);
+    load("c68_src.bin", src.data(), 512);
+    int64_t scalar_value;
+    load("c68_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
-    store("c69_dst.out", dst.data(), 512);
+    store("c68_dst.out", dst.data(), 512);
 }
 
-// case 70 (uint64_t): odd 3x5 valid 2x3
+// case 69 (int64_t): odd 3x5 valid 2x3
 template <typename P>
-void case_70() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_69() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c69_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c70_src.bin", src.data(), 15);
-    uint64_t scalar_value;
-    load("c70_scalar.bin", &scalar_value, 1);
+    load("c69_src.bin", src.data(), 15);
+    int64_t scalar_value;
+    load("c69_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
-    store("c70_dst.out", dst.data(), 15);
+    store("c69_dst.out", dst.data(), 15);
 }
 
-// case 71 (uint64_t): full 16x16, scalar 0
+// case 70 (int64_t): full 16x16, scalar 0
+template <typename P>
+void case_70() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c70_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c70_src.bin", src.data(), 256);
+    int64_t scalar_value;
+    load("c70_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c70_dst.out", dst.data(), 256);
+}
+
+// case 71 (int64_t): full 16x16, scalar 1
 template <typename P>
 void case_71() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c71_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c71_src.bin", src.data(), 256);
-    uint64_t scalar_value;
+    int64_t scalar_value;
     load("c71_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c71_dst.out", dst.data(), 256);
 }
 
-// case 72 (uint64_t): full 16x16, scalar 1
+// case 72 (int64_t): full 16x16, scalar -3
 template <typename P>
 void case_72() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c72_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c72_src.bin", src.data(), 256);
-    uint64_t scalar_value;
+    int64_t scalar_value;
     load("c72_scalar.bin", &scalar_value, 1);
     profiled::TMULS<P>(dst, src, scalar_value);
     store("c72_dst.out", dst.data(), 256);
+}
+
+// case 73 (uint64_t): full 16x16
+template <typename P>
+void case_73() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c73_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c73_src.bin", src.data(), 256);
+    uint64_t scalar_value;
+    load("c73_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c73_dst.out", dst.data(), 256);
+}
+
+// case 74 (uint64_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_74() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c74_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c74_src.bin", src.data(), 256);
+    uint64_t scalar_value;
+    load("c74_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c74_dst.out", dst.data(), 256);
+}
+
+// case 75 (uint64_t): non-square 6x40
+template <typename P>
+void case_75() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c75_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x780);
+    load("c75_src.bin", src.data(), 240);
+    uint64_t scalar_value;
+    load("c75_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c75_dst.out", dst.data(), 240);
+}
+
+// case 76 (uint64_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_76() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c76_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x1000);
+    load("c76_src.bin", src.data(), 512);
+    uint64_t scalar_value;
+    load("c76_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c76_dst.out", dst.data(), 512);
+}
+
+// case 77 (uint64_t): odd 3x5 valid 2x3
+template <typename P>
+void case_77() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c77_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c77_src.bin", src.data(), 15);
+    uint64_t scalar_value;
+    load("c77_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c77_dst.out", dst.data(), 15);
+}
+
+// case 78 (uint64_t): full 16x16, scalar 0
+template <typename P>
+void case_78() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c78_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c78_src.bin", src.data(), 256);
+    uint64_t scalar_value;
+    load("c78_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c78_dst.out", dst.data(), 256);
+}
+
+// case 79 (uint64_t): full 16x16, scalar 1
+template <typename P>
+void case_79() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c79_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c79_src.bin", src.data(), 256);
+    uint64_t scalar_value;
+    load("c79_scalar.bin", &scalar_value, 1);
+    profiled::TMULS<P>(dst, src, scalar_value);
+    store("c79_dst.out", dst.data(), 256);
 }
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TMULS [A2A3]: dst and src must have the same valid row/col
@@ -1392,82 +1511,75 @@ const Entry entries[] = {
     {"c25@A2A3", case_25<profile_a2a3>},
     {"c25@A5", case_25<profile_a5>},
     {"c25@CPU", case_25<profile_cpu>},
-    {"c26@A2A3", case_26<profile_a2a3>},
-    {"c26@A5", case_26<profile_a5>},
     {"c26@CPU", case_26<profile_cpu>},
-    {"c27@A2A3", case_27<profile_a2a3>},
-    {"c27@A5", case_27<profile_a5>},
     {"c27@CPU", case_27<profile_cpu>},
-    {"c28@A2A3", case_28<profile_a2a3>},
-    {"c28@A5", case_28<profile_a5>},
     {"c28@CPU", case_28<profile_cpu>},
-    {"c29@A2A3", case_29<profile_a2a3>},
-    {"c29@A5", case_29<profile_a5>},
     {"c29@CPU", case_29<profile_cpu>},
-    {"c30@A2A3", case_30<profile_a2a3>},
-    {"c30@A5", case_30<profile_a5>},
     {"c30@CPU", case_30<profile_cpu>},
-    {"c31@A2A3", case_31<profile_a2a3>},
-    {"c31@A5", case_31<profile_a5>},
     {"c31@CPU", case_31<profile_cpu>},
-    {"c32@A2A3", case_32<profile_a2a3>},
-    {"c32@A5", case_32<profile_a5>},
     {"c32@CPU", case_32<profile_cpu>},
-    {"c33@A2A3", case_33<profile_a2a3>},
-    {"c33@A5", case_33<profile_a5>},
     {"c33@CPU", case_33<profile_cpu>},
     {"c34@CPU", case_34<profile_cpu>},
+    {"c35@A2A3", case_35<profile_a2a3>},
+    {"c35@A5", case_35<profile_a5>},
     {"c35@CPU", case_35<profile_cpu>},
+    {"c36@A2A3", case_36<profile_a2a3>},
     {"c36@A5", case_36<profile_a5>},
     {"c36@CPU", case_36<profile_cpu>},
+    {"c37@A2A3", case_37<profile_a2a3>},
     {"c37@A5", case_37<profile_a5>},
     {"c37@CPU", case_37<profile_cpu>},
+    {"c38@A2A3", case_38<profile_a2a3>},
     {"c38@A5", case_38<profile_a5>},
     {"c38@CPU", case_38<profile_cpu>},
+    {"c39@A2A3", case_39<profile_a2a3>},
     {"c39@A5", case_39<profile_a5>},
     {"c39@CPU", case_39<profile_cpu>},
+    {"c40@A2A3", case_40<profile_a2a3>},
     {"c40@A5", case_40<profile_a5>},
     {"c40@CPU", case_40<profile_cpu>},
+    {"c41@A2A3", case_41<profile_a2a3>},
     {"c41@A5", case_41<profile_a5>},
     {"c41@CPU", case_41<profile_cpu>},
+    {"c42@A2A3", case_42<profile_a2a3>},
     {"c42@A5", case_42<profile_a5>},
     {"c42@CPU", case_42<profile_cpu>},
-    {"c43@A2A3", case_43<profile_a2a3>},
     {"c43@A5", case_43<profile_a5>},
     {"c43@CPU", case_43<profile_cpu>},
-    {"c44@A2A3", case_44<profile_a2a3>},
     {"c44@A5", case_44<profile_a5>},
     {"c44@CPU", case_44<profile_cpu>},
-    {"c45@A2A3", case_45<profile_a2a3>},
     {"c45@A5", case_45<profile_a5>},
     {"c45@CPU", case_45<profile_cpu>},
-    {"c46@A2A3", case_46<profile_a2a3>},
     {"c46@A5", case_46<profile_a5>},
     {"c46@CPU", case_46<profile_cpu>},
-    {"c47@A2A3", case_47<profile_a2a3>},
     {"c47@A5", case_47<profile_a5>},
     {"c47@CPU", case_47<profile_cpu>},
-    {"c48@A2A3", case_48<profile_a2a3>},
     {"c48@A5", case_48<profile_a5>},
     {"c48@CPU", case_48<profile_cpu>},
-    {"c49@A2A3", case_49<profile_a2a3>},
     {"c49@A5", case_49<profile_a5>},
     {"c49@CPU", case_49<profile_cpu>},
     {"c50@A2A3", case_50<profile_a2a3>},
     {"c50@A5", case_50<profile_a5>},
     {"c50@CPU", case_50<profile_cpu>},
+    {"c51@A2A3", case_51<profile_a2a3>},
     {"c51@A5", case_51<profile_a5>},
     {"c51@CPU", case_51<profile_cpu>},
+    {"c52@A2A3", case_52<profile_a2a3>},
     {"c52@A5", case_52<profile_a5>},
     {"c52@CPU", case_52<profile_cpu>},
+    {"c53@A2A3", case_53<profile_a2a3>},
     {"c53@A5", case_53<profile_a5>},
     {"c53@CPU", case_53<profile_cpu>},
+    {"c54@A2A3", case_54<profile_a2a3>},
     {"c54@A5", case_54<profile_a5>},
     {"c54@CPU", case_54<profile_cpu>},
+    {"c55@A2A3", case_55<profile_a2a3>},
     {"c55@A5", case_55<profile_a5>},
     {"c55@CPU", case_55<profile_cpu>},
+    {"c56@A2A3", case_56<profile_a2a3>},
     {"c56@A5", case_56<profile_a5>},
     {"c56@CPU", case_56<profile_cpu>},
+    {"c57@A2A3", case_57<profile_a2a3>},
     {"c57@A5", case_57<profile_a5>},
     {"c57@CPU", case_57<profile_cpu>},
     {"c58@A5", case_58<profile_a5>},
@@ -1500,6 +1612,20 @@ const Entry entries[] = {
     {"c71@CPU", case_71<profile_cpu>},
     {"c72@A5", case_72<profile_a5>},
     {"c72@CPU", case_72<profile_cpu>},
+    {"c73@A5", case_73<profile_a5>},
+    {"c73@CPU", case_73<profile_cpu>},
+    {"c74@A5", case_74<profile_a5>},
+    {"c74@CPU", case_74<profile_cpu>},
+    {"c75@A5", case_75<profile_a5>},
+    {"c75@CPU", case_75<profile_cpu>},
+    {"c76@A5", case_76<profile_a5>},
+    {"c76@CPU", case_76<profile_cpu>},
+    {"c77@A5", case_77<profile_a5>},
+    {"c77@CPU", case_77<profile_cpu>},
+    {"c78@A5", case_78<profile_a5>},
+    {"c78@CPU", case_78<profile_cpu>},
+    {"c79@A5", case_79<profile_a5>},
+    {"c79@CPU", case_79<profile_cpu>},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape},
     {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape},
 };

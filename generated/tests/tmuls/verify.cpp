@@ -145,7 +145,7 @@ void fail_a5_07_same_dtype() {
 }
 
 // breaks rule 02_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TMULS [CPU]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t}}
+// expected-error@*:* {{TMULS [CPU]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t, uint8_t}}
 void fail_cpu_02_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

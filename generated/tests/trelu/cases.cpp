@@ -207,74 +207,74 @@ void case_9() {
     store("c9_dst.out", dst.data(), 64);
 }
 
-// case 10 (float): full 16x16
+// case 10 (bfloat16_t): full 16x16
 template <typename P>
 void case_10() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c10_src.bin", src.data(), 256);
     profiled::TRELU<P>(dst, src);
     store("c10_dst.out", dst.data(), 256);
 }
 
-// case 11 (float): partial valid 13x7 of 16x16
+// case 11 (bfloat16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_11() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c11_src.bin", src.data(), 256);
     profiled::TRELU<P>(dst, src);
     store("c11_dst.out", dst.data(), 256);
 }
 
-// case 12 (float): non-square 6x40
+// case 12 (bfloat16_t): non-square 6x40
 template <typename P>
 void case_12() {
-    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c12_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x3c0);
+    TASSIGN(src, 0x200);
     load("c12_src.bin", src.data(), 240);
     profiled::TRELU<P>(dst, src);
     store("c12_dst.out", dst.data(), 240);
 }
 
-// case 13 (float): run-time valid 11x19 of 16x32
+// case 13 (bfloat16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_13() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c13_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c13_src.bin", src.data(), 512);
     profiled::TRELU<P>(dst, src);
     store("c13_dst.out", dst.data(), 512);
 }
 
-// case 14 (float): odd 3x5 valid 2x3
+// case 14 (bfloat16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_14() {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c14_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
     load("c14_src.bin", src.data(), 15);
@@ -282,59 +282,59 @@ void case_14() {
     store("c14_dst.out", dst.data(), 15);
 }
 
-// case 15 (float): full 16x16, scalar 0.0
+// case 15 (bfloat16_t): full 16x16, scalar 0.0
 template <typename P>
 void case_15() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c15_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c15_src.bin", src.data(), 256);
     profiled::TRELU<P>(dst, src);
     store("c15_dst.out", dst.data(), 256);
 }
 
-// case 16 (float): full 16x16, scalar 1.0
+// case 16 (bfloat16_t): full 16x16, scalar 1.0
 template <typename P>
 void case_16() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c16_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c16_src.bin", src.data(), 256);
     profiled::TRELU<P>(dst, src);
     store("c16_dst.out", dst.data(), 256);
 }
 
-// case 17 (float): full 16x16, scalar -0.5
+// case 17 (bfloat16_t): full 16x16, scalar -0.5
 template <typename P>
 void case_17() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c17_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c17_src.bin", src.data(), 256);
     profiled::TRELU<P>(dst, src);
     store("c17_dst.out", dst.data(), 256);
 }
 
-// case 18 (int32_t): full 16x16
+// case 18 (float): full 16x16
 template <typename P>
 void case_18() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c18_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c18_src.bin", src.data(), 256);
@@ -342,14 +342,14 @@ void case_18() {
     store("c18_dst.out", dst.data(), 256);
 }
 
-// case 19 (int32_t): partial valid 13x7 of 16x16
+// case 19 (float): partial valid 13x7 of 16x16
 template <typename P>
 void case_19() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c19_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c19_src.bin", src.data(), 256);
@@ -357,14 +357,14 @@ void case_19() {
     store("c19_dst.out", dst.data(), 256);
 }
 
-// case 20 (int32_t): non-square 6x40
+// case 20 (float): non-square 6x40
 template <typename P>
 void case_20() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c20_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x3c0);
     load("c20_src.bin", src.data(), 240);
@@ -372,14 +372,14 @@ void case_20() {
     store("c20_dst.out", dst.data(), 240);
 }
 
-// case 21 (int32_t): run-time valid 11x19 of 16x32
+// case 21 (float): run-time valid 11x19 of 16x32
 template <typename P>
 void case_21() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c21_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
     TASSIGN(src, 0x800);
     load("c21_src.bin", src.data(), 512);
@@ -387,14 +387,14 @@ void case_21() {
     store("c21_dst.out", dst.data(), 512);
 }
 
-// case 22 (int32_t): odd 3x5 valid 2x3
+// case 22 (float): odd 3x5 valid 2x3
 template <typename P>
 void case_22() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c22_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
     load("c22_src.bin", src.data(), 15);
@@ -402,14 +402,14 @@ void case_22() {
     store("c22_dst.out", dst.data(), 15);
 }
 
-// case 23 (int32_t): full 16x16, scalar 0
+// case 23 (float): full 16x16, scalar 0.0
 template <typename P>
 void case_23() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c23_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c23_src.bin", src.data(), 256);
@@ -417,14 +417,14 @@ void case_23() {
     store("c23_dst.out", dst.data(), 256);
 }
 
-// case 24 (int32_t): full 16x16, scalar 1
+// case 24 (float): full 16x16, scalar 1.0
 template <typename P>
 void case_24() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c24_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c24_src.bin", src.data(), 256);
@@ -432,14 +432,14 @@ void case_24() {
     store("c24_dst.out", dst.data(), 256);
 }
 
-// case 25 (int32_t): full 16x16, scalar -3
+// case 25 (float): full 16x16, scalar -0.5
 template <typename P>
 void case_25() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c25_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c25_src.bin", src.data(), 256);
@@ -447,34 +447,274 @@ void case_25() {
     store("c25_dst.out", dst.data(), 256);
 }
 
-// case 26 (int32_t_colmajor): col-major 12x20 valid 9x15
+// case 26 (int16_t): full 16x16
 template <typename P>
 void case_26() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x3c0);
-    load("c26_src.bin", src.data(), 240);
+    TASSIGN(src, 0x200);
+    load("c26_src.bin", src.data(), 256);
     profiled::TRELU<P>(dst, src);
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 256);
 }
 
-// case 27 (int32_t_colmajor): col-major run-time valid 5x6 of 8x8
+// case 27 (int16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_27() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c27_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c27_src.bin", src.data(), 256);
+    profiled::TRELU<P>(dst, src);
+    store("c27_dst.out", dst.data(), 256);
+}
+
+// case 28 (int16_t): non-square 6x40
+template <typename P>
+void case_28() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c28_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c28_src.bin", src.data(), 240);
+    profiled::TRELU<P>(dst, src);
+    store("c28_dst.out", dst.data(), 240);
+}
+
+// case 29 (int16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_29() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c29_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x400);
+    load("c29_src.bin", src.data(), 512);
+    profiled::TRELU<P>(dst, src);
+    store("c29_dst.out", dst.data(), 512);
+}
+
+// case 30 (int16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_30() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c30_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x40);
+    load("c30_src.bin", src.data(), 15);
+    profiled::TRELU<P>(dst, src);
+    store("c30_dst.out", dst.data(), 15);
+}
+
+// case 31 (int16_t): full 16x16, scalar 0
+template <typename P>
+void case_31() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c31_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c31_src.bin", src.data(), 256);
+    profiled::TRELU<P>(dst, src);
+    store("c31_dst.out", dst.data(), 256);
+}
+
+// case 32 (int16_t): full 16x16, scalar 1
+template <typename P>
+void case_32() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c32_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c32_src.bin", src.data(), 256);
+    profiled::TRELU<P>(dst, src);
+    store("c32_dst.out", dst.data(), 256);
+}
+
+// case 33 (int16_t): full 16x16, scalar -3
+template <typename P>
+void case_33() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c33_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c33_src.bin", src.data(), 256);
+    profiled::TRELU<P>(dst, src);
+    store("c33_dst.out", dst.data(), 256);
+}
+
+// case 34 (int16_t_colmajor): col-major 12x20 valid 9x15
+template <typename P>
+void case_34() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c34_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c34_src.bin", src.data(), 240);
+    profiled::TRELU<P>(dst, src);
+    store("c34_dst.out", dst.data(), 240);
+}
+
+// case 35 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
+template <typename P>
+void case_35() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c35_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x100);
-    load("c27_src.bin", src.data(), 64);
+    TASSIGN(src, 0x80);
+    load("c35_src.bin", src.data(), 64);
     profiled::TRELU<P>(dst, src);
-    store("c27_dst.out", dst.data(), 64);
+    store("c35_dst.out", dst.data(), 64);
+}
+
+// case 36 (int32_t): full 16x16
+template <typename P>
+void case_36() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c36_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c36_src.bin", src.data(), 256);
+    profiled::TRELU<P>(dst, src);
+    store("c36_dst.out", dst.data(), 256);
+}
+
+// case 37 (int32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_37() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c37_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c37_src.bin", src.data(), 256);
+    profiled::TRELU<P>(dst, src);
+    store("c37_dst.out", dst.data(), 256);
+}
+
+// case 38 (int32_t): non-square 6x40
+template <typename P>
+void case_38() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c38_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x3c0);
+    load("c38_src.bin", src.data(), 240);
+    profiled::TRELU<P>(dst, src);
+    store("c38_dst.out", dst.data(), 240);
+}
+
+// case 39 (int32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_39() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c39_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x800);
+    load("c39_src.bin", src.data(), 512);
+    profiled::TRELU<P>(dst, src);
+    store("c39_dst.out", dst.data(), 512);
+}
+
+// case 40 (int32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_40() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c40_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x40);
+    load("c40_src.bin", src.data(), 15);
+    profiled::TRELU<P>(dst, src);
+    store("c40_dst.out", dst.data(), 15);
+}
+
+// case 41 (int32_t): full 16x16, scalar 0
+template <typename P>
+void case_41() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c41_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c41_src.bin", src.data(), 256);
+    profiled::TRELU<P>(dst, src);
+    store("c41_dst.out", dst.data(), 256);
+}
+
+// case 42 (int32_t): full 16x16, scalar 1
+template <typename P>
+void case_42() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c42_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c42_src.bin", src.data(), 256);
+    profiled::TRELU<P>(dst, src);
+    store("c42_dst.out", dst.data(), 256);
+}
+
+// case 43 (int32_t): full 16x16, scalar -3
+template <typename P>
+void case_43() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c43_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c43_src.bin", src.data(), 256);
+    profiled::TRELU<P>(dst, src);
+    store("c43_dst.out", dst.data(), 256);
 }
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TRELU [A2A3]: dst and src must have the same valid row/col
@@ -542,29 +782,13 @@ const Entry entries[] = {
     {"c7@CPU", case_7<profile_cpu>},
     {"c8@CPU", case_8<profile_cpu>},
     {"c9@CPU", case_9<profile_cpu>},
-    {"c10@A2A3", case_10<profile_a2a3>},
-    {"c10@A5", case_10<profile_a5>},
     {"c10@CPU", case_10<profile_cpu>},
-    {"c11@A2A3", case_11<profile_a2a3>},
-    {"c11@A5", case_11<profile_a5>},
     {"c11@CPU", case_11<profile_cpu>},
-    {"c12@A2A3", case_12<profile_a2a3>},
-    {"c12@A5", case_12<profile_a5>},
     {"c12@CPU", case_12<profile_cpu>},
-    {"c13@A2A3", case_13<profile_a2a3>},
-    {"c13@A5", case_13<profile_a5>},
     {"c13@CPU", case_13<profile_cpu>},
-    {"c14@A2A3", case_14<profile_a2a3>},
-    {"c14@A5", case_14<profile_a5>},
     {"c14@CPU", case_14<profile_cpu>},
-    {"c15@A2A3", case_15<profile_a2a3>},
-    {"c15@A5", case_15<profile_a5>},
     {"c15@CPU", case_15<profile_cpu>},
-    {"c16@A2A3", case_16<profile_a2a3>},
-    {"c16@A5", case_16<profile_a5>},
     {"c16@CPU", case_16<profile_cpu>},
-    {"c17@A2A3", case_17<profile_a2a3>},
-    {"c17@A5", case_17<profile_a5>},
     {"c17@CPU", case_17<profile_cpu>},
     {"c18@A2A3", case_18<profile_a2a3>},
     {"c18@A5", case_18<profile_a5>},
@@ -592,6 +816,38 @@ const Entry entries[] = {
     {"c25@CPU", case_25<profile_cpu>},
     {"c26@CPU", case_26<profile_cpu>},
     {"c27@CPU", case_27<profile_cpu>},
+    {"c28@CPU", case_28<profile_cpu>},
+    {"c29@CPU", case_29<profile_cpu>},
+    {"c30@CPU", case_30<profile_cpu>},
+    {"c31@CPU", case_31<profile_cpu>},
+    {"c32@CPU", case_32<profile_cpu>},
+    {"c33@CPU", case_33<profile_cpu>},
+    {"c34@CPU", case_34<profile_cpu>},
+    {"c35@CPU", case_35<profile_cpu>},
+    {"c36@A2A3", case_36<profile_a2a3>},
+    {"c36@A5", case_36<profile_a5>},
+    {"c36@CPU", case_36<profile_cpu>},
+    {"c37@A2A3", case_37<profile_a2a3>},
+    {"c37@A5", case_37<profile_a5>},
+    {"c37@CPU", case_37<profile_cpu>},
+    {"c38@A2A3", case_38<profile_a2a3>},
+    {"c38@A5", case_38<profile_a5>},
+    {"c38@CPU", case_38<profile_cpu>},
+    {"c39@A2A3", case_39<profile_a2a3>},
+    {"c39@A5", case_39<profile_a5>},
+    {"c39@CPU", case_39<profile_cpu>},
+    {"c40@A2A3", case_40<profile_a2a3>},
+    {"c40@A5", case_40<profile_a5>},
+    {"c40@CPU", case_40<profile_cpu>},
+    {"c41@A2A3", case_41<profile_a2a3>},
+    {"c41@A5", case_41<profile_a5>},
+    {"c41@CPU", case_41<profile_cpu>},
+    {"c42@A2A3", case_42<profile_a2a3>},
+    {"c42@A5", case_42<profile_a5>},
+    {"c42@CPU", case_42<profile_cpu>},
+    {"c43@A2A3", case_43<profile_a2a3>},
+    {"c43@A5", case_43<profile_a5>},
+    {"c43@CPU", case_43<profile_cpu>},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape},
     {"rf_a5_06_same_valid_shape", rf_a5_06_same_valid_shape},
     {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape},

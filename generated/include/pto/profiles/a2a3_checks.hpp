@@ -718,9 +718,9 @@ struct profile_a2a3 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TABS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TABS [A2A3]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
+                      "TABS [A2A3]: DType must be one of: float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TABS [A2A3]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TABS [A2A3]: tile location must be TileType::Vec");
@@ -729,8 +729,8 @@ struct profile_a2a3 {
                       "TABS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TABS [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1229,9 +1229,9 @@ struct profile_a2a3 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TLOG() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TLOG [A2A3]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
+                      "TLOG [A2A3]: DType must be one of: float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TLOG [A2A3]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TLOG [A2A3]: tile location must be TileType::Vec");
@@ -1240,8 +1240,8 @@ struct profile_a2a3 {
                       "TLOG [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TLOG [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1489,9 +1489,9 @@ struct profile_a2a3 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TRSQRT [A2A3]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
+                      "TRSQRT [A2A3]: DType must be one of: float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
                       "TRSQRT [A2A3]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
@@ -1501,8 +1501,8 @@ struct profile_a2a3 {
                       "TRSQRT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TRSQRT [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1521,9 +1521,9 @@ struct profile_a2a3 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TSQRT [A2A3]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
+                      "TSQRT [A2A3]: DType must be one of: float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor,
                       "TSQRT [A2A3]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
@@ -1533,8 +1533,8 @@ struct profile_a2a3 {
                       "TSQRT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TSQRT [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1553,9 +1553,9 @@ struct profile_a2a3 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TEXP() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TEXP [A2A3]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
+                      "TEXP [A2A3]: DType must be one of: float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TEXP [A2A3]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TEXP [A2A3]: tile location must be TileType::Vec");
@@ -1564,8 +1564,8 @@ struct profile_a2a3 {
                       "TEXP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TEXP [A2A3]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&

@@ -736,9 +736,9 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TABS() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TABS [A5]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, int8_t, int16_t, int32_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, int8_t, int16_t, int32_t>,
+                      "TABS [A5]: DType must be one of: float, half, int8_t, int16_t, int32_t");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TABS [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TABS [A5]: tile location must be TileType::Vec");
@@ -747,8 +747,8 @@ struct profile_a5 {
                       "TABS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TABS [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, int8_t, int16_t, int32_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half, int8_t, int16_t, int32_t>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1245,9 +1245,9 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TLOG() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TLOG [A5]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
+                      "TLOG [A5]: DType must be one of: float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TLOG [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TLOG [A5]: tile location must be TileType::Vec");
@@ -1256,8 +1256,8 @@ struct profile_a5 {
                       "TLOG [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TLOG [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1482,9 +1482,9 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TRSQRT [A5]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
+                      "TRSQRT [A5]: DType must be one of: float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TRSQRT [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TRSQRT [A5]: tile location must be TileType::Vec");
@@ -1493,8 +1493,8 @@ struct profile_a5 {
                       "TRSQRT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TRSQRT [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1513,9 +1513,9 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TSQRT [A5]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
+                      "TSQRT [A5]: DType must be one of: float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TSQRT [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TSQRT [A5]: tile location must be TileType::Vec");
@@ -1524,8 +1524,8 @@ struct profile_a5 {
                       "TSQRT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TSQRT [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1544,9 +1544,9 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TEXP() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TEXP [A5]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half>,
+                      "TEXP [A5]: DType must be one of: float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TEXP [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TEXP [A5]: tile location must be TileType::Vec");
@@ -1555,8 +1555,8 @@ struct profile_a5 {
                       "TEXP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TEXP [A5]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half>) &&
                (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&

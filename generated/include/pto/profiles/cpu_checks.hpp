@@ -98,11 +98,11 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMULS() {
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t,
-                                       uint64_t, half, float, bfloat16_t> &&
+                                       uint64_t, half, float, bfloat16_t, uint8_t> &&
                           sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t,
-                                           uint64_t, half, float, bfloat16_t>,
+                                           uint64_t, half, float, bfloat16_t, uint8_t>,
                       "TMULS [CPU]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, "
-                      "half, float, bfloat16_t");
+                      "half, float, bfloat16_t, uint8_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TMULS [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -111,9 +111,9 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TMULS [CPU]: dst and src must have the same DType");
         return (sim::is_one_of_v<typename TileDataDst::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float, bfloat16_t> &&
+                                 half, float, bfloat16_t, uint8_t> &&
                 sim::is_one_of_v<typename TileDataSrc::DType, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t,
-                                 half, float, bfloat16_t>) &&
+                                 half, float, bfloat16_t, uint8_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
@@ -500,15 +500,15 @@ struct profile_cpu {
                       "TLRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TLRELU [CPU]: dst and src must have the same DType");
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, bfloat16_t>,
-                      "TLRELU [CPU]: DType must be one of: half, float, bfloat16_t");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, bfloat16_t, int16_t, int32_t>,
+                      "TLRELU [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
         return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) &&
-               (sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, bfloat16_t>);
+               (sim::is_one_of_v<typename TileDataDst::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, half, float, bfloat16_t, int16_t, int32_t>);
     }
 
     template <typename TileDataDst, typename TileDataSrc>
@@ -831,14 +831,14 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMUL() {
-        static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t,
-                             uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t>,
-            "TMUL [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, uint16_t");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                       uint64_t, uint16_t, uint8_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, uint8_t, bfloat16_t>,
+                      "TMUL [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, "
+                      "uint16_t, uint8_t, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                           TileDataSrc1::Loc == TileType::Vec,
                       "TMUL [CPU]: tile location must be TileType::Vec");
@@ -851,11 +851,11 @@ struct profile_cpu {
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TMUL [CPU]: dst, src0 and src1 must have the same DType");
         return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t> &&
+                                 uint64_t, uint16_t, uint8_t, bfloat16_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t> &&
+                                 uint64_t, uint16_t, uint8_t, bfloat16_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
-                                 uint64_t, uint16_t>) &&
+                                 uint64_t, uint16_t, uint8_t, bfloat16_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1162,9 +1162,9 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TLOG() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TLOG [CPU]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>,
+                      "TLOG [CPU]: DType must be one of: float, half, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TLOG [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1172,8 +1172,8 @@ struct profile_cpu {
                       "TLOG [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TLOG [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
@@ -1220,13 +1220,13 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TPRELU() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t>,
-                      "TPRELU [CPU]: DType must be one of: half, float, bfloat16_t");
-        return (sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t> &&
-                sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t>);
+        static_assert(sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+                          sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+                          sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t>,
+                      "TPRELU [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t");
+        return (sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+                sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t> &&
+                sim::is_one_of_v<typename TileData::DType, half, float, bfloat16_t, int16_t, int32_t>);
     }
 
     template <typename TileData, typename TmpT>
@@ -1383,9 +1383,9 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TRSQRT [CPU]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>,
+                      "TRSQRT [CPU]: DType must be one of: float, half, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TRSQRT [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1393,8 +1393,8 @@ struct profile_cpu {
                       "TRSQRT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TRSQRT [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
@@ -1412,9 +1412,9 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSQRT() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TSQRT [CPU]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>,
+                      "TSQRT [CPU]: DType must be one of: float, half, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TSQRT [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1422,8 +1422,8 @@ struct profile_cpu {
                       "TSQRT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TSQRT [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
@@ -1441,9 +1441,9 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TEXP() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float>,
-                      "TEXP [CPU]: DType must be one of: float");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>,
+                      "TEXP [CPU]: DType must be one of: float, half, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TEXP [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1451,8 +1451,8 @@ struct profile_cpu {
                       "TEXP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TEXP [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
@@ -1500,9 +1500,9 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TRELU() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>,
-                      "TRELU [CPU]: DType must be one of: half, float, int32_t");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t, int16_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t, int16_t, bfloat16_t>,
+                      "TRELU [CPU]: DType must be one of: half, float, int32_t, int16_t, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TRELU [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1510,8 +1510,8 @@ struct profile_cpu {
                       "TRELU [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TRELU [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int32_t, int16_t, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, half, float, int32_t, int16_t, bfloat16_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
