@@ -303,6 +303,11 @@ class OpView:
             out += [o for o in form.own if o.name not in {x.name for x in out}]
         return out
 
+    @property
+    def expr_forms(self) -> list[FormView]:
+        """Overloads with their own element semantics (each has its own simulator function and golden)."""
+        return [f for f in self.forms if f.expr is not None]
+
     @cached_property
     def forms(self) -> list[FormView]:
         """Every C++ declaration of the intrinsic, the main one first."""
@@ -447,11 +452,12 @@ class OpView:
     @property
     def math(self) -> str:
         """LaTeX of the semantics; the op kind supplies the index notation."""
+        return self.math_of(self.loaded.expr)
+
+    def math_of(self, expr: semantics.Node) -> str:
         dst = self.spec.semantics.domain
         lhs = rf"\mathrm{{{dst}}}_{{{self.kind.result_index(self)}}}"
-        return (
-            f"{lhs} = {semantics.to_latex(self.loaded.expr, self._latex_ref, self.kind.reduce_index(self))}"
-        )
+        return f"{lhs} = {semantics.to_latex(expr, self._latex_ref, self.kind.reduce_index(self))}"
 
     def _latex_ref(self, name: str) -> str:
         kind = self.spec.operand(name).kind
@@ -580,6 +586,26 @@ class FormView:
             else:
                 out.append(by_operand[name])
         return out
+
+    @property
+    def expr(self) -> semantics.Node | None:
+        """This form's own element semantics, or None when it computes what the main form does."""
+        return self.op.loaded.form_exprs.get(self.index)
+
+    @property
+    def impl_name(self) -> str:
+        """The simulator function this form runs (its own one when it has its own semantics)."""
+        return f"{self.op.name}_impl" + (f"_f{self.index}" if self.expr is not None else "")
+
+    @property
+    def cpp_expr(self) -> str:
+        assert self.expr is not None
+        return semantics.to_cpp(self.expr, lambda n: f"{n}_v", "C", self.op.enums_of)
+
+    @property
+    def numpy_expr(self) -> str:
+        assert self.expr is not None
+        return semantics.to_numpy(self.expr, self.op.enums_of, self.op.kind.reduce_axis(self.op))
 
     @property
     def own_params(self) -> list[str]:

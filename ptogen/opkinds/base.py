@@ -21,6 +21,9 @@ class OpKind:
     name: ClassVar[str]
     # Operates on vector registers lane by lane (its functions live in pto_vec.hpp), not on tiles.
     lanes: ClassVar[bool] = False
+    # An overload may state its own element semantics (its simulator template renders one function
+    # per such form, and its golden preparation checks each).
+    form_exprs: ClassVar[bool] = False
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""

@@ -140,6 +140,7 @@ BROADCAST_STORAGE = 8
 
 class Elementwise(OpKind):
     name: ClassVar[str] = "elementwise"
+    form_exprs: ClassVar[bool] = True
 
     def result_index(self, op: OpView) -> str:
         return "i,j"
@@ -206,38 +207,49 @@ class Elementwise(OpKind):
                     args.append(view.astype(cdt))
                 else:
                     args.append(scalars[name])
-            with np.errstate(all="ignore"):
-                want = narrow(np.asarray(ref.reference(cdt.type, *args)), storage)
-            # A broadcast operand (or a scalar-only expression) gives fewer elements than the region.
-            want = np.broadcast_to(want, (vr, vc))
             before = logical(arrays[domain].copy(), t["rows"], t["cols"], t["layout"])
             label = f"{gx.label} case {k} ({case['label']})"
-
-            def check(
-                data_dir: Path,
-                k: int = k,
-                t: dict[str, Any] = t,
-                want: np.ndarray = want,
-                before: np.ndarray = before,
-                label: str = label,
-                scalars: dict[str, Any] = scalars,
-                vr: int = vr,
-                vc: int = vc,
-            ) -> Outcome:
-                out_file = data_dir / f"c{k}_{domain}.out"
-                got_flat = np.fromfile(out_file, dtype=storage)
-                got = logical(got_flat, t["rows"], t["cols"], t["layout"])
-                bad = compare(got[:vr, :vc], want, op["tolerance"])
-                if bad.any():
-                    return Outcome(
-                        "fail", label, _describe(bad, got[:vr, :vc], want, "valid", f"; scalars {scalars}")
-                    )
-                outside = np.ones(got.shape, dtype=bool)
-                outside[:vr, :vc] = False
-                changed = outside & (_bits(got) != _bits(before))
-                if changed.any():
-                    return Outcome("fail", label, _describe(changed, got, before, "outside-the-valid-region"))
-                return Outcome("pass", label)
-
-            checks.append(check)
+            # The first case of each group also runs every overload with its own semantics.
+            forms = op.get("forms", []) if case is gx.entry["cases"][0] else []
+            for form, fn in [(None, ref.reference)] + [(n, getattr(ref, f"reference_f{n}")) for n in forms]:
+                with np.errstate(all="ignore"):
+                    want = narrow(np.asarray(fn(cdt.type, *args)), storage)
+                # A broadcast operand (or a scalar-only expression) gives fewer elements than the region.
+                want = np.broadcast_to(want, (vr, vc))
+                suffix = f".f{form}" if form is not None else ""
+                what = f"{label}, overload {form}" if form is not None else label
+                checks.append(
+                    _region_check(f"c{k}_{domain}{suffix}.out", t, want, before, what, scalars, storage, op)
+                )
         return checks
+
+
+def _region_check(
+    out_name: str,
+    t: dict[str, Any],
+    want: np.ndarray,
+    before: np.ndarray,
+    label: str,
+    scalars: dict[str, Any],
+    storage: Any,
+    op: dict[str, Any],
+) -> Check:
+    """Judges one output file: the valid region against `want`, everything else unchanged."""
+    vr, vc = t["valid_rows"], t["valid_cols"]
+
+    def check(data_dir: Path) -> Outcome:
+        got_flat = np.fromfile(data_dir / out_name, dtype=storage)
+        got = logical(got_flat, t["rows"], t["cols"], t["layout"])
+        bad = compare(got[:vr, :vc], want, op["tolerance"])
+        if bad.any():
+            return Outcome(
+                "fail", label, _describe(bad, got[:vr, :vc], want, "valid", f"; scalars {scalars}")
+            )
+        outside = np.ones(got.shape, dtype=bool)
+        outside[:vr, :vc] = False
+        changed = outside & (_bits(got) != _bits(before))
+        if changed.any():
+            return Outcome("fail", label, _describe(changed, got, before, "outside-the-valid-region"))
+        return Outcome("pass", label)
+
+    return check

@@ -6,6 +6,7 @@ checked before anything is reported, so one run shows every mistake.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,9 @@ class LoadedOp:
     source: SourceMap
     expr: semantics.Node  # semantics.expr, parsed once here
     extra_exprs: dict[str, semantics.Node]  # semantics.extra_outputs, parsed once here
+    form_exprs: dict[int, semantics.Node] = dataclasses.field(
+        default_factory=dict
+    )  # overload index (1-based) -> expr
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,8 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
         errors.extend(SpecError(display, doc.source.line_of(p), _dotted(p), m) for p, m in problems)
         if not problems:
             extra = {n: parsed[n] for n in spec.semantics.extra_outputs}
-            ops.append(LoadedOp(spec, display, doc.source, parsed[""], extra))
+            forms = {int(n[len(_FORM) :]): node for n, node in parsed.items() if n.startswith(_FORM)}
+            ops.append(LoadedOp(spec, display, doc.source, parsed[""], extra, forms))
 
     errors.extend(_check_unique(ops))
     if errors:
@@ -197,6 +202,7 @@ def _check_unique(ops: list[LoadedOp]) -> list[SpecError]:
 
 
 Problem = tuple[tuple[str | int, ...], str]
+_FORM = "overload:"  # key prefix of an overload's own expression in check_op's `parsed`
 
 
 def check_op(
@@ -287,6 +293,20 @@ def check_op(
         problems.append((("intrinsic",), "tile ops need their C++ intrinsic"))
     if spec.intrinsic is not None:
         problems.extend(_check_intrinsic(spec, operands))
+        for k, ov in enumerate(spec.intrinsic.overloads, start=1):
+            if ov.expr is None:
+                continue
+            at = ("intrinsic", "overloads", k - 1, "expr")
+            if op_kind is not None and not op_kind.form_exprs:
+                problems.append((at, f"overloads of {op_kind.name} ops cannot state their own semantics"))
+                continue
+            try:
+                parsed[f"{_FORM}{k}"] = node = semantics.parse(ov.expr, names, attrs)
+            except semantics.ExprError as exc:
+                problems.append((at, str(exc)))
+                continue
+            if "" in parsed and semantics.names_used(node) != semantics.names_used(parsed[""]):
+                problems.append((at, "must read the same operands as `semantics.expr`"))
 
     for i, rule in enumerate(spec.constraints):
         base = ("constraints", i)

@@ -189,7 +189,8 @@ class Param(Strict):
 
 
 class Overload(Strict):
-    """A further C++ declaration of the same intrinsic, with the same element semantics.
+    """A further C++ declaration of the same intrinsic, with the same element semantics unless
+    `expr` gives its own.
 
     It carries every operand of the main declaration (under its own parameter and template names,
     in its own order) and may add operands of its own that do not change the result on the
@@ -205,6 +206,11 @@ class Overload(Strict):
     test_args: dict[Name, CppQualified] = Field(
         default_factory=dict,
         description="value passed for a non-tile operand of this form in generated tests",
+    )
+    expr: Line | None = Field(
+        default=None,
+        description="this form's own element semantics when it computes something else, e.g. "
+        "`scalar / src` for the scalar-first TDIVS; it reads the same operands as the main one",
     )
 
 

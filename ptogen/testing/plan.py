@@ -491,6 +491,7 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
         "reference": f"{t.dir}/reference.py",
         "tolerance": {"kind": tol.kind, "ulp": getattr(tol, "ulp", 0)},
         "domain": op.spec.semantics.domain,
+        "forms": [f.index for f in op.expr_forms],  # overloads judged against reference_f<index>
         "compute": op.compute_operand,
         "inputs": [o.name for o in op.spec.operands if o.name in op.value_operands],
         "operands": {o.name: o.kind for o in op.spec.operands},

@@ -72,6 +72,13 @@ void case_0() {
     load("c0_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<P>(dst, src, scalar_value);
     store("c0_dst.out", dst.data(), 256);
+    { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c0_dst.bin", dst.data(), 256);
+        profiled::TDIVS<P>(dst, scalar_value, src);
+        store("c0_dst.f1.out", dst.data(), 256); // judged against its own golden
+    }
 }
 
 // case 1 (half): partial valid 13x7 of 16x16
@@ -208,6 +215,13 @@ void case_8() {
     load("c8_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<P>(dst, src, scalar_value);
     store("c8_dst.out", dst.data(), 240);
+    { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
+        load("c8_dst.bin", dst.data(), 240);
+        profiled::TDIVS<P>(dst, scalar_value, src);
+        store("c8_dst.f1.out", dst.data(), 240); // judged against its own golden
+    }
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
@@ -242,6 +256,13 @@ void case_10() {
     load("c10_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<P>(dst, src, scalar_value);
     store("c10_dst.out", dst.data(), 256);
+    { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c10_dst.bin", dst.data(), 256);
+        profiled::TDIVS<P>(dst, scalar_value, src);
+        store("c10_dst.f1.out", dst.data(), 256); // judged against its own golden
+    }
 }
 
 // case 11 (float): partial valid 13x7 of 16x16
@@ -378,6 +399,13 @@ void case_18() {
     load("c18_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<P>(dst, src, scalar_value);
     store("c18_dst.out", dst.data(), 256);
+    { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c18_dst.bin", dst.data(), 256);
+        profiled::TDIVS<P>(dst, scalar_value, src);
+        store("c18_dst.f1.out", dst.data(), 256); // judged against its own golden
+    }
 }
 
 // case 19 (int16_t): partial valid 13x7 of 16x16
@@ -514,6 +542,13 @@ void case_26() {
     load("c26_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<P>(dst, src, scalar_value);
     store("c26_dst.out", dst.data(), 240);
+    { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
+        load("c26_dst.bin", dst.data(), 240);
+        profiled::TDIVS<P>(dst, scalar_value, src);
+        store("c26_dst.f1.out", dst.data(), 240); // judged against its own golden
+    }
 }
 
 // case 27 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
@@ -548,6 +583,13 @@ void case_28() {
     load("c28_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<P>(dst, src, scalar_value);
     store("c28_dst.out", dst.data(), 256);
+    { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c28_dst.bin", dst.data(), 256);
+        profiled::TDIVS<P>(dst, scalar_value, src);
+        store("c28_dst.f1.out", dst.data(), 256); // judged against its own golden
+    }
 }
 
 // case 29 (uint16_t): partial valid 13x7 of 16x16
@@ -667,6 +709,13 @@ void case_35() {
     load("c35_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<P>(dst, src, scalar_value);
     store("c35_dst.out", dst.data(), 256);
+    { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c35_dst.bin", dst.data(), 256);
+        profiled::TDIVS<P>(dst, scalar_value, src);
+        store("c35_dst.f1.out", dst.data(), 256); // judged against its own golden
+    }
 }
 
 // case 36 (int32_t): partial valid 13x7 of 16x16
@@ -803,6 +852,13 @@ void case_43() {
     load("c43_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<P>(dst, src, scalar_value);
     store("c43_dst.out", dst.data(), 256);
+    { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c43_dst.bin", dst.data(), 256);
+        profiled::TDIVS<P>(dst, scalar_value, src);
+        store("c43_dst.f1.out", dst.data(), 256); // judged against its own golden
+    }
 }
 
 // case 44 (uint32_t): partial valid 13x7 of 16x16
@@ -922,6 +978,13 @@ void case_50() {
     load("c50_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<P>(dst, src, scalar_value);
     store("c50_dst.out", dst.data(), 256);
+    { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c50_dst.bin", dst.data(), 256);
+        profiled::TDIVS<P>(dst, scalar_value, src);
+        store("c50_dst.f1.out", dst.data(), 256); // judged against its own golden
+    }
 }
 
 // case 51 (int64_t): partial valid 13x7 of 16x16
@@ -1058,6 +1121,13 @@ void case_58() {
     load("c58_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<P>(dst, src, scalar_value);
     store("c58_dst.out", dst.data(), 256);
+    { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c58_dst.bin", dst.data(), 256);
+        profiled::TDIVS<P>(dst, scalar_value, src);
+        store("c58_dst.f1.out", dst.data(), 256); // judged against its own golden
+    }
 }
 
 // case 59 (uint64_t): partial valid 13x7 of 16x16

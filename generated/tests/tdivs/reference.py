@@ -12,3 +12,8 @@ from ptogen.testing import refmath as rm
 
 def reference(C, src, scalar):
     return rm.divide(src, scalar)
+
+
+def reference_f1(C, src, scalar):
+    """Overload 1: scalar / src"""
+    return rm.divide(scalar, src)

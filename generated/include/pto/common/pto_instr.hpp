@@ -219,6 +219,28 @@ PTO_INST RecordEvent TDIVS(TileDataDst& dst, TileDataSrc& src0, typename TileDat
                            WaitEvents&... events) {
     return profiled::TDIVS<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, src0, scalar, events...);
 }
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
+PTO_INTERNAL RecordEvent TDIVS(TileDataDst& dst, typename TileDataDst::DType scalar, TileDataSrc& src0,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TDIVS<PrecisionType, TileDataDst, TileDataSrc, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TDIVS(dst, src0);
+        cpu::TDIVS_impl_f1(dst, src0, scalar);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
+template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
+PTO_INST RecordEvent TDIVS(TileDataDst& dst, typename TileDataDst::DType scalar, TileDataSrc& src0,
+                           WaitEvents&... events) {
+    return profiled::TDIVS<active_profile, PrecisionType, TileDataDst, TileDataSrc>(dst, scalar, src0, events...);
+}
 
 // pto.tfmods (specs/ops/tile_scalar_and_immediate/tfmods.yaml)
 namespace profiled {

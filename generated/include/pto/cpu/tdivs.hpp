@@ -36,4 +36,32 @@ PTO_INTERNAL void TDIVS_impl(T_dst& dst, T_src& src, T_scalar scalar) {
     }
 }
 
+// Overload 1 of the intrinsic computes dst = scalar / src
+template <typename T_dst, typename T_src, typename T_scalar>
+PTO_INTERNAL void TDIVS_impl_f1(T_dst& dst, T_src& src, T_scalar scalar) {
+    using T = typename T_dst::DType;
+    using C = sim::compute_t<typename T_dst::DType>;
+    const C scalar_v = static_cast<C>(scalar);
+    const int rows = dst.GetValidRow();
+    const int cols = dst.GetValidCol();
+    if constexpr (T_dst::isRowMajor && T_src::isRowMajor) {
+        // Contiguous rows: plain pointer loops the compiler can vectorise.
+        for (int r = 0; r < rows; ++r) {
+            auto* dst_row = dst.data() + r * T_dst::RowStride;
+            const auto* src_row = src.data() + r * T_src::RowStride;
+            for (int c = 0; c < cols; ++c) {
+                const C src_v = static_cast<C>(src_row[c]);
+                dst_row[c] = sim::narrow<T>(sim::div<C>(scalar_v, src_v));
+            }
+        }
+    } else {
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                const C src_v = static_cast<C>(src.at(r, c));
+                dst.at(r, c) = sim::narrow<T>(sim::div<C>(scalar_v, src_v));
+            }
+        }
+    }
+}
+
 } // namespace pto::cpu
