@@ -70,6 +70,29 @@ void case_0() {
     load("c0_src.bin", src.data(), 256);
     profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT);
     store("c0_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c0_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TCVT<P>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 1, case 0", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c0_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f2;
+        profiled::TCVT<P>(dst, src, tmp_f2, RoundMode::CAST_RINT);
+        same_bytes("overload 2, case 0", main_result, dst.data());
+    }
+    { // overload 3 must give the main form's result: With an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c0_dst.bin", dst.data(), 256);
+        profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 3, case 0", main_result, dst.data());
+    }
 }
 
 // case 1 (half_int8_t): partial valid 13x7 of 16x16
@@ -250,6 +273,29 @@ void case_12() {
     load("c12_src.bin", src.data(), 240);
     profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT);
     store("c12_dst.out", dst.data(), 240);
+    { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
+        load("c12_dst.bin", dst.data(), 240);
+        Tile_dst tmp_f1;
+        profiled::TCVT<P>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 1, case 12", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
+        load("c12_dst.bin", dst.data(), 240);
+        Tile_dst tmp_f2;
+        profiled::TCVT<P>(dst, src, tmp_f2, RoundMode::CAST_RINT);
+        same_bytes("overload 2, case 12", main_result, dst.data());
+    }
+    { // overload 3 must give the main form's result: With an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
+        load("c12_dst.bin", dst.data(), 240);
+        profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 3, case 12", main_result, dst.data());
+    }
 }
 
 // case 13 (half_int8_t_colmajor): col-major run-time valid 5x6 of 8x8
@@ -280,6 +326,29 @@ void case_14() {
     load("c14_src.bin", src.data(), 256);
     profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT);
     store("c14_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c14_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TCVT<P>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 1, case 14", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c14_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f2;
+        profiled::TCVT<P>(dst, src, tmp_f2, RoundMode::CAST_RINT);
+        same_bytes("overload 2, case 14", main_result, dst.data());
+    }
+    { // overload 3 must give the main form's result: With an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c14_dst.bin", dst.data(), 256);
+        profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 3, case 14", main_result, dst.data());
+    }
 }
 
 // case 15 (half_int16_t): partial valid 13x7 of 16x16
@@ -460,6 +529,29 @@ void case_26() {
     load("c26_src.bin", src.data(), 256);
     profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT);
     store("c26_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c26_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TCVT<P>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 1, case 26", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c26_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f2;
+        profiled::TCVT<P>(dst, src, tmp_f2, RoundMode::CAST_RINT);
+        same_bytes("overload 2, case 26", main_result, dst.data());
+    }
+    { // overload 3 must give the main form's result: With an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c26_dst.bin", dst.data(), 256);
+        profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 3, case 26", main_result, dst.data());
+    }
 }
 
 // case 27 (half_int32_t): partial valid 13x7 of 16x16
@@ -640,6 +732,29 @@ void case_38() {
     load("c38_src.bin", src.data(), 256);
     profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT);
     store("c38_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c38_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TCVT<P>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 1, case 38", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c38_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f2;
+        profiled::TCVT<P>(dst, src, tmp_f2, RoundMode::CAST_RINT);
+        same_bytes("overload 2, case 38", main_result, dst.data());
+    }
+    { // overload 3 must give the main form's result: With an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c38_dst.bin", dst.data(), 256);
+        profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 3, case 38", main_result, dst.data());
+    }
 }
 
 // case 39 (bfloat16_t_int8_t): partial valid 13x7 of 16x16
@@ -820,6 +935,29 @@ void case_50() {
     load("c50_src.bin", src.data(), 256);
     profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT);
     store("c50_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c50_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TCVT<P>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 1, case 50", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c50_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f2;
+        profiled::TCVT<P>(dst, src, tmp_f2, RoundMode::CAST_RINT);
+        same_bytes("overload 2, case 50", main_result, dst.data());
+    }
+    { // overload 3 must give the main form's result: With an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c50_dst.bin", dst.data(), 256);
+        profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 3, case 50", main_result, dst.data());
+    }
 }
 
 // case 51 (bfloat16_t_int16_t): partial valid 13x7 of 16x16
@@ -1000,6 +1138,29 @@ void case_62() {
     load("c62_src.bin", src.data(), 256);
     profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT);
     store("c62_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c62_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TCVT<P>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 1, case 62", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c62_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f2;
+        profiled::TCVT<P>(dst, src, tmp_f2, RoundMode::CAST_RINT);
+        same_bytes("overload 2, case 62", main_result, dst.data());
+    }
+    { // overload 3 must give the main form's result: With an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c62_dst.bin", dst.data(), 256);
+        profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 3, case 62", main_result, dst.data());
+    }
 }
 
 // case 63 (bfloat16_t_int32_t): partial valid 13x7 of 16x16
@@ -1180,6 +1341,29 @@ void case_74() {
     load("c74_src.bin", src.data(), 256);
     profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT);
     store("c74_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c74_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TCVT<P>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 1, case 74", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c74_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f2;
+        profiled::TCVT<P>(dst, src, tmp_f2, RoundMode::CAST_RINT);
+        same_bytes("overload 2, case 74", main_result, dst.data());
+    }
+    { // overload 3 must give the main form's result: With an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c74_dst.bin", dst.data(), 256);
+        profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 3, case 74", main_result, dst.data());
+    }
 }
 
 // case 75 (float_int8_t): partial valid 13x7 of 16x16
@@ -1360,6 +1544,29 @@ void case_86() {
     load("c86_src.bin", src.data(), 256);
     profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT);
     store("c86_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c86_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TCVT<P>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 1, case 86", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c86_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f2;
+        profiled::TCVT<P>(dst, src, tmp_f2, RoundMode::CAST_RINT);
+        same_bytes("overload 2, case 86", main_result, dst.data());
+    }
+    { // overload 3 must give the main form's result: With an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c86_dst.bin", dst.data(), 256);
+        profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 3, case 86", main_result, dst.data());
+    }
 }
 
 // case 87 (float_int16_t): partial valid 13x7 of 16x16
@@ -1540,6 +1747,29 @@ void case_98() {
     load("c98_src.bin", src.data(), 256);
     profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT);
     store("c98_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c98_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TCVT<P>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 1, case 98", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c98_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f2;
+        profiled::TCVT<P>(dst, src, tmp_f2, RoundMode::CAST_RINT);
+        same_bytes("overload 2, case 98", main_result, dst.data());
+    }
+    { // overload 3 must give the main form's result: With an explicit saturation mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c98_dst.bin", dst.data(), 256);
+        profiled::TCVT<P>(dst, src, RoundMode::CAST_RINT, SaturationMode::ON);
+        same_bytes("overload 3, case 98", main_result, dst.data());
+    }
 }
 
 // case 99 (float_int32_t): partial valid 13x7 of 16x16

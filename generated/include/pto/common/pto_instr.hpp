@@ -959,9 +959,10 @@ PTO_INST RecordEvent TSUBC(TileData& dst, TileData& src0, TileData& src1, TileDa
 // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataD, typename TileDataS, typename... WaitEvents>
+template <typename Profile, bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEvents&... events) {
-    if constexpr (Profile::template check_TCVT<TileDataD, TileDataS, WaitEvents...>()) {
+    if constexpr (Profile::template check_TCVT<NeedSetCtrl, TileDataD, TileDataS, WaitEvents...>()) {
         TSYNC(events...);
         Profile::verify_TCVT(dst, src);
         cpu::TCVT_impl(dst, src, mode);
@@ -970,9 +971,78 @@ PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, Wa
 }
 } // namespace profiled
 
-template <typename TileDataD, typename TileDataS, typename... WaitEvents>
+template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEvents&... events) {
-    return profiled::TCVT<active_profile, TileDataD, TileDataS>(dst, src, mode, events...);
+    return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS>(dst, src, mode, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename TmpTileData,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TmpTileData> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, RoundMode mode, SaturationMode satMode,
+                              WaitEvents&... events) {
+    if constexpr (Profile::template check_TCVT<NeedSetCtrl, TileDataD, TileDataS, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp);     // the simulated result does not depend on it
+        static_cast<void>(satMode); // the simulated result does not depend on it
+        Profile::verify_TCVT(dst, src);
+        cpu::TCVT_impl(dst, src, mode);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile and an explicit saturation mode.
+template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename TmpTileData, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TmpTileData> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, RoundMode mode, SaturationMode satMode,
+                          WaitEvents&... events) {
+    return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS, TmpTileData>(dst, src, tmp, mode, satMode,
+                                                                                          events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename TmpTileData,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TmpTileData> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, RoundMode mode, WaitEvents&... events) {
+    if constexpr (Profile::template check_TCVT<NeedSetCtrl, TileDataD, TileDataS, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(tmp); // the simulated result does not depend on it
+        Profile::verify_TCVT(dst, src);
+        cpu::TCVT_impl(dst, src, mode);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With a scratch tile.
+template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename TmpTileData, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TmpTileData> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, RoundMode mode, WaitEvents&... events) {
+    return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS, TmpTileData>(dst, src, tmp, mode,
+                                                                                          events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, SaturationMode satMode,
+                              WaitEvents&... events) {
+    if constexpr (Profile::template check_TCVT<NeedSetCtrl, TileDataD, TileDataS, WaitEvents...>()) {
+        TSYNC(events...);
+        static_cast<void>(satMode); // the simulated result does not depend on it
+        Profile::verify_TCVT(dst, src);
+        cpu::TCVT_impl(dst, src, mode);
+    }
+    return {};
+}
+} // namespace profiled
+
+// With an explicit saturation mode.
+template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename... WaitEvents>
+PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, SaturationMode satMode,
+                          WaitEvents&... events) {
+    return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS>(dst, src, mode, satMode, events...);
 }
 
 // pto.tsel (specs/ops/elementwise_tile_tile/tsel.yaml)

@@ -1422,7 +1422,7 @@ struct profile_a2a3 {
     // pto.tcvt (specs/ops/elementwise_tile_tile/tcvt.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataD, typename TileDataS, typename... WaitEvents>
+    template <bool NeedSetCtrl, typename TileDataD, typename TileDataS, typename... WaitEvents>
     static constexpr bool check_TCVT() {
         static_assert(sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>,
                       "TCVT [A2A3]: DType must be one of: float, half, bfloat16_t");
