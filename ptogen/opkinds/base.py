@@ -47,6 +47,10 @@ class OpKind:
         ]
 
     # ----------------------------------------------------------------- math
+    def region(self, op: OpView) -> str:
+        """The tile whose valid region the op iterates (the destination, unless the kind says)."""
+        return op.spec.semantics.domain
+
     def result_index(self, op: OpView) -> str:
         """LaTeX index of one result element, e.g. `i,j` (tile) or `i` (lane, row reduction)."""
         raise NotImplementedError

@@ -154,6 +154,8 @@ class Elementwise(OpKind):
     ) -> tuple[int, int, int, int]:
         # A broadcast source holds one value per row (column) in a tile wider than that, so the
         # tests see that only element (i, 0) (or (0, j)) is read.
+        if op.spec.operand(operand).packed:  # one bit per predicate: 8 to a byte at least
+            return rows, -(-cols // 8), vr, -(-vc // 8)
         broadcast = op.spec.operand(operand).broadcast
         if broadcast == "per_row":
             return rows, BROADCAST_STORAGE, vr, 1
@@ -183,30 +185,9 @@ class Elementwise(OpKind):
         checks: list[Check] = []
         for case in gx.entry["cases"]:
             k = case["index"]
-            arrays: dict[str, np.ndarray] = {}
-            for name, t in case["tiles"].items():
-                count = t["rows"] * t["cols"]
-                arrays[name] = inputs(types[name], count, f"{gx.op_name}/{gx.entry['group']}/{k}/{name}")
-                arrays[name].tofile(data / f"c{k}_{name}.bin")
-            scalars: dict[str, Any] = {}
-            for name, value in case["scalars"].items():
-                st = types[name]
-                s = np.array([value], dtype=np.float64 if _is_float(st) else np.int64).astype(st)
-                s.tofile(data / f"c{k}_{name}.bin")
-                scalars[name] = s.reshape(()).astype(cdt)
-            scalars.update(case.get("attrs", {}))
+            arrays, scalars, args = case_inputs(gx, case, data, cdt)
             t = case["tiles"][domain]
             vr, vc = t["valid_rows"], t["valid_cols"]
-            args = []
-            for name in op["inputs"]:
-                if name in arrays:
-                    ti = case["tiles"][name]
-                    view = logical(arrays[name], ti["rows"], ti["cols"], ti["layout"])[
-                        : ti["valid_rows"], : ti["valid_cols"]
-                    ]
-                    args.append(view.astype(cdt))
-                else:
-                    args.append(scalars[name])
             before = logical(arrays[domain].copy(), t["rows"], t["cols"], t["layout"])
             label = f"{gx.label} case {k} ({case['label']})"
             # The first case of each group also runs every overload with its own semantics.
@@ -253,3 +234,56 @@ def _region_check(
         return Outcome("pass", label)
 
     return check
+
+
+def case_inputs(
+    gx: GoldenContext, case: dict[str, Any], data: Path, cdt: Any
+) -> tuple[dict[str, np.ndarray], dict[str, Any], list[Any]]:
+    """Writes a case's input files; returns the tile arrays (storage order), the scalars and the
+    arguments of the reference (valid regions in the compute type, packed predicates unpacked)."""
+    op = gx.op
+    k = case["index"]
+    types = {n: gx.np_type(d) for n, d in gx.entry["dtypes"].items()}
+    arrays: dict[str, np.ndarray] = {}
+    for name, t in case["tiles"].items():
+        count = t["rows"] * t["cols"]
+        arrays[name] = inputs(types[name], count, f"{gx.op_name}/{gx.entry['group']}/{k}/{name}")
+        arrays[name].tofile(data / f"c{k}_{name}.bin")
+    scalars: dict[str, Any] = {}
+    for name, value in case["scalars"].items():
+        st = types[name]
+        s = np.array([value], dtype=np.float64 if _is_float(st) else np.int64).astype(st)
+        s.tofile(data / f"c{k}_{name}.bin")
+        scalars[name] = s.reshape(()).astype(cdt)
+    scalars.update(case.get("attrs", {}))
+    region = case["tiles"][op["region"]] if "region" in op else case["tiles"][op["domain"]]
+    args: list[Any] = []
+    for name in op["inputs"]:
+        if name not in arrays:
+            args.append(scalars[name])
+            continue
+        ti = case["tiles"][name]
+        full = logical(arrays[name], ti["rows"], ti["cols"], ti["layout"])
+        if name in op.get("packed", []):
+            args.append(unpack_predicates(full, region["valid_rows"], region["valid_cols"]).astype(cdt))
+        else:
+            args.append(full[: ti["valid_rows"], : ti["valid_cols"]].astype(cdt))
+    return arrays, scalars, args
+
+
+def unpack_predicates(words: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Predicates (rows x cols, 0/1) of a packed predicate tile: bit j % B of word (i, j // B)."""
+    width = 8 * words.dtype.itemsize
+    j = np.arange(cols)
+    picked = words[:rows, j // width].astype(np.uint64)
+    return (picked >> (j % width).astype(np.uint64)) & np.uint64(1)
+
+
+def pack_predicates(pred: np.ndarray, dtype: Any, words: int) -> np.ndarray:
+    """The first `words` words per row of a packed predicate tile holding `pred` (rows x cols)."""
+    width = 8 * np.dtype(dtype).itemsize
+    rows, cols = pred.shape
+    out = np.zeros((rows, words), dtype=np.uint64)
+    for j in range(min(cols, words * width)):
+        out[:, j // width] |= pred[:, j].astype(np.uint64) << np.uint64(j % width)
+    return out.astype(dtype)

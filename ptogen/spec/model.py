@@ -138,10 +138,18 @@ class Operand(Strict):
         "(element (0, j)), broadcast over the result",
     )
 
+    packed: bool = Field(
+        default=False,
+        description="a predicate tile: predicate (i, j) is bit j mod B of element (i, j div B), "
+        "B = 8 * sizeof(element), row by row (what TCMP writes and TSEL reads)",
+    )
+
     @model_validator(mode="after")
     def _attr(self) -> Operand:
         if (self.kind == "attr") != (self.enum is not None):
             raise ValueError("attr operands (and only they) name their `enum`")
+        if self.packed and (self.kind != "tile" or self.role not in ("dst", "mask")):
+            raise ValueError("only a destination or mask tile holds packed predicates")
         if self.broadcast is not None and (self.kind != "tile" or self.role == "dst"):
             raise ValueError("only source tiles are broadcast")
         return self

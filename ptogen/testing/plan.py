@@ -492,6 +492,8 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
         "tolerance": {"kind": tol.kind, "ulp": getattr(tol, "ulp", 0)},
         "domain": op.spec.semantics.domain,
         "forms": [f.index for f in op.expr_forms],  # overloads judged against reference_f<index>
+        "packed": [o.name for o in op.spec.operands if o.packed],  # packed predicate tiles
+        "region": op.kind.region(op),
         "compute": op.compute_operand,
         "inputs": [o.name for o in op.spec.operands if o.name in op.value_operands],
         "operands": {o.name: o.kind for o in op.spec.operands},

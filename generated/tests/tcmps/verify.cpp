@@ -9,7 +9,7 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -18,7 +18,7 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -27,7 +27,7 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -37,7 +37,7 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: DType must be one of: int32_t, float, half, uint16_t, int16_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -48,7 +48,7 @@ void fail_a2a3_00_dtype() {
 // breaks rule 01_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: tile layout must be row-major}}
 void fail_a2a3_01_row_major() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::ColMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -59,7 +59,7 @@ void fail_a2a3_01_row_major() {
 // breaks rule 04_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: DType must be one of: uint8_t}}
 void fail_a2a3_04_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -70,7 +70,7 @@ void fail_a2a3_04_dtype() {
 // breaks rule 06_location (location) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -81,7 +81,7 @@ void fail_a2a3_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -92,7 +92,7 @@ void fail_a2a3_07_valid_bounds() {
 // breaks rule 09_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: src0 and src1 must have the same DType}}
 void fail_a2a3_09_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -103,7 +103,7 @@ void fail_a2a3_09_same_dtype() {
 // breaks rule 01_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: tile layout must be row-major}}
 void fail_a5_01_row_major() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::ColMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -114,7 +114,7 @@ void fail_a5_01_row_major() {
 // breaks rule 05_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: DType must be one of: uint32_t}}
 void fail_a5_05_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -125,7 +125,7 @@ void fail_a5_05_dtype() {
 // breaks rule 06_location (location) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: tile location must be TileType::Vec}}
 void fail_a5_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -136,7 +136,7 @@ void fail_a5_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -147,7 +147,7 @@ void fail_a5_07_valid_bounds() {
 // breaks rule 09_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: src0 and src1 must have the same DType}}
 void fail_a5_09_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -158,7 +158,7 @@ void fail_a5_09_same_dtype() {
 // breaks rule 04_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TCMPS [CPU]: DType must be one of: uint8_t}}
 void fail_cpu_04_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -169,7 +169,7 @@ void fail_cpu_04_dtype() {
 // breaks rule 06_location (location) of the CPU profile
 // expected-error@*:* {{TCMPS [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -180,7 +180,7 @@ void fail_cpu_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TCMPS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -191,7 +191,7 @@ void fail_cpu_07_valid_bounds() {
 // breaks rule 09_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TCMPS [CPU]: src0 and src1 must have the same DType}}
 void fail_cpu_09_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;

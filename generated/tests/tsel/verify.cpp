@@ -11,7 +11,7 @@ using namespace pto;
 void legal_a2a3() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -26,7 +26,7 @@ void legal_a2a3() {
 void legal_a5() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -41,7 +41,7 @@ void legal_a5() {
 void legal_cpu() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -57,7 +57,7 @@ void legal_cpu() {
 void fail_a2a3_00_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -74,7 +74,7 @@ void fail_a2a3_00_dtype() {
 void fail_a2a3_01_dtype() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -91,7 +91,7 @@ void fail_a2a3_01_dtype() {
 void fail_a2a3_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -108,7 +108,7 @@ void fail_a2a3_03_dtype() {
 void fail_a2a3_04_row_major() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_src0 src0;
@@ -125,7 +125,7 @@ void fail_a2a3_04_row_major() {
 void fail_a5_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -142,7 +142,7 @@ void fail_a5_03_dtype() {
 void fail_a5_04_row_major() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_src0 src0;
@@ -159,7 +159,7 @@ void fail_a5_04_row_major() {
 void fail_cpu_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;

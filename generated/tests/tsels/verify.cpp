@@ -11,7 +11,7 @@ using namespace pto;
 void legal_a2a3() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -24,7 +24,7 @@ void legal_a2a3() {
 void legal_a5() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -37,7 +37,7 @@ void legal_a5() {
 void legal_cpu() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -51,7 +51,7 @@ void legal_cpu() {
 void fail_a2a3_00_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -66,7 +66,7 @@ void fail_a2a3_00_dtype() {
 void fail_a2a3_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -81,7 +81,7 @@ void fail_a2a3_03_dtype() {
 void fail_a2a3_04_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -96,7 +96,7 @@ void fail_a2a3_04_same_dtype() {
 void fail_a2a3_05_row_major() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -111,7 +111,7 @@ void fail_a2a3_05_row_major() {
 void fail_a5_01_dtype() {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -126,7 +126,7 @@ void fail_a5_01_dtype() {
 void fail_a5_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -141,7 +141,7 @@ void fail_a5_03_dtype() {
 void fail_a5_04_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -156,7 +156,7 @@ void fail_a5_04_same_dtype() {
 void fail_a5_06_row_major() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -171,7 +171,7 @@ void fail_a5_06_row_major() {
 void fail_cpu_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -186,7 +186,7 @@ void fail_cpu_03_dtype() {
 void fail_cpu_04_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;

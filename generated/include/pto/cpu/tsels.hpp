@@ -23,7 +23,7 @@ PTO_INTERNAL void TSELS_impl(T_dst& dst, T_mask& mask, T_src& src, T_scalar scal
             const auto* mask_row = mask.data() + r * T_mask::RowStride;
             const auto* src_row = src.data() + r * T_src::RowStride;
             for (int c = 0; c < cols; ++c) {
-                const C mask_v = static_cast<C>(mask_row[c]);
+                const C mask_v = static_cast<C>(sim::packed_bit(mask_row, c));
                 const C src_v = static_cast<C>(src_row[c]);
                 dst_row[c] = sim::narrow<T>((mask_v != C(0) ? C(src_v) : C(scalar_v)));
             }
@@ -31,7 +31,7 @@ PTO_INTERNAL void TSELS_impl(T_dst& dst, T_mask& mask, T_src& src, T_scalar scal
     } else {
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < cols; ++c) {
-                const C mask_v = static_cast<C>(mask.at(r, c));
+                const C mask_v = static_cast<C>(sim::packed_bit_at(mask, r, c));
                 const C src_v = static_cast<C>(src.at(r, c));
                 dst.at(r, c) = sim::narrow<T>((mask_v != C(0) ? C(src_v) : C(scalar_v)));
             }

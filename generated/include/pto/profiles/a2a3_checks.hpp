@@ -632,8 +632,8 @@ struct profile_a2a3 {
 
     template <typename TileDataDst, typename TileDataSrc0>
     static void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0) {
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCMPS [A2A3]", "dst and src0 must have the same valid row/col");
+        if (!(dst.GetValidRow() == src0.GetValidRow()))
+            sim::fail("TCMPS [A2A3]", "dst must have the valid rows of src0");
     }
 
     // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
@@ -1040,8 +1040,10 @@ struct profile_a2a3 {
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TCMP([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                             [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TCMP [A2A3]", "dst and src0 must have the same valid row/col");
+        if (!(src0.GetValidRow() == src1.GetValidRow() && src0.GetValidCol() == src1.GetValidCol()))
+            sim::fail("TCMP [A2A3]", "src0 and src1 must have the same valid row/col");
+        if (!(dst.GetValidRow() == src0.GetValidRow()))
+            sim::fail("TCMP [A2A3]", "dst must have the valid rows of src0");
     }
 
     // pto.tdiv (specs/ops/elementwise_tile_tile/tdiv.yaml)

@@ -46,6 +46,25 @@ bool tiles_overlap(const A& a, const B& b) {
     return a0 < b0 + B::SizeBytes() && b0 < a0 + A::SizeBytes();
 }
 
+// Packed predicate tiles (what TCMP/TCMPS write and TSEL/TSELS read): predicate (r, c) is bit
+// c % B of element (r, c / B), B = 8 * sizeof(element), each predicate row in its own tile row.
+template <typename W>
+inline constexpr int bits_per_word = 8 * static_cast<int>(sizeof(W));
+
+template <typename W>
+bool packed_bit(const W* row, int c) {
+    using U = std::make_unsigned_t<W>;
+    return ((static_cast<U>(row[c / bits_per_word<W>]) >> (c % bits_per_word<W>)) & 1U) != 0;
+}
+
+// The same for a tile of any layout, by (row, column) of the predicate.
+template <typename TileT>
+bool packed_bit_at(TileT& tile, int r, int c) {
+    using W = typename TileT::DType;
+    using U = std::make_unsigned_t<W>;
+    return ((static_cast<U>(tile.at(r, c / bits_per_word<W>)) >> (c % bits_per_word<W>)) & 1U) != 0;
+}
+
 namespace detail {
 
 // Unsigned type of C's width but at least `unsigned`, so products cannot promote to (overflowing) int.

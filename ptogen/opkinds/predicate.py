@@ -1,0 +1,79 @@
+"""Comparisons that write a packed predicate tile (TCMP, TCMPS).
+
+The expression is evaluated per element of the first source's valid region, like an element-wise
+op; the result is one bit per element: predicate (i, j) is bit j mod B of destination element
+(i, j div B), B = 8 * sizeof(destination element). The whole destination is cleared first, so
+bits past the region's width read as false (as upstream's CPU simulator does).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..testing.golden import Check, GoldenContext, _describe, compute_dtype, logical
+from ..testing.results import Outcome
+from .elementwise import Elementwise, case_inputs, pack_predicates
+
+if TYPE_CHECKING:
+    from ..lower.views import OpView
+
+
+class Predicate(Elementwise):
+    name: ClassVar[str] = "predicate"
+    form_exprs: ClassVar[bool] = False
+
+    def region(self, op: OpView) -> str:
+        return op.compute_operand
+
+    def check_operands(self, spec: Any) -> list[tuple[tuple[str | int, ...], str]]:
+        problems = super().check_operands(spec)
+        for i, o in enumerate(spec.operands):
+            if o.role == "dst" and not o.packed:
+                problems.append((("operands", i, "packed"), "a predicate op's destination is `packed`"))
+        return problems
+
+    def result_index(self, op: OpView) -> str:
+        return r"i,\lfloor j/B \rfloor"
+
+    def template(self, part: str) -> str:
+        return f"opkinds/predicate/{part}"
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        op = gx.op
+        types = {n: gx.np_type(d) for n, d in gx.entry["dtypes"].items()}
+        dst, region = op["domain"], op["region"]
+        storage = types[dst]
+        width = 8 * np.dtype(storage).itemsize
+        cdt = compute_dtype(types[op["compute"]])
+        checks: list[Check] = []
+        for case in gx.entry["cases"]:
+            _, scalars, args = case_inputs(gx, case, data, cdt)
+            t, src = case["tiles"][dst], case["tiles"][region]
+            vr, vc = src["valid_rows"], src["valid_cols"]
+            with np.errstate(all="ignore"):
+                pred = np.broadcast_to(np.asarray(gx.reference.reference(cdt.type, *args)) != 0, (vr, vc))
+            words = min(math.ceil(vc / width), t["valid_cols"])
+            want = np.zeros((t["rows"], t["cols"]), dtype=storage)
+            want[:vr, :words] = pack_predicates(np.asarray(pred), storage, words)
+            label = f"{gx.label} case {case['index']} ({case['label']})"
+            checks.append(_whole_tile_check(f"c{case['index']}_{dst}.out", t, want, label, scalars, storage))
+        return checks
+
+
+def _whole_tile_check(
+    out_name: str, t: dict[str, Any], want: np.ndarray, label: str, scalars: dict[str, Any], storage: Any
+) -> Check:
+    """Every element of the destination tile, padding included, must be the expected word."""
+
+    def check(data_dir: Path) -> Outcome:
+        got = logical(np.fromfile(data_dir / out_name, dtype=storage), t["rows"], t["cols"], t["layout"])
+        bad = got != want
+        if bad.any():
+            return Outcome("fail", label, _describe(bad, got, want, "packed", f"; scalars {scalars}"))
+        return Outcome("pass", label)
+
+    return check
