@@ -89,17 +89,6 @@ void fail_a2a3_07_valid_bounds() {
     profiled::TCMPS<profile_a2a3>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
 }
 
-// breaks rule 09_same_dtype (same_dtype) of the A2A3 profile
-// expected-error@*:* {{TCMPS [A2A3]: src0 and src1 must have the same DType}}
-void fail_a2a3_09_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
-    Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    // expected-note@+1 {{requested here}}
-    profiled::TCMPS<profile_a2a3>(dst, src0, int64_t{}, CmpMode::EQ);
-}
-
 // breaks rule 01_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: tile layout must be row-major}}
 void fail_a5_01_row_major() {
@@ -144,17 +133,6 @@ void fail_a5_07_valid_bounds() {
     profiled::TCMPS<profile_a5>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
 }
 
-// breaks rule 09_same_dtype (same_dtype) of the A5 profile
-// expected-error@*:* {{TCMPS [A5]: src0 and src1 must have the same DType}}
-void fail_a5_09_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
-    Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    // expected-note@+1 {{requested here}}
-    profiled::TCMPS<profile_a5>(dst, src0, int64_t{}, CmpMode::EQ);
-}
-
 // breaks rule 04_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TCMPS [CPU]: DType must be one of: uint8_t}}
 void fail_cpu_04_dtype() {
@@ -186,15 +164,4 @@ void fail_cpu_07_valid_bounds() {
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_cpu>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
-}
-
-// breaks rule 09_same_dtype (same_dtype) of the CPU profile
-// expected-error@*:* {{TCMPS [CPU]: src0 and src1 must have the same DType}}
-void fail_cpu_09_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
-    Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    // expected-note@+1 {{requested here}}
-    profiled::TCMPS<profile_cpu>(dst, src0, int64_t{}, CmpMode::EQ);
 }

@@ -522,9 +522,10 @@ PTO_INST RecordEvent TEXPANDS(TileData& dst, typename TileData::DType scalar, Wa
 // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
-PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, T src1, CmpMode cmpMode, WaitEvents&... events) {
-    if constexpr (Profile::template check_TCMPS<TileDataDst, TileDataSrc0, T, WaitEvents...>()) {
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType src1, CmpMode cmpMode,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TCMPS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         TSYNC(events...);
         Profile::verify_TCMPS(dst, src0);
         cpu::TCMPS_impl(dst, src0, src1, cmpMode);
@@ -533,9 +534,10 @@ PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, T src1, Cmp
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
-PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, T src1, CmpMode cmpMode, WaitEvents&... events) {
-    return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc0, T>(dst, src0, src1, cmpMode, events...);
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType src1, CmpMode cmpMode,
+                           WaitEvents&... events) {
+    return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc>(dst, src0, src1, cmpMode, events...);
 }
 
 // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)

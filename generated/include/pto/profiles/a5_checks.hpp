@@ -635,28 +635,25 @@ struct profile_a5 {
     // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
+    template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCMPS() {
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor, "TCMPS [A5]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TCMPS [A5]: tile layout must be row-major");
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t>,
                       "TCMPS [A5]: DType must be one of: uint32_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec,
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TCMPS [A5]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols,
+                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                       "TCMPS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataSrc0::DType, T>,
-                      "TCMPS [A5]: src0 and src1 must have the same DType");
-        return (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor) &&
+        return (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols) &&
-               (std::is_same_v<typename TileDataSrc0::DType, T>);
+                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
     }
 
-    template <typename TileDataDst, typename TileDataSrc0>
-    static void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0) {
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst.GetValidRow() == src0.GetValidRow()))
             sim::fail("TCMPS [A5]", "dst must have the valid rows of src0");
     }

@@ -601,26 +601,23 @@ struct profile_cpu {
     // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
     // simulation at all (so a rejected call reports its rules and nothing else).
-    template <typename TileDataDst, typename TileDataSrc0, typename T, typename... WaitEvents>
+    template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCMPS() {
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t>,
                       "TCMPS [CPU]: DType must be one of: uint8_t");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec,
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TCMPS [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                          TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols,
+                          TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                       "TCMPS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        static_assert(std::is_same_v<typename TileDataSrc0::DType, T>,
-                      "TCMPS [CPU]: src0 and src1 must have the same DType");
         return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
-                TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols) &&
-               (std::is_same_v<typename TileDataSrc0::DType, T>);
+                TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
     }
 
-    template <typename TileDataDst, typename TileDataSrc0>
-    static void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0) {
+    template <typename TileDataDst, typename TileDataSrc>
+    static void verify_TCMPS([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc& src0) {
         if (!(dst.GetValidRow() == src0.GetValidRow()))
             sim::fail("TCMPS [CPU]", "dst must have the valid rows of src0");
     }
