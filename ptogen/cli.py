@@ -143,6 +143,31 @@ def cmd_import(args: argparse.Namespace) -> int:
     return run_import(_layout(args), args)
 
 
+def cmd_diff_header(args: argparse.Namespace) -> int:
+    """Declaration drift between upstream's hand-written pto_instr.hpp and the generated one."""
+    from .importer.declarations import header_drift
+
+    layout = _layout(args)
+    path = Path(args.upstream)
+    if path.is_dir():
+        path = path / "include" / "pto" / "common" / "pto_instr.hpp"
+    try:
+        upstream = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        print(f"ptogen diff-header: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return EXIT_SPEC
+    generated = (layout.generated_include / "pto" / "common" / "pto_instr.hpp").read_text(encoding="utf-8")
+    lines, total, found = header_drift(upstream, generated)
+    for line in lines:
+        print(line)
+    print(
+        f"ptogen diff-header: {found} of {total} upstream declarations of the covered intrinsics are "
+        f"generated; {len(lines)} difference(s)",
+        file=sys.stderr,
+    )
+    return 1 if lines else 0
+
+
 def _rel(path: Path) -> str:
     try:
         return path.relative_to(Path.cwd()).as_posix() or "."
@@ -197,6 +222,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--cache", type=Path, help="object cache directory (default: ROOT/.ptogen-cache)")
     p.add_argument("-q", "--quiet", action="store_true", help="print failures and the summary only")
     p.set_defaults(func=cmd_test)
+    p = sub.add_parser(
+        "diff-header", help="declarations where upstream's hand-written pto_instr.hpp and the specs differ"
+    )
+    p.add_argument("upstream", help="an upstream checkout, or its include/pto/common/pto_instr.hpp")
+    p.set_defaults(func=cmd_diff_header)
     p = sub.add_parser("import", help="write specs from existing ISA documentation pages")
     p.add_argument("pages", nargs="+", type=Path)
     p.add_argument(

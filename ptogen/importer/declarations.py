@@ -53,9 +53,32 @@ def shape(template: str, params: str) -> str:
 
 def declaration_shapes(header: str) -> dict[str, list[str]]:
     """Intrinsic name -> shapes of its public declarations in a header's text."""
-    text = re.sub(r"//[^\n]*", "", header)
-    text = re.sub(r"namespace profiled \{.*?\} // namespace profiled", "", text, flags=re.S)
+    # The generated header's profiled twins (first parameter `Profile`) are not public declarations.
+    text = re.sub(r"namespace profiled \{.*?\} // namespace profiled", "", header, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
     out: dict[str, list[str]] = defaultdict(list)
     for m in _DECL.finditer(text):
         out[m.group(2)].append(shape(m.group(1), m.group(3)))
     return dict(out)
+
+
+def header_drift(upstream: str, generated: str) -> tuple[list[str], int, int]:
+    """Report lines for every covered intrinsic whose declarations differ between upstream's
+    hand-written header and the generated one; also the counts (upstream declarations of covered
+    intrinsics, and how many of them the generated header has)."""
+    theirs, ours = declaration_shapes(upstream), declaration_shapes(generated)
+    lines: list[str] = []
+    total = found = 0
+    for name in sorted(ours):
+        missing = [s for s in theirs.get(name, []) if s not in ours[name]]
+        extra = [s for s in ours[name] if s not in theirs.get(name, [])]
+        total += len(theirs.get(name, []))
+        found += len(theirs.get(name, [])) - len(missing)
+        if name not in theirs:
+            lines.append(f"{name}: not declared upstream")
+            continue
+        for s in missing:
+            lines.append(f"{name}: upstream declares {name}{s}; the specs do not generate it")
+        for s in extra:
+            lines.append(f"{name}: the specs generate {name}{s}; upstream does not declare it")
+    return lines, total, found
