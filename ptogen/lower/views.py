@@ -6,9 +6,11 @@ operand is spelled in C++, which op comes before which) is computed here.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from ..errors import located
 from ..opkinds import KINDS, OpKind
@@ -304,6 +306,11 @@ class OpView:
         return out
 
     @property
+    def value_forms(self) -> list[FormView]:
+        """Overloads of an arg-reduction that also write the picked source values."""
+        return [f for f in self.forms if f.value_output is not None]
+
+    @property
     def expr_forms(self) -> list[FormView]:
         """Overloads with their own element semantics (each has its own simulator function and golden)."""
         return [f for f in self.forms if f.expr is not None]
@@ -558,7 +565,9 @@ class FormView:
 
     @property
     def impl_args(self) -> list[str]:
-        return [self.arg(n) for n in (self.op.spec.semantics.domain, *self.op.read_operands)]
+        value = [self._param_of(self.value_output).name] if self.value_output else []
+        reads = [self.arg(n) for n in self.op.read_operands]
+        return [self.arg(self.op.spec.semantics.domain), *value, *reads]
 
     @property
     def forward_targs(self) -> list[str]:
@@ -593,9 +602,23 @@ class FormView:
         return self.op.loaded.form_exprs.get(self.index)
 
     @property
+    def value_output(self) -> str | None:
+        """An own destination that receives the source value at each index an arg-reduction picks."""
+        intr = self.op.spec.intrinsic
+        return intr.overloads[self.index - 1].value_output if intr is not None and self.index else None
+
+    @property
     def impl_name(self) -> str:
-        """The simulator function this form runs (its own one when it has its own semantics)."""
-        return f"{self.op.name}_impl" + (f"_f{self.index}" if self.expr is not None else "")
+        """The simulator function this form runs (its own one when it computes something else)."""
+        own = self.expr is not None or self.value_output is not None
+        return f"{self.op.name}_impl" + (f"_f{self.index}" if own else "")
+
+    def value_tile(self, tiles: list[Any]) -> Any:
+        """Test declaration of the value output: the destination's shape, the source's element type."""
+        by_name = {t.name: t for t in tiles}
+        dst = by_name[self.op.spec.semantics.domain]
+        src = by_name[self.op.kind.region_source(self.op)]
+        return dataclasses.replace(dst, name=f"{self.value_output}_f{self.index}", dtype=src.dtype)
 
     @property
     def cpp_expr(self) -> str:
@@ -610,11 +633,13 @@ class FormView:
     @property
     def own_params(self) -> list[str]:
         """Parameters carrying this form's own operands, which the simulator does not read."""
-        return [self._param_of(o.name).name for o in self.own]
+        return [self._param_of(o.name).name for o in self.own if o.name != self.value_output]
 
     @property
     def own_tiles(self) -> list[str]:
-        return [f"{o.name}_f{self.index}" for o in self.own if o.kind == "tile"]
+        """Scratch tiles a test passes to this form (the value output is declared on its own)."""
+        tiles = [o for o in self.own if o.kind == "tile" and o.name != self.value_output]
+        return [f"{o.name}_f{self.index}" for o in tiles]
 
     @property
     def enable_if(self) -> str:

@@ -47,6 +47,14 @@ class OpKind:
         ]
 
     # ----------------------------------------------------------------- math
+    def arg_value_output(self, expr: Node) -> bool:
+        """Whether an overload may add an output holding the source value at each picked index."""
+        return False
+
+    def region_source(self, op: OpView) -> str:
+        """The source tile whose valid region the op walks (reductions: the one their term reads)."""
+        return self.region(op)
+
     def region(self, op: OpView) -> str:
         """The tile whose valid region the op iterates (the destination, unless the kind says)."""
         return op.spec.semantics.domain

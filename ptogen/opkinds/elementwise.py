@@ -202,6 +202,8 @@ class Elementwise(OpKind):
                 checks.append(
                     _region_check(f"c{k}_{domain}{suffix}.out", t, want, before, what, scalars, storage, op)
                 )
+                if form is None and case is gx.entry["cases"][0]:
+                    checks += _value_checks(gx, case, want, args, label, scalars)
         return checks
 
 
@@ -287,3 +289,29 @@ def pack_predicates(pred: np.ndarray, dtype: Any, words: int) -> np.ndarray:
     for j in range(min(cols, words * width)):
         out[:, j // width] |= pred[:, j].astype(np.uint64) << np.uint64(j % width)
     return out.astype(dtype)
+
+
+def _value_checks(
+    gx: GoldenContext,
+    case: dict[str, Any],
+    indices: np.ndarray,
+    args: list[Any],
+    label: str,
+    scalars: dict[str, Any],
+) -> list[Check]:
+    """Arg-reduction overloads that also write the picked values: each must hold the source element
+    at every index the reduction chose (the rest of its fresh, zeroed tile untouched)."""
+    op = gx.op
+    out: list[Check] = []
+    for vf in op.get("value_forms", []):
+        source = op["source"]
+        src = np.asarray(args[op["inputs"].index(source)])
+        storage = gx.np_type(gx.entry["dtypes"][source])
+        picked = np.take_along_axis(src, np.asarray(indices).astype(np.intp), axis=op["axis"])
+        t = {**case["tiles"][op["domain"]]}
+        want = narrow(picked, storage)
+        before = np.zeros((t["rows"], t["cols"]), dtype=storage)
+        name = f"c{case['index']}_{vf['output']}.f{vf['index']}.out"
+        what = f"{label}, overload {vf['index']} ({vf['output']})"
+        out.append(_region_check(name, t, want, before, what, scalars, storage, op))
+    return out

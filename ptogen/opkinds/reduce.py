@@ -34,6 +34,10 @@ class Reduce(Elementwise):
             return ["reductions do not nest"]
         return []
 
+    def arg_value_output(self, expr: semantics.Node) -> bool:
+        found = semantics.reduction(expr)
+        return found is not None and semantics.is_arg_reduction(found[0])
+
     # ----------------------------------------------------------------- math
     def result_index(self, op: OpView) -> str:
         return "i,0" if self.axis == "row" else "0,j"
@@ -48,6 +52,9 @@ class Reduce(Elementwise):
         return 1 if self.axis == "row" else 0
 
     # ----------------------------------------------------------------- lowering
+    def region_source(self, op: OpView) -> str:
+        return self.source(op)
+
     def source(self, op: OpView) -> str:
         """The tile whose valid region the reduction walks: the first tile its term reads."""
         found = semantics.reduction(op.loaded.expr)

@@ -294,6 +294,10 @@ def check_op(
     if spec.intrinsic is not None:
         problems.extend(_check_intrinsic(spec, operands))
         for k, ov in enumerate(spec.intrinsic.overloads, start=1):
+            arg = "" in parsed and op_kind is not None and op_kind.arg_value_output(parsed[""])
+            if ov.value_output is not None and not arg:
+                where = ("intrinsic", "overloads", k - 1, "value_output")
+                problems.append((where, "only arg-reductions have one"))
             if ov.expr is None:
                 continue
             at = ("intrinsic", "overloads", k - 1, "expr")
@@ -353,7 +357,7 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
     for i, o in enumerate(ov.operands):
         if o.name in operands or o.name in own:
             problems.append(((*at, "operands", i, "name"), f"operand {o.name!r} is already declared"))
-        if o.role == "dst" or o.broadcast is not None:
+        if (o.role == "dst" and o.name != ov.value_output) or o.broadcast is not None:
             problems.append(((*at, "operands", i), "an overload's own operands cannot change the result"))
         own[o.name] = o
     found, bound = _check_declaration(at, ov.template, ov.params, {**operands, **own})
@@ -369,6 +373,10 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
     for t in intr.template:
         if t.kind == "value" and t.name not in values:
             problems.append(((*at, "template"), f"value template parameter {t.name!r} is missing"))
+    if ov.value_output is not None:
+        out = own.get(ov.value_output)
+        if out is None or out.kind != "tile" or out.role != "dst":
+            problems.append(((*at, "value_output"), "must name a destination tile among its own operands"))
     for name in ov.test_args:
         if name not in own or own[name].kind == "tile":
             problems.append(((*at, "test_args"), f"{name!r} is not a non-tile operand of this overload"))

@@ -220,6 +220,11 @@ class Overload(Strict):
         description="this form's own element semantics when it computes something else, e.g. "
         "`scalar / src` for the scalar-first TDIVS; it reads the same operands as the main one",
     )
+    value_output: Name | None = Field(
+        default=None,
+        description="arg-reductions: an own destination tile that also receives the source value "
+        "at each index the reduction picks (TROWARGMAX's dstVal)",
+    )
 
 
 class Intrinsic(Strict):

@@ -494,6 +494,9 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
         "forms": [f.index for f in op.expr_forms],  # overloads judged against reference_f<index>
         "packed": [o.name for o in op.spec.operands if o.packed],  # packed predicate tiles
         "region": op.kind.region(op),
+        "value_forms": [{"index": f.index, "output": f.value_output} for f in op.value_forms],
+        "source": op.kind.region_source(op),
+        "axis": op.kind.reduce_axis(op),
         "compute": op.compute_operand,
         "inputs": [o.name for o in op.spec.operands if o.name in op.value_operands],
         "operands": {o.name: o.kind for o in op.spec.operands},

@@ -74,6 +74,16 @@ void case_0() {
     load("c0_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c0_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c0_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 0", main_result, dst.data());
+        store("c0_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 1 (half_int32_t): partial valid 13x7 of 16x16
@@ -226,6 +236,16 @@ void case_8() {
     load("c8_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c8_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c8_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 8", main_result, dst.data());
+        store("c8_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 9 (half_uint32_t): partial valid 13x7 of 16x16
@@ -378,6 +398,16 @@ void case_16() {
     load("c16_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c16_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c16_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 16", main_result, dst.data());
+        store("c16_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 17 (bfloat16_t_int32_t): partial valid 13x7 of 16x16
@@ -530,6 +560,16 @@ void case_24() {
     load("c24_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c24_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c24_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 24", main_result, dst.data());
+        store("c24_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 25 (bfloat16_t_uint32_t): partial valid 13x7 of 16x16
@@ -682,6 +722,16 @@ void case_32() {
     load("c32_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c32_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c32_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 32", main_result, dst.data());
+        store("c32_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 33 (float_int32_t): partial valid 13x7 of 16x16
@@ -834,6 +884,16 @@ void case_40() {
     load("c40_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c40_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c40_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 40", main_result, dst.data());
+        store("c40_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 41 (float_uint32_t): partial valid 13x7 of 16x16
@@ -986,6 +1046,16 @@ void case_48() {
     load("c48_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c48_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c48_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 48", main_result, dst.data());
+        store("c48_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 49 (int8_t_int32_t): partial valid 13x7 of 16x16
@@ -1138,6 +1208,16 @@ void case_56() {
     load("c56_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c56_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c56_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 56", main_result, dst.data());
+        store("c56_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 57 (int8_t_uint32_t): partial valid 13x7 of 16x16
@@ -1290,6 +1370,16 @@ void case_64() {
     load("c64_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c64_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c64_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 64", main_result, dst.data());
+        store("c64_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 65 (uint8_t_int32_t): partial valid 13x7 of 16x16
@@ -1423,6 +1513,16 @@ void case_71() {
     load("c71_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c71_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c71_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 71", main_result, dst.data());
+        store("c71_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 72 (uint8_t_uint32_t): partial valid 13x7 of 16x16
@@ -1556,6 +1656,16 @@ void case_78() {
     load("c78_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c78_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c78_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 78", main_result, dst.data());
+        store("c78_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 79 (int16_t_int32_t): partial valid 13x7 of 16x16
@@ -1708,6 +1818,16 @@ void case_86() {
     load("c86_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c86_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c86_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 86", main_result, dst.data());
+        store("c86_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 87 (int16_t_uint32_t): partial valid 13x7 of 16x16
@@ -1860,6 +1980,16 @@ void case_94() {
     load("c94_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c94_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c94_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 94", main_result, dst.data());
+        store("c94_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 95 (uint16_t_int32_t): partial valid 13x7 of 16x16
@@ -1993,6 +2123,16 @@ void case_101() {
     load("c101_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c101_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c101_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 101", main_result, dst.data());
+        store("c101_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 102 (uint16_t_uint32_t): partial valid 13x7 of 16x16
@@ -2126,6 +2266,16 @@ void case_108() {
     load("c108_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c108_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c108_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 108", main_result, dst.data());
+        store("c108_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 109 (int32_t): partial valid 13x7 of 16x16
@@ -2278,6 +2428,16 @@ void case_116() {
     load("c116_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c116_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c116_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 116", main_result, dst.data());
+        store("c116_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 117 (int32_t_uint32_t): partial valid 13x7 of 16x16
@@ -2430,6 +2590,16 @@ void case_124() {
     load("c124_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c124_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c124_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 124", main_result, dst.data());
+        store("c124_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 125 (uint32_t_int32_t): partial valid 13x7 of 16x16
@@ -2563,6 +2733,16 @@ void case_131() {
     load("c131_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c131_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c131_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 131", main_result, dst.data());
+        store("c131_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 132 (uint32_t): partial valid 13x7 of 16x16
@@ -2696,6 +2876,16 @@ void case_138() {
     load("c138_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c138_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c138_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 138", main_result, dst.data());
+        store("c138_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 139 (int64_t_int32_t): partial valid 13x7 of 16x16
@@ -2848,6 +3038,16 @@ void case_146() {
     load("c146_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c146_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c146_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 146", main_result, dst.data());
+        store("c146_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 147 (int64_t_uint32_t): partial valid 13x7 of 16x16
@@ -3000,6 +3200,16 @@ void case_154() {
     load("c154_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c154_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c154_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 154", main_result, dst.data());
+        store("c154_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 155 (uint64_t_int32_t): partial valid 13x7 of 16x16
@@ -3133,6 +3343,16 @@ void case_161() {
     load("c161_tmp.bin", tmp.data(), 256);
     profiled::TCOLARGMIN<P>(dst, src, tmp);
     store("c161_dst.out", dst.data(), 128);
+    { // overload 1 must give the main form's result: Also writes the picked source element of each column to `dstVal`.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
+        load("c161_dst.bin", dst.data(), 128);
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        Tile_dst_val_f1 dst_val_f1;
+        profiled::TCOLARGMIN<P>(dst_val_f1, dst, src, tmp);
+        same_bytes("overload 1, case 161", main_result, dst.data());
+        store("c161_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+    }
 }
 
 // case 162 (uint64_t_uint32_t): partial valid 13x7 of 16x16

@@ -1361,7 +1361,8 @@ PTO_INST RecordEvent TROWPROD(TileDataOut& dst, TileDataIn& src, TileDataTmp& tm
 // pto.trowargmax (specs/ops/reduce_and_expand/trowargmax.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWARGMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
     if constexpr (Profile::template check_TROWARGMAX<TileDataOut, TileDataIn, TileDataTmp, WaitEvents...>()) {
         TSYNC(events...);
@@ -1372,15 +1373,42 @@ PTO_INTERNAL RecordEvent TROWARGMAX(TileDataOut& dst, TileDataIn& src, TileDataT
 }
 } // namespace profiled
 
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWARGMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
     return profiled::TROWARGMAX<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TROWARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
+                                    WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWARGMAX<TileDataOutIdx, TileDataIn, TileDataTmp, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TROWARGMAX(dstIdx, src, tmp);
+        cpu::TROWARGMAX_impl_f1(dstIdx, dstVal, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Also writes the picked source element of each row to `dstVal`.
+template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TROWARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
+                                WaitEvents&... events) {
+    return profiled::TROWARGMAX<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
+        dstVal, dstIdx, src, tmp, events...);
 }
 
 // pto.trowargmin (specs/ops/reduce_and_expand/trowargmin.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
     if constexpr (Profile::template check_TROWARGMIN<TileDataOut, TileDataIn, TileDataTmp, WaitEvents...>()) {
         TSYNC(events...);
@@ -1391,9 +1419,35 @@ PTO_INTERNAL RecordEvent TROWARGMIN(TileDataOut& dst, TileDataIn& src, TileDataT
 }
 } // namespace profiled
 
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
     return profiled::TROWARGMIN<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TROWARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
+                                    WaitEvents&... events) {
+    if constexpr (Profile::template check_TROWARGMIN<TileDataOutIdx, TileDataIn, TileDataTmp, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TROWARGMIN(dstIdx, src, tmp);
+        cpu::TROWARGMIN_impl_f1(dstIdx, dstVal, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Also writes the picked source element of each row to `dstVal`.
+template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TROWARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
+                                WaitEvents&... events) {
+    return profiled::TROWARGMIN<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
+        dstVal, dstIdx, src, tmp, events...);
 }
 
 // pto.tcolsum (specs/ops/reduce_and_expand/tcolsum.yaml)
@@ -1501,7 +1555,8 @@ PTO_INST RecordEvent TCOLPROD(TileDataOut& dst, TileDataIn& src, WaitEvents&... 
 // pto.tcolargmax (specs/ops/reduce_and_expand/tcolargmax.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TCOLARGMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
     if constexpr (Profile::template check_TCOLARGMAX<TileDataOut, TileDataIn, TileDataTmp, WaitEvents...>()) {
         TSYNC(events...);
@@ -1512,15 +1567,42 @@ PTO_INTERNAL RecordEvent TCOLARGMAX(TileDataOut& dst, TileDataIn& src, TileDataT
 }
 } // namespace profiled
 
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCOLARGMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
     return profiled::TCOLARGMAX<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TCOLARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
+                                    WaitEvents&... events) {
+    if constexpr (Profile::template check_TCOLARGMAX<TileDataOutIdx, TileDataIn, TileDataTmp, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TCOLARGMAX(dstIdx, src, tmp);
+        cpu::TCOLARGMAX_impl_f1(dstIdx, dstVal, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Also writes the picked source element of each column to `dstVal`.
+template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TCOLARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
+                                WaitEvents&... events) {
+    return profiled::TCOLARGMAX<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
+        dstVal, dstIdx, src, tmp, events...);
 }
 
 // pto.tcolargmin (specs/ops/reduce_and_expand/tcolargmin.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+template <typename Profile, typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TCOLARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
     if constexpr (Profile::template check_TCOLARGMIN<TileDataOut, TileDataIn, TileDataTmp, WaitEvents...>()) {
         TSYNC(events...);
@@ -1531,9 +1613,35 @@ PTO_INTERNAL RecordEvent TCOLARGMIN(TileDataOut& dst, TileDataIn& src, TileDataT
 }
 } // namespace profiled
 
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCOLARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
     return profiled::TCOLARGMIN<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TCOLARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
+                                    WaitEvents&... events) {
+    if constexpr (Profile::template check_TCOLARGMIN<TileDataOutIdx, TileDataIn, TileDataTmp, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TCOLARGMIN(dstIdx, src, tmp);
+        cpu::TCOLARGMIN_impl_f1(dstIdx, dstVal, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Also writes the picked source element of each column to `dstVal`.
+template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TCOLARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
+                                WaitEvents&... events) {
+    return profiled::TCOLARGMIN<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
+        dstVal, dstIdx, src, tmp, events...);
 }
 
 // pto.trowexpand (specs/ops/reduce_and_expand/trowexpand.yaml)

@@ -31,4 +31,27 @@ PTO_INTERNAL void TROWARGMIN_impl(T_dst& dst, T_src& src) {
     }
 }
 
+// Overload 1 also writes the picked term to dst_val.
+template <typename T_dst, typename T_dst_val, typename T_src>
+PTO_INTERNAL void TROWARGMIN_impl_f1(T_dst& dst, T_dst_val& dst_val, T_src& src) {
+    using T = typename T_dst::DType;
+    using C = sim::compute_t<typename T_src::DType>;
+    const int rows = src.GetValidRow();
+    const int cols = src.GetValidCol();
+    for (int r = 0; r < rows; ++r) {
+        C acc{};
+        int at = 0; // index of the best term so far: ties keep the first, a NaN wins only at 0
+        for (int c = 0; c < cols; ++c) {
+            const C src_v = static_cast<C>(src.at(r, c));
+            const C term = src_v;
+            if (c == 0 || term < acc) {
+                acc = term;
+                at = c;
+            }
+        }
+        dst.at(r, 0) = static_cast<T>(at);
+        dst_val.at(r, 0) = sim::narrow<typename T_dst_val::DType>(acc); // the picked term
+    }
+}
+
 } // namespace pto::cpu
