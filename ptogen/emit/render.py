@@ -20,6 +20,7 @@ from ..errors import GenerationError
 from ..lower.views import ProjectView
 from ..spec.load import SpecSet
 from .format import format_cpp_many, write_atomic
+from .site import coverage, load_catalog, nav, notes_by_kind, site_jobs
 
 CPP_SUFFIXES = (".hpp", ".cpp", ".h")
 
@@ -96,6 +97,10 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
     env.filters["cell"] = _cell
     env.filters["json"] = _json
     env.filters["relative_to"] = _relative_to
+    # The site pages' data (emit/site.py); the ISA catalog is read only by the coverage page.
+    env.globals["site_nav"] = nav
+    env.globals["site_notes"] = notes_by_kind
+    env.globals["site_coverage"] = lambda project: coverage(project, load_catalog(templates_dir))
     return env
 
 
@@ -120,6 +125,7 @@ def plan(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
             jobs.extend(op.kind.outputs(op))  # the op's kind decides which per-op files it has
     for iset in project.targets.instruction_sets:
         jobs.append((f"docs/isa/{iset.index_page}", "docs/set_index.md.j2", {"iset": iset}))
+    jobs.extend(site_jobs())
     from ..testing.plan import test_jobs  # late import: test generation builds on the same views
 
     jobs.extend(test_jobs(project))

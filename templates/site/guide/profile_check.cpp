@@ -1,0 +1,12 @@
+// profile_check.cpp: TLRELU on int32_t tiles. The CPU simulator cannot compute it either, and the
+// A5 profile rejects it at compile time with the rule the ISA documents.
+#include <pto/pto-inst.hpp>
+
+using namespace pto;
+
+int main() {
+    using T = Tile<TileType::Vec, int32_t, 8, 8>;
+    T src, dst;
+    TLRELU(dst, src, 2);
+    return 0;
+}

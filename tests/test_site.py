@@ -1,0 +1,495 @@
+"""The documentation site: strict MkDocs build, offline assets, the guide's samples, a browser check.
+
+The site is built once per session from the committed generated/ tree (`ptogen check` keeps that
+equal to what the specs produce). The browser test drives Debian's `chromium` through Playwright
+with the system binary; it is skipped, with the reason, only where chromium is not installed and CI
+is not set (`.ci/run` installs it).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import http.server
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.parse
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from .compilers import COMPILERS, require
+from .helpers import ROOT
+
+GENERATED = ROOT / "generated"
+GUIDE = GENERATED / "docs" / "guide.md"
+CHROMIUM = "/usr/bin/chromium"
+ARTEFACTS = ROOT / ".ptogen-cache" / "artefacts" / "site"
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _missing(what: str) -> None:
+    """Skip locally, fail in CI: CI installs everything the site needs."""
+    message = f"{what} (install with `pip install -e '.[docs]'`; CI installs it)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def _build_site(out: Path) -> None:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mkdocs",
+            "build",
+            "--strict",
+            "-f",
+            str(GENERATED / "mkdocs.yml"),
+            "-d",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    log = run.stdout + run.stderr
+    assert run.returncode == 0, log
+    assert "WARNING" not in log, log
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site, built with --strict and no warning once per test session: pytest-xdist's workers
+    share one build in the session's common temporary directory, under a lock."""
+    for module in ("mkdocs", "material", "mathjax"):
+        try:
+            __import__(module)
+        except ImportError:
+            _missing(f"the docs extra is not installed (no module {module!r})")
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        out = tmp_path_factory.mktemp("site")
+        _build_site(out)
+        return out
+    shared = tmp_path_factory.getbasetemp().parent  # one directory per session, common to its workers
+    out = shared / "site"
+    with open(shared / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (out / "built").exists():
+            shutil.rmtree(out, ignore_errors=True)
+            _build_site(out)
+            (out / "built").write_text("ok\n")
+    return out
+
+
+# --------------------------------------------------------------------------- the built site
+class _Refs(HTMLParser):
+    """Collects what a page loads (scripts, stylesheets, images) and its anchors' targets."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads: list[str] = []
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag in ("script", "img", "iframe") and a.get("src"):
+            self.loads.append(a["src"] or "")
+        if tag == "link" and a.get("href") and a.get("rel") in ("stylesheet", "preload", "icon"):
+            self.loads.append(a["href"] or "")
+        if tag == "a" and a.get("href"):
+            self.links.append(a["href"] or "")
+
+
+def _pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_no_page_loads_anything_from_another_host(site: Path) -> None:
+    remote = []
+    for page in _pages(site):
+        refs = _Refs()
+        refs.feed(page.read_text(encoding="utf-8"))
+        remote += [f"{page.relative_to(site)}: {u}" for u in refs.loads if re.match(r"^(https?:)?//", u)]
+    assert remote == []
+    assert (site / "assets/mathjax/tex-svg.js").stat().st_size > 100_000  # the real script, served locally
+
+
+def test_every_internal_link_and_anchor_exists(site: Path) -> None:
+    """mkdocs --strict validates Markdown links; this checks the rendered ones, anchors included."""
+    files = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+    ids: dict[str, set[str]] = {}
+
+    def ids_of(page: str) -> set[str]:
+        if page not in ids:
+            ids[page] = set(re.findall(r'\sid="([^"]+)"', (site / page).read_text(encoding="utf-8")))
+        return ids[page]
+
+    broken = []
+    for page in _pages(site):
+        rel = page.relative_to(site).as_posix()
+        if rel == "404.html":  # served for any missing path, so its links are absolute by design
+            continue
+        refs = _Refs()
+        refs.feed(page.read_text(encoding="utf-8"))
+        for href in set(refs.links):
+            if re.match(r"^[a-z]+:", href) or href.startswith("//"):
+                continue
+            path, _, anchor = href.partition("#")
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(rel), path)) if path else rel
+            if target not in files and f"{target}/index.html" in files:
+                target = f"{target}/index.html"
+            if target not in files:
+                broken.append(f"{rel} -> {href}")
+            elif anchor and target.endswith(".html") and anchor not in ids_of(target):
+                broken.append(f"{rel} -> {href} (no such anchor)")
+    assert broken == []
+
+
+def test_each_op_is_in_the_menu_once(site: Path) -> None:
+    import yaml
+
+    config = yaml.safe_load((GENERATED / "mkdocs.yml").read_text())
+    pages: list[str] = []
+
+    def walk(items: list[object]) -> None:
+        for item in items:
+            if isinstance(item, dict):
+                for value in item.values():
+                    if isinstance(value, list):
+                        walk(value)
+                    else:
+                        pages.append(str(value))
+            else:
+                pages.append(str(item))
+
+    walk(config["nav"])
+    assert len(pages) == len(set(pages))
+    op_pages = [p for p in pages if "/ops/" in p]
+    assert len(op_pages) == len(list((GENERATED / "docs/isa").glob("*/ops/*/*.md")))
+    assert not [
+        p for p in pages if re.fullmatch(r"isa/[A-Z0-9_]+\.md", p)
+    ]  # reference layout: linked, not listed
+
+
+# --------------------------------------------------------------------------- the guide's samples
+SAMPLE = re.compile(r"<!-- sample: (?P<marker>[^>]*?) -->\n```cpp\n(?P<code>.*?)\n```", re.S)
+TEXT_BLOCK = re.compile(r"```text\n(.*?)\n```", re.S)
+
+
+def _guide_samples() -> list[tuple[str, str, str]]:
+    """(marker, code, expected text) of every C++ sample; the expected text is the first text block
+    after the sample that is not a shell command."""
+    text = GUIDE.read_text(encoding="utf-8")
+    samples = []
+    for match in SAMPLE.finditer(text):
+        blocks = [b for b in TEXT_BLOCK.findall(text, match.end()) if not b.startswith("g++ ")]
+        samples.append((match["marker"], match["code"], blocks[0] if blocks else ""))
+    return samples
+
+
+def test_every_cpp_block_of_the_guide_is_a_sample() -> None:
+    text = GUIDE.read_text(encoding="utf-8")
+    assert len(re.findall(r"```cpp\n", text)) == len(_guide_samples()) >= 6
+
+
+def _build(cxx: str, code: str, profile: str, workdir: Path) -> subprocess.CompletedProcess[str]:
+    """Build as the guide says: `$CXX -std=c++20 $(ptogen cflags --profile P) file.cpp`."""
+    source = workdir / f"sample_{profile}.cpp"
+    source.write_text(code + "\n")
+    cflags = subprocess.run(
+        [sys.executable, "-m", "ptogen.cli", "--root", str(ROOT), "cflags", "--profile", profile],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return subprocess.run(
+        [
+            cxx,
+            "-std=c++20",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            *cflags,
+            str(source),
+            "-o",
+            str(workdir / f"p_{profile}"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize("cxx", COMPILERS)
+@pytest.mark.parametrize("index", range(len(_guide_samples())))
+def test_guide_sample(cxx: str, index: int, tmp_path: Path) -> None:
+    compiler = require(cxx)
+    marker, code, expected = _guide_samples()[index]
+    mode, *profiles = marker.split()
+    if mode == "fragment":  # declarations only: compiled after the include the guide starts from
+        code = f"#include <pto/pto-inst.hpp>\nusing namespace pto;\n{code}\nint main() {{ return 0; }}"
+        mode, expected = "run", ""
+    for profile in profiles or ["CPU"]:
+        built = _build(compiler, code, profile, tmp_path)
+        if mode == "compile-fail":
+            assert built.returncode != 0, f"sample {index} compiled under {profile}"
+            assert expected.strip() in built.stderr, built.stderr
+            continue
+        assert built.returncode == 0, built.stderr
+        run = subprocess.run([str(tmp_path / f"p_{profile}")], capture_output=True, text=True, timeout=60)
+        if mode == "run":
+            assert run.returncode == 0, run.stderr
+            assert run.stdout.rstrip("\n") == expected, f"{profile}:\n{run.stdout}"
+        else:
+            assert mode == "run-fail", marker
+            assert run.returncode != 0
+            assert expected.strip() in run.stderr, run.stderr
+
+
+def test_first_kernel_numbers_are_the_leaky_relu_row_sums() -> None:
+    """The printed sums, worked out independently from the data the kernel builds."""
+    marker, code, expected = next(s for s in _guide_samples() if "first_kernel" in s[1])
+    rows, cols, slope = 4, 8, 0.25
+    x = np.array([[c - 2 * r for c in range(cols)] for r in range(rows)], dtype=np.float32)
+    sums = np.where(x > 0, x, x * np.float32(slope)).sum(axis=1, dtype=np.float32)
+    printed = [float(v) for v in re.findall(r"sum (\S+)", expected)]
+    assert printed == [float(s) for s in sums]
+    assert "c - 2 * r" in code and "0.25f" in code and "R = 4, C = 8" in code
+
+
+# --------------------------------------------------------------------------- the browser
+@pytest.fixture(scope="session")
+def served(site: Path) -> Iterator[str]:
+    """The built site over HTTP on the loopback (search runs in a web worker, which file:// forbids)."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    thread.join()
+
+
+@pytest.fixture(scope="session")
+def browser(served: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    if shutil.which(CHROMIUM) is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} missing: .ci/run installs Debian's chromium")
+        pytest.skip(f"{CHROMIUM} not installed (Debian package `chromium`; CI installs it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("Playwright is not installed")
+    profile_dir = tmp_path_factory.mktemp("chromium-profile")
+    with sync_playwright() as pw:
+        ctx = pw.chromium.launch_persistent_context(
+            str(profile_dir),
+            executable_path=CHROMIUM,
+            args=CHROMIUM_FLAGS,
+            viewport={"width": 1280, "height": 900},
+        )
+        yield ctx
+        ctx.close()
+
+
+# (page, its menu entry, previous page, next page) as the nav and targets.yaml order give them.
+BROWSER_PAGES = [
+    (
+        "isa/tile/ops/tile-scalar-and-immediate/tlrelu.html",
+        "pto.tlrelu",
+        "isa/tile/ops/tile-scalar-and-immediate/tshrs.html",
+        "isa/tile/ops/tile-scalar-and-immediate/taddsc.html",
+    ),
+    (
+        "isa/vector/ops/vec-scalar-ops/vlrelu.html",
+        "pto.vlrelu",
+        "isa/vector/ops/vec-scalar-ops/vshrs.html",
+        "isa/vector/ops/vec-scalar-ops/vaddcs.html",
+    ),
+    ("isa/TROWSUM.html", None, None, None),  # reference layout: not in the menu, so no footer links
+]
+
+
+def _open(browser: object, served: str, url: str) -> tuple[object, list[str]]:
+    """A page with its console errors, uncaught exceptions and requests to other hosts recorded."""
+    page = browser.new_page()  # type: ignore[attr-defined]
+    problems: list[str] = []
+    page.on(
+        "console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None
+    )
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on(
+        "request",
+        lambda r: problems.append(f"remote request: {r.url}") if not r.url.startswith(served + "/") else None,
+    )
+    page.goto(url)
+    page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate("MathJax.startup.promise")
+    return page, problems
+
+
+def _source_of(rel_html: str) -> str:
+    return (GENERATED / "docs" / rel_html.replace(".html", ".md")).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("rel", "entry", "prev", "nxt"), BROWSER_PAGES, ids=lambda v: str(v))
+def test_page_in_the_browser(
+    browser: object, served: str, rel: str, entry: str | None, prev: str | None, nxt: str | None
+) -> None:
+    page, problems = _open(browser, served, f"{served}/{rel}")
+    source = _source_of(rel)
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    shot = ARTEFACTS / (rel.replace("/", "_").replace(".html", ".png"))
+    try:
+        # Math: every $$ block became a MathJax SVG, and no raw TeX delimiters are left on the page.
+        assert source.count("$$") >= 2
+        assert page.locator(".arithmatex mjx-container svg").count() == source.count("$$") // 2
+        assert "\\[" not in page.locator("article").inner_text()
+
+        # Callouts (!!!) and the collapsible profile block (???): rendered, and the block opens.
+        callouts = len(re.findall(r"^!!! ", source, re.M))
+        assert page.locator("article .admonition").count() == callouts
+        if "??? info" in source:
+            details = page.locator("article details").first
+            assert details.get_attribute("open") is None
+            details.locator("summary").click()
+            assert details.get_attribute("open") is not None
+            assert details.locator("li").first.is_visible()
+
+        # Navigation: the menu marks this page; the footer's previous/next follow the set's order.
+        if entry is not None:
+            active = page.locator("nav.md-nav--primary a.md-nav__link--active")
+            assert active.first.inner_text().strip() == entry
+            links = (
+                ("a.md-footer__link--prev", prev),
+                ("a.md-footer__link--next", nxt),
+                ("article li:has-text('Previous op in instruction set') a", prev),  # the page's own links
+                ("article li:has-text('Next op in instruction set') a", nxt),
+            )
+            for selector, target in links:
+                page.locator(selector).click()
+                page.wait_for_load_state()
+                assert page.url == f"{served}/{target}"
+                page.go_back()
+        else:
+            assert page.locator("a.md-footer__link--next").count() == 0
+        page.goto(f"{served}/{rel}")
+        page.screenshot(path=str(shot), full_page=False)
+        print(f"screenshot: {shot}")
+        assert problems == []
+    finally:
+        page.close()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("mnemonic", ["TLRELU", "vlrelu"])
+def test_search_finds_an_op_by_mnemonic(browser: object, served: str, mnemonic: str) -> None:
+    page, problems = _open(browser, served, f"{served}/index.html")
+    try:
+        page.locator("input.md-search__input").click()
+        page.locator("input.md-search__input").fill(mnemonic)
+        first = page.locator(".md-search-result__item > a").first
+        first.wait_for(timeout=60_000)
+        href = urllib.parse.urlparse(first.get_attribute("href") or "").path
+        assert href.lower().endswith(f"/{mnemonic.lower()}.html"), href  # the op's own page ranks first
+        page.screenshot(path=str(ARTEFACTS / f"search_{mnemonic}.png"))
+        assert problems == []
+    finally:
+        page.close()
+
+
+# --------------------------------------------------------------------------- the site's own pages
+def _rows(page: str) -> list[str]:
+    return [
+        line
+        for line in (GENERATED / "docs" / page).read_text(encoding="utf-8").splitlines()
+        if line.startswith("| ")
+    ]
+
+
+def test_source_notes_page_lists_every_note_once_under_its_op() -> None:
+    from ptogen.spec.load import load_specs
+
+    rows = _rows("source-notes.md")
+    expected = 0
+    for loaded in load_specs(ROOT / "specs", ROOT).ops:
+        spec = loaded.spec
+        for note in spec.notes:
+            expected += 1
+            text = " ".join(note.split()).replace("|", "\\|")
+            mine = [r for r in rows if r.startswith(f"| [{spec.mnemonic}](") and r.endswith(f"| {text} |")]
+            assert len(mine) == 1, (spec.mnemonic, text)
+    assert len([r for r in rows if r.startswith("| [pto.")]) == expected > 100
+
+
+def test_coverage_page_lists_the_whole_catalogue_with_dtypes_per_profile() -> None:
+    from ptogen.emit.site import load_catalog
+
+    text = (GENERATED / "docs" / "coverage.md").read_text(encoding="utf-8")
+    sections = {s.split("\n", 1)[0]: s for s in text.split("\n## ")[1:]}
+    for entry in load_catalog(ROOT / "templates"):
+        section = next(v for k, v in sections.items() if k.startswith(f"{entry.title} ({entry.group})"))
+        for mnemonic in entry.ops:
+            assert re.search(rf"(^| |\[){re.escape(mnemonic)}(\]|,|\.| \|)", section, re.M), mnemonic
+    rows = _rows("coverage.md")
+    tlrelu = next(r for r in rows if r.startswith("| [pto.tlrelu]("))
+    # A2/A3 | A5 | CPU, as the op's dtype rules say (aliases such as float16_t are the same types).
+    assert tlrelu.split(" | ")[1:] == ["half, float", "half, float", "half, bfloat16_t, float |"]
+
+
+def test_a_specified_op_missing_from_the_catalogue_is_an_error(tmp_path: Path) -> None:
+    from ptogen.emit.site import coverage, load_catalog
+    from ptogen.errors import SpecError
+    from ptogen.lower.views import ProjectView
+    from ptogen.spec.load import load_specs
+
+    shutil.copytree(ROOT / "templates" / "site", tmp_path / "site")
+    catalog = tmp_path / "site" / "isa_catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("pto.tlrelu, ", ""))
+    with pytest.raises(
+        SpecError, match=r"pto\.tlrelu \(specs/ops/.*tlrelu\.yaml\) is specified but not listed"
+    ):
+        coverage(ProjectView(load_specs(ROOT / "specs", ROOT)), load_catalog(tmp_path))
+
+
+def test_a_malformed_catalogue_entry_names_file_line_and_field(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ptogen.cli import main
+
+    catalog = project / "templates" / "site" / "isa_catalog.yaml"
+    lines = catalog.read_text().splitlines()
+    title = next(i for i, line in enumerate(lines) if line.strip() == "title: Irregular And Complex")
+    lines[title] = "    title: ''"
+    catalog.write_text("\n".join(lines) + "\n")
+    before = (project / "generated" / "docs" / "coverage.md").read_text()
+    assert main(["--root", str(project), "gen"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    field = "instruction_sets[1].title"
+    assert err == [
+        f"error: templates/site/isa_catalog.yaml:{title + 1}: {field}: a non-empty string is required"
+    ]
+    assert (project / "generated" / "docs" / "coverage.md").read_text() == before
