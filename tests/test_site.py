@@ -447,6 +447,8 @@ def test_source_notes_page_lists_every_note_once_under_its_op() -> None:
 
 def test_coverage_page_lists_the_whole_catalogue_with_dtypes_per_profile() -> None:
     from ptogen.emit.site import load_catalog
+    from ptogen.lower.views import ProjectView
+    from ptogen.spec.load import load_specs
 
     text = (GENERATED / "docs" / "coverage.md").read_text(encoding="utf-8")
     sections = {s.split("\n", 1)[0]: s for s in text.split("\n## ")[1:]}
@@ -456,8 +458,14 @@ def test_coverage_page_lists_the_whole_catalogue_with_dtypes_per_profile() -> No
             assert re.search(rf"(^| |\[){re.escape(mnemonic)}(\]|,|\.| \|)", section, re.M), mnemonic
     rows = _rows("coverage.md")
     tlrelu = next(r for r in rows if r.startswith("| [pto.tlrelu]("))
-    # A2/A3 | A5 | CPU, as the op's dtype rules say (aliases such as float16_t are the same types).
-    assert tlrelu.split(" | ")[1:] == ["half, float", "half, float", "half, bfloat16_t, float |"]
+    # A2/A3 | A5 | CPU, as the op's dtype rules say (aliases such as float16_t are the same types),
+    # in the vocabulary's order.
+    project = ProjectView(load_specs(ROOT / "specs", ROOT))
+    op = next(o for o in project.ops if o.spec.mnemonic == "pto.tlrelu")
+    order = [d.name for d in project.targets.dtypes]
+    want = [", ".join(sorted(op.allowed_dtypes(p.name), key=order.index)) for p in project.profiles]
+    assert tlrelu.removesuffix(" |").split(" | ")[1:] == want
+    assert want[0] == "half, float" and "bfloat16_t" in want[2]  # the facts the page must show
 
 
 def test_a_specified_op_missing_from_the_catalogue_is_an_error(tmp_path: Path) -> None:
