@@ -1,4 +1,4 @@
-"""`ptogen` command line: gen, check, list, cflags, schema, test, import."""
+"""`ptogen` command line: gen, check, list, cflags, schema, test, import, upstream-st."""
 
 from __future__ import annotations
 
@@ -168,6 +168,12 @@ def cmd_diff_header(args: argparse.Namespace) -> int:
     return 1 if lines else 0
 
 
+def cmd_upstream_st(args: argparse.Namespace) -> int:
+    from .upstream_st import run_cli
+
+    return run_cli(_layout(args), args)
+
+
 def _rel(path: Path) -> str:
     try:
         return path.relative_to(Path.cwd()).as_posix() or "."
@@ -234,6 +240,9 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--force", action="store_true", help="overwrite existing spec files")
     p.set_defaults(func=cmd_import)
+    from .upstream_st import add_parser
+
+    add_parser(sub).set_defaults(func=cmd_upstream_st)
     return ap
 
 

@@ -1,7 +1,11 @@
-// Public entry point for PTO kernels on the CPU simulator: the core types plus the generated tile
-// intrinsics and vector ops (those two headers come from the generated include directory).
+// Public entry point for PTO kernels on the CPU simulator: the core types, the generated tile
+// intrinsics and vector ops (those two headers come from the generated include directory), and the
+// host-side compatibility layer (qualifiers, pipes and flags, ACL host API) that kernels and host
+// programs written for a PTO device use.
 #pragma once
 
 #include <pto/common/pto_core.hpp>
+#include <pto/common/type.hpp>
+#include <pto/common/cpu_stub.hpp>
 #include <pto/common/pto_instr.hpp>
 #include <pto/vector/pto_vec.hpp>

@@ -12,8 +12,32 @@
 
 namespace pto {
 
-enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling };
-enum class BLayout { RowMajor, ColMajor };
+enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling, ScaleLeft, ScaleRight, Ctrl };
+enum class BLayout { RowMajor = 0, ColMajor = 1 };
+
+// Inner (fractal box) layout of a tile; NoneBox is a plain row- or column-major array, the only one
+// the element-wise ops read. The boxed layouts are accepted as type facts for the cube-side tiles.
+enum class SLayout { NoneBox = 0, RowMajor = 1, ColMajor = 2 };
+
+// The value that fills a tile's elements outside its valid region when they are padded. Values
+// from CustomBase up carry a user-chosen bit pattern in their low 32 bits (see constants.hpp).
+enum class PadValue : std::uint64_t { Null = 0, Zero = 1, Max = 2, Min = 3, CustomBase = 0x100000000ULL };
+
+// How a tile's padding is laid out in compact storage; Null means no compaction.
+enum class CompactMode { Null, Normal, RowPlusOne, RowAlignedPadding };
+
+// Fractal geometry: the byte size of one fractal box (512 for the A/B operands, 1024 for the
+// accumulator, 32 for the MX scale tiles) and the box edges.
+namespace TileConfig {
+inline constexpr int alignedSize = 32;
+inline constexpr int fixedRowSize = 16;
+inline constexpr int fixedColSize = 16;
+inline constexpr int fixedMxRowSize = 16;
+inline constexpr int fixedMxColSize = 2;
+inline constexpr int fractalABSize = 512;
+inline constexpr int fractalCSize = 1024;
+inline constexpr int fractalMxSize = 32;
+} // namespace TileConfig
 
 // A valid row/col template argument whose value is only known at run time.
 constexpr int DYNAMIC = -1;
@@ -35,11 +59,18 @@ template <typename TileT>
 void TASSIGN(TileT& tile, std::uintptr_t addr);
 
 // Deliberately free of checks on DType, Loc, layout and valid bounds: those are per-op rules, and the
-// generated static_asserts must be the ones that report them.
+// generated static_asserts must be the ones that report them. The last four parameters complete
+// the ten-parameter form that existing PTO code spells out; the simulator stores the elements
+// row- or column-major as Layout_ says and keeps the other four as facts of the type.
 template <TileType Loc_, typename DType_, int Rows_, int Cols_, BLayout Layout_ = BLayout::RowMajor,
-          int ValidRow_ = Rows_, int ValidCol_ = Cols_>
+          int ValidRow_ = Rows_, int ValidCol_ = Cols_, SLayout SFractal_ = SLayout::NoneBox,
+          int SFractalSize_ = TileConfig::fractalABSize, auto PadVal_ = PadValue::Null,
+          CompactMode Compact_ = CompactMode::Null>
 struct Tile {
     static_assert(Rows_ > 0 && Cols_ > 0, "Tile: Rows and Cols must be positive");
+    static_assert(SFractalSize_ == TileConfig::fractalABSize || SFractalSize_ == TileConfig::fractalCSize ||
+                      SFractalSize_ == TileConfig::fractalMxSize,
+                  "Tile: SFractalSize must be 512, 1024 or 32 bytes");
 
     using DType = DType_;
     static constexpr TileType Loc = Loc_;
@@ -48,6 +79,11 @@ struct Tile {
     static constexpr int ValidRow = ValidRow_;
     static constexpr int ValidCol = ValidCol_;
     static constexpr BLayout Layout = Layout_;
+    static constexpr BLayout BFractal = Layout_;
+    static constexpr SLayout SFractal = SFractal_;
+    static constexpr int SFractalSize = SFractalSize_;
+    static constexpr auto PadVal = PadVal_;
+    static constexpr CompactMode Compact = Compact_;
     static constexpr bool isRowMajor = Layout_ == BLayout::RowMajor;
     static constexpr int RowStride = isRowMajor ? Cols_ : 1; // elements between (r, c) and (r + 1, c)
     static constexpr int ColStride = isRowMajor ? 1 : Rows_; // elements between (r, c) and (r, c + 1)
@@ -66,6 +102,10 @@ struct Tile {
         sim::check(validRow >= 0 && validRow <= Rows_ && validCol >= 0 && validCol <= Cols_, "Tile",
                    "run-time valid shape must lie within [0, Rows] x [0, Cols]");
     }
+
+    // Only one extent DYNAMIC: the one run-time value sets it, the other keeps its template value.
+    template <int VR = ValidRow_, int VC = ValidCol_, std::enable_if_t<(VR == DYNAMIC) != (VC == DYNAMIC), int> = 0>
+    Tile(int valid) : Tile(VR == DYNAMIC ? valid : VR, VC == DYNAMIC ? valid : VC) {}
 
     Tile(const Tile&) = delete;
     Tile& operator=(const Tile&) = delete;
@@ -124,8 +164,8 @@ struct Tile {
 
 template <typename T>
 struct is_tile : std::false_type {};
-template <TileType L, typename D, int R, int C, BLayout B, int VR, int VC>
-struct is_tile<Tile<L, D, R, C, B, VR, VC>> : std::true_type {};
+template <TileType L, typename D, int R, int C, BLayout B, int VR, int VC, SLayout S, int F, auto P, CompactMode M>
+struct is_tile<Tile<L, D, R, C, B, VR, VC, S, F, P, M>> : std::true_type {};
 
 template <typename T>
 inline constexpr bool is_tile_v = is_tile<std::remove_cvref_t<T>>::value;

@@ -1,0 +1,210 @@
+// What kernels and host programs written for a PTO device use besides the tile ops, given CPU
+// meanings: the address-space and kernel qualifiers, the pipes and the flags that order them, and
+// the subset of the ACL host API (device, stream, memory) that launches a kernel and moves its data.
+// The simulator runs every op to completion, so streams are synchronous and "device" memory is host
+// memory; what stays is the checking of the documented rules of each call.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include <pto/common/pto_core.hpp>
+
+// ---- Qualifiers -------------------------------------------------------------------------------
+// Device code marks kernels (AICORE, __global__), global-memory pointers (__gm__), on-chip buffers
+// and parameter directions. The host compiler has one address space, so each marks nothing here.
+#define AICORE
+#define __global__
+#define __aicore__
+#define __gm__
+#define __in__
+#define __out__
+#define __ubuf__
+#define __cbuf__
+#define __ca__
+#define __cb__
+#define __cc__
+#define __fbuf__
+#define __biasbuf__
+#define __tf__
+
+// ---- Pipes and flags --------------------------------------------------------------------------
+// An AI core runs its scalar, vector, cube and transfer units as independent pipes; set_flag(src,
+// dst, id) signals from pipe src to pipe dst and wait_flag(src, dst, id) blocks dst until that
+// signal arrives. The simulator executes in program order, so it only checks the pairing: a wait
+// with no matching earlier set would hang the device and stops the simulation instead.
+using pipe_t = int;
+using event_t = int;
+
+inline constexpr pipe_t PIPE_S = 0;    // scalar unit
+inline constexpr pipe_t PIPE_V = 1;    // vector unit
+inline constexpr pipe_t PIPE_MTE1 = 2; // L1 -> L0 transfers
+inline constexpr pipe_t PIPE_MTE2 = 3; // global memory -> on-chip transfers (TLOAD)
+inline constexpr pipe_t PIPE_MTE3 = 4; // on-chip -> global memory transfers (TSTORE)
+inline constexpr pipe_t PIPE_M = 5;    // cube unit
+inline constexpr pipe_t PIPE_ALL = 6;  // every pipe (pipe_barrier only)
+inline constexpr pipe_t PIPE_FIX = 7;  // fixpipe (accumulator write-back)
+
+inline constexpr event_t EVENT_ID0 = 0;
+inline constexpr event_t EVENT_ID1 = 1;
+inline constexpr event_t EVENT_ID2 = 2;
+inline constexpr event_t EVENT_ID3 = 3;
+inline constexpr event_t EVENT_ID4 = 4;
+inline constexpr event_t EVENT_ID5 = 5;
+inline constexpr event_t EVENT_ID6 = 6;
+inline constexpr event_t EVENT_ID7 = 7;
+
+namespace pto::sim {
+
+inline constexpr int pipe_count = 8;
+inline constexpr int event_id_count = 8;
+
+// Signals set and not yet waited for, per (source pipe, destination pipe, event id).
+inline int& pending_flag(pipe_t src, pipe_t dst, event_t id) {
+    static int pending[pipe_count][pipe_count][event_id_count] = {};
+    return pending[src][dst][id];
+}
+
+inline void check_flag_args(const char* op, pipe_t src, pipe_t dst, event_t id) {
+    check(src >= 0 && src < pipe_count && src != PIPE_ALL && dst >= 0 && dst < pipe_count && dst != PIPE_ALL, op,
+          "the source and destination must be single pipes (PIPE_S .. PIPE_FIX, not PIPE_ALL)");
+    check(id >= 0 && id < event_id_count, op, "the event id must be one of EVENT_ID0 .. EVENT_ID7");
+}
+
+} // namespace pto::sim
+
+inline void set_flag(pipe_t src, pipe_t dst, event_t id) {
+    pto::sim::check_flag_args("set_flag", src, dst, id);
+    ++pto::sim::pending_flag(src, dst, id);
+}
+
+inline void wait_flag(pipe_t src, pipe_t dst, event_t id) {
+    pto::sim::check_flag_args("wait_flag", src, dst, id);
+    int& pending = pto::sim::pending_flag(src, dst, id);
+    pto::sim::check(pending > 0, "wait_flag",
+                    "no set_flag with the same pipes and event id precedes it (the device would wait forever)");
+    --pending;
+}
+
+// Waits until every earlier instruction of `pipe` has finished; in program order they all have.
+inline void pipe_barrier(pipe_t pipe) {
+    pto::sim::check(pipe >= 0 && pipe < pto::sim::pipe_count, "pipe_barrier", "the pipe must be PIPE_S .. PIPE_FIX");
+}
+
+// ---- ACL host API -----------------------------------------------------------------------------
+// Return codes, policies and copy directions carry the values of the ACL headers.
+using aclError = int;
+inline constexpr aclError ACL_SUCCESS = 0;
+inline constexpr aclError ACL_ERROR_INVALID_PARAM = 100000;
+
+using aclrtStream = void*;
+
+enum aclrtMemMallocPolicy {
+    ACL_MEM_MALLOC_HUGE_FIRST = 0,
+    ACL_MEM_MALLOC_HUGE_ONLY = 1,
+    ACL_MEM_MALLOC_NORMAL_ONLY = 2,
+};
+
+enum aclrtMemcpyKind {
+    ACL_MEMCPY_HOST_TO_HOST = 0,
+    ACL_MEMCPY_HOST_TO_DEVICE = 1,
+    ACL_MEMCPY_DEVICE_TO_HOST = 2,
+    ACL_MEMCPY_DEVICE_TO_DEVICE = 3,
+};
+
+namespace pto::sim {
+
+// The stream handles given out and not yet destroyed; a stream is a synchronous queue here, so a
+// handle only has to be distinct and checkable.
+inline int& live_streams() {
+    static int count = 0;
+    return count;
+}
+
+// Zeroed so that a kernel reading memory nobody wrote sees the same values on every run.
+inline aclError host_alloc(void** ptr, std::size_t size) {
+    if (ptr == nullptr || size == 0)
+        return ACL_ERROR_INVALID_PARAM;
+    *ptr = std::calloc(1, size);
+    return *ptr == nullptr ? ACL_ERROR_INVALID_PARAM : ACL_SUCCESS;
+}
+
+} // namespace pto::sim
+
+inline aclError aclInit(const char* /*configPath*/) {
+    return ACL_SUCCESS;
+}
+inline aclError aclFinalize() {
+    return ACL_SUCCESS;
+}
+inline aclError aclrtSetDevice(int32_t deviceId) {
+    return deviceId >= 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
+}
+inline aclError aclrtResetDevice(int32_t deviceId) {
+    return deviceId >= 0 ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
+}
+
+inline aclError aclrtCreateStream(aclrtStream* stream) {
+    if (stream == nullptr)
+        return ACL_ERROR_INVALID_PARAM;
+    // A distinct non-null handle per stream; nothing is ever queued on it.
+    *stream = static_cast<aclrtStream>(new char);
+    ++pto::sim::live_streams();
+    return ACL_SUCCESS;
+}
+inline aclError aclrtDestroyStream(aclrtStream stream) {
+    if (stream == nullptr)
+        return ACL_ERROR_INVALID_PARAM;
+    delete static_cast<char*>(stream);
+    --pto::sim::live_streams();
+    return ACL_SUCCESS;
+}
+// Every launch has finished when it returns, so there is nothing to wait for.
+inline aclError aclrtSynchronizeStream(aclrtStream /*stream*/) {
+    return ACL_SUCCESS;
+}
+
+inline aclError aclrtMalloc(void** devPtr, std::size_t size, aclrtMemMallocPolicy /*policy*/) {
+    return pto::sim::host_alloc(devPtr, size);
+}
+inline aclError aclrtMallocHost(void** hostPtr, std::size_t size) {
+    return pto::sim::host_alloc(hostPtr, size);
+}
+inline aclError aclrtFree(void* devPtr) {
+    std::free(devPtr);
+    return ACL_SUCCESS;
+}
+inline aclError aclrtFreeHost(void* hostPtr) {
+    std::free(hostPtr);
+    return ACL_SUCCESS;
+}
+
+// Copies `count` bytes; as on the device, `count` may not exceed the destination's size `destMax`.
+inline aclError aclrtMemcpy(void* dst, std::size_t destMax, const void* src, std::size_t count,
+                            aclrtMemcpyKind /*kind*/) {
+    if (count == 0)
+        return ACL_SUCCESS;
+    if (dst == nullptr || src == nullptr || count > destMax)
+        return ACL_ERROR_INVALID_PARAM;
+    std::memmove(dst, src, count);
+    return ACL_SUCCESS;
+}
+
+// Sets `count` bytes to `value`; `count` may not exceed the destination's size `maxCount`.
+inline aclError aclrtMemset(void* devPtr, std::size_t maxCount, int32_t value, std::size_t count) {
+    if (count == 0)
+        return ACL_SUCCESS;
+    if (devPtr == nullptr || count > maxCount)
+        return ACL_ERROR_INVALID_PARAM;
+    std::memset(devPtr, value, count);
+    return ACL_SUCCESS;
+}
+
+inline float aclFloat16ToFloat(pto::half value) {
+    return static_cast<float>(value);
+}
+inline pto::half aclFloatToFloat16(float value) {
+    return pto::half(value);
+}

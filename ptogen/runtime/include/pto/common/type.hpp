@@ -1,0 +1,28 @@
+// Upstream-compatible home of the PTO type vocabulary: code written for the upstream CPU simulator
+// includes <pto/common/type.hpp> (its test helpers do so before anything else) and expects the
+// element types, the tile enums and the 16-bit float spellings below. The op enums (CmpMode,
+// RoundMode, ...) are generated from the specs and come with <pto/pto-inst.hpp>.
+#pragma once
+
+#include <pto/common/pto_core.hpp>
+
+// Host code names the 16-bit floats outside namespace pto: aclFloat16 is the host API's spelling of
+// binary16, and kernels say half/bfloat16_t without qualification. All of them are the simulator's
+// own types, so a buffer of aclFloat16 is a buffer of pto::half.
+using aclFloat16 = pto::half;
+using pto::bfloat16_t;
+using pto::half;
+
+namespace pto {
+
+// Dimension numbers of a GlobalTensor's Shape and Stride.
+namespace GlobalTensorDim {
+inline constexpr int DIM_0 = 0;
+inline constexpr int DIM_1 = 1;
+inline constexpr int DIM_2 = 2;
+inline constexpr int DIM_3 = 3;
+inline constexpr int DIM_4 = 4;
+inline constexpr int TOTAL_DIM = 5;
+} // namespace GlobalTensorDim
+
+} // namespace pto

@@ -1,0 +1,337 @@
+"""`ptogen upstream-st`: build and run the upstream PTO project's CPU ST cases against ptogen's headers.
+
+Each covered op with a directory `tests/cpu/st/testcase/<op>/` in an upstream checkout is built
+unmodified, as upstream's CMake builds it: `main.cpp` and `<op>_kernel.cpp` with `-D__CPU_SIM` and
+`tests/common` on the include path, linked with gtest. Only the include directories differ: ptogen's
+(`ptogen cflags`), or upstream's own `include/` with `--reference`. Upstream's run script copies the
+case's `gen_data.py` into the build directory and runs it there (with `tests/cpu/st` on PYTHONPATH for
+its `utils` module), which writes one `<Suite>.<Case>/` directory of inputs and goldens per case; the
+test binary runs from `bin/` and reads them as `../<Suite>.<Case>/`. Every gtest case runs in its
+own process, so a case that stops the simulator (a violated rule aborts) costs only itself.
+
+Not part of CI: it needs an upstream checkout, gtest and numpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .paths import RUNTIME_INCLUDE, Layout
+
+EXIT_FAILURES = 1
+EXIT_USAGE = 2
+
+TESTCASE_DIR = Path("tests/cpu/st/testcase")
+COMPILE_TIMEOUT_S = 900
+GEN_TIMEOUT_S = 300
+CASE_TIMEOUT_S = 120
+COMPILER_PREFERENCE = ("clang++", "g++")
+GTEST_LIBS = ["-lgtest_main", "-lgtest", "-pthread"]
+
+
+@dataclass(frozen=True)
+class CaseDir:
+    """One upstream test directory: the op it tests and its sources."""
+
+    op: str
+    path: Path
+
+    @property
+    def sources(self) -> list[Path]:
+        kernel = self.path / f"{self.op}_kernel.cpp"
+        return [self.path / "main.cpp", *([kernel] if kernel.is_file() else [])]
+
+
+@dataclass
+class CaseResult:
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass
+class DirResult:
+    op: str
+    error: str = ""  # build or data-generation failure: no case ran
+    cases: list[CaseResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> int:
+        return sum(c.passed for c in self.cases)
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and bool(self.cases) and self.passed == len(self.cases)
+
+
+# ---- pure helpers (unit-tested without upstream) ---------------------------------------------
+
+
+def discover(upstream: Path, ops: Iterable[str]) -> tuple[list[CaseDir], list[str]]:
+    """The test directories of `ops` (lower-case C++ names) in an upstream checkout, and the ops
+    that have none."""
+    base = upstream / TESTCASE_DIR
+    found, missing = [], []
+    for op in ops:
+        d = base / op
+        (found.append(CaseDir(op, d)) if (d / "main.cpp").is_file() else missing.append(op))
+    return found, missing
+
+
+def parse_test_list(text: str) -> list[str]:
+    """Full names (`Suite.Case`) from `--gtest_list_tests` output. Suite lines end with '.', case
+    lines are indented; parameterised ones carry a `# GetParam() = ...` comment."""
+    names: list[str] = []
+    suite = ""
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if not raw.startswith(" ") and line.endswith("."):
+            suite = line
+        elif raw.startswith(" ") and suite:
+            names.append(suite + line.strip())
+    return names
+
+
+_GTEST_OK = re.compile(r"^\[\s+PASSED\s+\] 1 test\.", re.M)
+_INTERESTING = re.compile(r"PTO runtime error|Failure|\[ERROR\]|error:|Expected|terminate called", re.I)
+
+
+def judge_case(name: str, returncode: int, output: str) -> CaseResult:
+    """One gtest case run alone: it passed when the binary exited 0 having run exactly it."""
+    if returncode == 0 and _GTEST_OK.search(output):
+        return CaseResult(name, True)
+    if returncode < 0:
+        why = f"killed by signal {-returncode}"
+    elif returncode == 0:
+        why = "did not run (filtered out)"
+    else:
+        why = f"exit {returncode}"
+    hint = next((ln.strip() for ln in output.splitlines() if _INTERESTING.search(ln)), "")
+    return CaseResult(name, False, f"{why}: {_strip_ansi(hint)}" if hint else why)
+
+
+def first_error(compiler_output: str) -> str:
+    """The first diagnostic line that is an error, without its path prefix (and, for a failed
+    static_assert, without clang's restatement of the condition: the message says it)."""
+    for line in compiler_output.splitlines():
+        if "error:" in line or "undefined reference" in line:
+            line = re.sub(
+                r"^.*?/(tests/cpu/st/testcase|generated/include|runtime/include)/", "", line.strip()
+            )
+            return re.sub(
+                r"static_assert failed due to requirement '.*?' \"", 'static_assert failed: "', line
+            )[:300]
+    lines = [ln for ln in compiler_output.splitlines() if ln.strip()]
+    return lines[-1][:300] if lines else "failed without output"
+
+
+def _strip_ansi(s: str) -> str:
+    return re.sub(r"\033\[[0-9;]*m", "", s)
+
+
+def format_table(results: list[DirResult], markdown: bool) -> str:
+    """Per op `passed/total`, and failures with their first cause."""
+    lines = []
+    if markdown:
+        lines += ["| op | passed/total | cause of the first failure |", "|---|---|---|"]
+    width = max((len(r.op) for r in results), default=2)
+    for r in results:
+        score = "compile/gen error" if r.error else f"{r.passed}/{len(r.cases)}"
+        failed = [c for c in r.cases if not c.passed]
+        cause = r.error or (f"{failed[0].name}: {failed[0].detail}" if failed else "")
+        if markdown:
+            lines.append(f"| {r.op} | {score} | {cause.replace('|', '/')} |")
+        else:
+            lines.append(f"{r.op.ljust(width)}  {score}" + (f"\n{' ' * (width + 2)}{cause}" if cause else ""))
+            lines += [f"{' ' * (width + 2)}FAIL {c.name}: {c.detail}" for c in failed[1:]]
+    return "\n".join(lines)
+
+
+def summary(results: list[DirResult]) -> str:
+    cases = sum(len(r.cases) for r in results)
+    passed = sum(r.passed for r in results)
+    full = sum(r.ok for r in results)
+    broken = sum(bool(r.error) for r in results)
+    return (
+        f"{len(results)} directories: {full} pass fully, {len(results) - full - broken} partly, "
+        f"{broken} do not build or generate data; {passed}/{cases} gtest cases pass"
+    )
+
+
+# ---- building and running --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Setup:
+    upstream: Path
+    cxx: str
+    flags: list[str]
+    work: Path
+    python: str
+
+
+def _run(argv: list[str], cwd: Path, timeout: int, env: dict[str, str] | None = None) -> tuple[int, str]:
+    try:
+        p = subprocess.run(
+            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, errors="replace"
+        )
+    except subprocess.TimeoutExpired:
+        return 124, f"timed out after {timeout} s"
+    return p.returncode, p.stdout + p.stderr
+
+
+def build_flags(layout: Layout, upstream: Path, reference: bool) -> list[str]:
+    """The flags upstream's CMake gives every CPU ST target, with the include tree swapped."""
+    common = ["-std=c++20", "-D__CPU_SIM", f"-I{upstream / 'tests/common'}"]
+    if reference:
+        inc = upstream / "include"
+        return [*common, f"-I{inc}", f"-I{inc / 'common'}", "-include", "stdint.h", "-include", "stddef.h"]
+    return [*common, f"-I{layout.generated_include}", f"-I{RUNTIME_INCLUDE}", "-ffp-contract=off"]
+
+
+def run_dir(setup: Setup, case_dir: CaseDir) -> DirResult:
+    result = DirResult(case_dir.op)
+    work = setup.work / case_dir.op
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "bin").mkdir(parents=True)
+    binary = work / "bin" / case_dir.op
+    argv = [setup.cxx, *setup.flags, *map(str, case_dir.sources), "-o", str(binary), *GTEST_LIBS]
+    rc, out = _run(argv, work, COMPILE_TIMEOUT_S)
+    if rc != 0:
+        result.error = "compile: " + first_error(out)
+        return result
+    gen = case_dir.path / "gen_data.py"
+    if gen.is_file():
+        shutil.copyfile(gen, work / "gen_data.py")
+        env = dict(os.environ)
+        st_dir = str(setup.upstream / "tests/cpu/st")
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [st_dir, env.get("PYTHONPATH")]))
+        rc, out = _run([setup.python, "gen_data.py"], work, GEN_TIMEOUT_S, env)
+        if rc != 0:
+            result.error = "gen_data.py: " + (out.strip().splitlines() or ["failed"])[-1][:300]
+            return result
+    rc, out = _run([str(binary), "--gtest_list_tests"], binary.parent, CASE_TIMEOUT_S)
+    names = parse_test_list(out) if rc == 0 else []
+    if not names:
+        result.error = f"listing the gtest cases failed (exit {rc})"
+        return result
+    for name in names:
+        rc, out = _run([str(binary), f"--gtest_filter={name}"], binary.parent, CASE_TIMEOUT_S)
+        result.cases.append(judge_case(name, rc, out))
+    return result
+
+
+def _usage(problem: str) -> int:
+    print(f"ptogen upstream-st: {problem}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _gtest_problem(cxx: str, work: Path) -> str:
+    probe = work / "gtest_probe.cpp"
+    probe.write_text(
+        "#include <gtest/gtest.h>\nTEST(Probe, Links) { EXPECT_TRUE(true); }\n", encoding="utf-8"
+    )
+    rc, out = _run([cxx, "-std=c++20", str(probe), "-o", str(work / "gtest_probe"), *GTEST_LIBS], work, 300)
+    if rc == 0:
+        return ""
+    return (
+        f"gtest is not usable with {cxx} (install it, e.g. `apt-get install libgtest-dev`): "
+        + first_error(out)
+    )
+
+
+def covered_ops(layout: Layout) -> list[str]:
+    """Lower-case C++ names of every op the specs define (what `ptogen list` prints)."""
+    from .lower.views import ProjectView
+    from .spec.load import load_specs
+
+    return [op.name.lower() for op in ProjectView(load_specs(layout.specs, layout.root)).ops]
+
+
+def select_ops(covered: list[str], wanted: list[str]) -> tuple[list[str], list[str]]:
+    """`wanted` (any of `tadd`, `TADD`, `pto.tadd`) resolved against `covered`; also the unknown."""
+    if not wanted:
+        return covered, []
+    names = [w.lower().removeprefix("pto.") for w in wanted]
+    return [n for n in names if n in covered], [
+        w for w, n in zip(wanted, names, strict=True) if n not in covered
+    ]
+
+
+def run_cli(layout: Layout, args: argparse.Namespace) -> int:
+    upstream: Path = args.upstream.resolve()
+    if not (upstream / TESTCASE_DIR).is_dir() or not (upstream / "tests/common").is_dir():
+        return _usage(f"{upstream} is not an upstream checkout (no {TESTCASE_DIR} and tests/common)")
+    ops, unknown = select_ops(covered_ops(layout), args.ops)
+    if unknown:
+        return _usage(f"unknown op(s): {', '.join(unknown)} (see `ptogen list`)")
+    cxx = args.cxx or next((c for c in COMPILER_PREFERENCE if shutil.which(c)), "")
+    if not cxx or not shutil.which(cxx):
+        return _usage(f"compiler {cxx or 'clang++/g++'} not found")
+    rc, _ = _run([sys.executable, "-c", "import numpy"], Path.cwd(), 120)
+    if rc != 0:
+        return _usage(f"{sys.executable} cannot import numpy, which the cases' gen_data.py needs")
+    variant = "reference" if args.reference else "ptogen"
+    work = (args.build_dir or Path(tempfile.gettempdir()) / "ptogen-upstream-st").resolve() / variant
+    work.mkdir(parents=True, exist_ok=True)
+    problem = _gtest_problem(cxx, work)
+    if problem:
+        return _usage(problem)
+    dirs, missing = discover(upstream, ops)
+    if not dirs:
+        return _usage("none of the selected ops has an upstream CPU ST directory")
+    setup = Setup(upstream, cxx, build_flags(layout, upstream, args.reference), work, sys.executable)
+    print(
+        f"ptogen upstream-st: {len(dirs)} directories against "
+        f"{'upstream include/' if args.reference else 'ptogen headers'} with {cxx}; build in {work}",
+        file=sys.stderr,
+        flush=True,
+    )
+    jobs = args.jobs or os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        results = []
+        for r in pool.map(lambda d: run_dir(setup, d), dirs):
+            results.append(r)
+            if not args.markdown:
+                print(format_table([r], markdown=False), flush=True)
+    if args.markdown:
+        print(format_table(results, markdown=True))
+    if missing and not args.ops:
+        print(f"no upstream directory: {' '.join(missing)}")
+    print(summary(results))
+    return 0 if all(r.ok for r in results) else EXIT_FAILURES
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "upstream-st",
+        help="build and run an upstream checkout's CPU ST cases against the generated headers",
+    )
+    p.add_argument(
+        "upstream", type=Path, metavar="UPSTREAM_PATH", help="root of an upstream pto-isa checkout"
+    )
+    p.add_argument("ops", nargs="*", help="ops to run (default: every covered op with a test directory)")
+    p.add_argument("--cxx", help="compiler (default: the first of clang++ and g++)")
+    p.add_argument(
+        "-j", "--jobs", type=int, default=0, help="directories built in parallel (default: CPU count)"
+    )
+    p.add_argument(
+        "--reference",
+        action="store_true",
+        help="build against the checkout's own include/ instead (comparison)",
+    )
+    p.add_argument("--build-dir", type=Path, help="where to build (default: $TMPDIR/ptogen-upstream-st)")
+    p.add_argument("--markdown", action="store_true", help="print the results as one Markdown table")
+    return p
