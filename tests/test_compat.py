@@ -20,6 +20,7 @@ PROGRAM = r"""
 #include <pto/common/type.hpp> // first, as upstream's test helpers include it
 #include <pto/pto-inst.hpp>
 #include <pto/common/constants.hpp>
+#include <pto/cpu/tile_offsets.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -48,6 +49,24 @@ static_assert(Padded::PadVal == PadValue::Max && Padded::SFractal == SLayout::No
 static_assert(Padded::SFractalSize == 512 && Padded::Compact == CompactMode::Null);
 static_assert(Padded::BFractal == BLayout::ColMajor && !Padded::isRowMajor);
 static_assert(is_tile_v<Padded> && is_tile_v<Ten>);
+
+// Element offsets: plain layouts, and boxed ones (NZ: boxes down the columns, rows inside a box;
+// Zn: boxes along the rows, columns inside a box) with the box edges from the fractal size.
+using Nz = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor>;
+static_assert(Nz::InnerRows == 16 && Nz::InnerCols == 16 && Nz::isBoxedLayout);
+static_assert(GetTileElementOffset<Nz>(17, 3) == 1 * 256 + 1 * 16 + 3);
+static_assert(GetTileElementOffset<Nz>(2, 20) == 1 * 32 * 16 + 2 * 16 + 4);
+using Zn = Tile<TileType::Mat, float, 16, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor>;
+static_assert(Zn::InnerRows == 8 && Zn::InnerCols == 16);
+static_assert(GetTileElementOffset<Zn>(9, 2) == 1 * 16 * 8 + 2 * 8 + 1);
+using Acc = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+static_assert(Acc::InnerRows == 16 && Acc::InnerCols == 16);
+static_assert(GetTileElementOffset<Seven>(1, 2) == 18 && GetTileElementOffset<Padded>(1, 2) == 33);
+static_assert(std::is_same_v<TypeSum<Padded>, float> && std::is_same_v<TypeSum<Seven>, float>);
+
+// GlobalTensor: static extents and strides by dimension.
+using G5 = GlobalTensor<float, Shape<1, 2, 1, 4, 8>, Stride<64, 32, 32, 8, 1>>;
+static_assert(G5::GetShape<1>() == 2 && G5::GetShape<4>() == 8 && G5::GetStride<0>() == 64);
 
 // Host-side spellings are the simulator's types.
 static_assert(std::is_same_v<aclFloat16, pto::half> && std::is_same_v<half, pto::half>);
@@ -128,6 +147,13 @@ int main(int argc, char** argv) {
     CHECK(aclrtMemcpy(host, bytes, out, bytes, ACL_MEMCPY_DEVICE_TO_HOST) == ACL_SUCCESS);
     for (int i = 0; i < 32; ++i)
         CHECK(aclFloat16ToFloat(host[i]) == static_cast<float>(i));
+
+    float gm[128] = {};
+    G5 g(gm);
+    g.SetElement(0, 1, 0, 2, 5, 7.0f); // 32 + 16 + 5
+    g.SetElement(3, -1.0f);
+    CHECK(gm[53] == 7.0f && g.GetElement(53) == 7.0f && g.GetElement(0, 1, 0, 2, 5) == 7.0f);
+    CHECK(gm[3] == -1.0f && g.GetElement(0, 0, 0, 0, 3) == -1.0f);
 
     Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, DYNAMIC, 8> rows(3);
     CHECK(rows.GetValidRow() == 3 && rows.GetValidCol() == 8);

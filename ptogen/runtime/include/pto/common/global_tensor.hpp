@@ -141,6 +141,34 @@ struct GlobalTensor {
         return stride_.stride[dim];
     }
 
+    // Static extents and strides by dimension, for code that sizes things at compile time.
+    template <int Dim>
+    static constexpr int64_t GetShape() {
+        static_assert(Dim >= 0 && Dim < 5, "GlobalTensor::GetShape<Dim>: Dim must be 0..4");
+        static_assert(staticShape[Dim] != DYNAMIC, "GlobalTensor::GetShape<Dim>: that extent is DYNAMIC");
+        return staticShape[Dim];
+    }
+    template <int Dim>
+    static constexpr int64_t GetStride() {
+        static_assert(Dim >= 0 && Dim < 5, "GlobalTensor::GetStride<Dim>: Dim must be 0..4");
+        static_assert(staticStride[Dim] != DYNAMIC, "GlobalTensor::GetStride<Dim>: that stride is DYNAMIC");
+        return staticStride[Dim];
+    }
+
+    // Host-side element access: by element offset from data(), or by five indices through the strides.
+    DType GetElement(std::size_t offset) const {
+        return data_[offset];
+    }
+    DType GetElement(int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4) const {
+        return data_[offset_of(i0, i1, i2, i3, i4)];
+    }
+    void SetElement(std::size_t offset, const DType& value) {
+        data_[offset] = value;
+    }
+    void SetElement(int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4, const DType& value) {
+        data_[offset_of(i0, i1, i2, i3, i4)] = value;
+    }
+
     // Element (i, j) of the matrix the transfer ops see (dimensions 3 and 4, outer indices 0).
     DType& at(int64_t i, int64_t j) {
         return data_[i * stride_.stride[3] + j * stride_.stride[4]];
@@ -150,6 +178,11 @@ struct GlobalTensor {
     }
 
   private:
+    int64_t offset_of(int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4) const {
+        const int64_t* st = stride_.stride;
+        return i0 * st[0] + i1 * st[1] + i2 * st[2] + i3 * st[3] + i4 * st[4];
+    }
+
     DType* data_ = nullptr;
     Shape_ shape_{};
     Stride_ stride_{};

@@ -85,6 +85,25 @@ struct Tile {
     static constexpr auto PadVal = PadVal_;
     static constexpr CompactMode Compact = Compact_;
     static constexpr bool isRowMajor = Layout_ == BLayout::RowMajor;
+    static constexpr bool isBoxedLayout = SFractal_ != SLayout::NoneBox;
+    static constexpr bool isInnerRowMajor = SFractal_ == SLayout::RowMajor;
+    static constexpr bool isInnerColMajor = SFractal_ == SLayout::ColMajor;
+    // Edges of one fractal box in elements (1 x 1 for a plain layout): a 512-byte box is 16 rows of
+    // 32 bytes (or 32 bytes of 16 columns when the box is column-major), a 1024-byte accumulator box
+    // is 16 x 16, and a 32-byte MX scale box is 16 x 2.
+    static constexpr int InnerRows = SFractalSize_ == TileConfig::fractalCSize ? TileConfig::fixedRowSize
+                                     : SFractalSize_ == TileConfig::fractalMxSize
+                                         ? (isInnerRowMajor ? TileConfig::fixedMxRowSize : TileConfig::fixedMxColSize)
+                                     : !isBoxedLayout ? 1
+                                     : isInnerRowMajor ? TileConfig::fixedRowSize
+                                                       : TileConfig::alignedSize / static_cast<int>(sizeof(DType_));
+    static constexpr int InnerCols = SFractalSize_ == TileConfig::fractalCSize ? TileConfig::fixedColSize
+                                     : SFractalSize_ == TileConfig::fractalMxSize
+                                         ? (isInnerRowMajor ? TileConfig::fixedMxColSize : TileConfig::fixedMxRowSize)
+                                     : !isBoxedLayout ? 1
+                                     : isInnerRowMajor ? TileConfig::alignedSize / static_cast<int>(sizeof(DType_))
+                                                       : TileConfig::fixedColSize;
+    static constexpr int InnerNumel = InnerRows * InnerCols;
     static constexpr int RowStride = isRowMajor ? Cols_ : 1; // elements between (r, c) and (r + 1, c)
     static constexpr int ColStride = isRowMajor ? 1 : Rows_; // elements between (r, c) and (r, c + 1)
     static constexpr int Numel = Rows_ * Cols_;
