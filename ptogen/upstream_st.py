@@ -4,10 +4,11 @@ Each covered op with a directory `tests/cpu/st/testcase/<op>/` in an upstream ch
 unmodified, as upstream's CMake builds it: `main.cpp` and `<op>_kernel.cpp` with `-D__CPU_SIM` and
 `tests/common` on the include path, linked with gtest. Only the include directories differ: ptogen's
 (`ptogen cflags`), or upstream's own `include/` with `--reference`. Upstream's run script copies the
-case's `gen_data.py` into the build directory and runs it there (with `tests/cpu/st` on PYTHONPATH for
-its `utils` module), which writes one `<Suite>.<Case>/` directory of inputs and goldens per case; the
-test binary runs from `bin/` and reads them as `../<Suite>.<Case>/`. Every gtest case runs in its
-own process, so a case that stops the simulator (a violated rule aborts) costs only itself.
+case's `gen_data.py` into the build directory and runs it there, with `tests/cpu/st` (for `utils`)
+and the checkout's root (for `tests.cpu.st.utils`) on PYTHONPATH; it writes one `<Suite>.<Case>/`
+directory of inputs and goldens per case, and the test binary runs from `bin/` and reads them as
+`../<Suite>.<Case>/`. Every gtest case runs in its own process, so a case that stops the simulator
+(a violated rule aborts) costs only itself.
 
 Not part of CI: it needs an upstream checkout, gtest and numpy.
 """
@@ -216,8 +217,9 @@ def run_dir(setup: Setup, case_dir: CaseDir) -> DirResult:
     if gen.is_file():
         shutil.copyfile(gen, work / "gen_data.py")
         env = dict(os.environ)
-        st_dir = str(setup.upstream / "tests/cpu/st")
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [st_dir, env.get("PYTHONPATH")]))
+        # Scripts import `utils` or `tests.cpu.st.utils`: both roots go on the path, as upstream's do.
+        roots = [str(setup.upstream / "tests/cpu/st"), str(setup.upstream), env.get("PYTHONPATH")]
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, roots))
         rc, out = _run([setup.python, "gen_data.py"], work, GEN_TIMEOUT_S, env)
         if rc != 0:
             result.error = "gen_data.py: " + (out.strip().splitlines() or ["failed"])[-1][:300]

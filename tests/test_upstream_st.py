@@ -149,6 +149,8 @@ UTILS_PY = "SCALE = 1.0\n"
 GEN_DATA = """import os
 import numpy as np
 from utils import SCALE
+from tests.cpu.st.utils import SCALE as SAME_SCALE  # the other spelling upstream's scripts use
+assert SCALE == SAME_SCALE
 for case, delta in (("TADDTest.case_ok", 0.0), ("TADDTest.case_wrong_golden", 1.0)):
     os.makedirs(case, exist_ok=True)
     a = (np.arange(64, dtype=np.float32) * SCALE)
