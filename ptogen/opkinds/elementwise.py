@@ -266,7 +266,12 @@ def case_inputs(
             continue
         ti = case["tiles"][name]
         full = logical(arrays[name], ti["rows"], ti["cols"], ti["layout"])
-        if name in op.get("packed", []):
+        if name in op.get("streams", []):
+            stream = full[: ti["valid_rows"], : ti["valid_cols"]].reshape(1, -1)
+            count = region["valid_rows"] * region["valid_cols"]
+            bits = unpack_predicates(stream, 1, count)
+            args.append(bits.reshape(region["valid_rows"], region["valid_cols"]).astype(cdt))
+        elif name in op.get("packed", []):
             args.append(unpack_predicates(full, region["valid_rows"], region["valid_cols"]).astype(cdt))
         else:
             args.append(full[: ti["valid_rows"], : ti["valid_cols"]].astype(cdt))

@@ -1,9 +1,11 @@
 """Comparisons that write a packed predicate tile (TCMP, TCMPS).
 
 The expression is evaluated per element of the first source's valid region, like an element-wise
-op; the result is one bit per element: predicate (i, j) is bit j mod B of destination element
-(i, j div B), B = 8 * sizeof(destination element). The whole destination is cleared first, so
-bits past the region's width read as false (as upstream's CPU simulator does).
+op; the result is one bit per element, B = 8 * sizeof(destination element) to an element, in the
+destination operand's `packed` layout: `rows` (predicate (i, j) is bit j mod B of element
+(i, j div B)) or `stream` (predicate n = i * cols + j is bit n mod B of the (n div B)-th element of
+the destination's valid region, row-major). The whole destination is cleared first, so bits past
+the predicates read as false (as upstream's CPU simulator does).
 """
 
 from __future__ import annotations
@@ -56,9 +58,17 @@ class Predicate(Elementwise):
             vr, vc = src["valid_rows"], src["valid_cols"]
             with np.errstate(all="ignore"):
                 pred = np.broadcast_to(np.asarray(gx.reference.reference(cdt.type, *args)) != 0, (vr, vc))
-            words = min(math.ceil(vc / width), t["valid_cols"])
             want = np.zeros((t["rows"], t["cols"]), dtype=storage)
-            want[:vr, :words] = pack_predicates(np.asarray(pred), storage, words)
+            if dst in op.get("streams", []):
+                flat = np.asarray(pred).reshape(-1)[: t["valid_rows"] * t["valid_cols"] * width]
+                count = math.ceil(flat.size / width)
+                words = pack_predicates(flat.reshape(1, -1), storage, count).reshape(-1)
+                filled = np.zeros(t["valid_rows"] * t["valid_cols"], dtype=storage)
+                filled[:count] = words
+                want[: t["valid_rows"], : t["valid_cols"]] = filled.reshape(t["valid_rows"], t["valid_cols"])
+            else:
+                words_per_row = min(math.ceil(vc / width), t["valid_cols"])
+                want[:vr, :words_per_row] = pack_predicates(np.asarray(pred), storage, words_per_row)
             label = f"{gx.label} case {case['index']} ({case['label']})"
             checks.append(_whole_tile_check(f"c{case['index']}_{dst}.out", t, want, label, scalars, storage))
         return checks

@@ -138,10 +138,12 @@ class Operand(Strict):
         "(element (0, j)), broadcast over the result",
     )
 
-    packed: bool = Field(
-        default=False,
-        description="a predicate tile: predicate (i, j) is bit j mod B of element (i, j div B), "
-        "B = 8 * sizeof(element), row by row (what TCMP writes and TSEL reads)",
+    packed: Literal["rows", "stream"] | None = Field(
+        default=None,
+        description="a packed predicate tile, B = 8 * sizeof(element) predicates per element: "
+        "`rows`: predicate (i, j) is bit j mod B of element (i, j div B) (TCMP, TSELS); "
+        "`stream`: predicate n = i * cols + j of the region is bit n mod B of the (n div B)-th "
+        "element of the tile's valid region in row-major order (TCMPS, TSEL)",
     )
 
     @model_validator(mode="after")

@@ -493,6 +493,7 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
         "domain": op.spec.semantics.domain,
         "forms": [f.index for f in op.expr_forms],  # overloads judged against reference_f<index>
         "packed": [o.name for o in op.spec.operands if o.packed],  # packed predicate tiles
+        "streams": [o.name for o in op.spec.operands if o.packed == "stream"],
         "region": op.kind.region(op),
         "value_forms": [{"index": f.index, "output": f.value_output} for f in op.value_forms],
         "source": op.kind.region_source(op),

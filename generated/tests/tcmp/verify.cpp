@@ -158,7 +158,7 @@ void fail_a5_10_same_dtype() {
 }
 
 // breaks rule 05_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TCMP [CPU]: DType must be one of: uint8_t}}
+// expected-error@*:* {{TCMP [CPU]: DType must be one of: uint8_t, uint32_t}}
 void fail_cpu_05_dtype() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;

@@ -307,510 +307,510 @@ void case_9() {
     store("c9_dst.out", dst.data(), 64);
 }
 
-// case 10 (bfloat16_t_uint8_t): full 16x16
+// case 10 (half_uint16_t): full 16x16
 template <typename P>
 void case_10() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
     load("c10_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x240);
     load("c10_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x440);
     load("c10_tmp.bin", tmp.data(), 256);
-    bfloat16_t scalar_value;
+    half scalar_value;
     load("c10_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c10_dst.out", dst.data(), 256);
 }
 
-// case 11 (bfloat16_t_uint8_t): partial valid 13x7 of 16x16
+// case 11 (half_uint16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_11() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
     load("c11_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x240);
     load("c11_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x440);
     load("c11_tmp.bin", tmp.data(), 256);
-    bfloat16_t scalar_value;
+    half scalar_value;
     load("c11_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c11_dst.out", dst.data(), 256);
 }
 
-// case 12 (bfloat16_t_uint8_t): non-square 6x40
+// case 12 (half_uint16_t): non-square 6x40
 template <typename P>
 void case_12() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c12_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
     load("c12_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x240);
     load("c12_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x440);
     load("c12_tmp.bin", tmp.data(), 240);
-    bfloat16_t scalar_value;
+    half scalar_value;
     load("c12_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c12_dst.out", dst.data(), 240);
 }
 
-// case 13 (bfloat16_t_uint8_t): run-time valid 11x19 of 16x32
+// case 13 (half_uint16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_13() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c13_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
     load("c13_mask.bin", mask.data(), 64);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x480);
     load("c13_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0x880);
     load("c13_tmp.bin", tmp.data(), 512);
-    bfloat16_t scalar_value;
+    half scalar_value;
     load("c13_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c13_dst.out", dst.data(), 512);
 }
 
-// case 14 (bfloat16_t_uint8_t): odd 3x5 valid 2x3
+// case 14 (half_uint16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_14() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c14_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x40);
     load("c14_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
     load("c14_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c14_tmp.bin", tmp.data(), 15);
-    bfloat16_t scalar_value;
+    half scalar_value;
     load("c14_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c14_dst.out", dst.data(), 15);
 }
 
-// case 15 (bfloat16_t_uint8_t): full 16x16, scalar 0.0
+// case 15 (half_uint16_t): full 16x16, scalar 0.0
 template <typename P>
 void case_15() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c15_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
     load("c15_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x240);
     load("c15_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x440);
     load("c15_tmp.bin", tmp.data(), 256);
-    bfloat16_t scalar_value;
+    half scalar_value;
     load("c15_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c15_dst.out", dst.data(), 256);
 }
 
-// case 16 (bfloat16_t_uint8_t): full 16x16, scalar 1.0
+// case 16 (half_uint16_t): full 16x16, scalar 1.0
 template <typename P>
 void case_16() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c16_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
     load("c16_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x240);
     load("c16_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x440);
     load("c16_tmp.bin", tmp.data(), 256);
-    bfloat16_t scalar_value;
+    half scalar_value;
     load("c16_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c16_dst.out", dst.data(), 256);
 }
 
-// case 17 (bfloat16_t_uint8_t): full 16x16, scalar -0.5
+// case 17 (half_uint16_t): full 16x16, scalar -0.5
 template <typename P>
 void case_17() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c17_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
     load("c17_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x240);
     load("c17_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x440);
     load("c17_tmp.bin", tmp.data(), 256);
-    bfloat16_t scalar_value;
+    half scalar_value;
     load("c17_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c17_dst.out", dst.data(), 256);
 }
 
-// case 18 (float_uint8_t): full 16x16
+// case 18 (half_uint32_t): full 16x16
 template <typename P>
 void case_18() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c18_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x400);
+    TASSIGN(mask, 0x200);
     load("c18_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x280);
     load("c18_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0x480);
     load("c18_tmp.bin", tmp.data(), 256);
-    float scalar_value;
+    half scalar_value;
     load("c18_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c18_dst.out", dst.data(), 256);
 }
 
-// case 19 (float_uint8_t): partial valid 13x7 of 16x16
+// case 19 (half_uint32_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_19() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c19_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x400);
+    TASSIGN(mask, 0x200);
     load("c19_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x280);
     load("c19_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0x480);
     load("c19_tmp.bin", tmp.data(), 256);
-    float scalar_value;
+    half scalar_value;
     load("c19_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c19_dst.out", dst.data(), 256);
 }
 
-// case 20 (float_uint8_t): non-square 6x40
+// case 20 (half_uint32_t): non-square 6x40
 template <typename P>
 void case_20() {
-    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c20_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x3c0);
+    TASSIGN(mask, 0x200);
     load("c20_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x280);
     load("c20_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x7c0);
+    TASSIGN(tmp, 0x480);
     load("c20_tmp.bin", tmp.data(), 240);
-    float scalar_value;
+    half scalar_value;
     load("c20_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c20_dst.out", dst.data(), 240);
 }
 
-// case 21 (float_uint8_t): run-time valid 11x19 of 16x32
+// case 21 (half_uint32_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_21() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c21_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
-    TASSIGN(mask, 0x800);
+    TASSIGN(mask, 0x400);
     load("c21_mask.bin", mask.data(), 64);
-    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0x500);
     load("c21_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x900);
     load("c21_tmp.bin", tmp.data(), 512);
-    float scalar_value;
+    half scalar_value;
     load("c21_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c21_dst.out", dst.data(), 512);
 }
 
-// case 22 (float_uint8_t): odd 3x5 valid 2x3
+// case 22 (half_uint32_t): odd 3x5 valid 2x3
 template <typename P>
 void case_22() {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c22_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x40);
     load("c22_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
     load("c22_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c22_tmp.bin", tmp.data(), 15);
-    float scalar_value;
+    half scalar_value;
     load("c22_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c22_dst.out", dst.data(), 15);
 }
 
-// case 23 (float_uint8_t): full 16x16, scalar 0.0
+// case 23 (half_uint32_t): full 16x16, scalar 0.0
 template <typename P>
 void case_23() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c23_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x400);
+    TASSIGN(mask, 0x200);
     load("c23_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x280);
     load("c23_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0x480);
     load("c23_tmp.bin", tmp.data(), 256);
-    float scalar_value;
+    half scalar_value;
     load("c23_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c23_dst.out", dst.data(), 256);
 }
 
-// case 24 (float_uint8_t): full 16x16, scalar 1.0
+// case 24 (half_uint32_t): full 16x16, scalar 1.0
 template <typename P>
 void case_24() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c24_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x400);
+    TASSIGN(mask, 0x200);
     load("c24_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x280);
     load("c24_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0x480);
     load("c24_tmp.bin", tmp.data(), 256);
-    float scalar_value;
+    half scalar_value;
     load("c24_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c24_dst.out", dst.data(), 256);
 }
 
-// case 25 (float_uint8_t): full 16x16, scalar -0.5
+// case 25 (half_uint32_t): full 16x16, scalar -0.5
 template <typename P>
 void case_25() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c25_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x400);
+    TASSIGN(mask, 0x200);
     load("c25_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x280);
     load("c25_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0x480);
     load("c25_tmp.bin", tmp.data(), 256);
-    float scalar_value;
+    half scalar_value;
     load("c25_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c25_dst.out", dst.data(), 256);
 }
 
-// case 26 (int8_t_uint8_t): full 16x16
+// case 26 (bfloat16_t_uint8_t): full 16x16
 template <typename P>
 void case_26() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c26_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
+    TASSIGN(mask, 0x200);
     load("c26_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
+    TASSIGN(src, 0x240);
     load("c26_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
+    TASSIGN(tmp, 0x440);
     load("c26_tmp.bin", tmp.data(), 256);
-    int8_t scalar_value;
+    bfloat16_t scalar_value;
     load("c26_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c26_dst.out", dst.data(), 256);
 }
 
-// case 27 (int8_t_uint8_t): partial valid 13x7 of 16x16
+// case 27 (bfloat16_t_uint8_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_27() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c27_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
+    TASSIGN(mask, 0x200);
     load("c27_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x140);
+    TASSIGN(src, 0x240);
     load("c27_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
+    TASSIGN(tmp, 0x440);
     load("c27_tmp.bin", tmp.data(), 256);
-    int8_t scalar_value;
+    bfloat16_t scalar_value;
     load("c27_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c27_dst.out", dst.data(), 256);
 }
 
-// case 28 (int8_t_uint8_t): non-square 6x40
+// case 28 (bfloat16_t_uint8_t): non-square 6x40
 template <typename P>
 void case_28() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c28_dst.bin", dst.data(), 240);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
+    TASSIGN(mask, 0x200);
     load("c28_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x140);
+    TASSIGN(src, 0x240);
     load("c28_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
+    TASSIGN(tmp, 0x440);
     load("c28_tmp.bin", tmp.data(), 240);
-    int8_t scalar_value;
+    bfloat16_t scalar_value;
     load("c28_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c28_dst.out", dst.data(), 240);
 }
 
-// case 29 (int8_t_uint8_t): run-time valid 11x19 of 16x32
+// case 29 (bfloat16_t_uint8_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_29() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c29_dst.bin", dst.data(), 512);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
-    TASSIGN(mask, 0x200);
+    TASSIGN(mask, 0x400);
     load("c29_mask.bin", mask.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x440);
     load("c29_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x840);
     load("c29_tmp.bin", tmp.data(), 512);
-    int8_t scalar_value;
+    bfloat16_t scalar_value;
     load("c29_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c29_dst.out", dst.data(), 512);
 }
 
-// case 30 (int8_t_uint8_t): odd 3x5 valid 2x3
+// case 30 (bfloat16_t_uint8_t): odd 3x5 valid 2x3
 template <typename P>
 void case_30() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c30_dst.bin", dst.data(), 15);
@@ -818,1447 +818,5647 @@ void case_30() {
     Tile_mask mask;
     TASSIGN(mask, 0x40);
     load("c30_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
     load("c30_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c30_tmp.bin", tmp.data(), 15);
-    int8_t scalar_value;
+    bfloat16_t scalar_value;
     load("c30_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c30_dst.out", dst.data(), 15);
 }
 
-// case 31 (int8_t_uint8_t): full 16x16, scalar 0
+// case 31 (bfloat16_t_uint8_t): full 16x16, scalar 0.0
 template <typename P>
 void case_31() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c31_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
+    TASSIGN(mask, 0x200);
     load("c31_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
+    TASSIGN(src, 0x240);
     load("c31_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
+    TASSIGN(tmp, 0x440);
     load("c31_tmp.bin", tmp.data(), 256);
-    int8_t scalar_value;
+    bfloat16_t scalar_value;
     load("c31_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c31_dst.out", dst.data(), 256);
 }
 
-// case 32 (int8_t_uint8_t): full 16x16, scalar 1
+// case 32 (bfloat16_t_uint8_t): full 16x16, scalar 1.0
 template <typename P>
 void case_32() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c32_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
+    TASSIGN(mask, 0x200);
     load("c32_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
+    TASSIGN(src, 0x240);
     load("c32_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
+    TASSIGN(tmp, 0x440);
     load("c32_tmp.bin", tmp.data(), 256);
-    int8_t scalar_value;
+    bfloat16_t scalar_value;
     load("c32_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c32_dst.out", dst.data(), 256);
 }
 
-// case 33 (int8_t_uint8_t): full 16x16, scalar -3
+// case 33 (bfloat16_t_uint8_t): full 16x16, scalar -0.5
 template <typename P>
 void case_33() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c33_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
+    TASSIGN(mask, 0x200);
     load("c33_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
+    TASSIGN(src, 0x240);
     load("c33_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
+    TASSIGN(tmp, 0x440);
     load("c33_tmp.bin", tmp.data(), 256);
-    int8_t scalar_value;
+    bfloat16_t scalar_value;
     load("c33_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c33_dst.out", dst.data(), 256);
 }
 
-// case 34 (int8_t_uint8_t_colmajor): col-major 12x20 valid 9x15
+// case 34 (bfloat16_t_uint16_t): full 16x16
 template <typename P>
 void case_34() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 12, 3, BLayout::ColMajor, 9, 2>;
+    load("c34_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c34_mask.bin", mask.data(), 36);
-    using Tile_src = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(mask, 0x200);
+    load("c34_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c34_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src, 0x240);
+    load("c34_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c34_tmp.bin", tmp.data(), 240);
-    int8_t scalar_value;
+    TASSIGN(tmp, 0x440);
+    load("c34_tmp.bin", tmp.data(), 256);
+    bfloat16_t scalar_value;
     load("c34_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c34_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 256);
 }
 
-// case 35 (int8_t_uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
+// case 35 (bfloat16_t_uint16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_35() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 64);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_mask mask(5, 1);
-    TASSIGN(mask, 0x40);
-    load("c35_mask.bin", mask.data(), 8);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c35_src.bin", src.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0xc0);
-    load("c35_tmp.bin", tmp.data(), 64);
-    int8_t scalar_value;
+    load("c35_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c35_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c35_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c35_tmp.bin", tmp.data(), 256);
+    bfloat16_t scalar_value;
     load("c35_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c35_dst.out", dst.data(), 64);
+    store("c35_dst.out", dst.data(), 256);
 }
 
-// case 36 (uint8_t): full 16x16
+// case 36 (bfloat16_t_uint16_t): non-square 6x40
 template <typename P>
 void case_36() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c36_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c36_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c36_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c36_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x240);
+    load("c36_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c36_tmp.bin", tmp.data(), 256);
-    uint8_t scalar_value;
+    TASSIGN(tmp, 0x440);
+    load("c36_tmp.bin", tmp.data(), 240);
+    bfloat16_t scalar_value;
     load("c36_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c36_dst.out", dst.data(), 256);
+    store("c36_dst.out", dst.data(), 240);
 }
 
-// case 37 (uint8_t): partial valid 13x7 of 16x16
+// case 37 (bfloat16_t_uint16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_37() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
-    Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c37_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c37_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c37_tmp.bin", tmp.data(), 256);
-    uint8_t scalar_value;
-    load("c37_scalar.bin", &scalar_value, 1);
-    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c37_dst.out", dst.data(), 256);
-}
-
-// case 38 (uint8_t): non-square 6x40
-template <typename P>
-void case_38() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
-    Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c38_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c38_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c38_tmp.bin", tmp.data(), 240);
-    uint8_t scalar_value;
-    load("c38_scalar.bin", &scalar_value, 1);
-    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c38_dst.out", dst.data(), 240);
-}
-
-// case 39 (uint8_t): run-time valid 11x19 of 16x32
-template <typename P>
-void case_39() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c37_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
-    TASSIGN(mask, 0x200);
-    load("c39_mask.bin", mask.data(), 64);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x400);
+    load("c37_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x240);
-    load("c39_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x480);
+    load("c37_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x440);
-    load("c39_tmp.bin", tmp.data(), 512);
-    uint8_t scalar_value;
-    load("c39_scalar.bin", &scalar_value, 1);
+    TASSIGN(tmp, 0x880);
+    load("c37_tmp.bin", tmp.data(), 512);
+    bfloat16_t scalar_value;
+    load("c37_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c39_dst.out", dst.data(), 512);
+    store("c37_dst.out", dst.data(), 512);
 }
 
-// case 40 (uint8_t): odd 3x5 valid 2x3
+// case 38 (bfloat16_t_uint16_t): odd 3x5 valid 2x3
 template <typename P>
-void case_40() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_38() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c38_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x40);
-    load("c40_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c38_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c40_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c38_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
-    load("c40_tmp.bin", tmp.data(), 15);
-    uint8_t scalar_value;
-    load("c40_scalar.bin", &scalar_value, 1);
+    load("c38_tmp.bin", tmp.data(), 15);
+    bfloat16_t scalar_value;
+    load("c38_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c40_dst.out", dst.data(), 15);
+    store("c38_dst.out", dst.data(), 15);
 }
 
-// case 41 (uint8_t): full 16x16, scalar 0
+// case 39 (bfloat16_t_uint16_t): full 16x16, scalar 0.0
+template <typename P>
+void case_39() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c39_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c39_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c39_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c39_tmp.bin", tmp.data(), 256);
+    bfloat16_t scalar_value;
+    load("c39_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c39_dst.out", dst.data(), 256);
+}
+
+// case 40 (bfloat16_t_uint16_t): full 16x16, scalar 1.0
+template <typename P>
+void case_40() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c40_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c40_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c40_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c40_tmp.bin", tmp.data(), 256);
+    bfloat16_t scalar_value;
+    load("c40_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c40_dst.out", dst.data(), 256);
+}
+
+// case 41 (bfloat16_t_uint16_t): full 16x16, scalar -0.5
 template <typename P>
 void case_41() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c41_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
+    TASSIGN(mask, 0x200);
     load("c41_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
+    TASSIGN(src, 0x240);
     load("c41_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
+    TASSIGN(tmp, 0x440);
     load("c41_tmp.bin", tmp.data(), 256);
-    uint8_t scalar_value;
+    bfloat16_t scalar_value;
     load("c41_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c41_dst.out", dst.data(), 256);
 }
 
-// case 42 (uint8_t): full 16x16, scalar 1
+// case 42 (bfloat16_t_uint32_t): full 16x16
 template <typename P>
 void case_42() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c42_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
+    TASSIGN(mask, 0x200);
     load("c42_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
+    TASSIGN(src, 0x280);
     load("c42_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
+    TASSIGN(tmp, 0x480);
     load("c42_tmp.bin", tmp.data(), 256);
-    uint8_t scalar_value;
+    bfloat16_t scalar_value;
     load("c42_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c42_dst.out", dst.data(), 256);
 }
 
-// case 43 (int16_t_uint8_t): full 16x16
+// case 43 (bfloat16_t_uint32_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_43() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c43_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
     load("c43_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x280);
     load("c43_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x480);
     load("c43_tmp.bin", tmp.data(), 256);
-    int16_t scalar_value;
+    bfloat16_t scalar_value;
     load("c43_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c43_dst.out", dst.data(), 256);
 }
 
-// case 44 (int16_t_uint8_t): partial valid 13x7 of 16x16
+// case 44 (bfloat16_t_uint32_t): non-square 6x40
 template <typename P>
 void case_44() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    load("c44_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c44_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c44_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c44_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src, 0x280);
+    load("c44_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c44_tmp.bin", tmp.data(), 256);
-    int16_t scalar_value;
+    TASSIGN(tmp, 0x480);
+    load("c44_tmp.bin", tmp.data(), 240);
+    bfloat16_t scalar_value;
     load("c44_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c44_dst.out", dst.data(), 256);
+    store("c44_dst.out", dst.data(), 240);
 }
 
-// case 45 (int16_t_uint8_t): non-square 6x40
+// case 45 (bfloat16_t_uint32_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_45() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
-    Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c45_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c45_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c45_tmp.bin", tmp.data(), 240);
-    int16_t scalar_value;
-    load("c45_scalar.bin", &scalar_value, 1);
-    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c45_dst.out", dst.data(), 240);
-}
-
-// case 46 (int16_t_uint8_t): run-time valid 11x19 of 16x32
-template <typename P>
-void case_46() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c46_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c45_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c46_mask.bin", mask.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c45_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x440);
-    load("c46_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x500);
+    load("c45_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x840);
-    load("c46_tmp.bin", tmp.data(), 512);
-    int16_t scalar_value;
-    load("c46_scalar.bin", &scalar_value, 1);
+    TASSIGN(tmp, 0x900);
+    load("c45_tmp.bin", tmp.data(), 512);
+    bfloat16_t scalar_value;
+    load("c45_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c46_dst.out", dst.data(), 512);
+    store("c45_dst.out", dst.data(), 512);
 }
 
-// case 47 (int16_t_uint8_t): odd 3x5 valid 2x3
+// case 46 (bfloat16_t_uint32_t): odd 3x5 valid 2x3
 template <typename P>
-void case_47() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_46() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c46_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x40);
-    load("c47_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c46_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c47_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c46_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
-    load("c47_tmp.bin", tmp.data(), 15);
-    int16_t scalar_value;
-    load("c47_scalar.bin", &scalar_value, 1);
+    load("c46_tmp.bin", tmp.data(), 15);
+    bfloat16_t scalar_value;
+    load("c46_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c47_dst.out", dst.data(), 15);
+    store("c46_dst.out", dst.data(), 15);
 }
 
-// case 48 (int16_t_uint8_t): full 16x16, scalar 0
+// case 47 (bfloat16_t_uint32_t): full 16x16, scalar 0.0
+template <typename P>
+void case_47() {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c47_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c47_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c47_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c47_tmp.bin", tmp.data(), 256);
+    bfloat16_t scalar_value;
+    load("c47_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c47_dst.out", dst.data(), 256);
+}
+
+// case 48 (bfloat16_t_uint32_t): full 16x16, scalar 1.0
 template <typename P>
 void case_48() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
     load("c48_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x280);
     load("c48_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x480);
     load("c48_tmp.bin", tmp.data(), 256);
-    int16_t scalar_value;
+    bfloat16_t scalar_value;
     load("c48_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c48_dst.out", dst.data(), 256);
 }
 
-// case 49 (int16_t_uint8_t): full 16x16, scalar 1
+// case 49 (bfloat16_t_uint32_t): full 16x16, scalar -0.5
 template <typename P>
 void case_49() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
     load("c49_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x280);
     load("c49_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x480);
     load("c49_tmp.bin", tmp.data(), 256);
-    int16_t scalar_value;
+    bfloat16_t scalar_value;
     load("c49_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c49_dst.out", dst.data(), 256);
 }
 
-// case 50 (int16_t_uint8_t): full 16x16, scalar -3
+// case 50 (float_uint8_t): full 16x16
 template <typename P>
 void case_50() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
+    TASSIGN(mask, 0x400);
     load("c50_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x440);
     load("c50_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x840);
     load("c50_tmp.bin", tmp.data(), 256);
-    int16_t scalar_value;
+    float scalar_value;
     load("c50_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c50_dst.out", dst.data(), 256);
 }
 
-// case 51 (uint16_t_uint8_t): full 16x16
+// case 51 (float_uint8_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_51() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c51_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
+    TASSIGN(mask, 0x400);
     load("c51_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x440);
     load("c51_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x840);
     load("c51_tmp.bin", tmp.data(), 256);
-    uint16_t scalar_value;
+    float scalar_value;
     load("c51_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c51_dst.out", dst.data(), 256);
 }
 
-// case 52 (uint16_t_uint8_t): partial valid 13x7 of 16x16
+// case 52 (float_uint8_t): non-square 6x40
 template <typename P>
 void case_52() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
-    Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c52_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c52_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c52_tmp.bin", tmp.data(), 256);
-    uint16_t scalar_value;
-    load("c52_scalar.bin", &scalar_value, 1);
-    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c52_dst.out", dst.data(), 256);
-}
-
-// case 53 (uint16_t_uint8_t): non-square 6x40
-template <typename P>
-void case_53() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 240);
+    load("c52_dst.bin", dst.data(), 240);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c53_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x3c0);
+    load("c52_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c53_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x400);
+    load("c52_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c53_tmp.bin", tmp.data(), 240);
-    uint16_t scalar_value;
-    load("c53_scalar.bin", &scalar_value, 1);
+    TASSIGN(tmp, 0x7c0);
+    load("c52_tmp.bin", tmp.data(), 240);
+    float scalar_value;
+    load("c52_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c53_dst.out", dst.data(), 240);
+    store("c52_dst.out", dst.data(), 240);
 }
 
-// case 54 (uint16_t_uint8_t): run-time valid 11x19 of 16x32
+// case 53 (float_uint8_t): run-time valid 11x19 of 16x32
 template <typename P>
-void case_54() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+void case_53() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 512);
+    load("c53_dst.bin", dst.data(), 512);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
-    TASSIGN(mask, 0x400);
-    load("c54_mask.bin", mask.data(), 64);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x800);
+    load("c53_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x440);
-    load("c54_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x840);
+    load("c53_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x840);
-    load("c54_tmp.bin", tmp.data(), 512);
-    uint16_t scalar_value;
-    load("c54_scalar.bin", &scalar_value, 1);
+    TASSIGN(tmp, 0x1040);
+    load("c53_tmp.bin", tmp.data(), 512);
+    float scalar_value;
+    load("c53_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c54_dst.out", dst.data(), 512);
+    store("c53_dst.out", dst.data(), 512);
 }
 
-// case 55 (uint16_t_uint8_t): odd 3x5 valid 2x3
+// case 54 (float_uint8_t): odd 3x5 valid 2x3
 template <typename P>
-void case_55() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_54() {
+    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 15);
+    load("c54_dst.bin", dst.data(), 15);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x40);
-    load("c55_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c54_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c55_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c54_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
-    load("c55_tmp.bin", tmp.data(), 15);
-    uint16_t scalar_value;
-    load("c55_scalar.bin", &scalar_value, 1);
+    load("c54_tmp.bin", tmp.data(), 15);
+    float scalar_value;
+    load("c54_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c55_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 15);
 }
 
-// case 56 (uint16_t_uint8_t): full 16x16, scalar 0
+// case 55 (float_uint8_t): full 16x16, scalar 0.0
+template <typename P>
+void case_55() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c55_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c55_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c55_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c55_tmp.bin", tmp.data(), 256);
+    float scalar_value;
+    load("c55_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c55_dst.out", dst.data(), 256);
+}
+
+// case 56 (float_uint8_t): full 16x16, scalar 1.0
 template <typename P>
 void case_56() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
+    TASSIGN(mask, 0x400);
     load("c56_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x440);
     load("c56_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x840);
     load("c56_tmp.bin", tmp.data(), 256);
-    uint16_t scalar_value;
+    float scalar_value;
     load("c56_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c56_dst.out", dst.data(), 256);
 }
 
-// case 57 (uint16_t_uint8_t): full 16x16, scalar 1
+// case 57 (float_uint8_t): full 16x16, scalar -0.5
 template <typename P>
 void case_57() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
+    TASSIGN(mask, 0x400);
     load("c57_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x440);
     load("c57_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x840);
     load("c57_tmp.bin", tmp.data(), 256);
-    uint16_t scalar_value;
+    float scalar_value;
     load("c57_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c57_dst.out", dst.data(), 256);
 }
 
-// case 58 (int32_t_uint8_t): full 16x16
+// case 58 (float_uint16_t): full 16x16
 template <typename P>
 void case_58() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
     load("c58_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x440);
     load("c58_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x840);
     load("c58_tmp.bin", tmp.data(), 256);
-    int32_t scalar_value;
+    float scalar_value;
     load("c58_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c58_dst.out", dst.data(), 256);
 }
 
-// case 59 (int32_t_uint8_t): partial valid 13x7 of 16x16
+// case 59 (float_uint16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_59() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
     load("c59_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x440);
     load("c59_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x840);
     load("c59_tmp.bin", tmp.data(), 256);
-    int32_t scalar_value;
+    float scalar_value;
     load("c59_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c59_dst.out", dst.data(), 256);
 }
 
-// case 60 (int32_t_uint8_t): non-square 6x40
+// case 60 (float_uint16_t): non-square 6x40
 template <typename P>
 void case_60() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
     load("c60_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c60_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x7c0);
     load("c60_tmp.bin", tmp.data(), 240);
-    int32_t scalar_value;
+    float scalar_value;
     load("c60_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c60_dst.out", dst.data(), 240);
 }
 
-// case 61 (int32_t_uint8_t): run-time valid 11x19 of 16x32
+// case 61 (float_uint16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_61() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
     load("c61_mask.bin", mask.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0x880);
     load("c61_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1080);
     load("c61_tmp.bin", tmp.data(), 512);
-    int32_t scalar_value;
+    float scalar_value;
     load("c61_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c61_dst.out", dst.data(), 512);
 }
 
-// case 62 (int32_t_uint8_t): odd 3x5 valid 2x3
+// case 62 (float_uint16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_62() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x40);
     load("c62_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
     load("c62_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c62_tmp.bin", tmp.data(), 15);
-    int32_t scalar_value;
+    float scalar_value;
     load("c62_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c62_dst.out", dst.data(), 15);
 }
 
-// case 63 (int32_t_uint8_t): full 16x16, scalar 0
+// case 63 (float_uint16_t): full 16x16, scalar 0.0
 template <typename P>
 void case_63() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
     load("c63_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x440);
     load("c63_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x840);
     load("c63_tmp.bin", tmp.data(), 256);
-    int32_t scalar_value;
+    float scalar_value;
     load("c63_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c63_dst.out", dst.data(), 256);
 }
 
-// case 64 (int32_t_uint8_t): full 16x16, scalar 1
+// case 64 (float_uint16_t): full 16x16, scalar 1.0
 template <typename P>
 void case_64() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c64_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
     load("c64_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x440);
     load("c64_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x840);
     load("c64_tmp.bin", tmp.data(), 256);
-    int32_t scalar_value;
+    float scalar_value;
     load("c64_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c64_dst.out", dst.data(), 256);
 }
 
-// case 65 (int32_t_uint8_t): full 16x16, scalar -3
+// case 65 (float_uint16_t): full 16x16, scalar -0.5
 template <typename P>
 void case_65() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c65_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
     load("c65_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x440);
     load("c65_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x840);
     load("c65_tmp.bin", tmp.data(), 256);
-    int32_t scalar_value;
+    float scalar_value;
     load("c65_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c65_dst.out", dst.data(), 256);
 }
 
-// case 66 (uint32_t_uint8_t): full 16x16
+// case 66 (float_uint32_t): full 16x16
 template <typename P>
 void case_66() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c66_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
     load("c66_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x480);
     load("c66_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0x880);
     load("c66_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    float scalar_value;
     load("c66_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c66_dst.out", dst.data(), 256);
 }
 
-// case 67 (uint32_t_uint8_t): partial valid 13x7 of 16x16
+// case 67 (float_uint32_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_67() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c67_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
     load("c67_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x480);
     load("c67_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0x880);
     load("c67_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    float scalar_value;
     load("c67_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c67_dst.out", dst.data(), 256);
 }
 
-// case 68 (uint32_t_uint8_t): non-square 6x40
+// case 68 (float_uint32_t): non-square 6x40
 template <typename P>
 void case_68() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c68_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
     load("c68_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x440);
     load("c68_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x7c0);
+    TASSIGN(tmp, 0x800);
     load("c68_tmp.bin", tmp.data(), 240);
-    uint32_t scalar_value;
+    float scalar_value;
     load("c68_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c68_dst.out", dst.data(), 240);
 }
 
-// case 69 (uint32_t_uint8_t): run-time valid 11x19 of 16x32
+// case 69 (float_uint32_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_69() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c69_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
     load("c69_mask.bin", mask.data(), 64);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0x900);
     load("c69_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1100);
     load("c69_tmp.bin", tmp.data(), 512);
-    uint32_t scalar_value;
+    float scalar_value;
     load("c69_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c69_dst.out", dst.data(), 512);
 }
 
-// case 70 (uint32_t_uint8_t): odd 3x5 valid 2x3
+// case 70 (float_uint32_t): odd 3x5 valid 2x3
 template <typename P>
 void case_70() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c70_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x40);
     load("c70_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
     load("c70_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c70_tmp.bin", tmp.data(), 15);
-    uint32_t scalar_value;
+    float scalar_value;
     load("c70_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c70_dst.out", dst.data(), 15);
 }
 
-// case 71 (uint32_t_uint8_t): full 16x16, scalar 0
+// case 71 (float_uint32_t): full 16x16, scalar 0.0
 template <typename P>
 void case_71() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c71_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
     load("c71_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x480);
     load("c71_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0x880);
     load("c71_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    float scalar_value;
     load("c71_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c71_dst.out", dst.data(), 256);
 }
 
-// case 72 (uint32_t_uint8_t): full 16x16, scalar 1
+// case 72 (float_uint32_t): full 16x16, scalar 1.0
 template <typename P>
 void case_72() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c72_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
     load("c72_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x480);
     load("c72_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0x880);
     load("c72_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    float scalar_value;
     load("c72_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c72_dst.out", dst.data(), 256);
 }
 
-// case 73 (int64_t_uint8_t): full 16x16
+// case 73 (float_uint32_t): full 16x16, scalar -0.5
 template <typename P>
 void case_73() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c73_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x800);
+    TASSIGN(mask, 0x400);
     load("c73_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0x480);
     load("c73_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x880);
     load("c73_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    float scalar_value;
     load("c73_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c73_dst.out", dst.data(), 256);
 }
 
-// case 74 (int64_t_uint8_t): partial valid 13x7 of 16x16
+// case 74 (int8_t_uint8_t): full 16x16
 template <typename P>
 void case_74() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c74_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x800);
+    TASSIGN(mask, 0x100);
     load("c74_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0x140);
     load("c74_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x240);
     load("c74_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    int8_t scalar_value;
     load("c74_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c74_dst.out", dst.data(), 256);
 }
 
-// case 75 (int64_t_uint8_t): non-square 6x40
+// case 75 (int8_t_uint8_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_75() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c75_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x780);
-    load("c75_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x100);
+    load("c75_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x7c0);
-    load("c75_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x140);
+    load("c75_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xf40);
-    load("c75_tmp.bin", tmp.data(), 240);
-    int64_t scalar_value;
+    TASSIGN(tmp, 0x240);
+    load("c75_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
     load("c75_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c75_dst.out", dst.data(), 240);
+    store("c75_dst.out", dst.data(), 256);
 }
 
-// case 76 (int64_t_uint8_t): run-time valid 11x19 of 16x32
+// case 76 (int8_t_uint8_t): non-square 6x40
 template <typename P>
 void case_76() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_mask mask(11, 3);
-    TASSIGN(mask, 0x1000);
-    load("c76_mask.bin", mask.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x1040);
-    load("c76_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x2040);
-    load("c76_tmp.bin", tmp.data(), 512);
-    int64_t scalar_value;
+    load("c76_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c76_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c76_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c76_tmp.bin", tmp.data(), 240);
+    int8_t scalar_value;
     load("c76_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c76_dst.out", dst.data(), 512);
+    store("c76_dst.out", dst.data(), 240);
 }
 
-// case 77 (int64_t_uint8_t): odd 3x5 valid 2x3
+// case 77 (int8_t_uint8_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_77() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
-    Tile_mask mask;
-    TASSIGN(mask, 0x80);
-    load("c77_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c77_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c77_tmp.bin", tmp.data(), 15);
-    int64_t scalar_value;
+    load("c77_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x200);
+    load("c77_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x240);
+    load("c77_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x440);
+    load("c77_tmp.bin", tmp.data(), 512);
+    int8_t scalar_value;
     load("c77_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c77_dst.out", dst.data(), 15);
+    store("c77_dst.out", dst.data(), 512);
 }
 
-// case 78 (int64_t_uint8_t): full 16x16, scalar 0
+// case 78 (int8_t_uint8_t): odd 3x5 valid 2x3
 template <typename P>
 void case_78() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c78_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c78_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x800);
-    load("c78_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x40);
+    load("c78_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x840);
-    load("c78_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x80);
+    load("c78_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
-    load("c78_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    TASSIGN(tmp, 0xc0);
+    load("c78_tmp.bin", tmp.data(), 15);
+    int8_t scalar_value;
     load("c78_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c78_dst.out", dst.data(), 256);
+    store("c78_dst.out", dst.data(), 15);
 }
 
-// case 79 (int64_t_uint8_t): full 16x16, scalar 1
+// case 79 (int8_t_uint8_t): full 16x16, scalar 0
 template <typename P>
 void case_79() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c79_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x800);
+    TASSIGN(mask, 0x100);
     load("c79_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0x140);
     load("c79_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x240);
     load("c79_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    int8_t scalar_value;
     load("c79_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c79_dst.out", dst.data(), 256);
 }
 
-// case 80 (int64_t_uint8_t): full 16x16, scalar -3
+// case 80 (int8_t_uint8_t): full 16x16, scalar 1
 template <typename P>
 void case_80() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c80_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x800);
+    TASSIGN(mask, 0x100);
     load("c80_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0x140);
     load("c80_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x240);
     load("c80_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    int8_t scalar_value;
     load("c80_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c80_dst.out", dst.data(), 256);
 }
 
-// case 81 (uint64_t_uint8_t): full 16x16
+// case 81 (int8_t_uint8_t): full 16x16, scalar -3
 template <typename P>
 void case_81() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c81_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x800);
+    TASSIGN(mask, 0x100);
     load("c81_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0x140);
     load("c81_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x240);
     load("c81_tmp.bin", tmp.data(), 256);
-    uint64_t scalar_value;
+    int8_t scalar_value;
     load("c81_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
     store("c81_dst.out", dst.data(), 256);
 }
 
-// case 82 (uint64_t_uint8_t): partial valid 13x7 of 16x16
+// case 82 (int8_t_uint8_t_colmajor): col-major 12x20 valid 9x15
 template <typename P>
 void case_82() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 256);
+    load("c82_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 12, 3, BLayout::ColMajor, 9, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c82_mask.bin", mask.data(), 36);
+    using Tile_src = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c82_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c82_tmp.bin", tmp.data(), 240);
+    int8_t scalar_value;
+    load("c82_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c82_dst.out", dst.data(), 240);
+}
+
+// case 83 (int8_t_uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
+template <typename P>
+void case_83() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c83_dst.bin", dst.data(), 64);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(5, 1);
+    TASSIGN(mask, 0x40);
+    load("c83_mask.bin", mask.data(), 8);
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(5, 6);
+    TASSIGN(src, 0x80);
+    load("c83_src.bin", src.data(), 64);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(5, 6);
+    TASSIGN(tmp, 0xc0);
+    load("c83_tmp.bin", tmp.data(), 64);
+    int8_t scalar_value;
+    load("c83_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c83_dst.out", dst.data(), 64);
+}
+
+// case 84 (int8_t_uint16_t): full 16x16
+template <typename P>
+void case_84() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c84_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c84_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c84_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c84_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
+    load("c84_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c84_dst.out", dst.data(), 256);
+}
+
+// case 85 (int8_t_uint16_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_85() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c85_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c85_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c85_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c85_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
+    load("c85_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c85_dst.out", dst.data(), 256);
+}
+
+// case 86 (int8_t_uint16_t): non-square 6x40
+template <typename P>
+void case_86() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c86_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c86_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c86_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c86_tmp.bin", tmp.data(), 240);
+    int8_t scalar_value;
+    load("c86_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c86_dst.out", dst.data(), 240);
+}
+
+// case 87 (int8_t_uint16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_87() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c87_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x200);
+    load("c87_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x280);
+    load("c87_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x480);
+    load("c87_tmp.bin", tmp.data(), 512);
+    int8_t scalar_value;
+    load("c87_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c87_dst.out", dst.data(), 512);
+}
+
+// case 88 (int8_t_uint16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_88() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c88_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c88_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c88_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c88_tmp.bin", tmp.data(), 15);
+    int8_t scalar_value;
+    load("c88_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c88_dst.out", dst.data(), 15);
+}
+
+// case 89 (int8_t_uint16_t): full 16x16, scalar 0
+template <typename P>
+void case_89() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c89_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c89_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c89_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c89_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
+    load("c89_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c89_dst.out", dst.data(), 256);
+}
+
+// case 90 (int8_t_uint16_t): full 16x16, scalar 1
+template <typename P>
+void case_90() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c90_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c90_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c90_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c90_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
+    load("c90_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c90_dst.out", dst.data(), 256);
+}
+
+// case 91 (int8_t_uint16_t): full 16x16, scalar -3
+template <typename P>
+void case_91() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c91_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c91_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c91_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c91_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
+    load("c91_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c91_dst.out", dst.data(), 256);
+}
+
+// case 92 (int8_t_uint32_t): full 16x16
+template <typename P>
+void case_92() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c92_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c92_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c92_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c92_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
+    load("c92_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c92_dst.out", dst.data(), 256);
+}
+
+// case 93 (int8_t_uint32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_93() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c93_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c93_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c93_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c93_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
+    load("c93_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c93_dst.out", dst.data(), 256);
+}
+
+// case 94 (int8_t_uint32_t): non-square 6x40
+template <typename P>
+void case_94() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c94_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c94_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c94_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c94_tmp.bin", tmp.data(), 240);
+    int8_t scalar_value;
+    load("c94_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c94_dst.out", dst.data(), 240);
+}
+
+// case 95 (int8_t_uint32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_95() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c95_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x200);
+    load("c95_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x300);
+    load("c95_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x500);
+    load("c95_tmp.bin", tmp.data(), 512);
+    int8_t scalar_value;
+    load("c95_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c95_dst.out", dst.data(), 512);
+}
+
+// case 96 (int8_t_uint32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_96() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c96_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c96_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c96_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c96_tmp.bin", tmp.data(), 15);
+    int8_t scalar_value;
+    load("c96_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c96_dst.out", dst.data(), 15);
+}
+
+// case 97 (int8_t_uint32_t): full 16x16, scalar 0
+template <typename P>
+void case_97() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c97_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c97_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c97_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c97_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
+    load("c97_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c97_dst.out", dst.data(), 256);
+}
+
+// case 98 (int8_t_uint32_t): full 16x16, scalar 1
+template <typename P>
+void case_98() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c98_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c98_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c98_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c98_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
+    load("c98_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c98_dst.out", dst.data(), 256);
+}
+
+// case 99 (int8_t_uint32_t): full 16x16, scalar -3
+template <typename P>
+void case_99() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c99_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c99_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c99_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c99_tmp.bin", tmp.data(), 256);
+    int8_t scalar_value;
+    load("c99_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c99_dst.out", dst.data(), 256);
+}
+
+// case 100 (uint8_t): full 16x16
+template <typename P>
+void case_100() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c100_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c100_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c100_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c100_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c100_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c100_dst.out", dst.data(), 256);
+}
+
+// case 101 (uint8_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_101() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c101_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c101_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c101_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c101_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c101_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c101_dst.out", dst.data(), 256);
+}
+
+// case 102 (uint8_t): non-square 6x40
+template <typename P>
+void case_102() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c102_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c102_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c102_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c102_tmp.bin", tmp.data(), 240);
+    uint8_t scalar_value;
+    load("c102_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c102_dst.out", dst.data(), 240);
+}
+
+// case 103 (uint8_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_103() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c103_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x200);
+    load("c103_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x240);
+    load("c103_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x440);
+    load("c103_tmp.bin", tmp.data(), 512);
+    uint8_t scalar_value;
+    load("c103_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c103_dst.out", dst.data(), 512);
+}
+
+// case 104 (uint8_t): odd 3x5 valid 2x3
+template <typename P>
+void case_104() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c104_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c104_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c104_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c104_tmp.bin", tmp.data(), 15);
+    uint8_t scalar_value;
+    load("c104_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c104_dst.out", dst.data(), 15);
+}
+
+// case 105 (uint8_t): full 16x16, scalar 0
+template <typename P>
+void case_105() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c105_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c105_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c105_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c105_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c105_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c105_dst.out", dst.data(), 256);
+}
+
+// case 106 (uint8_t): full 16x16, scalar 1
+template <typename P>
+void case_106() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c106_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c106_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c106_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c106_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c106_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c106_dst.out", dst.data(), 256);
+}
+
+// case 107 (uint8_t_uint16_t): full 16x16
+template <typename P>
+void case_107() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c107_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c107_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c107_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c107_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c107_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c107_dst.out", dst.data(), 256);
+}
+
+// case 108 (uint8_t_uint16_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_108() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c108_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c108_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c108_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c108_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c108_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c108_dst.out", dst.data(), 256);
+}
+
+// case 109 (uint8_t_uint16_t): non-square 6x40
+template <typename P>
+void case_109() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c109_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c109_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c109_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c109_tmp.bin", tmp.data(), 240);
+    uint8_t scalar_value;
+    load("c109_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c109_dst.out", dst.data(), 240);
+}
+
+// case 110 (uint8_t_uint16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_110() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c110_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x200);
+    load("c110_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x280);
+    load("c110_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x480);
+    load("c110_tmp.bin", tmp.data(), 512);
+    uint8_t scalar_value;
+    load("c110_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c110_dst.out", dst.data(), 512);
+}
+
+// case 111 (uint8_t_uint16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_111() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c111_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c111_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c111_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c111_tmp.bin", tmp.data(), 15);
+    uint8_t scalar_value;
+    load("c111_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c111_dst.out", dst.data(), 15);
+}
+
+// case 112 (uint8_t_uint16_t): full 16x16, scalar 0
+template <typename P>
+void case_112() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c112_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c112_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c112_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c112_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c112_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c112_dst.out", dst.data(), 256);
+}
+
+// case 113 (uint8_t_uint16_t): full 16x16, scalar 1
+template <typename P>
+void case_113() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c113_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c113_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x140);
+    load("c113_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x240);
+    load("c113_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c113_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c113_dst.out", dst.data(), 256);
+}
+
+// case 114 (uint8_t_uint32_t): full 16x16
+template <typename P>
+void case_114() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c114_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c114_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c114_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c114_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c114_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c114_dst.out", dst.data(), 256);
+}
+
+// case 115 (uint8_t_uint32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_115() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c115_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c115_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c115_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c115_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c115_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c115_dst.out", dst.data(), 256);
+}
+
+// case 116 (uint8_t_uint32_t): non-square 6x40
+template <typename P>
+void case_116() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c116_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c116_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c116_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c116_tmp.bin", tmp.data(), 240);
+    uint8_t scalar_value;
+    load("c116_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c116_dst.out", dst.data(), 240);
+}
+
+// case 117 (uint8_t_uint32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_117() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c117_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x200);
+    load("c117_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x300);
+    load("c117_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x500);
+    load("c117_tmp.bin", tmp.data(), 512);
+    uint8_t scalar_value;
+    load("c117_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c117_dst.out", dst.data(), 512);
+}
+
+// case 118 (uint8_t_uint32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_118() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c118_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c118_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c118_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c118_tmp.bin", tmp.data(), 15);
+    uint8_t scalar_value;
+    load("c118_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c118_dst.out", dst.data(), 15);
+}
+
+// case 119 (uint8_t_uint32_t): full 16x16, scalar 0
+template <typename P>
+void case_119() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c119_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c119_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c119_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c119_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c119_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c119_dst.out", dst.data(), 256);
+}
+
+// case 120 (uint8_t_uint32_t): full 16x16, scalar 1
+template <typename P>
+void case_120() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c120_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x100);
+    load("c120_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x180);
+    load("c120_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x280);
+    load("c120_tmp.bin", tmp.data(), 256);
+    uint8_t scalar_value;
+    load("c120_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c120_dst.out", dst.data(), 256);
+}
+
+// case 121 (int16_t_uint8_t): full 16x16
+template <typename P>
+void case_121() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c121_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c121_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c121_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c121_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c121_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c121_dst.out", dst.data(), 256);
+}
+
+// case 122 (int16_t_uint8_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_122() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c122_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c122_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c122_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c122_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c122_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c122_dst.out", dst.data(), 256);
+}
+
+// case 123 (int16_t_uint8_t): non-square 6x40
+template <typename P>
+void case_123() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c123_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c123_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c123_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c123_tmp.bin", tmp.data(), 240);
+    int16_t scalar_value;
+    load("c123_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c123_dst.out", dst.data(), 240);
+}
+
+// case 124 (int16_t_uint8_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_124() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c124_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x400);
+    load("c124_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x440);
+    load("c124_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x840);
+    load("c124_tmp.bin", tmp.data(), 512);
+    int16_t scalar_value;
+    load("c124_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c124_dst.out", dst.data(), 512);
+}
+
+// case 125 (int16_t_uint8_t): odd 3x5 valid 2x3
+template <typename P>
+void case_125() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c125_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c125_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c125_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c125_tmp.bin", tmp.data(), 15);
+    int16_t scalar_value;
+    load("c125_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c125_dst.out", dst.data(), 15);
+}
+
+// case 126 (int16_t_uint8_t): full 16x16, scalar 0
+template <typename P>
+void case_126() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c126_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c126_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c126_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c126_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c126_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c126_dst.out", dst.data(), 256);
+}
+
+// case 127 (int16_t_uint8_t): full 16x16, scalar 1
+template <typename P>
+void case_127() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c127_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c127_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c127_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c127_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c127_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c127_dst.out", dst.data(), 256);
+}
+
+// case 128 (int16_t_uint8_t): full 16x16, scalar -3
+template <typename P>
+void case_128() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c128_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c128_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c128_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c128_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c128_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c128_dst.out", dst.data(), 256);
+}
+
+// case 129 (int16_t_uint16_t): full 16x16
+template <typename P>
+void case_129() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c129_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c129_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c129_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c129_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c129_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c129_dst.out", dst.data(), 256);
+}
+
+// case 130 (int16_t_uint16_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_130() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c130_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c130_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c130_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c130_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c130_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c130_dst.out", dst.data(), 256);
+}
+
+// case 131 (int16_t_uint16_t): non-square 6x40
+template <typename P>
+void case_131() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c131_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c131_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c131_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c131_tmp.bin", tmp.data(), 240);
+    int16_t scalar_value;
+    load("c131_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c131_dst.out", dst.data(), 240);
+}
+
+// case 132 (int16_t_uint16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_132() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c132_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x400);
+    load("c132_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x480);
+    load("c132_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x880);
+    load("c132_tmp.bin", tmp.data(), 512);
+    int16_t scalar_value;
+    load("c132_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c132_dst.out", dst.data(), 512);
+}
+
+// case 133 (int16_t_uint16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_133() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c133_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c133_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c133_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c133_tmp.bin", tmp.data(), 15);
+    int16_t scalar_value;
+    load("c133_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c133_dst.out", dst.data(), 15);
+}
+
+// case 134 (int16_t_uint16_t): full 16x16, scalar 0
+template <typename P>
+void case_134() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c134_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c134_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c134_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c134_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c134_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c134_dst.out", dst.data(), 256);
+}
+
+// case 135 (int16_t_uint16_t): full 16x16, scalar 1
+template <typename P>
+void case_135() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c135_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c135_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c135_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c135_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c135_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c135_dst.out", dst.data(), 256);
+}
+
+// case 136 (int16_t_uint16_t): full 16x16, scalar -3
+template <typename P>
+void case_136() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c136_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c136_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c136_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c136_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c136_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c136_dst.out", dst.data(), 256);
+}
+
+// case 137 (int16_t_uint32_t): full 16x16
+template <typename P>
+void case_137() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c137_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c137_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c137_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c137_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c137_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c137_dst.out", dst.data(), 256);
+}
+
+// case 138 (int16_t_uint32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_138() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c138_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c138_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c138_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c138_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c138_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c138_dst.out", dst.data(), 256);
+}
+
+// case 139 (int16_t_uint32_t): non-square 6x40
+template <typename P>
+void case_139() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c139_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c139_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c139_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c139_tmp.bin", tmp.data(), 240);
+    int16_t scalar_value;
+    load("c139_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c139_dst.out", dst.data(), 240);
+}
+
+// case 140 (int16_t_uint32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_140() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c140_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x400);
+    load("c140_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x500);
+    load("c140_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x900);
+    load("c140_tmp.bin", tmp.data(), 512);
+    int16_t scalar_value;
+    load("c140_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c140_dst.out", dst.data(), 512);
+}
+
+// case 141 (int16_t_uint32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_141() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c141_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c141_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c141_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c141_tmp.bin", tmp.data(), 15);
+    int16_t scalar_value;
+    load("c141_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c141_dst.out", dst.data(), 15);
+}
+
+// case 142 (int16_t_uint32_t): full 16x16, scalar 0
+template <typename P>
+void case_142() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c142_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c142_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c142_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c142_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c142_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c142_dst.out", dst.data(), 256);
+}
+
+// case 143 (int16_t_uint32_t): full 16x16, scalar 1
+template <typename P>
+void case_143() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c143_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c143_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c143_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c143_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c143_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c143_dst.out", dst.data(), 256);
+}
+
+// case 144 (int16_t_uint32_t): full 16x16, scalar -3
+template <typename P>
+void case_144() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c144_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c144_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c144_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c144_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c144_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c144_dst.out", dst.data(), 256);
+}
+
+// case 145 (uint16_t_uint8_t): full 16x16
+template <typename P>
+void case_145() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c145_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c145_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c145_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c145_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c145_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c145_dst.out", dst.data(), 256);
+}
+
+// case 146 (uint16_t_uint8_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_146() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c146_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c146_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c146_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c146_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c146_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c146_dst.out", dst.data(), 256);
+}
+
+// case 147 (uint16_t_uint8_t): non-square 6x40
+template <typename P>
+void case_147() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c147_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c147_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c147_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c147_tmp.bin", tmp.data(), 240);
+    uint16_t scalar_value;
+    load("c147_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c147_dst.out", dst.data(), 240);
+}
+
+// case 148 (uint16_t_uint8_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_148() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c148_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x400);
+    load("c148_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x440);
+    load("c148_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x840);
+    load("c148_tmp.bin", tmp.data(), 512);
+    uint16_t scalar_value;
+    load("c148_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c148_dst.out", dst.data(), 512);
+}
+
+// case 149 (uint16_t_uint8_t): odd 3x5 valid 2x3
+template <typename P>
+void case_149() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c149_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c149_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c149_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c149_tmp.bin", tmp.data(), 15);
+    uint16_t scalar_value;
+    load("c149_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c149_dst.out", dst.data(), 15);
+}
+
+// case 150 (uint16_t_uint8_t): full 16x16, scalar 0
+template <typename P>
+void case_150() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c150_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c150_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c150_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c150_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c150_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c150_dst.out", dst.data(), 256);
+}
+
+// case 151 (uint16_t_uint8_t): full 16x16, scalar 1
+template <typename P>
+void case_151() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c151_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c151_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c151_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c151_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c151_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c151_dst.out", dst.data(), 256);
+}
+
+// case 152 (uint16_t): full 16x16
+template <typename P>
+void case_152() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c152_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c152_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c152_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c152_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c152_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c152_dst.out", dst.data(), 256);
+}
+
+// case 153 (uint16_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_153() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c153_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c153_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c153_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c153_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c153_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c153_dst.out", dst.data(), 256);
+}
+
+// case 154 (uint16_t): non-square 6x40
+template <typename P>
+void case_154() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c154_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c154_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c154_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c154_tmp.bin", tmp.data(), 240);
+    uint16_t scalar_value;
+    load("c154_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c154_dst.out", dst.data(), 240);
+}
+
+// case 155 (uint16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_155() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c155_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x400);
+    load("c155_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x480);
+    load("c155_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x880);
+    load("c155_tmp.bin", tmp.data(), 512);
+    uint16_t scalar_value;
+    load("c155_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c155_dst.out", dst.data(), 512);
+}
+
+// case 156 (uint16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_156() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c156_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c156_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c156_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c156_tmp.bin", tmp.data(), 15);
+    uint16_t scalar_value;
+    load("c156_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c156_dst.out", dst.data(), 15);
+}
+
+// case 157 (uint16_t): full 16x16, scalar 0
+template <typename P>
+void case_157() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c157_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c157_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c157_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c157_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c157_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c157_dst.out", dst.data(), 256);
+}
+
+// case 158 (uint16_t): full 16x16, scalar 1
+template <typename P>
+void case_158() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c158_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c158_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x240);
+    load("c158_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x440);
+    load("c158_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c158_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c158_dst.out", dst.data(), 256);
+}
+
+// case 159 (uint16_t_uint32_t): full 16x16
+template <typename P>
+void case_159() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c159_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c159_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c159_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c159_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c159_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c159_dst.out", dst.data(), 256);
+}
+
+// case 160 (uint16_t_uint32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_160() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c160_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c160_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c160_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c160_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c160_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c160_dst.out", dst.data(), 256);
+}
+
+// case 161 (uint16_t_uint32_t): non-square 6x40
+template <typename P>
+void case_161() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c161_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c161_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c161_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c161_tmp.bin", tmp.data(), 240);
+    uint16_t scalar_value;
+    load("c161_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c161_dst.out", dst.data(), 240);
+}
+
+// case 162 (uint16_t_uint32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_162() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c162_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x400);
+    load("c162_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x500);
+    load("c162_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x900);
+    load("c162_tmp.bin", tmp.data(), 512);
+    uint16_t scalar_value;
+    load("c162_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c162_dst.out", dst.data(), 512);
+}
+
+// case 163 (uint16_t_uint32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_163() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c163_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c163_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c163_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c163_tmp.bin", tmp.data(), 15);
+    uint16_t scalar_value;
+    load("c163_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c163_dst.out", dst.data(), 15);
+}
+
+// case 164 (uint16_t_uint32_t): full 16x16, scalar 0
+template <typename P>
+void case_164() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c164_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c164_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c164_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c164_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c164_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c164_dst.out", dst.data(), 256);
+}
+
+// case 165 (uint16_t_uint32_t): full 16x16, scalar 1
+template <typename P>
+void case_165() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c165_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x200);
+    load("c165_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x280);
+    load("c165_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x480);
+    load("c165_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
+    load("c165_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c165_dst.out", dst.data(), 256);
+}
+
+// case 166 (int32_t_uint8_t): full 16x16
+template <typename P>
+void case_166() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c166_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c166_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c166_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c166_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c166_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c166_dst.out", dst.data(), 256);
+}
+
+// case 167 (int32_t_uint8_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_167() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c167_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c167_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c167_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c167_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c167_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c167_dst.out", dst.data(), 256);
+}
+
+// case 168 (int32_t_uint8_t): non-square 6x40
+template <typename P>
+void case_168() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c168_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x3c0);
+    load("c168_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c168_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x7c0);
+    load("c168_tmp.bin", tmp.data(), 240);
+    int32_t scalar_value;
+    load("c168_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c168_dst.out", dst.data(), 240);
+}
+
+// case 169 (int32_t_uint8_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_169() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c169_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x800);
+    load("c169_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x840);
+    load("c169_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1040);
+    load("c169_tmp.bin", tmp.data(), 512);
+    int32_t scalar_value;
+    load("c169_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c169_dst.out", dst.data(), 512);
+}
+
+// case 170 (int32_t_uint8_t): odd 3x5 valid 2x3
+template <typename P>
+void case_170() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c170_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c170_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c170_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c170_tmp.bin", tmp.data(), 15);
+    int32_t scalar_value;
+    load("c170_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c170_dst.out", dst.data(), 15);
+}
+
+// case 171 (int32_t_uint8_t): full 16x16, scalar 0
+template <typename P>
+void case_171() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c171_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c171_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c171_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c171_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c171_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c171_dst.out", dst.data(), 256);
+}
+
+// case 172 (int32_t_uint8_t): full 16x16, scalar 1
+template <typename P>
+void case_172() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c172_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c172_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c172_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c172_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c172_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c172_dst.out", dst.data(), 256);
+}
+
+// case 173 (int32_t_uint8_t): full 16x16, scalar -3
+template <typename P>
+void case_173() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c173_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c173_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c173_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c173_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c173_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c173_dst.out", dst.data(), 256);
+}
+
+// case 174 (int32_t_uint16_t): full 16x16
+template <typename P>
+void case_174() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c174_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c174_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c174_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c174_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c174_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c174_dst.out", dst.data(), 256);
+}
+
+// case 175 (int32_t_uint16_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_175() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c175_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c175_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c175_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c175_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c175_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c175_dst.out", dst.data(), 256);
+}
+
+// case 176 (int32_t_uint16_t): non-square 6x40
+template <typename P>
+void case_176() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c176_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x3c0);
+    load("c176_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c176_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x7c0);
+    load("c176_tmp.bin", tmp.data(), 240);
+    int32_t scalar_value;
+    load("c176_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c176_dst.out", dst.data(), 240);
+}
+
+// case 177 (int32_t_uint16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_177() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c177_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x800);
+    load("c177_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x880);
+    load("c177_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1080);
+    load("c177_tmp.bin", tmp.data(), 512);
+    int32_t scalar_value;
+    load("c177_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c177_dst.out", dst.data(), 512);
+}
+
+// case 178 (int32_t_uint16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_178() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c178_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c178_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c178_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c178_tmp.bin", tmp.data(), 15);
+    int32_t scalar_value;
+    load("c178_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c178_dst.out", dst.data(), 15);
+}
+
+// case 179 (int32_t_uint16_t): full 16x16, scalar 0
+template <typename P>
+void case_179() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c179_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c179_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c179_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c179_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c179_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c179_dst.out", dst.data(), 256);
+}
+
+// case 180 (int32_t_uint16_t): full 16x16, scalar 1
+template <typename P>
+void case_180() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c180_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c180_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c180_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c180_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c180_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c180_dst.out", dst.data(), 256);
+}
+
+// case 181 (int32_t_uint16_t): full 16x16, scalar -3
+template <typename P>
+void case_181() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c181_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c181_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c181_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c181_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c181_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c181_dst.out", dst.data(), 256);
+}
+
+// case 182 (int32_t_uint32_t): full 16x16
+template <typename P>
+void case_182() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c182_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c182_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x480);
+    load("c182_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x880);
+    load("c182_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c182_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c182_dst.out", dst.data(), 256);
+}
+
+// case 183 (int32_t_uint32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_183() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c183_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c183_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x480);
+    load("c183_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x880);
+    load("c183_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c183_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c183_dst.out", dst.data(), 256);
+}
+
+// case 184 (int32_t_uint32_t): non-square 6x40
+template <typename P>
+void case_184() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c184_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x3c0);
+    load("c184_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c184_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x800);
+    load("c184_tmp.bin", tmp.data(), 240);
+    int32_t scalar_value;
+    load("c184_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c184_dst.out", dst.data(), 240);
+}
+
+// case 185 (int32_t_uint32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_185() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c185_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x800);
+    load("c185_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x900);
+    load("c185_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1100);
+    load("c185_tmp.bin", tmp.data(), 512);
+    int32_t scalar_value;
+    load("c185_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c185_dst.out", dst.data(), 512);
+}
+
+// case 186 (int32_t_uint32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_186() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c186_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c186_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c186_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c186_tmp.bin", tmp.data(), 15);
+    int32_t scalar_value;
+    load("c186_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c186_dst.out", dst.data(), 15);
+}
+
+// case 187 (int32_t_uint32_t): full 16x16, scalar 0
+template <typename P>
+void case_187() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c187_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c187_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x480);
+    load("c187_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x880);
+    load("c187_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c187_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c187_dst.out", dst.data(), 256);
+}
+
+// case 188 (int32_t_uint32_t): full 16x16, scalar 1
+template <typename P>
+void case_188() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c188_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c188_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x480);
+    load("c188_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x880);
+    load("c188_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c188_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c188_dst.out", dst.data(), 256);
+}
+
+// case 189 (int32_t_uint32_t): full 16x16, scalar -3
+template <typename P>
+void case_189() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c189_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c189_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x480);
+    load("c189_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x880);
+    load("c189_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
+    load("c189_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c189_dst.out", dst.data(), 256);
+}
+
+// case 190 (uint32_t_uint8_t): full 16x16
+template <typename P>
+void case_190() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c190_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c190_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c190_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c190_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c190_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c190_dst.out", dst.data(), 256);
+}
+
+// case 191 (uint32_t_uint8_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_191() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c191_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c191_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c191_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c191_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c191_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c191_dst.out", dst.data(), 256);
+}
+
+// case 192 (uint32_t_uint8_t): non-square 6x40
+template <typename P>
+void case_192() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c192_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x3c0);
+    load("c192_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c192_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x7c0);
+    load("c192_tmp.bin", tmp.data(), 240);
+    uint32_t scalar_value;
+    load("c192_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c192_dst.out", dst.data(), 240);
+}
+
+// case 193 (uint32_t_uint8_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_193() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c193_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x800);
+    load("c193_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x840);
+    load("c193_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1040);
+    load("c193_tmp.bin", tmp.data(), 512);
+    uint32_t scalar_value;
+    load("c193_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c193_dst.out", dst.data(), 512);
+}
+
+// case 194 (uint32_t_uint8_t): odd 3x5 valid 2x3
+template <typename P>
+void case_194() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c194_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c194_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c194_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c194_tmp.bin", tmp.data(), 15);
+    uint32_t scalar_value;
+    load("c194_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c194_dst.out", dst.data(), 15);
+}
+
+// case 195 (uint32_t_uint8_t): full 16x16, scalar 0
+template <typename P>
+void case_195() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c195_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c195_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c195_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c195_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c195_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c195_dst.out", dst.data(), 256);
+}
+
+// case 196 (uint32_t_uint8_t): full 16x16, scalar 1
+template <typename P>
+void case_196() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c196_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c196_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c196_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c196_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c196_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c196_dst.out", dst.data(), 256);
+}
+
+// case 197 (uint32_t_uint16_t): full 16x16
+template <typename P>
+void case_197() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c197_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c197_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c197_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c197_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c197_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c197_dst.out", dst.data(), 256);
+}
+
+// case 198 (uint32_t_uint16_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_198() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c198_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c198_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c198_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c198_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c198_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c198_dst.out", dst.data(), 256);
+}
+
+// case 199 (uint32_t_uint16_t): non-square 6x40
+template <typename P>
+void case_199() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c199_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x3c0);
+    load("c199_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c199_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x7c0);
+    load("c199_tmp.bin", tmp.data(), 240);
+    uint32_t scalar_value;
+    load("c199_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c199_dst.out", dst.data(), 240);
+}
+
+// case 200 (uint32_t_uint16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_200() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c200_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x800);
+    load("c200_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x880);
+    load("c200_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1080);
+    load("c200_tmp.bin", tmp.data(), 512);
+    uint32_t scalar_value;
+    load("c200_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c200_dst.out", dst.data(), 512);
+}
+
+// case 201 (uint32_t_uint16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_201() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c201_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c201_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c201_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c201_tmp.bin", tmp.data(), 15);
+    uint32_t scalar_value;
+    load("c201_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c201_dst.out", dst.data(), 15);
+}
+
+// case 202 (uint32_t_uint16_t): full 16x16, scalar 0
+template <typename P>
+void case_202() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c202_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c202_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c202_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c202_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c202_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c202_dst.out", dst.data(), 256);
+}
+
+// case 203 (uint32_t_uint16_t): full 16x16, scalar 1
+template <typename P>
+void case_203() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c203_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c203_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c203_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x840);
+    load("c203_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c203_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c203_dst.out", dst.data(), 256);
+}
+
+// case 204 (uint32_t): full 16x16
+template <typename P>
+void case_204() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c204_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c204_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x480);
+    load("c204_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x880);
+    load("c204_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c204_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c204_dst.out", dst.data(), 256);
+}
+
+// case 205 (uint32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_205() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c205_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c205_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x480);
+    load("c205_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x880);
+    load("c205_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c205_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c205_dst.out", dst.data(), 256);
+}
+
+// case 206 (uint32_t): non-square 6x40
+template <typename P>
+void case_206() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c206_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x3c0);
+    load("c206_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x440);
+    load("c206_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x800);
+    load("c206_tmp.bin", tmp.data(), 240);
+    uint32_t scalar_value;
+    load("c206_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c206_dst.out", dst.data(), 240);
+}
+
+// case 207 (uint32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_207() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c207_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x800);
+    load("c207_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x900);
+    load("c207_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1100);
+    load("c207_tmp.bin", tmp.data(), 512);
+    uint32_t scalar_value;
+    load("c207_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c207_dst.out", dst.data(), 512);
+}
+
+// case 208 (uint32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_208() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c208_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x40);
+    load("c208_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c208_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c208_tmp.bin", tmp.data(), 15);
+    uint32_t scalar_value;
+    load("c208_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c208_dst.out", dst.data(), 15);
+}
+
+// case 209 (uint32_t): full 16x16, scalar 0
+template <typename P>
+void case_209() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c209_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c209_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x480);
+    load("c209_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x880);
+    load("c209_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c209_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c209_dst.out", dst.data(), 256);
+}
+
+// case 210 (uint32_t): full 16x16, scalar 1
+template <typename P>
+void case_210() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c210_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x400);
+    load("c210_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x480);
+    load("c210_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x880);
+    load("c210_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c210_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c210_dst.out", dst.data(), 256);
+}
+
+// case 211 (int64_t_uint8_t): full 16x16
+template <typename P>
+void case_211() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c211_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c211_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c211_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c211_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c211_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c211_dst.out", dst.data(), 256);
+}
+
+// case 212 (int64_t_uint8_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_212() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c212_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c82_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c212_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x840);
-    load("c82_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c212_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1040);
-    load("c82_tmp.bin", tmp.data(), 256);
-    uint64_t scalar_value;
-    load("c82_scalar.bin", &scalar_value, 1);
+    load("c212_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c212_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c82_dst.out", dst.data(), 256);
+    store("c212_dst.out", dst.data(), 256);
 }
 
-// case 83 (uint64_t_uint8_t): non-square 6x40
+// case 213 (int64_t_uint8_t): non-square 6x40
 template <typename P>
-void case_83() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+void case_213() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c83_dst.bin", dst.data(), 240);
+    load("c213_dst.bin", dst.data(), 240);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x780);
-    load("c83_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c213_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x7c0);
-    load("c83_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c213_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xf40);
-    load("c83_tmp.bin", tmp.data(), 240);
-    uint64_t scalar_value;
-    load("c83_scalar.bin", &scalar_value, 1);
+    load("c213_tmp.bin", tmp.data(), 240);
+    int64_t scalar_value;
+    load("c213_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c83_dst.out", dst.data(), 240);
+    store("c213_dst.out", dst.data(), 240);
 }
 
-// case 84 (uint64_t_uint8_t): run-time valid 11x19 of 16x32
+// case 214 (int64_t_uint8_t): run-time valid 11x19 of 16x32
 template <typename P>
-void case_84() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+void case_214() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c84_dst.bin", dst.data(), 512);
+    load("c214_dst.bin", dst.data(), 512);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x1000);
-    load("c84_mask.bin", mask.data(), 64);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c214_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
     TASSIGN(src, 0x1040);
-    load("c84_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c214_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x2040);
-    load("c84_tmp.bin", tmp.data(), 512);
-    uint64_t scalar_value;
-    load("c84_scalar.bin", &scalar_value, 1);
+    load("c214_tmp.bin", tmp.data(), 512);
+    int64_t scalar_value;
+    load("c214_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c84_dst.out", dst.data(), 512);
+    store("c214_dst.out", dst.data(), 512);
 }
 
-// case 85 (uint64_t_uint8_t): odd 3x5 valid 2x3
+// case 215 (int64_t_uint8_t): odd 3x5 valid 2x3
 template <typename P>
-void case_85() {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_215() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 15);
+    load("c215_dst.bin", dst.data(), 15);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x80);
-    load("c85_mask.bin", mask.data(), 3);
+    load("c215_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0xc0);
+    load("c215_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x140);
+    load("c215_tmp.bin", tmp.data(), 15);
+    int64_t scalar_value;
+    load("c215_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c215_dst.out", dst.data(), 15);
+}
+
+// case 216 (int64_t_uint8_t): full 16x16, scalar 0
+template <typename P>
+void case_216() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c216_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c216_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c216_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c216_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c216_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c216_dst.out", dst.data(), 256);
+}
+
+// case 217 (int64_t_uint8_t): full 16x16, scalar 1
+template <typename P>
+void case_217() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c217_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c217_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c217_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c217_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c217_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c217_dst.out", dst.data(), 256);
+}
+
+// case 218 (int64_t_uint8_t): full 16x16, scalar -3
+template <typename P>
+void case_218() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c218_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c218_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c218_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c218_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c218_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c218_dst.out", dst.data(), 256);
+}
+
+// case 219 (int64_t_uint16_t): full 16x16
+template <typename P>
+void case_219() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c219_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c219_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c219_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c219_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c219_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c219_dst.out", dst.data(), 256);
+}
+
+// case 220 (int64_t_uint16_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_220() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c220_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c220_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c220_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c220_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c220_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c220_dst.out", dst.data(), 256);
+}
+
+// case 221 (int64_t_uint16_t): non-square 6x40
+template <typename P>
+void case_221() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c221_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x780);
+    load("c221_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x7c0);
+    load("c221_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xf40);
+    load("c221_tmp.bin", tmp.data(), 240);
+    int64_t scalar_value;
+    load("c221_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c221_dst.out", dst.data(), 240);
+}
+
+// case 222 (int64_t_uint16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_222() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c222_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x1000);
+    load("c222_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x1080);
+    load("c222_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x2080);
+    load("c222_tmp.bin", tmp.data(), 512);
+    int64_t scalar_value;
+    load("c222_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c222_dst.out", dst.data(), 512);
+}
+
+// case 223 (int64_t_uint16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_223() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c223_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x80);
+    load("c223_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0xc0);
+    load("c223_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x140);
+    load("c223_tmp.bin", tmp.data(), 15);
+    int64_t scalar_value;
+    load("c223_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c223_dst.out", dst.data(), 15);
+}
+
+// case 224 (int64_t_uint16_t): full 16x16, scalar 0
+template <typename P>
+void case_224() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c224_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c224_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c224_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c224_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c224_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c224_dst.out", dst.data(), 256);
+}
+
+// case 225 (int64_t_uint16_t): full 16x16, scalar 1
+template <typename P>
+void case_225() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c225_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c225_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c225_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c225_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c225_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c225_dst.out", dst.data(), 256);
+}
+
+// case 226 (int64_t_uint16_t): full 16x16, scalar -3
+template <typename P>
+void case_226() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c226_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c226_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c226_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c226_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c226_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c226_dst.out", dst.data(), 256);
+}
+
+// case 227 (int64_t_uint32_t): full 16x16
+template <typename P>
+void case_227() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c227_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c227_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x880);
+    load("c227_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1080);
+    load("c227_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c227_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c227_dst.out", dst.data(), 256);
+}
+
+// case 228 (int64_t_uint32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_228() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c228_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c228_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x880);
+    load("c228_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1080);
+    load("c228_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c228_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c228_dst.out", dst.data(), 256);
+}
+
+// case 229 (int64_t_uint32_t): non-square 6x40
+template <typename P>
+void case_229() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c229_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x780);
+    load("c229_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c229_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xf80);
+    load("c229_tmp.bin", tmp.data(), 240);
+    int64_t scalar_value;
+    load("c229_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c229_dst.out", dst.data(), 240);
+}
+
+// case 230 (int64_t_uint32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_230() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c230_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x1000);
+    load("c230_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x1100);
+    load("c230_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x2100);
+    load("c230_tmp.bin", tmp.data(), 512);
+    int64_t scalar_value;
+    load("c230_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c230_dst.out", dst.data(), 512);
+}
+
+// case 231 (int64_t_uint32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_231() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c231_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x80);
+    load("c231_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0xc0);
+    load("c231_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x140);
+    load("c231_tmp.bin", tmp.data(), 15);
+    int64_t scalar_value;
+    load("c231_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c231_dst.out", dst.data(), 15);
+}
+
+// case 232 (int64_t_uint32_t): full 16x16, scalar 0
+template <typename P>
+void case_232() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c232_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c232_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x880);
+    load("c232_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1080);
+    load("c232_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c232_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c232_dst.out", dst.data(), 256);
+}
+
+// case 233 (int64_t_uint32_t): full 16x16, scalar 1
+template <typename P>
+void case_233() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c233_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c233_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x880);
+    load("c233_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1080);
+    load("c233_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c233_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c233_dst.out", dst.data(), 256);
+}
+
+// case 234 (int64_t_uint32_t): full 16x16, scalar -3
+template <typename P>
+void case_234() {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c234_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c234_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x880);
+    load("c234_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1080);
+    load("c234_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c234_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c234_dst.out", dst.data(), 256);
+}
+
+// case 235 (uint64_t_uint8_t): full 16x16
+template <typename P>
+void case_235() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c235_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c235_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c235_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c235_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c235_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c235_dst.out", dst.data(), 256);
+}
+
+// case 236 (uint64_t_uint8_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_236() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c236_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c236_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c236_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c236_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c236_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c236_dst.out", dst.data(), 256);
+}
+
+// case 237 (uint64_t_uint8_t): non-square 6x40
+template <typename P>
+void case_237() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c237_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x780);
+    load("c237_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x7c0);
+    load("c237_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xf40);
+    load("c237_tmp.bin", tmp.data(), 240);
+    uint64_t scalar_value;
+    load("c237_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c237_dst.out", dst.data(), 240);
+}
+
+// case 238 (uint64_t_uint8_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_238() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c238_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x1000);
+    load("c238_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x1040);
+    load("c238_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x2040);
+    load("c238_tmp.bin", tmp.data(), 512);
+    uint64_t scalar_value;
+    load("c238_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c238_dst.out", dst.data(), 512);
+}
+
+// case 239 (uint64_t_uint8_t): odd 3x5 valid 2x3
+template <typename P>
+void case_239() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c239_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x80);
+    load("c239_mask.bin", mask.data(), 3);
     using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c85_src.bin", src.data(), 15);
+    load("c239_src.bin", src.data(), 15);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x140);
-    load("c85_tmp.bin", tmp.data(), 15);
+    load("c239_tmp.bin", tmp.data(), 15);
     uint64_t scalar_value;
-    load("c85_scalar.bin", &scalar_value, 1);
+    load("c239_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c85_dst.out", dst.data(), 15);
+    store("c239_dst.out", dst.data(), 15);
 }
 
-// case 86 (uint64_t_uint8_t): full 16x16, scalar 0
+// case 240 (uint64_t_uint8_t): full 16x16, scalar 0
 template <typename P>
-void case_86() {
+void case_240() {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c86_dst.bin", dst.data(), 256);
+    load("c240_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c86_mask.bin", mask.data(), 32);
+    load("c240_mask.bin", mask.data(), 32);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x840);
-    load("c86_src.bin", src.data(), 256);
+    load("c240_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1040);
-    load("c86_tmp.bin", tmp.data(), 256);
+    load("c240_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
-    load("c86_scalar.bin", &scalar_value, 1);
+    load("c240_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c86_dst.out", dst.data(), 256);
+    store("c240_dst.out", dst.data(), 256);
 }
 
-// case 87 (uint64_t_uint8_t): full 16x16, scalar 1
+// case 241 (uint64_t_uint8_t): full 16x16, scalar 1
 template <typename P>
-void case_87() {
+void case_241() {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c87_dst.bin", dst.data(), 256);
+    load("c241_dst.bin", dst.data(), 256);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c87_mask.bin", mask.data(), 32);
+    load("c241_mask.bin", mask.data(), 32);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x840);
-    load("c87_src.bin", src.data(), 256);
+    load("c241_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1040);
-    load("c87_tmp.bin", tmp.data(), 256);
+    load("c241_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
-    load("c87_scalar.bin", &scalar_value, 1);
+    load("c241_scalar.bin", &scalar_value, 1);
     profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
-    store("c87_dst.out", dst.data(), 256);
+    store("c241_dst.out", dst.data(), 256);
 }
 
-// rf_a2a3_07_same_valid_shape: breaks run-time rule 07_same_valid_shape of A2A3; must stop with: PTO runtime error: TSELS [A2A3]: dst and src must have the same valid row/col
-void rf_a2a3_07_same_valid_shape() {
+// case 242 (uint64_t_uint16_t): full 16x16
+template <typename P>
+void case_242() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c242_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c242_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c242_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c242_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c242_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c242_dst.out", dst.data(), 256);
+}
+
+// case 243 (uint64_t_uint16_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_243() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c243_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c243_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c243_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c243_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c243_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c243_dst.out", dst.data(), 256);
+}
+
+// case 244 (uint64_t_uint16_t): non-square 6x40
+template <typename P>
+void case_244() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c244_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x780);
+    load("c244_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x7c0);
+    load("c244_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xf40);
+    load("c244_tmp.bin", tmp.data(), 240);
+    uint64_t scalar_value;
+    load("c244_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c244_dst.out", dst.data(), 240);
+}
+
+// case 245 (uint64_t_uint16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_245() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c245_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x1000);
+    load("c245_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x1080);
+    load("c245_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x2080);
+    load("c245_tmp.bin", tmp.data(), 512);
+    uint64_t scalar_value;
+    load("c245_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c245_dst.out", dst.data(), 512);
+}
+
+// case 246 (uint64_t_uint16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_246() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c246_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x80);
+    load("c246_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0xc0);
+    load("c246_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x140);
+    load("c246_tmp.bin", tmp.data(), 15);
+    uint64_t scalar_value;
+    load("c246_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c246_dst.out", dst.data(), 15);
+}
+
+// case 247 (uint64_t_uint16_t): full 16x16, scalar 0
+template <typename P>
+void case_247() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c247_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c247_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c247_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c247_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c247_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c247_dst.out", dst.data(), 256);
+}
+
+// case 248 (uint64_t_uint16_t): full 16x16, scalar 1
+template <typename P>
+void case_248() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c248_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c248_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x840);
+    load("c248_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1040);
+    load("c248_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c248_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c248_dst.out", dst.data(), 256);
+}
+
+// case 249 (uint64_t_uint32_t): full 16x16
+template <typename P>
+void case_249() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c249_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c249_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x880);
+    load("c249_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1080);
+    load("c249_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c249_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c249_dst.out", dst.data(), 256);
+}
+
+// case 250 (uint64_t_uint32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_250() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c250_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c250_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x880);
+    load("c250_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1080);
+    load("c250_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c250_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c250_dst.out", dst.data(), 256);
+}
+
+// case 251 (uint64_t_uint32_t): non-square 6x40
+template <typename P>
+void case_251() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c251_dst.bin", dst.data(), 240);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x780);
+    load("c251_mask.bin", mask.data(), 30);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c251_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xf80);
+    load("c251_tmp.bin", tmp.data(), 240);
+    uint64_t scalar_value;
+    load("c251_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c251_dst.out", dst.data(), 240);
+}
+
+// case 252 (uint64_t_uint32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_252() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c252_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_mask mask(11, 3);
+    TASSIGN(mask, 0x1000);
+    load("c252_mask.bin", mask.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x1100);
+    load("c252_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x2100);
+    load("c252_tmp.bin", tmp.data(), 512);
+    uint64_t scalar_value;
+    load("c252_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c252_dst.out", dst.data(), 512);
+}
+
+// case 253 (uint64_t_uint32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_253() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c253_dst.bin", dst.data(), 15);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x80);
+    load("c253_mask.bin", mask.data(), 3);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0xc0);
+    load("c253_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x140);
+    load("c253_tmp.bin", tmp.data(), 15);
+    uint64_t scalar_value;
+    load("c253_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c253_dst.out", dst.data(), 15);
+}
+
+// case 254 (uint64_t_uint32_t): full 16x16, scalar 0
+template <typename P>
+void case_254() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c254_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c254_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x880);
+    load("c254_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1080);
+    load("c254_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c254_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c254_dst.out", dst.data(), 256);
+}
+
+// case 255 (uint64_t_uint32_t): full 16x16, scalar 1
+template <typename P>
+void case_255() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c255_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_mask mask;
+    TASSIGN(mask, 0x800);
+    load("c255_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x880);
+    load("c255_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1080);
+    load("c255_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c255_scalar.bin", &scalar_value, 1);
+    profiled::TSELS<P>(dst, mask, src, tmp, scalar_value);
+    store("c255_dst.out", dst.data(), 256);
+}
+
+// rf_a2a3_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of A2A3; must stop with: PTO runtime error: TSELS [A2A3]: dst and src must have the same valid row/col
+void rf_a2a3_08_same_valid_shape() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
@@ -2274,8 +6474,8 @@ void rf_a2a3_07_same_valid_shape() {
     profiled::TSELS<profile_a2a3>(dst, mask, src, tmp, Tile_src::DType{});
 }
 
-// rf_a5_07_same_valid_shape: breaks run-time rule 07_same_valid_shape of A5; must stop with: PTO runtime error: TSELS [A5]: dst and src must have the same valid row/col
-void rf_a5_07_same_valid_shape() {
+// rf_a5_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of A5; must stop with: PTO runtime error: TSELS [A5]: dst and src must have the same valid row/col
+void rf_a5_08_same_valid_shape() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
@@ -2291,8 +6491,8 @@ void rf_a5_07_same_valid_shape() {
     profiled::TSELS<profile_a5>(dst, mask, src, tmp, Tile_src::DType{});
 }
 
-// rf_cpu_07_same_valid_shape: breaks run-time rule 07_same_valid_shape of CPU; must stop with: PTO runtime error: TSELS [CPU]: dst and src must have the same valid row/col
-void rf_cpu_07_same_valid_shape() {
+// rf_cpu_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of CPU; must stop with: PTO runtime error: TSELS [CPU]: dst and src must have the same valid row/col
+void rf_cpu_08_same_valid_shape() {
     using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
@@ -2340,98 +6540,53 @@ const Entry entries[] = {
     {"c7@CPU", case_7<profile_cpu>},
     {"c8@CPU", case_8<profile_cpu>},
     {"c9@CPU", case_9<profile_cpu>},
-    {"c10@A2A3", case_10<profile_a2a3>},
     {"c10@CPU", case_10<profile_cpu>},
-    {"c11@A2A3", case_11<profile_a2a3>},
     {"c11@CPU", case_11<profile_cpu>},
-    {"c12@A2A3", case_12<profile_a2a3>},
     {"c12@CPU", case_12<profile_cpu>},
-    {"c13@A2A3", case_13<profile_a2a3>},
     {"c13@CPU", case_13<profile_cpu>},
-    {"c14@A2A3", case_14<profile_a2a3>},
     {"c14@CPU", case_14<profile_cpu>},
-    {"c15@A2A3", case_15<profile_a2a3>},
     {"c15@CPU", case_15<profile_cpu>},
-    {"c16@A2A3", case_16<profile_a2a3>},
     {"c16@CPU", case_16<profile_cpu>},
-    {"c17@A2A3", case_17<profile_a2a3>},
     {"c17@CPU", case_17<profile_cpu>},
-    {"c18@A2A3", case_18<profile_a2a3>},
-    {"c18@A5", case_18<profile_a5>},
     {"c18@CPU", case_18<profile_cpu>},
-    {"c19@A2A3", case_19<profile_a2a3>},
-    {"c19@A5", case_19<profile_a5>},
     {"c19@CPU", case_19<profile_cpu>},
-    {"c20@A2A3", case_20<profile_a2a3>},
-    {"c20@A5", case_20<profile_a5>},
     {"c20@CPU", case_20<profile_cpu>},
-    {"c21@A2A3", case_21<profile_a2a3>},
-    {"c21@A5", case_21<profile_a5>},
     {"c21@CPU", case_21<profile_cpu>},
-    {"c22@A2A3", case_22<profile_a2a3>},
-    {"c22@A5", case_22<profile_a5>},
     {"c22@CPU", case_22<profile_cpu>},
-    {"c23@A2A3", case_23<profile_a2a3>},
-    {"c23@A5", case_23<profile_a5>},
     {"c23@CPU", case_23<profile_cpu>},
-    {"c24@A2A3", case_24<profile_a2a3>},
-    {"c24@A5", case_24<profile_a5>},
     {"c24@CPU", case_24<profile_cpu>},
-    {"c25@A2A3", case_25<profile_a2a3>},
-    {"c25@A5", case_25<profile_a5>},
     {"c25@CPU", case_25<profile_cpu>},
-    {"c26@A5", case_26<profile_a5>},
+    {"c26@A2A3", case_26<profile_a2a3>},
     {"c26@CPU", case_26<profile_cpu>},
-    {"c27@A5", case_27<profile_a5>},
+    {"c27@A2A3", case_27<profile_a2a3>},
     {"c27@CPU", case_27<profile_cpu>},
-    {"c28@A5", case_28<profile_a5>},
+    {"c28@A2A3", case_28<profile_a2a3>},
     {"c28@CPU", case_28<profile_cpu>},
-    {"c29@A5", case_29<profile_a5>},
+    {"c29@A2A3", case_29<profile_a2a3>},
     {"c29@CPU", case_29<profile_cpu>},
-    {"c30@A5", case_30<profile_a5>},
+    {"c30@A2A3", case_30<profile_a2a3>},
     {"c30@CPU", case_30<profile_cpu>},
-    {"c31@A5", case_31<profile_a5>},
+    {"c31@A2A3", case_31<profile_a2a3>},
     {"c31@CPU", case_31<profile_cpu>},
-    {"c32@A5", case_32<profile_a5>},
+    {"c32@A2A3", case_32<profile_a2a3>},
     {"c32@CPU", case_32<profile_cpu>},
-    {"c33@A5", case_33<profile_a5>},
+    {"c33@A2A3", case_33<profile_a2a3>},
     {"c33@CPU", case_33<profile_cpu>},
     {"c34@CPU", case_34<profile_cpu>},
     {"c35@CPU", case_35<profile_cpu>},
-    {"c36@A5", case_36<profile_a5>},
     {"c36@CPU", case_36<profile_cpu>},
-    {"c37@A5", case_37<profile_a5>},
     {"c37@CPU", case_37<profile_cpu>},
-    {"c38@A5", case_38<profile_a5>},
     {"c38@CPU", case_38<profile_cpu>},
-    {"c39@A5", case_39<profile_a5>},
     {"c39@CPU", case_39<profile_cpu>},
-    {"c40@A5", case_40<profile_a5>},
     {"c40@CPU", case_40<profile_cpu>},
-    {"c41@A5", case_41<profile_a5>},
     {"c41@CPU", case_41<profile_cpu>},
-    {"c42@A5", case_42<profile_a5>},
     {"c42@CPU", case_42<profile_cpu>},
-    {"c43@A2A3", case_43<profile_a2a3>},
-    {"c43@A5", case_43<profile_a5>},
     {"c43@CPU", case_43<profile_cpu>},
-    {"c44@A2A3", case_44<profile_a2a3>},
-    {"c44@A5", case_44<profile_a5>},
     {"c44@CPU", case_44<profile_cpu>},
-    {"c45@A2A3", case_45<profile_a2a3>},
-    {"c45@A5", case_45<profile_a5>},
     {"c45@CPU", case_45<profile_cpu>},
-    {"c46@A2A3", case_46<profile_a2a3>},
-    {"c46@A5", case_46<profile_a5>},
     {"c46@CPU", case_46<profile_cpu>},
-    {"c47@A2A3", case_47<profile_a2a3>},
-    {"c47@A5", case_47<profile_a5>},
     {"c47@CPU", case_47<profile_cpu>},
-    {"c48@A2A3", case_48<profile_a2a3>},
-    {"c48@A5", case_48<profile_a5>},
     {"c48@CPU", case_48<profile_cpu>},
-    {"c49@A2A3", case_49<profile_a2a3>},
-    {"c49@A5", case_49<profile_a5>},
     {"c49@CPU", case_49<profile_cpu>},
     {"c50@A2A3", case_50<profile_a2a3>},
     {"c50@A5", case_50<profile_a5>},
@@ -2457,52 +6612,21 @@ const Entry entries[] = {
     {"c57@A2A3", case_57<profile_a2a3>},
     {"c57@A5", case_57<profile_a5>},
     {"c57@CPU", case_57<profile_cpu>},
-    {"c58@A2A3", case_58<profile_a2a3>},
-    {"c58@A5", case_58<profile_a5>},
     {"c58@CPU", case_58<profile_cpu>},
-    {"c59@A2A3", case_59<profile_a2a3>},
-    {"c59@A5", case_59<profile_a5>},
     {"c59@CPU", case_59<profile_cpu>},
-    {"c60@A2A3", case_60<profile_a2a3>},
-    {"c60@A5", case_60<profile_a5>},
     {"c60@CPU", case_60<profile_cpu>},
-    {"c61@A2A3", case_61<profile_a2a3>},
-    {"c61@A5", case_61<profile_a5>},
     {"c61@CPU", case_61<profile_cpu>},
-    {"c62@A2A3", case_62<profile_a2a3>},
-    {"c62@A5", case_62<profile_a5>},
     {"c62@CPU", case_62<profile_cpu>},
-    {"c63@A2A3", case_63<profile_a2a3>},
-    {"c63@A5", case_63<profile_a5>},
     {"c63@CPU", case_63<profile_cpu>},
-    {"c64@A2A3", case_64<profile_a2a3>},
-    {"c64@A5", case_64<profile_a5>},
     {"c64@CPU", case_64<profile_cpu>},
-    {"c65@A2A3", case_65<profile_a2a3>},
-    {"c65@A5", case_65<profile_a5>},
     {"c65@CPU", case_65<profile_cpu>},
-    {"c66@A2A3", case_66<profile_a2a3>},
-    {"c66@A5", case_66<profile_a5>},
     {"c66@CPU", case_66<profile_cpu>},
-    {"c67@A2A3", case_67<profile_a2a3>},
-    {"c67@A5", case_67<profile_a5>},
     {"c67@CPU", case_67<profile_cpu>},
-    {"c68@A2A3", case_68<profile_a2a3>},
-    {"c68@A5", case_68<profile_a5>},
     {"c68@CPU", case_68<profile_cpu>},
-    {"c69@A2A3", case_69<profile_a2a3>},
-    {"c69@A5", case_69<profile_a5>},
     {"c69@CPU", case_69<profile_cpu>},
-    {"c70@A2A3", case_70<profile_a2a3>},
-    {"c70@A5", case_70<profile_a5>},
     {"c70@CPU", case_70<profile_cpu>},
-    {"c71@A2A3", case_71<profile_a2a3>},
-    {"c71@A5", case_71<profile_a5>},
     {"c71@CPU", case_71<profile_cpu>},
-    {"c72@A2A3", case_72<profile_a2a3>},
-    {"c72@A5", case_72<profile_a5>},
     {"c72@CPU", case_72<profile_cpu>},
-    {"c73@A5", case_73<profile_a5>},
     {"c73@CPU", case_73<profile_cpu>},
     {"c74@A5", case_74<profile_a5>},
     {"c74@CPU", case_74<profile_cpu>},
@@ -2520,21 +6644,265 @@ const Entry entries[] = {
     {"c80@CPU", case_80<profile_cpu>},
     {"c81@A5", case_81<profile_a5>},
     {"c81@CPU", case_81<profile_cpu>},
-    {"c82@A5", case_82<profile_a5>},
     {"c82@CPU", case_82<profile_cpu>},
-    {"c83@A5", case_83<profile_a5>},
     {"c83@CPU", case_83<profile_cpu>},
-    {"c84@A5", case_84<profile_a5>},
     {"c84@CPU", case_84<profile_cpu>},
-    {"c85@A5", case_85<profile_a5>},
     {"c85@CPU", case_85<profile_cpu>},
-    {"c86@A5", case_86<profile_a5>},
     {"c86@CPU", case_86<profile_cpu>},
-    {"c87@A5", case_87<profile_a5>},
     {"c87@CPU", case_87<profile_cpu>},
-    {"rf_a2a3_07_same_valid_shape", rf_a2a3_07_same_valid_shape},
-    {"rf_a5_07_same_valid_shape", rf_a5_07_same_valid_shape},
-    {"rf_cpu_07_same_valid_shape", rf_cpu_07_same_valid_shape},
+    {"c88@CPU", case_88<profile_cpu>},
+    {"c89@CPU", case_89<profile_cpu>},
+    {"c90@CPU", case_90<profile_cpu>},
+    {"c91@CPU", case_91<profile_cpu>},
+    {"c92@CPU", case_92<profile_cpu>},
+    {"c93@CPU", case_93<profile_cpu>},
+    {"c94@CPU", case_94<profile_cpu>},
+    {"c95@CPU", case_95<profile_cpu>},
+    {"c96@CPU", case_96<profile_cpu>},
+    {"c97@CPU", case_97<profile_cpu>},
+    {"c98@CPU", case_98<profile_cpu>},
+    {"c99@CPU", case_99<profile_cpu>},
+    {"c100@A5", case_100<profile_a5>},
+    {"c100@CPU", case_100<profile_cpu>},
+    {"c101@A5", case_101<profile_a5>},
+    {"c101@CPU", case_101<profile_cpu>},
+    {"c102@A5", case_102<profile_a5>},
+    {"c102@CPU", case_102<profile_cpu>},
+    {"c103@A5", case_103<profile_a5>},
+    {"c103@CPU", case_103<profile_cpu>},
+    {"c104@A5", case_104<profile_a5>},
+    {"c104@CPU", case_104<profile_cpu>},
+    {"c105@A5", case_105<profile_a5>},
+    {"c105@CPU", case_105<profile_cpu>},
+    {"c106@A5", case_106<profile_a5>},
+    {"c106@CPU", case_106<profile_cpu>},
+    {"c107@CPU", case_107<profile_cpu>},
+    {"c108@CPU", case_108<profile_cpu>},
+    {"c109@CPU", case_109<profile_cpu>},
+    {"c110@CPU", case_110<profile_cpu>},
+    {"c111@CPU", case_111<profile_cpu>},
+    {"c112@CPU", case_112<profile_cpu>},
+    {"c113@CPU", case_113<profile_cpu>},
+    {"c114@CPU", case_114<profile_cpu>},
+    {"c115@CPU", case_115<profile_cpu>},
+    {"c116@CPU", case_116<profile_cpu>},
+    {"c117@CPU", case_117<profile_cpu>},
+    {"c118@CPU", case_118<profile_cpu>},
+    {"c119@CPU", case_119<profile_cpu>},
+    {"c120@CPU", case_120<profile_cpu>},
+    {"c121@A2A3", case_121<profile_a2a3>},
+    {"c121@A5", case_121<profile_a5>},
+    {"c121@CPU", case_121<profile_cpu>},
+    {"c122@A2A3", case_122<profile_a2a3>},
+    {"c122@A5", case_122<profile_a5>},
+    {"c122@CPU", case_122<profile_cpu>},
+    {"c123@A2A3", case_123<profile_a2a3>},
+    {"c123@A5", case_123<profile_a5>},
+    {"c123@CPU", case_123<profile_cpu>},
+    {"c124@A2A3", case_124<profile_a2a3>},
+    {"c124@A5", case_124<profile_a5>},
+    {"c124@CPU", case_124<profile_cpu>},
+    {"c125@A2A3", case_125<profile_a2a3>},
+    {"c125@A5", case_125<profile_a5>},
+    {"c125@CPU", case_125<profile_cpu>},
+    {"c126@A2A3", case_126<profile_a2a3>},
+    {"c126@A5", case_126<profile_a5>},
+    {"c126@CPU", case_126<profile_cpu>},
+    {"c127@A2A3", case_127<profile_a2a3>},
+    {"c127@A5", case_127<profile_a5>},
+    {"c127@CPU", case_127<profile_cpu>},
+    {"c128@A2A3", case_128<profile_a2a3>},
+    {"c128@A5", case_128<profile_a5>},
+    {"c128@CPU", case_128<profile_cpu>},
+    {"c129@CPU", case_129<profile_cpu>},
+    {"c130@CPU", case_130<profile_cpu>},
+    {"c131@CPU", case_131<profile_cpu>},
+    {"c132@CPU", case_132<profile_cpu>},
+    {"c133@CPU", case_133<profile_cpu>},
+    {"c134@CPU", case_134<profile_cpu>},
+    {"c135@CPU", case_135<profile_cpu>},
+    {"c136@CPU", case_136<profile_cpu>},
+    {"c137@CPU", case_137<profile_cpu>},
+    {"c138@CPU", case_138<profile_cpu>},
+    {"c139@CPU", case_139<profile_cpu>},
+    {"c140@CPU", case_140<profile_cpu>},
+    {"c141@CPU", case_141<profile_cpu>},
+    {"c142@CPU", case_142<profile_cpu>},
+    {"c143@CPU", case_143<profile_cpu>},
+    {"c144@CPU", case_144<profile_cpu>},
+    {"c145@A2A3", case_145<profile_a2a3>},
+    {"c145@A5", case_145<profile_a5>},
+    {"c145@CPU", case_145<profile_cpu>},
+    {"c146@A2A3", case_146<profile_a2a3>},
+    {"c146@A5", case_146<profile_a5>},
+    {"c146@CPU", case_146<profile_cpu>},
+    {"c147@A2A3", case_147<profile_a2a3>},
+    {"c147@A5", case_147<profile_a5>},
+    {"c147@CPU", case_147<profile_cpu>},
+    {"c148@A2A3", case_148<profile_a2a3>},
+    {"c148@A5", case_148<profile_a5>},
+    {"c148@CPU", case_148<profile_cpu>},
+    {"c149@A2A3", case_149<profile_a2a3>},
+    {"c149@A5", case_149<profile_a5>},
+    {"c149@CPU", case_149<profile_cpu>},
+    {"c150@A2A3", case_150<profile_a2a3>},
+    {"c150@A5", case_150<profile_a5>},
+    {"c150@CPU", case_150<profile_cpu>},
+    {"c151@A2A3", case_151<profile_a2a3>},
+    {"c151@A5", case_151<profile_a5>},
+    {"c151@CPU", case_151<profile_cpu>},
+    {"c152@CPU", case_152<profile_cpu>},
+    {"c153@CPU", case_153<profile_cpu>},
+    {"c154@CPU", case_154<profile_cpu>},
+    {"c155@CPU", case_155<profile_cpu>},
+    {"c156@CPU", case_156<profile_cpu>},
+    {"c157@CPU", case_157<profile_cpu>},
+    {"c158@CPU", case_158<profile_cpu>},
+    {"c159@CPU", case_159<profile_cpu>},
+    {"c160@CPU", case_160<profile_cpu>},
+    {"c161@CPU", case_161<profile_cpu>},
+    {"c162@CPU", case_162<profile_cpu>},
+    {"c163@CPU", case_163<profile_cpu>},
+    {"c164@CPU", case_164<profile_cpu>},
+    {"c165@CPU", case_165<profile_cpu>},
+    {"c166@A2A3", case_166<profile_a2a3>},
+    {"c166@A5", case_166<profile_a5>},
+    {"c166@CPU", case_166<profile_cpu>},
+    {"c167@A2A3", case_167<profile_a2a3>},
+    {"c167@A5", case_167<profile_a5>},
+    {"c167@CPU", case_167<profile_cpu>},
+    {"c168@A2A3", case_168<profile_a2a3>},
+    {"c168@A5", case_168<profile_a5>},
+    {"c168@CPU", case_168<profile_cpu>},
+    {"c169@A2A3", case_169<profile_a2a3>},
+    {"c169@A5", case_169<profile_a5>},
+    {"c169@CPU", case_169<profile_cpu>},
+    {"c170@A2A3", case_170<profile_a2a3>},
+    {"c170@A5", case_170<profile_a5>},
+    {"c170@CPU", case_170<profile_cpu>},
+    {"c171@A2A3", case_171<profile_a2a3>},
+    {"c171@A5", case_171<profile_a5>},
+    {"c171@CPU", case_171<profile_cpu>},
+    {"c172@A2A3", case_172<profile_a2a3>},
+    {"c172@A5", case_172<profile_a5>},
+    {"c172@CPU", case_172<profile_cpu>},
+    {"c173@A2A3", case_173<profile_a2a3>},
+    {"c173@A5", case_173<profile_a5>},
+    {"c173@CPU", case_173<profile_cpu>},
+    {"c174@CPU", case_174<profile_cpu>},
+    {"c175@CPU", case_175<profile_cpu>},
+    {"c176@CPU", case_176<profile_cpu>},
+    {"c177@CPU", case_177<profile_cpu>},
+    {"c178@CPU", case_178<profile_cpu>},
+    {"c179@CPU", case_179<profile_cpu>},
+    {"c180@CPU", case_180<profile_cpu>},
+    {"c181@CPU", case_181<profile_cpu>},
+    {"c182@CPU", case_182<profile_cpu>},
+    {"c183@CPU", case_183<profile_cpu>},
+    {"c184@CPU", case_184<profile_cpu>},
+    {"c185@CPU", case_185<profile_cpu>},
+    {"c186@CPU", case_186<profile_cpu>},
+    {"c187@CPU", case_187<profile_cpu>},
+    {"c188@CPU", case_188<profile_cpu>},
+    {"c189@CPU", case_189<profile_cpu>},
+    {"c190@A2A3", case_190<profile_a2a3>},
+    {"c190@A5", case_190<profile_a5>},
+    {"c190@CPU", case_190<profile_cpu>},
+    {"c191@A2A3", case_191<profile_a2a3>},
+    {"c191@A5", case_191<profile_a5>},
+    {"c191@CPU", case_191<profile_cpu>},
+    {"c192@A2A3", case_192<profile_a2a3>},
+    {"c192@A5", case_192<profile_a5>},
+    {"c192@CPU", case_192<profile_cpu>},
+    {"c193@A2A3", case_193<profile_a2a3>},
+    {"c193@A5", case_193<profile_a5>},
+    {"c193@CPU", case_193<profile_cpu>},
+    {"c194@A2A3", case_194<profile_a2a3>},
+    {"c194@A5", case_194<profile_a5>},
+    {"c194@CPU", case_194<profile_cpu>},
+    {"c195@A2A3", case_195<profile_a2a3>},
+    {"c195@A5", case_195<profile_a5>},
+    {"c195@CPU", case_195<profile_cpu>},
+    {"c196@A2A3", case_196<profile_a2a3>},
+    {"c196@A5", case_196<profile_a5>},
+    {"c196@CPU", case_196<profile_cpu>},
+    {"c197@CPU", case_197<profile_cpu>},
+    {"c198@CPU", case_198<profile_cpu>},
+    {"c199@CPU", case_199<profile_cpu>},
+    {"c200@CPU", case_200<profile_cpu>},
+    {"c201@CPU", case_201<profile_cpu>},
+    {"c202@CPU", case_202<profile_cpu>},
+    {"c203@CPU", case_203<profile_cpu>},
+    {"c204@CPU", case_204<profile_cpu>},
+    {"c205@CPU", case_205<profile_cpu>},
+    {"c206@CPU", case_206<profile_cpu>},
+    {"c207@CPU", case_207<profile_cpu>},
+    {"c208@CPU", case_208<profile_cpu>},
+    {"c209@CPU", case_209<profile_cpu>},
+    {"c210@CPU", case_210<profile_cpu>},
+    {"c211@A5", case_211<profile_a5>},
+    {"c211@CPU", case_211<profile_cpu>},
+    {"c212@A5", case_212<profile_a5>},
+    {"c212@CPU", case_212<profile_cpu>},
+    {"c213@A5", case_213<profile_a5>},
+    {"c213@CPU", case_213<profile_cpu>},
+    {"c214@A5", case_214<profile_a5>},
+    {"c214@CPU", case_214<profile_cpu>},
+    {"c215@A5", case_215<profile_a5>},
+    {"c215@CPU", case_215<profile_cpu>},
+    {"c216@A5", case_216<profile_a5>},
+    {"c216@CPU", case_216<profile_cpu>},
+    {"c217@A5", case_217<profile_a5>},
+    {"c217@CPU", case_217<profile_cpu>},
+    {"c218@A5", case_218<profile_a5>},
+    {"c218@CPU", case_218<profile_cpu>},
+    {"c219@CPU", case_219<profile_cpu>},
+    {"c220@CPU", case_220<profile_cpu>},
+    {"c221@CPU", case_221<profile_cpu>},
+    {"c222@CPU", case_222<profile_cpu>},
+    {"c223@CPU", case_223<profile_cpu>},
+    {"c224@CPU", case_224<profile_cpu>},
+    {"c225@CPU", case_225<profile_cpu>},
+    {"c226@CPU", case_226<profile_cpu>},
+    {"c227@CPU", case_227<profile_cpu>},
+    {"c228@CPU", case_228<profile_cpu>},
+    {"c229@CPU", case_229<profile_cpu>},
+    {"c230@CPU", case_230<profile_cpu>},
+    {"c231@CPU", case_231<profile_cpu>},
+    {"c232@CPU", case_232<profile_cpu>},
+    {"c233@CPU", case_233<profile_cpu>},
+    {"c234@CPU", case_234<profile_cpu>},
+    {"c235@A5", case_235<profile_a5>},
+    {"c235@CPU", case_235<profile_cpu>},
+    {"c236@A5", case_236<profile_a5>},
+    {"c236@CPU", case_236<profile_cpu>},
+    {"c237@A5", case_237<profile_a5>},
+    {"c237@CPU", case_237<profile_cpu>},
+    {"c238@A5", case_238<profile_a5>},
+    {"c238@CPU", case_238<profile_cpu>},
+    {"c239@A5", case_239<profile_a5>},
+    {"c239@CPU", case_239<profile_cpu>},
+    {"c240@A5", case_240<profile_a5>},
+    {"c240@CPU", case_240<profile_cpu>},
+    {"c241@A5", case_241<profile_a5>},
+    {"c241@CPU", case_241<profile_cpu>},
+    {"c242@CPU", case_242<profile_cpu>},
+    {"c243@CPU", case_243<profile_cpu>},
+    {"c244@CPU", case_244<profile_cpu>},
+    {"c245@CPU", case_245<profile_cpu>},
+    {"c246@CPU", case_246<profile_cpu>},
+    {"c247@CPU", case_247<profile_cpu>},
+    {"c248@CPU", case_248<profile_cpu>},
+    {"c249@CPU", case_249<profile_cpu>},
+    {"c250@CPU", case_250<profile_cpu>},
+    {"c251@CPU", case_251<profile_cpu>},
+    {"c252@CPU", case_252<profile_cpu>},
+    {"c253@CPU", case_253<profile_cpu>},
+    {"c254@CPU", case_254<profile_cpu>},
+    {"c255@CPU", case_255<profile_cpu>},
+    {"rf_a2a3_08_same_valid_shape", rf_a2a3_08_same_valid_shape},
+    {"rf_a5_08_same_valid_shape", rf_a5_08_same_valid_shape},
+    {"rf_cpu_08_same_valid_shape", rf_cpu_08_same_valid_shape},
 };
 
 } // namespace

@@ -76,9 +76,9 @@ void fail_a2a3_03_dtype() {
     profiled::TSELS<profile_a2a3>(dst, mask, src, tmp, Tile_src::DType{});
 }
 
-// breaks rule 04_same_dtype (same_dtype) of the A2A3 profile
+// breaks rule 05_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TSELS [A2A3]: dst and src must have the same DType}}
-void fail_a2a3_04_same_dtype() {
+void fail_a2a3_05_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
@@ -91,9 +91,9 @@ void fail_a2a3_04_same_dtype() {
     profiled::TSELS<profile_a2a3>(dst, mask, src, tmp, Tile_src::DType{});
 }
 
-// breaks rule 05_row_major (row_major) of the A2A3 profile
+// breaks rule 06_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TSELS [A2A3]: tile layout must be row-major}}
-void fail_a2a3_05_row_major() {
+void fail_a2a3_06_row_major() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
@@ -136,9 +136,9 @@ void fail_a5_03_dtype() {
     profiled::TSELS<profile_a5>(dst, mask, src, tmp, Tile_src::DType{});
 }
 
-// breaks rule 04_same_dtype (same_dtype) of the A5 profile
+// breaks rule 05_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TSELS [A5]: dst and src must have the same DType}}
-void fail_a5_04_same_dtype() {
+void fail_a5_05_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
@@ -151,9 +151,9 @@ void fail_a5_04_same_dtype() {
     profiled::TSELS<profile_a5>(dst, mask, src, tmp, Tile_src::DType{});
 }
 
-// breaks rule 06_row_major (row_major) of the A5 profile
+// breaks rule 07_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TSELS [A5]: tile layout must be row-major}}
-void fail_a5_06_row_major() {
+void fail_a5_07_row_major() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
@@ -166,9 +166,9 @@ void fail_a5_06_row_major() {
     profiled::TSELS<profile_a5>(dst, mask, src, tmp, Tile_src::DType{});
 }
 
-// breaks rule 03_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TSELS [CPU]: DType must be one of: uint8_t}}
-void fail_cpu_03_dtype() {
+// breaks rule 04_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TSELS [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t}}
+void fail_cpu_04_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_mask = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
@@ -181,9 +181,9 @@ void fail_cpu_03_dtype() {
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, Tile_src::DType{});
 }
 
-// breaks rule 04_same_dtype (same_dtype) of the CPU profile
+// breaks rule 05_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TSELS [CPU]: dst and src must have the same DType}}
-void fail_cpu_04_same_dtype() {
+void fail_cpu_05_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;

@@ -19,11 +19,10 @@ PTO_INTERNAL void TSEL_impl(T_dst& dst, T_mask& mask, T_src0& src0, T_src1& src1
         // Contiguous rows: plain pointer loops the compiler can vectorise.
         for (int r = 0; r < rows; ++r) {
             auto* dst_row = dst.data() + r * T_dst::RowStride;
-            const auto* mask_row = mask.data() + r * T_mask::RowStride;
             const auto* src0_row = src0.data() + r * T_src0::RowStride;
             const auto* src1_row = src1.data() + r * T_src1::RowStride;
             for (int c = 0; c < cols; ++c) {
-                const C mask_v = static_cast<C>(sim::packed_bit(mask_row, c));
+                const C mask_v = static_cast<C>(sim::stream_bit(mask, static_cast<long>(r) * cols + c));
                 const C src0_v = static_cast<C>(src0_row[c]);
                 const C src1_v = static_cast<C>(src1_row[c]);
                 dst_row[c] = sim::narrow<T>((mask_v != C(0) ? C(src0_v) : C(src1_v)));
@@ -32,7 +31,7 @@ PTO_INTERNAL void TSEL_impl(T_dst& dst, T_mask& mask, T_src0& src0, T_src1& src1
     } else {
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < cols; ++c) {
-                const C mask_v = static_cast<C>(sim::packed_bit_at(mask, r, c));
+                const C mask_v = static_cast<C>(sim::stream_bit(mask, static_cast<long>(r) * cols + c));
                 const C src0_v = static_cast<C>(src0.at(r, c));
                 const C src1_v = static_cast<C>(src1.at(r, c));
                 dst.at(r, c) = sim::narrow<T>((mask_v != C(0) ? C(src0_v) : C(src1_v)));

@@ -628,11 +628,11 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TSELS() {
-        static_assert(sim::is_one_of_v<typename TileDataMask::DType, uint8_t>,
-                      "TSELS [CPU]: DType must be one of: uint8_t");
+        static_assert(sim::is_one_of_v<typename TileDataMask::DType, uint8_t, uint16_t, uint32_t>,
+                      "TSELS [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TSELS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataMask::DType, uint8_t>) &&
+        return (sim::is_one_of_v<typename TileDataMask::DType, uint8_t, uint16_t, uint32_t>) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
     }
 
@@ -941,8 +941,8 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCMP() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t>,
-                      "TCMP [CPU]: DType must be one of: uint8_t");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, uint32_t>,
+                      "TCMP [CPU]: DType must be one of: uint8_t, uint32_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                           TileDataSrc1::Loc == TileType::Vec,
                       "TCMP [CPU]: tile location must be TileType::Vec");
@@ -953,7 +953,7 @@ struct profile_cpu {
                       "TCMP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
                       "TCMP [CPU]: src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, uint32_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&

@@ -57,6 +57,18 @@ bool packed_bit(const W* row, int c) {
     return ((static_cast<U>(row[c / bits_per_word<W>]) >> (c % bits_per_word<W>)) & 1U) != 0;
 }
 
+// A predicate stream: predicate n is bit n % B of the (n / B)-th element of the tile's valid
+// region, counted row by row.
+template <typename TileT>
+bool stream_bit(TileT& tile, long n) {
+    using W = typename TileT::DType;
+    using U = std::make_unsigned_t<W>;
+    const long e = n / bits_per_word<W>;
+    const long width = tile.GetValidCol();
+    return ((static_cast<U>(tile.at(static_cast<int>(e / width), static_cast<int>(e % width))) >>
+             (n % bits_per_word<W>)) & 1U) != 0;
+}
+
 // The same for a tile of any layout, by (row, column) of the predicate.
 template <typename TileT>
 bool packed_bit_at(TileT& tile, int r, int c) {
