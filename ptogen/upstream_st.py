@@ -89,6 +89,33 @@ def discover(upstream: Path, ops: Iterable[str]) -> tuple[list[CaseDir], list[st
     return found, missing
 
 
+# Upper-case calls that are not tile intrinsics: the simulator's own helpers and gtest's macros.
+RUNTIME_CALLS = frozenset({"TASSIGN", "TSYNC", "TEST", "TEST_F", "TEST_P", "TYPED_TEST"})
+TRANSFERS = frozenset({"TLOAD", "TSTORE"})
+_CALL = re.compile(r"\b(T[A-Z][A-Z0-9_]*)\s*(?:<[^;()]*>)?\s*\(")
+
+
+def mixed_dirs(upstream: Path, ops: Iterable[str], covered: Iterable[str], taken: set[str]) -> list[CaseDir]:
+    """Directories named after no single op (upstream tests some families together, e.g.
+    `trowexpandop`, `trowreduceidx`) whose sources call one of `ops` and otherwise only covered
+    intrinsics, so that they can build against the generated headers."""
+    wanted = {o.upper() for o in ops}
+    known = {o.upper() for o in covered} | RUNTIME_CALLS
+    found = []
+    for d in sorted((upstream / TESTCASE_DIR).iterdir()):
+        if d.name in taken or not (d / "main.cpp").is_file():
+            continue
+        case = CaseDir(d.name, d)
+        calls = {m.group(1) for src in case.sources for m in _CALL.finditer(src.read_text(errors="replace"))}
+        # Upper-case names called like functions that are tile intrinsics: known ones, or ones
+        # the checkout's tests call that look like ops (T + capitals), which makes it unrunnable.
+        ops_called = {c for c in calls if not c.endswith("_IMPL") and c.isupper()}
+        # Moving data in and out is not what a directory tests unless it is named after it.
+        if ops_called & wanted - TRANSFERS and ops_called <= known:
+            found.append(case)
+    return found
+
+
 def parse_test_list(text: str) -> list[str]:
     """Full names (`Suite.Case`) from `--gtest_list_tests` output. Suite lines end with '.', case
     lines are indented; parameterised ones carry a `# GetParam() = ...` comment."""
@@ -292,6 +319,7 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     if problem:
         return _usage(problem)
     dirs, missing = discover(upstream, ops)
+    dirs += mixed_dirs(upstream, ops, covered_ops(layout), {d.op for d in dirs})
     if not dirs:
         return _usage("none of the selected ops has an upstream CPU ST directory")
     setup = Setup(upstream, cxx, build_flags(layout, upstream, args.reference), work, sys.executable)

@@ -18,6 +18,7 @@ from ptogen.upstream_st import (
     first_error,
     format_table,
     judge_case,
+    mixed_dirs,
     parse_test_list,
     select_ops,
     summary,
@@ -91,6 +92,23 @@ def test_discover_finds_test_directories_and_reports_the_rest(tmp_path: Path) ->
     assert missing == ["tsub", "vadds"]
     assert [p.name for p in found[0].sources] == ["main.cpp", "tadd_kernel.cpp"]
     assert [p.name for p in found[1].sources] == ["main.cpp"]
+
+
+def test_mixed_directories_are_found_by_the_intrinsics_they_call(tmp_path: Path) -> None:
+    base = tmp_path / "tests/cpu/st/testcase"
+    sources = {
+        "tfamily": "TLOAD(a, g); TROWSUM(d, s, t); TCOLMAX<T>(d, s); TEST_F(X, y) {}",
+        "tunknown": "TROWSUM(d, s, t); TFANCY(d, s);",  # calls an intrinsic nobody covers
+        "tloadonly": "TASSIGN(t, 0); TLOAD(t, g); TSTORE(g, t);",  # only moves data
+        "trowsum": "TROWSUM(d, s, t);",  # has its own op's name: found by `discover`
+    }
+    for name, text in sources.items():
+        (base / name).mkdir(parents=True)
+        (base / name / "main.cpp").write_text(text)
+    covered = ["trowsum", "tcolmax", "tload", "tstore"]
+    found = mixed_dirs(tmp_path, covered, covered, {"trowsum"})
+    assert [d.op for d in found] == ["tfamily"]
+    assert mixed_dirs(tmp_path, ["tload"], covered, set()) == []
 
 
 def test_select_ops_accepts_every_spelling_and_names_the_unknown() -> None:
