@@ -513,94 +513,94 @@ void case_23() {
     store("c23_dst.out", dst.data(), 256);
 }
 
-// case 24 (int16_t): full 16x16
+// case 24 (uint8_t): full 16x16
 template <typename P>
 void case_24() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c24_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x100);
     load("c24_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x200);
     load("c24_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c24_dst.out", dst.data(), 256);
 }
 
-// case 25 (int16_t): partial valid 13x7 of 16x16
+// case 25 (uint8_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_25() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c25_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x100);
     load("c25_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 7>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x200);
     load("c25_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c25_dst.out", dst.data(), 256);
 }
 
-// case 26 (int16_t): non-square 6x40
+// case 26 (uint8_t): non-square 6x40
 template <typename P>
 void case_26() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c26_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x100);
     load("c26_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 40, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x200);
     load("c26_src1.bin", src1.data(), 320);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c26_dst.out", dst.data(), 240);
 }
 
-// case 27 (int16_t): run-time valid 11x19 of 16x32
+// case 27 (uint8_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_27() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c27_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c27_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 19);
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c27_src1.bin", src1.data(), 256);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c27_dst.out", dst.data(), 512);
 }
 
-// case 28 (int16_t): odd 3x5 valid 2x3
+// case 28 (uint8_t): odd 3x5 valid 2x3
 template <typename P>
 void case_28() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c28_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x40);
     load("c28_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 5, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x80);
     load("c28_src1.bin", src1.data(), 40);
@@ -608,45 +608,45 @@ void case_28() {
     store("c28_dst.out", dst.data(), 15);
 }
 
-// case 29 (int16_t): full 16x16, scalar 0
+// case 29 (uint8_t): full 16x16, scalar 0
 template <typename P>
 void case_29() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c29_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x100);
     load("c29_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x200);
     load("c29_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c29_dst.out", dst.data(), 256);
 }
 
-// case 30 (int16_t): full 16x16, scalar 1
+// case 30 (uint8_t): full 16x16, scalar 1
 template <typename P>
 void case_30() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c30_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    TASSIGN(src0, 0x100);
     load("c30_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x200);
     load("c30_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c30_dst.out", dst.data(), 256);
 }
 
-// case 31 (int16_t): full 16x16, scalar -3
+// case 31 (int16_t): full 16x16
 template <typename P>
 void case_31() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -665,18 +665,18 @@ void case_31() {
     store("c31_dst.out", dst.data(), 256);
 }
 
-// case 32 (uint16_t): full 16x16
+// case 32 (int16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_32() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c32_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c32_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 7>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c32_src1.bin", src1.data(), 128);
@@ -684,94 +684,94 @@ void case_32() {
     store("c32_dst.out", dst.data(), 256);
 }
 
-// case 33 (uint16_t): partial valid 13x7 of 16x16
+// case 33 (int16_t): non-square 6x40
 template <typename P>
 void case_33() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c33_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
-    load("c33_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 7>;
+    load("c33_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 40, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c33_src1.bin", src1.data(), 128);
+    load("c33_src1.bin", src1.data(), 320);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
-    store("c33_dst.out", dst.data(), 256);
+    store("c33_dst.out", dst.data(), 240);
 }
 
-// case 34 (uint16_t): non-square 6x40
+// case 34 (int16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_34() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c34_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 40, BLayout::RowMajor, 1, 40>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c34_src1.bin", src1.data(), 320);
-    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
-    store("c34_dst.out", dst.data(), 240);
-}
-
-// case 35 (uint16_t): run-time valid 11x19 of 16x32
-template <typename P>
-void case_35() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c34_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
-    load("c35_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c34_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 19);
     TASSIGN(src1, 0x800);
-    load("c35_src1.bin", src1.data(), 256);
+    load("c34_src1.bin", src1.data(), 256);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
-    store("c35_dst.out", dst.data(), 512);
+    store("c34_dst.out", dst.data(), 512);
 }
 
-// case 36 (uint16_t): odd 3x5 valid 2x3
+// case 35 (int16_t): odd 3x5 valid 2x3
 template <typename P>
-void case_36() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_35() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c35_dst.bin", dst.data(), 15);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x40);
-    load("c36_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    load("c35_src0.bin", src0.data(), 15);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 5, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x80);
-    load("c36_src1.bin", src1.data(), 40);
+    load("c35_src1.bin", src1.data(), 40);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
-    store("c36_dst.out", dst.data(), 15);
+    store("c35_dst.out", dst.data(), 15);
 }
 
-// case 37 (uint16_t): full 16x16, scalar 0
+// case 36 (int16_t): full 16x16, scalar 0
+template <typename P>
+void case_36() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c36_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c36_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c36_src1.bin", src1.data(), 128);
+    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
+    store("c36_dst.out", dst.data(), 256);
+}
+
+// case 37 (int16_t): full 16x16, scalar 1
 template <typename P>
 void case_37() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c37_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c37_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c37_src1.bin", src1.data(), 128);
@@ -779,18 +779,18 @@ void case_37() {
     store("c37_dst.out", dst.data(), 256);
 }
 
-// case 38 (uint16_t): full 16x16, scalar 1
+// case 38 (int16_t): full 16x16, scalar -3
 template <typename P>
 void case_38() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c38_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c38_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c38_src1.bin", src1.data(), 128);
@@ -798,94 +798,94 @@ void case_38() {
     store("c38_dst.out", dst.data(), 256);
 }
 
-// case 39 (int32_t): full 16x16
+// case 39 (uint16_t): full 16x16
 template <typename P>
 void case_39() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c39_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c39_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c39_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c39_dst.out", dst.data(), 256);
 }
 
-// case 40 (int32_t): partial valid 13x7 of 16x16
+// case 40 (uint16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_40() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c40_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c40_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 1, 7>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c40_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c40_dst.out", dst.data(), 256);
 }
 
-// case 41 (int32_t): non-square 6x40
+// case 41 (uint16_t): non-square 6x40
 template <typename P>
 void case_41() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c41_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x3c0);
+    TASSIGN(src0, 0x200);
     load("c41_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 40, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x780);
+    TASSIGN(src1, 0x400);
     load("c41_src1.bin", src1.data(), 320);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c41_dst.out", dst.data(), 240);
 }
 
-// case 42 (int32_t): run-time valid 11x19 of 16x32
+// case 42 (uint16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_42() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c42_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c42_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 19);
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c42_src1.bin", src1.data(), 256);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c42_dst.out", dst.data(), 512);
 }
 
-// case 43 (int32_t): odd 3x5 valid 2x3
+// case 43 (uint16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_43() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c43_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x40);
     load("c43_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 5, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x80);
     load("c43_src1.bin", src1.data(), 40);
@@ -893,45 +893,45 @@ void case_43() {
     store("c43_dst.out", dst.data(), 15);
 }
 
-// case 44 (int32_t): full 16x16, scalar 0
+// case 44 (uint16_t): full 16x16, scalar 0
 template <typename P>
 void case_44() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c44_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c44_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c44_dst.out", dst.data(), 256);
 }
 
-// case 45 (int32_t): full 16x16, scalar 1
+// case 45 (uint16_t): full 16x16, scalar 1
 template <typename P>
 void case_45() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c45_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c45_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x400);
     load("c45_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c45_dst.out", dst.data(), 256);
 }
 
-// case 46 (int32_t): full 16x16, scalar -3
+// case 46 (int32_t): full 16x16
 template <typename P>
 void case_46() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -950,18 +950,18 @@ void case_46() {
     store("c46_dst.out", dst.data(), 256);
 }
 
-// case 47 (uint32_t): full 16x16
+// case 47 (int32_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_47() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c47_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c47_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 1, 7>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
     load("c47_src1.bin", src1.data(), 128);
@@ -969,94 +969,94 @@ void case_47() {
     store("c47_dst.out", dst.data(), 256);
 }
 
-// case 48 (uint32_t): partial valid 13x7 of 16x16
+// case 48 (int32_t): non-square 6x40
 template <typename P>
 void case_48() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c48_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c48_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 7>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c48_src1.bin", src1.data(), 128);
-    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
-    store("c48_dst.out", dst.data(), 256);
-}
-
-// case 49 (uint32_t): non-square 6x40
-template <typename P>
-void case_49() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c49_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c48_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
-    load("c49_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    load("c48_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c49_src1.bin", src1.data(), 320);
+    load("c48_src1.bin", src1.data(), 320);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
-    store("c49_dst.out", dst.data(), 240);
+    store("c48_dst.out", dst.data(), 240);
 }
 
-// case 50 (uint32_t): run-time valid 11x19 of 16x32
+// case 49 (int32_t): run-time valid 11x19 of 16x32
 template <typename P>
-void case_50() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+void case_49() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c50_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c49_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
-    load("c50_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c49_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 19);
     TASSIGN(src1, 0x1000);
-    load("c50_src1.bin", src1.data(), 256);
+    load("c49_src1.bin", src1.data(), 256);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
-    store("c50_dst.out", dst.data(), 512);
+    store("c49_dst.out", dst.data(), 512);
 }
 
-// case 51 (uint32_t): odd 3x5 valid 2x3
+// case 50 (int32_t): odd 3x5 valid 2x3
 template <typename P>
-void case_51() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_50() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c50_dst.bin", dst.data(), 15);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x40);
-    load("c51_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    load("c50_src0.bin", src0.data(), 15);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x80);
-    load("c51_src1.bin", src1.data(), 40);
+    load("c50_src1.bin", src1.data(), 40);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
-    store("c51_dst.out", dst.data(), 15);
+    store("c50_dst.out", dst.data(), 15);
 }
 
-// case 52 (uint32_t): full 16x16, scalar 0
+// case 51 (int32_t): full 16x16, scalar 0
+template <typename P>
+void case_51() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c51_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c51_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c51_src1.bin", src1.data(), 128);
+    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
+    store("c51_dst.out", dst.data(), 256);
+}
+
+// case 52 (int32_t): full 16x16, scalar 1
 template <typename P>
 void case_52() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c52_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c52_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
     load("c52_src1.bin", src1.data(), 128);
@@ -1064,23 +1064,156 @@ void case_52() {
     store("c52_dst.out", dst.data(), 256);
 }
 
-// case 53 (uint32_t): full 16x16, scalar 1
+// case 53 (int32_t): full 16x16, scalar -3
 template <typename P>
 void case_53() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c53_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c53_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
     load("c53_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
     store("c53_dst.out", dst.data(), 256);
+}
+
+// case 54 (uint32_t): full 16x16
+template <typename P>
+void case_54() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c54_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c54_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c54_src1.bin", src1.data(), 128);
+    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
+    store("c54_dst.out", dst.data(), 256);
+}
+
+// case 55 (uint32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_55() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c55_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c55_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c55_src1.bin", src1.data(), 128);
+    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
+    store("c55_dst.out", dst.data(), 256);
+}
+
+// case 56 (uint32_t): non-square 6x40
+template <typename P>
+void case_56() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c56_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x3c0);
+    load("c56_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x780);
+    load("c56_src1.bin", src1.data(), 320);
+    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
+    store("c56_dst.out", dst.data(), 240);
+}
+
+// case 57 (uint32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_57() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c57_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x800);
+    load("c57_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(1, 19);
+    TASSIGN(src1, 0x1000);
+    load("c57_src1.bin", src1.data(), 256);
+    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
+    store("c57_dst.out", dst.data(), 512);
+}
+
+// case 58 (uint32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_58() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c58_dst.bin", dst.data(), 15);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x40);
+    load("c58_src0.bin", src0.data(), 15);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x80);
+    load("c58_src1.bin", src1.data(), 40);
+    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
+    store("c58_dst.out", dst.data(), 15);
+}
+
+// case 59 (uint32_t): full 16x16, scalar 0
+template <typename P>
+void case_59() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c59_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c59_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c59_src1.bin", src1.data(), 128);
+    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
+    store("c59_dst.out", dst.data(), 256);
+}
+
+// case 60 (uint32_t): full 16x16, scalar 1
+template <typename P>
+void case_60() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c60_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c60_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c60_src1.bin", src1.data(), 128);
+    profiled::TCOLEXPANDMUL<P>(dst, src0, src1);
+    store("c60_dst.out", dst.data(), 256);
 }
 
 // rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TCOLEXPANDMUL [A2A3]: src1 must have the valid cols of dst
@@ -1229,82 +1362,89 @@ const Entry entries[] = {
     {"c23@A2A3", case_23<profile_a2a3>},
     {"c23@A5", case_23<profile_a5>},
     {"c23@CPU", case_23<profile_cpu>},
-    {"c24@A2A3", case_24<profile_a2a3>},
-    {"c24@A5", case_24<profile_a5>},
     {"c24@CPU", case_24<profile_cpu>},
-    {"c25@A2A3", case_25<profile_a2a3>},
-    {"c25@A5", case_25<profile_a5>},
     {"c25@CPU", case_25<profile_cpu>},
-    {"c26@A2A3", case_26<profile_a2a3>},
-    {"c26@A5", case_26<profile_a5>},
     {"c26@CPU", case_26<profile_cpu>},
-    {"c27@A2A3", case_27<profile_a2a3>},
-    {"c27@A5", case_27<profile_a5>},
     {"c27@CPU", case_27<profile_cpu>},
-    {"c28@A2A3", case_28<profile_a2a3>},
-    {"c28@A5", case_28<profile_a5>},
     {"c28@CPU", case_28<profile_cpu>},
-    {"c29@A2A3", case_29<profile_a2a3>},
-    {"c29@A5", case_29<profile_a5>},
     {"c29@CPU", case_29<profile_cpu>},
-    {"c30@A2A3", case_30<profile_a2a3>},
-    {"c30@A5", case_30<profile_a5>},
     {"c30@CPU", case_30<profile_cpu>},
     {"c31@A2A3", case_31<profile_a2a3>},
     {"c31@A5", case_31<profile_a5>},
     {"c31@CPU", case_31<profile_cpu>},
+    {"c32@A2A3", case_32<profile_a2a3>},
     {"c32@A5", case_32<profile_a5>},
     {"c32@CPU", case_32<profile_cpu>},
+    {"c33@A2A3", case_33<profile_a2a3>},
     {"c33@A5", case_33<profile_a5>},
     {"c33@CPU", case_33<profile_cpu>},
+    {"c34@A2A3", case_34<profile_a2a3>},
     {"c34@A5", case_34<profile_a5>},
     {"c34@CPU", case_34<profile_cpu>},
+    {"c35@A2A3", case_35<profile_a2a3>},
     {"c35@A5", case_35<profile_a5>},
     {"c35@CPU", case_35<profile_cpu>},
+    {"c36@A2A3", case_36<profile_a2a3>},
     {"c36@A5", case_36<profile_a5>},
     {"c36@CPU", case_36<profile_cpu>},
+    {"c37@A2A3", case_37<profile_a2a3>},
     {"c37@A5", case_37<profile_a5>},
     {"c37@CPU", case_37<profile_cpu>},
+    {"c38@A2A3", case_38<profile_a2a3>},
     {"c38@A5", case_38<profile_a5>},
     {"c38@CPU", case_38<profile_cpu>},
-    {"c39@A2A3", case_39<profile_a2a3>},
     {"c39@A5", case_39<profile_a5>},
     {"c39@CPU", case_39<profile_cpu>},
-    {"c40@A2A3", case_40<profile_a2a3>},
     {"c40@A5", case_40<profile_a5>},
     {"c40@CPU", case_40<profile_cpu>},
-    {"c41@A2A3", case_41<profile_a2a3>},
     {"c41@A5", case_41<profile_a5>},
     {"c41@CPU", case_41<profile_cpu>},
-    {"c42@A2A3", case_42<profile_a2a3>},
     {"c42@A5", case_42<profile_a5>},
     {"c42@CPU", case_42<profile_cpu>},
-    {"c43@A2A3", case_43<profile_a2a3>},
     {"c43@A5", case_43<profile_a5>},
     {"c43@CPU", case_43<profile_cpu>},
-    {"c44@A2A3", case_44<profile_a2a3>},
     {"c44@A5", case_44<profile_a5>},
     {"c44@CPU", case_44<profile_cpu>},
-    {"c45@A2A3", case_45<profile_a2a3>},
     {"c45@A5", case_45<profile_a5>},
     {"c45@CPU", case_45<profile_cpu>},
     {"c46@A2A3", case_46<profile_a2a3>},
     {"c46@A5", case_46<profile_a5>},
     {"c46@CPU", case_46<profile_cpu>},
+    {"c47@A2A3", case_47<profile_a2a3>},
     {"c47@A5", case_47<profile_a5>},
     {"c47@CPU", case_47<profile_cpu>},
+    {"c48@A2A3", case_48<profile_a2a3>},
     {"c48@A5", case_48<profile_a5>},
     {"c48@CPU", case_48<profile_cpu>},
+    {"c49@A2A3", case_49<profile_a2a3>},
     {"c49@A5", case_49<profile_a5>},
     {"c49@CPU", case_49<profile_cpu>},
+    {"c50@A2A3", case_50<profile_a2a3>},
     {"c50@A5", case_50<profile_a5>},
     {"c50@CPU", case_50<profile_cpu>},
+    {"c51@A2A3", case_51<profile_a2a3>},
     {"c51@A5", case_51<profile_a5>},
     {"c51@CPU", case_51<profile_cpu>},
+    {"c52@A2A3", case_52<profile_a2a3>},
     {"c52@A5", case_52<profile_a5>},
     {"c52@CPU", case_52<profile_cpu>},
+    {"c53@A2A3", case_53<profile_a2a3>},
     {"c53@A5", case_53<profile_a5>},
     {"c53@CPU", case_53<profile_cpu>},
+    {"c54@A5", case_54<profile_a5>},
+    {"c54@CPU", case_54<profile_cpu>},
+    {"c55@A5", case_55<profile_a5>},
+    {"c55@CPU", case_55<profile_cpu>},
+    {"c56@A5", case_56<profile_a5>},
+    {"c56@CPU", case_56<profile_cpu>},
+    {"c57@A5", case_57<profile_a5>},
+    {"c57@CPU", case_57<profile_cpu>},
+    {"c58@A5", case_58<profile_a5>},
+    {"c58@CPU", case_58<profile_cpu>},
+    {"c59@A5", case_59<profile_a5>},
+    {"c59@CPU", case_59<profile_cpu>},
+    {"c60@A5", case_60<profile_a5>},
+    {"c60@CPU", case_60<profile_cpu>},
     {"rf_a2a3_05_same_valid_extent", rf_a2a3_05_same_valid_extent},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape},
     {"rf_a5_05_same_valid_extent", rf_a5_05_same_valid_extent},

@@ -171,7 +171,7 @@ void fail_a5_08_row_major() {
 }
 
 // breaks rule 02_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TCOLEXPANDMUL [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t}}
+// expected-error@*:* {{TCOLEXPANDMUL [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t, uint8_t}}
 void fail_cpu_02_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

@@ -2418,14 +2418,14 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TROWEXPANDMUL() {
-        static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
-            "TROWEXPANDMUL [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
+                                       uint32_t, uint8_t> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t,
+                                           uint16_t, uint32_t, uint8_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t,
+                                           uint16_t, uint32_t, uint8_t>,
+                      "TROWEXPANDMUL [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, "
+                      "uint32_t, uint8_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                           TileDataSrc1::Loc == TileType::Vec,
                       "TROWEXPANDMUL [CPU]: tile location must be TileType::Vec");
@@ -2440,11 +2440,11 @@ struct profile_cpu {
         static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
                       "TROWEXPANDMUL [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
+                                 uint32_t, uint8_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
+                                 uint32_t, uint8_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
+                                 uint32_t, uint8_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -2770,14 +2770,14 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCOLEXPANDMUL() {
-        static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                             uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>,
-            "TCOLEXPANDMUL [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
+                                       uint32_t, uint8_t> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t,
+                                           uint16_t, uint32_t, uint8_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t,
+                                           uint16_t, uint32_t, uint8_t>,
+                      "TCOLEXPANDMUL [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, "
+                      "uint32_t, uint8_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                           TileDataSrc1::Loc == TileType::Vec,
                       "TCOLEXPANDMUL [CPU]: tile location must be TileType::Vec");
@@ -2792,11 +2792,11 @@ struct profile_cpu {
         static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
                       "TCOLEXPANDMUL [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
+                                 uint32_t, uint8_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t> &&
+                                 uint32_t, uint8_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
-                                 uint32_t>) &&
+                                 uint32_t, uint8_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
