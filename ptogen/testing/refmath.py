@@ -110,8 +110,14 @@ def exponential(a: Array) -> Array:
 
 
 def logarithm(a: Array) -> Array:
+    a = np.asarray(a)
     with np.errstate(all="ignore"):
-        return np.log(np.asarray(a))
+        if not _is_int(a):
+            return np.log(a)
+        # Integers: ln in float64, truncated toward zero, saturating (-inf -> min), NaN -> 0.
+        info = np.iinfo(a.dtype)
+        wide = np.nan_to_num(np.log(a.astype(np.float64)), nan=0.0, neginf=float(info.min))
+        return np.clip(np.trunc(wide), info.min, info.max).astype(a.dtype)
 
 
 def square_root(a: Array) -> Array:

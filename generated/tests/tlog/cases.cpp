@@ -447,6 +447,276 @@ void case_25() {
     store("c25_dst.out", dst.data(), 256);
 }
 
+// case 26 (int16_t): full 16x16
+template <typename P>
+void case_26() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c26_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c26_src.bin", src.data(), 256);
+    profiled::TLOG<P>(dst, src);
+    store("c26_dst.out", dst.data(), 256);
+}
+
+// case 27 (int16_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_27() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c27_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c27_src.bin", src.data(), 256);
+    profiled::TLOG<P>(dst, src);
+    store("c27_dst.out", dst.data(), 256);
+}
+
+// case 28 (int16_t): non-square 6x40
+template <typename P>
+void case_28() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c28_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c28_src.bin", src.data(), 240);
+    profiled::TLOG<P>(dst, src);
+    store("c28_dst.out", dst.data(), 240);
+}
+
+// case 29 (int16_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_29() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c29_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x400);
+    load("c29_src.bin", src.data(), 512);
+    profiled::TLOG<P>(dst, src);
+    store("c29_dst.out", dst.data(), 512);
+}
+
+// case 30 (int16_t): odd 3x5 valid 2x3
+template <typename P>
+void case_30() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c30_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x40);
+    load("c30_src.bin", src.data(), 15);
+    profiled::TLOG<P>(dst, src);
+    store("c30_dst.out", dst.data(), 15);
+}
+
+// case 31 (int16_t): full 16x16, scalar 0
+template <typename P>
+void case_31() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c31_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c31_src.bin", src.data(), 256);
+    profiled::TLOG<P>(dst, src);
+    store("c31_dst.out", dst.data(), 256);
+}
+
+// case 32 (int16_t): full 16x16, scalar 1
+template <typename P>
+void case_32() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c32_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c32_src.bin", src.data(), 256);
+    profiled::TLOG<P>(dst, src);
+    store("c32_dst.out", dst.data(), 256);
+}
+
+// case 33 (int16_t): full 16x16, scalar -3
+template <typename P>
+void case_33() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c33_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c33_src.bin", src.data(), 256);
+    profiled::TLOG<P>(dst, src);
+    store("c33_dst.out", dst.data(), 256);
+}
+
+// case 34 (int16_t_colmajor): col-major 12x20 valid 9x15
+template <typename P>
+void case_34() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c34_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c34_src.bin", src.data(), 240);
+    profiled::TLOG<P>(dst, src);
+    store("c34_dst.out", dst.data(), 240);
+}
+
+// case 35 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
+template <typename P>
+void case_35() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c35_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(5, 6);
+    TASSIGN(src, 0x80);
+    load("c35_src.bin", src.data(), 64);
+    profiled::TLOG<P>(dst, src);
+    store("c35_dst.out", dst.data(), 64);
+}
+
+// case 36 (int32_t): full 16x16
+template <typename P>
+void case_36() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c36_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c36_src.bin", src.data(), 256);
+    profiled::TLOG<P>(dst, src);
+    store("c36_dst.out", dst.data(), 256);
+}
+
+// case 37 (int32_t): partial valid 13x7 of 16x16
+template <typename P>
+void case_37() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c37_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c37_src.bin", src.data(), 256);
+    profiled::TLOG<P>(dst, src);
+    store("c37_dst.out", dst.data(), 256);
+}
+
+// case 38 (int32_t): non-square 6x40
+template <typename P>
+void case_38() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c38_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x3c0);
+    load("c38_src.bin", src.data(), 240);
+    profiled::TLOG<P>(dst, src);
+    store("c38_dst.out", dst.data(), 240);
+}
+
+// case 39 (int32_t): run-time valid 11x19 of 16x32
+template <typename P>
+void case_39() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c39_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x800);
+    load("c39_src.bin", src.data(), 512);
+    profiled::TLOG<P>(dst, src);
+    store("c39_dst.out", dst.data(), 512);
+}
+
+// case 40 (int32_t): odd 3x5 valid 2x3
+template <typename P>
+void case_40() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c40_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x40);
+    load("c40_src.bin", src.data(), 15);
+    profiled::TLOG<P>(dst, src);
+    store("c40_dst.out", dst.data(), 15);
+}
+
+// case 41 (int32_t): full 16x16, scalar 0
+template <typename P>
+void case_41() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c41_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c41_src.bin", src.data(), 256);
+    profiled::TLOG<P>(dst, src);
+    store("c41_dst.out", dst.data(), 256);
+}
+
+// case 42 (int32_t): full 16x16, scalar 1
+template <typename P>
+void case_42() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c42_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c42_src.bin", src.data(), 256);
+    profiled::TLOG<P>(dst, src);
+    store("c42_dst.out", dst.data(), 256);
+}
+
+// case 43 (int32_t): full 16x16, scalar -3
+template <typename P>
+void case_43() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c43_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c43_src.bin", src.data(), 256);
+    profiled::TLOG<P>(dst, src);
+    store("c43_dst.out", dst.data(), 256);
+}
+
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TLOG [A2A3]: dst and src must have the same valid row/col
 void rf_a2a3_06_same_valid_shape() {
     using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
@@ -544,6 +814,24 @@ const Entry entries[] = {
     {"c25@A2A3", case_25<profile_a2a3>},
     {"c25@A5", case_25<profile_a5>},
     {"c25@CPU", case_25<profile_cpu>},
+    {"c26@CPU", case_26<profile_cpu>},
+    {"c27@CPU", case_27<profile_cpu>},
+    {"c28@CPU", case_28<profile_cpu>},
+    {"c29@CPU", case_29<profile_cpu>},
+    {"c30@CPU", case_30<profile_cpu>},
+    {"c31@CPU", case_31<profile_cpu>},
+    {"c32@CPU", case_32<profile_cpu>},
+    {"c33@CPU", case_33<profile_cpu>},
+    {"c34@CPU", case_34<profile_cpu>},
+    {"c35@CPU", case_35<profile_cpu>},
+    {"c36@CPU", case_36<profile_cpu>},
+    {"c37@CPU", case_37<profile_cpu>},
+    {"c38@CPU", case_38<profile_cpu>},
+    {"c39@CPU", case_39<profile_cpu>},
+    {"c40@CPU", case_40<profile_cpu>},
+    {"c41@CPU", case_41<profile_cpu>},
+    {"c42@CPU", case_42<profile_cpu>},
+    {"c43@CPU", case_43<profile_cpu>},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape},
     {"rf_a5_06_same_valid_shape", rf_a5_06_same_valid_shape},
     {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape},

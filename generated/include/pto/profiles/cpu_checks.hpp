@@ -1161,9 +1161,9 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <auto PrecisionType, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TLOG() {
-        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
-                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>,
-                      "TLOG [CPU]: DType must be one of: float, half, bfloat16_t");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t, int16_t, int32_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t, int16_t, int32_t>,
+                      "TLOG [CPU]: DType must be one of: float, half, bfloat16_t, int16_t, int32_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TLOG [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1171,8 +1171,8 @@ struct profile_cpu {
                       "TLOG [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TLOG [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t> &&
-                sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, float, half, bfloat16_t, int16_t, int32_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, float, half, bfloat16_t, int16_t, int32_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&

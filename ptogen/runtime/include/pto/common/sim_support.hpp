@@ -258,8 +258,13 @@ C exponential(C x) {
 
 template <typename C>
 C logarithm(C x) {
-    static_assert(is_floating_v<C>, "sim::logarithm: operand must be floating-point");
-    return detail::float_math(x, [](auto v) { return std::log(v); });
+    if constexpr (is_floating_v<C>) {
+        return detail::float_math(x, [](auto v) { return std::log(v); });
+    } else {
+        // Integers: the natural logarithm in double, truncated toward zero on conversion, which
+        // saturates (log 0 = -inf gives the type's minimum) and turns a negative input's NaN into 0.
+        return narrow<C>(std::log(static_cast<double>(x)));
+    }
 }
 
 template <typename C>
