@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import GenerationError, SpecError, SpecErrors
+from .errors import GenerationError, SpecError, SpecErrors, did_you_mean, one_line
 from .paths import RUNTIME_INCLUDE, Layout
 
 if TYPE_CHECKING:
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 EXIT_DRIFT = 1
 EXIT_SPEC = 2
+EXIT_ENV = 3  # a named environment fault: disk full, read-only or busy output, lock held
 
 
 def _layout(args: argparse.Namespace) -> Layout:
@@ -31,11 +32,12 @@ def _build(layout: Layout, allow_fast: bool = True) -> Result:
 
 
 def cmd_gen(args: argparse.Namespace) -> int:
-    from .emit.output import write_tree
+    from .emit.output import output_lock, write_tree
 
     layout = _layout(args)
-    result = _build(layout)
-    changed = [] if result.files is None else write_tree(layout.out, result.files)
+    with output_lock(layout.out):
+        result = _build(layout)
+        changed = [] if result.files is None else write_tree(layout.out, result.files)
     print(f"ptogen: {result.count} files in {_rel(layout.out)}, {len(changed)} changed")
     for rel in changed:
         print(f"  {rel}")
@@ -43,9 +45,16 @@ def cmd_gen(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .emit.output import compare_tree
+    from .emit.output import output_lock
 
     layout = _layout(args)
+    with output_lock(layout.out, exclusive=False):  # a concurrent gen finishes its switch first
+        return _check(layout)
+
+
+def _check(layout: Layout) -> int:
+    from .emit.output import compare_tree
+
     result = _build(layout)
     if result.files is None:
         print(f"ptogen check: {_rel(layout.out)} is up to date ({result.count} files)")
@@ -79,12 +88,11 @@ def cmd_list(args: argparse.Namespace) -> int:
         profiles = [p.name for p in project.profiles if op.available(p.name)]
         rows.append((op.spec.mnemonic, op.name, sets[op.spec.instruction_set].title, ",".join(profiles)))
     if args.json:
-        print(
-            json.dumps(
-                [dict(zip(("mnemonic", "cpp", "instruction_set", "profiles"), r, strict=True)) for r in rows],
-                indent=2,
-            )
-        )
+        keys = ("mnemonic", "cpp", "instruction_set")
+        entries = [
+            {**dict(zip(keys, r[:3], strict=True)), "profiles": r[3].split(",") if r[3] else []} for r in rows
+        ]
+        print(json.dumps(entries, indent=2))
         return 0
     widths = [
         max(len(r[i]) for r in rows + [("mnemonic", "C++", "instruction set", "profiles")]) for i in range(4)
@@ -111,7 +119,8 @@ def cmd_cflags(args: argparse.Namespace) -> int:
         names = load_specs(layout.specs, layout.root).targets.profile_names()
         if args.profile not in names:
             print(
-                f"ptogen cflags: unknown profile {args.profile!r} (known: {', '.join(names)})",
+                f"ptogen cflags: unknown profile {args.profile}{did_you_mean(args.profile, names)} "
+                f"(known: {', '.join(names)})",
                 file=sys.stderr,
             )
             return EXIT_SPEC
@@ -227,6 +236,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--no-compile-fail", action="store_true", help="skip the compile-fail tests")
     p.add_argument("--cache", type=Path, help="object cache directory (default: ROOT/.ptogen-cache)")
     p.add_argument("-q", "--quiet", action="store_true", help="print failures and the summary only")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds one test executable may run (default: $PTOGEN_TEST_TIMEOUT, else 120)",
+    )
     p.set_defaults(func=cmd_test)
     p = sub.add_parser(
         "diff-header", help="declarations where upstream's hand-written pto_instr.hpp and the specs differ"
@@ -246,8 +261,28 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    """Parse, letting the subcommand report an option it does not know (with its own usage)."""
+    ap = parser()
+    args, extra = ap.parse_known_args(argv)
+    if extra:
+        sub = next(a for a in ap._actions if isinstance(a, argparse._SubParsersAction))
+        sub.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    return args
+
+
+def _environment_fault(exc: OSError) -> str:
+    """One line naming the file and the fault, e.g. `generated/x: no space left on device (ENOSPC)`."""
+    import errno
+
+    name = errno.errorcode.get(exc.errno or 0, "")
+    what = (exc.strerror or str(exc)).lower()
+    where = f"{exc.filename}: " if exc.filename else ""
+    return one_line(f"{where}{what}" + (f" ({name})" if name else ""))
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = _parse(argv)
     try:
         return int(args.func(args))
     except SpecErrors as exc:
@@ -263,6 +298,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `ptogen gen | head`: the reader left, which is not an error
         sys.stderr.close()
         return 0
+    except OSError as exc:  # disk full, read-only or busy output, lock held: nothing was replaced
+        print(f"error: {_environment_fault(exc)}; {_rel(_layout(args).out)}/ is unchanged", file=sys.stderr)
+        return EXIT_ENV
 
 
 if __name__ == "__main__":

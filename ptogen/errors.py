@@ -2,9 +2,28 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+
+
+def one_line(text: str) -> str:
+    """`text` with newlines and other control or bidi characters written as escapes, so an
+    error message stays one line and cannot rewrite the terminal it is printed on."""
+    return "".join(
+        ch if ch == " " or unicodedata.category(ch)[0] not in "CZ" else ch.encode("unicode_escape").decode()
+        for ch in text
+    )
+
+
+def did_you_mean(word: str, known: list[str] | set[str]) -> str:
+    """` (did you mean 'x'?)` for a near miss among `known`, else an empty string."""
+    import difflib
+
+    by_fold = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(word.lower(), list(by_fold), n=1, cutoff=0.6)
+    return f" (did you mean {by_fold[close[0]]!r}?)" if close else ""
 
 
 @dataclass
@@ -19,7 +38,7 @@ class SpecError(Exception):
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
         field = f" {self.field}:" if self.field else ""
-        return f"{where}:{field} {self.message}"
+        return one_line(f"{where}:{field} {self.message}")
 
 
 class SpecErrors(Exception):

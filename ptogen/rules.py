@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import Field
 
+from .errors import did_you_mean
 from .spec.fields import CppIdent, CppQualified, InlineText, Name, ProfileName, Strict, TypeName
 
 if TYPE_CHECKING:
@@ -203,7 +204,8 @@ class DTypeRule(RuleBase):
         yield from super().check(spec, targets)
         for j, d in enumerate(self.dtypes):
             if not targets.has_dtype(d):
-                yield ("dtypes", j), f"unknown dtype {d!r}"
+                spellings = [n for t in targets.dtypes for n in (t.name, *t.aliases)]
+                yield ("dtypes", j), f"unknown dtype {d!r}{did_you_mean(d, spellings)}"
         if self.when is not None:
             values = {t.name: t for t in spec.intrinsic.template} if spec.intrinsic else {}
             t = values.get(self.when.param)

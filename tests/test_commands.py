@@ -97,7 +97,7 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
         "mnemonic": "pto.vlrelu",
         "cpp": "vlrelu",
         "instruction_set": "Vector-Scalar Instructions",
-        "profiles": "A2A3,A5,CPU",
+        "profiles": ["A2A3", "A5", "CPU"],
     } in data
 
 

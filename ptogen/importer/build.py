@@ -8,6 +8,7 @@ spelling), so importing a page that ptogen generated gives back the spec it came
 from __future__ import annotations
 
 import ast
+import os
 import re
 import sys
 from pathlib import Path
@@ -382,9 +383,27 @@ def _operand(name: str, role: str, typ: str, rows: dict[str, dict[str, str]]) ->
 # ----------------------------------------------------------------------------- assembly
 
 
+# A documentation line longer than this is not prose a spec can hold (the longest line of the
+# upstream pages is a few hundred characters); it is dropped and reported, which also keeps
+# parsing and YAML writing linear in the page size.
+MAX_LINE = 20_000
+
+
+def _drop_long_lines(text: str) -> tuple[str, list[str]]:
+    kept, dropped = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        if len(line) > MAX_LINE:
+            dropped.append(f"line {number} ({len(line)} characters, over {MAX_LINE}) was skipped")
+            kept.append("")
+        else:
+            kept.append(line)
+    return "\n".join(kept) + "\n", dropped
+
+
 def page_to_spec(text: str, targets: Targets) -> tuple[dict[str, Any], list[str]]:
+    text, dropped = _drop_long_lines(text)
     facts = parse_page(text)
-    unplaced = [line for line in facts.unplaced if line.strip()]
+    unplaced = dropped + [line for line in facts.unplaced if line.strip()]
     if not facts.mnemonic:
         raise ImportProblem("the page names no mnemonic (expected a `pto.xxx` or `TXXX` title)")
     mnemonic = facts.mnemonic
@@ -485,8 +504,32 @@ def dump(spec: dict[str, Any], path: Path) -> None:
     for ex in spec.get("examples", []):
         ex["code"] = LiteralScalarString(ex["code"].rstrip("\n") + "\n")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8") as fh:
-        yaml.dump(spec, fh)
+    # Written beside the target and renamed over it, so a kill never leaves a partial spec.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("w", encoding="utf-8") as fh:
+            yaml.dump(spec, fh)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def read_page(path: Path) -> tuple[str, str | None]:
+    """A page's text and, when it is not UTF-8, a note saying how it was read. A file that is
+    not text at all (NUL bytes, mostly unprintable) is an ImportProblem."""
+    raw = path.read_bytes()
+    if b"\0" in raw[:65536]:
+        raise ImportProblem("not a text page (it holds NUL bytes); give the Markdown or HTML source")
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        first_bad = exc.start
+    text = raw.decode("cp1252", errors="replace")
+    printable = sum(ch.isprintable() or ch in "\n\r\t" for ch in text)
+    if printable < 0.95 * max(len(text), 1):
+        raise ImportProblem("not a text page (mostly unprintable bytes); give the Markdown or HTML source")
+    line = raw.count(b"\n", 0, first_bad) + 1
+    return text, f"not UTF-8 (first at line {line}); read as Windows-1252/Latin-1"
 
 
 def run_import(layout: Layout, args: Any) -> int:
@@ -495,8 +538,15 @@ def run_import(layout: Layout, args: Any) -> int:
     failed = 0
     for page in args.pages:
         try:
-            spec, unplaced = page_to_spec(Path(page).read_text(encoding="utf-8"), targets)
-        except (ImportProblem, OSError) as exc:
+            text, note = read_page(Path(page))
+            if note:
+                print(f"note: {page}: {note}", file=sys.stderr)
+            spec, unplaced = page_to_spec(text, targets)
+        except OSError as exc:
+            print(f"error: {page}: cannot read: {(exc.strerror or str(exc)).lower()}", file=sys.stderr)
+            failed += 1
+            continue
+        except ImportProblem as exc:
             print(f"error: {page}: {exc}", file=sys.stderr)
             failed += 1
             continue

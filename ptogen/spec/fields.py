@@ -6,6 +6,7 @@ Free text is checked so it cannot break out of the Markdown or C++ it lands in.
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
@@ -88,6 +89,26 @@ _CPP_KEYWORDS = frozenset(
 )
 _HTML_TAG = re.compile(r"<\s*[A-Za-z!/?]")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
+# A Markdown link or image target `](scheme:...)`, or a reference definition `[x]: scheme:...`.
+_LINK_SCHEME = re.compile(
+    r"(?:\]\(\s*<?|^\s*\[[^\]]*\]:\s*<?)\s*([A-Za-z][A-Za-z0-9+.\-]*)\s*:", re.MULTILINE
+)
+_SAFE_SCHEMES = frozenset(["http", "https", "mailto"])
+
+
+def _no_control(value: str, allow: str = "") -> None:
+    """Refuse control, format (bidi overrides, zero-width) and separator characters: NUL or ESC
+    corrupt terminals and files, and a right-to-left override makes text read other than it is."""
+    rest = value
+    for ch in allow:
+        rest = rest.replace(ch, "")
+    if rest.isprintable():  # fast path (C speed): no C* or Z* character but the plain space
+        return
+    for ch in rest:
+        category = unicodedata.category(ch)
+        if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            name = unicodedata.name(ch, "control character")
+            raise ValueError(f"must not contain U+{ord(ch):04X} ({name.lower()})")
 
 
 def _cpp_ident(value: str) -> str:
@@ -109,7 +130,17 @@ def _one_line(value: str) -> str:
         raise ValueError("must be a single line")
     if "```" in value:
         raise ValueError("must not contain a code fence")
+    _no_control(value, "\t")
     return value.strip()
+
+
+def _code_span(value: str) -> str:
+    # Printed between backticks in a table cell: a backtick would end the code span and let
+    # the rest through as Markdown/HTML, a `|` would split the cell.
+    for bad in ("`", "|"):
+        if bad in value:
+            raise ValueError(f"must not contain {bad!r} (it is shown as `code` in a table cell)")
+    return value
 
 
 def _markdown(value: str) -> str:
@@ -118,12 +149,17 @@ def _markdown(value: str) -> str:
         raise ValueError("raw HTML is not allowed in prose; put code in `backticks`")
     if any(line.lstrip().startswith("```") for line in value.splitlines()):
         raise ValueError("code fences are not allowed in prose; use an example")
+    _no_control(value, "\n\t")
+    for match in _LINK_SCHEME.finditer(value):
+        if match.group(1).lower() not in _SAFE_SCHEMES:
+            raise ValueError(f"links may use http, https or mailto, not {match.group(1)!r}")
     return value.strip()
 
 
 def _code(value: str) -> str:
     if "```" in value:
         raise ValueError("must not contain a code fence")
+    _no_control(value, "\n\t")
     return value.rstrip("\n")
 
 
@@ -135,6 +171,12 @@ Line = Annotated[str, AfterValidator(_one_line)]
 InlineText = Annotated[str, AfterValidator(_one_line), AfterValidator(_markdown)]
 Prose = Annotated[str, AfterValidator(_markdown)]
 Code = Annotated[str, AfterValidator(_code)]
+# Test values land in JSON manifests and C++ literals; NaN and the infinities have no JSON
+# spelling and are among the special values every float op is tested with anyway.
+FiniteFloat = Annotated[float, Field(allow_inf_nan=False)]
+# Integer test values become C++ literals of at most 64 bits.
+Int64 = Annotated[int, Field(ge=-(1 << 63), le=(1 << 63) - 1)]
+CodeSpan = Annotated[str, AfterValidator(_one_line), AfterValidator(_code_span)]
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
 ProfileName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9]*$")]
 

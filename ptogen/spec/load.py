@@ -13,12 +13,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import SpecError, SpecErrors
+from ..errors import SpecError, SpecErrors, did_you_mean
 from . import expr as semantics
 from .loader import LoadedDoc, SourceMap, load_yaml
 from .model import OpSpec, Targets
 
 TARGETS_FILE = "targets.yaml"
+TARGETS_FILE_SHOWN = f"specs/{TARGETS_FILE}"
 
 
 @dataclass(frozen=True)
@@ -216,9 +217,22 @@ def check_op(
     profiles = set(targets.profile_names())
     iset = sets.get(spec.instruction_set)
     if iset is None:
-        problems.append((("instruction_set",), f"unknown instruction set {spec.instruction_set!r}"))
+        known_sets = sorted(sets)
+        problems.append(
+            (
+                ("instruction_set",),
+                f"unknown instruction set {spec.instruction_set!r}"
+                f"{did_you_mean(spec.instruction_set, known_sets)} (known: {', '.join(known_sets)})",
+            )
+        )
     elif spec.mnemonic not in iset.order:
-        problems.append((("mnemonic",), f"{spec.mnemonic!r} is not listed in the order of {iset.id!r}"))
+        problems.append(
+            (
+                ("mnemonic",),
+                f"{spec.mnemonic} is not in the `order:` of instruction set {iset.id} in "
+                f"{TARGETS_FILE_SHOWN}; add it there where its page belongs in the set",
+            )
+        )
 
     operands = {o.name: o for o in spec.operands}
     if len(operands) != len(spec.operands):
@@ -317,16 +331,30 @@ def check_op(
         for j, p in enumerate(rule.profiles or []):
             if p not in profiles:
                 problems.append(
-                    ((*base, "profiles", j), f"unknown profile {p!r} (known: {', '.join(sorted(profiles))})")
+                    (
+                        (*base, "profiles", j),
+                        f"unknown profile {p!r}{did_you_mean(p, profiles)} "
+                        f"(known: {', '.join(sorted(profiles))})",
+                    )
                 )
         problems.extend(((*base, *where), message) for where, message in rule.check(spec, targets))
     for i, note in enumerate(spec.profile_notes):
         if note.profile is not None and note.profile not in profiles:
-            problems.append((("profile_notes", i, "profile"), f"unknown profile {note.profile!r}"))
+            problems.append(
+                (
+                    ("profile_notes", i, "profile"),
+                    f"unknown profile {note.profile!r}{did_you_mean(note.profile, profiles)}",
+                )
+            )
     for i, pc in enumerate(spec.prose_constraints):
         for j, p in enumerate(pc.profiles or []):
             if p not in profiles:
-                problems.append((("prose_constraints", i, "profiles", j), f"unknown profile {p!r}"))
+                problems.append(
+                    (
+                        ("prose_constraints", i, "profiles", j),
+                        f"unknown profile {p!r}{did_you_mean(p, profiles)}",
+                    )
+                )
     return problems
 
 

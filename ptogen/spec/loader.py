@@ -1,11 +1,20 @@
-"""Read YAML while remembering the line of every key and list item (libyaml composer).
+"""Read YAML while remembering the line of every key and list item (libyaml's event parser).
 
 Like torchgen's Location on each parsed entry: Pydantic reports an error at a path such as
 ("intrinsic", "params", 2, "name"); `SourceMap.line_of` turns that path into a line number.
+
+Specs are plain data, so the loader builds it straight from the parser's events and refuses,
+with a located error, everything plain data does not need and an attacker could use: tags
+(`!!python/name:...`, `!!timestamp`), anchors and aliases (an alias bomb expands
+exponentially), non-scalar keys, and nesting deeper than MAX_DEPTH. The events come from
+libyaml's non-recursive parser, so 50,000 levels of `[` cannot overflow a C stack, and the
+refusal happens before any large structure exists.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,9 +24,22 @@ import yaml
 from ..errors import SpecError
 
 PathKey = tuple[str | int, ...]
-# libyaml's composer when available: the pure-Python one is several times slower on a spec tree.
+# libyaml's parser when available: the pure-Python one is several times slower on a spec tree.
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_SCALARS = yaml.SafeLoader("")  # only its scalar constructors are used
+_SCALARS = yaml.SafeLoader("")  # only its resolver and scalar constructors are used
+# The deepest real spec nests 5 levels; 16 leaves room and stops pathological input early.
+MAX_DEPTH = 16
+# The largest real spec is under 10 kB; a spec of a megabyte is a mistake, not a spec.
+MAX_BYTES = 1 << 20
+# Implicit scalar types a spec may use; anything else the resolver guesses (timestamps) stays text.
+_PLAIN_TAGS = {
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:null",
+}
+# A spec file's own name: it lands in comments and banners of every generated file.
+_FILE_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\.yaml$")
 
 
 @dataclass
@@ -43,47 +65,176 @@ class LoadedDoc:
     source: SourceMap
 
 
-def _plain(node: yaml.Node, path: PathKey, lines: dict[PathKey, int], file: str) -> Any:
-    """Convert composed nodes to plain data, recording each child's line."""
-    if isinstance(node, yaml.MappingNode):
-        out: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            key = _plain(key_node, path, {}, file)
-            child = (*path, key)
-            if key in out:
-                raise SpecError(file, key_node.start_mark.line + 1, _dotted(child), "duplicate key")
-            lines[child] = key_node.start_mark.line + 1
-            out[key] = _plain(value_node, child, lines, file)
-        return out
-    if isinstance(node, yaml.SequenceNode):
-        items = []
-        for index, item in enumerate(node.value):
-            child = (*path, index)
-            lines[child] = item.start_mark.line + 1
-            items.append(_plain(item, child, lines, file))
-        return items
-    value = _SCALARS.construct_object(node, deep=True)
-    if isinstance(value, (bool, int, float)) or value is None:
-        return value
-    return str(value)
-
-
 def _dotted(path: PathKey) -> str:
-    return ".".join(str(p) for p in path)
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def unsafe_path_reason(display: str) -> str | None:
+    """Why a spec path cannot be printed into generated C++ comments and Markdown, or None.
+
+    Paths are validated, not escaped: the banner names the file a reader should edit, so it
+    must be the file's real name."""
+    for ch in display:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"):
+            return f"the path contains the control character U+{ord(ch):04X}"
+    for marker in ("*/", "/*", "-->", "<", ">", "`", "|", "\\"):
+        if marker in display:
+            return f"the path contains {marker!r}, which would break out of a comment or page"
+    name = display.rsplit("/", 1)[-1]
+    if not _FILE_NAME.match(name):
+        return "a spec file name has letters, digits, '_', '.' and '-' only, and ends in .yaml"
+    return None
+
+
+class _Builder:
+    """Plain data from parser events, with the line of every key and item."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.lines: dict[PathKey, int] = {(): 1}
+
+    def fail(self, event: yaml.Event, path: PathKey, message: str) -> SpecError:
+        return SpecError(self.file, event.start_mark.line + 1, _dotted(path), message)
+
+    def build(self, events: Any) -> Any:
+        # Each open collection: [container, path, pending key (mappings), key line].
+        stack: list[list[Any]] = []
+        root: Any = None
+        documents = 0
+        for event in events:
+            if isinstance(event, yaml.DocumentStartEvent):
+                documents += 1
+                if documents > 1:
+                    raise self.fail(
+                        event, (), "a spec file holds one YAML document (remove the second `---`)"
+                    )
+                continue
+            if isinstance(event, (yaml.StreamStartEvent, yaml.DocumentEndEvent)):
+                continue
+            if isinstance(event, yaml.StreamEndEvent):
+                break
+            path = self._child_path(stack)
+            if isinstance(event, yaml.AliasEvent):
+                raise self.fail(
+                    event, path, "YAML aliases (*name) are not allowed in a spec; write the value"
+                )
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                done = stack.pop()[0]
+                if stack:
+                    self._attach(stack, done)
+                else:
+                    root = done
+                continue
+            anchor = getattr(event, "anchor", None)
+            if anchor is not None:
+                raise self.fail(event, path, "YAML anchors (&name) are not allowed in a spec")
+            tag = getattr(event, "tag", None)
+            if tag is not None:
+                shown = tag.replace("tag:yaml.org,2002:", "!!")
+                raise self.fail(event, path, f"YAML tags ({shown}) are not allowed in a spec")
+            if stack and isinstance(stack[-1][0], dict) and stack[-1][2] is None:
+                # A mapping key: only plain scalars.
+                if not isinstance(event, yaml.ScalarEvent):
+                    raise self.fail(event, stack[-1][1], "a key must be a plain name, not a list or mapping")
+                key = self._scalar(event, stack[-1][1])
+                owner = stack[-1]
+                child = (*owner[1], key)
+                if key in owner[0]:
+                    raise self.fail(event, child, "duplicate key")
+                owner[2], owner[3] = key, event.start_mark.line + 1
+                continue
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if len(stack) >= MAX_DEPTH:
+                    raise self.fail(event, path, f"nested more than {MAX_DEPTH} levels deep")
+                self._record(stack, path, event)
+                stack.append([{} if isinstance(event, yaml.MappingStartEvent) else [], path, None, 0])
+                continue
+            assert isinstance(event, yaml.ScalarEvent)
+            self._record(stack, path, event)
+            value = self._scalar(event, path)
+            if stack:
+                self._attach(stack, value)
+            else:
+                root = value
+        return root
+
+    @staticmethod
+    def _child_path(stack: list[list[Any]]) -> PathKey:
+        if not stack:
+            return ()
+        container, path, key, _ = stack[-1]
+        if isinstance(container, dict):
+            return path if key is None else (*path, key)
+        return (*path, len(container))
+
+    def _record(self, stack: list[list[Any]], path: PathKey, event: yaml.Event) -> None:
+        if not stack:
+            return
+        top = stack[-1]
+        # A mapping value's line is its key's line (where a reader looks); an item's is its own.
+        self.lines[path] = top[3] if isinstance(top[0], dict) else event.start_mark.line + 1
+
+    @staticmethod
+    def _attach(stack: list[list[Any]], value: Any) -> None:
+        top = stack[-1]
+        if isinstance(top[0], dict):
+            top[0][top[2]] = value
+            top[2] = None
+        else:
+            top[0].append(value)
+
+    def _scalar(self, event: yaml.ScalarEvent, path: PathKey) -> Any:
+        if not event.implicit[0]:  # quoted or block text: always a string
+            return event.value
+        tag = _SCALARS.resolve(yaml.ScalarNode, event.value, (True, False))
+        if tag not in _PLAIN_TAGS:
+            return event.value
+        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark)
+        try:
+            value = _SCALARS.construct_object(node, deep=True)
+        except (ValueError, yaml.YAMLError) as exc:
+            raise self.fail(event, path, f"cannot read the value: {exc}") from None
+        return value
+
+
+def _line_of_offset(text: str, position: int | None) -> int | None:
+    if position is None:
+        return None
+    return text.count("\n", 0, position) + 1
 
 
 def load_yaml(path: Path, display: str | None = None) -> LoadedDoc:
-    """Load one YAML file; syntax errors become SpecError with the parser's line."""
+    """Load one YAML file as plain data; every problem becomes a SpecError with its line."""
     name = display or str(path)
+    reason = unsafe_path_reason(name)
+    if reason is not None:
+        raise SpecError(name, None, "", f"unusable spec file name: {reason}")
     try:
-        text = path.read_text(encoding="utf-8")
-        node = yaml.compose(text, Loader=_Loader)
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise SpecError(name, None, "", f"cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_BYTES:
+        raise SpecError(name, None, "", f"{len(raw)} bytes is too large for a spec (limit {MAX_BYTES})")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad_line = raw.count(b"\n", 0, exc.start) + 1
+        raise SpecError(name, bad_line, "", "not UTF-8 text") from None
+    builder = _Builder(name)
+    try:
+        data = builder.build(yaml.parse(text, Loader=_Loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         raise SpecError(name, line, "", f"invalid YAML: {exc.problem or exc.context}") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise SpecError(name, None, "", f"cannot read YAML: {exc}") from None
-    lines: dict[PathKey, int] = {(): 1}
-    data = _plain(node, (), lines, name) if node is not None else None
-    return LoadedDoc(data=data, source=SourceMap(name, lines))
+    except yaml.reader.ReaderError as exc:
+        where = _line_of_offset(text, exc.position)
+        raise SpecError(
+            name, where, "", f"invalid YAML: character U+{exc.character:04X} is not allowed"
+        ) from None
+    except yaml.YAMLError as exc:
+        raise SpecError(name, None, "", f"invalid YAML: {exc}") from None
+    return LoadedDoc(data=data, source=SourceMap(name, builder.lines))

@@ -12,7 +12,21 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from ..rules import Rule
-from .fields import Code, CppIdent, CppQualified, InlineText, Line, Name, ProfileName, Prose, Strict, TypeName
+from .fields import (
+    Code,
+    CodeSpan,
+    CppIdent,
+    CppQualified,
+    FiniteFloat,
+    InlineText,
+    Int64,
+    Line,
+    Name,
+    ProfileName,
+    Prose,
+    Strict,
+    TypeName,
+)
 
 # ----------------------------------------------------------------------------- targets.yaml
 
@@ -127,7 +141,7 @@ class Operand(Strict):
     name: Name = Field(description="name used in the semantics, syntax and tables, e.g. src, slope")
     kind: OperandKind
     role: Role
-    asm_type: Line = Field(description="type in PTO assembly, e.g. `!pto.tile<...>` or `T`")
+    asm_type: CodeSpan = Field(description="type in PTO assembly, e.g. `!pto.tile<...>` or `T`")
     description: InlineText
     enum: CppIdent | None = Field(
         default=None, description="attr operands: the enum of targets.yaml they take"
@@ -305,8 +319,8 @@ class Example(Strict):
 class TestValues(Strict):
     """Special values for the scalar operand in generated tests (besides the defaults per kind)."""
 
-    float_scalars: list[float] = Field(default_factory=lambda: [0.0, 1.0, -0.5, 0.25])
-    int_scalars: list[int] = Field(default_factory=lambda: [0, 1, -3, 5])
+    float_scalars: list[FiniteFloat] = Field(default_factory=lambda: [0.0, 1.0, -0.5, 0.25])
+    int_scalars: list[Int64] = Field(default_factory=lambda: [0, 1, -3, 5])
 
 
 class OpSpec(Strict):

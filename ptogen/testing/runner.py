@@ -34,6 +34,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from ..errors import did_you_mean
 from ..opkinds import KINDS
 from ..paths import RUNTIME_INCLUDE, Layout
 from .golden import Check, GoldenContext
@@ -43,7 +44,7 @@ from .results import Outcome
 COMPILER_PREFERENCE = ("clang++", "g++")
 # -O0: kernels are tiny and run once; compile time dominates the suite.
 BASE_FLAGS = ["-std=c++20", "-O0", "-ffp-contract=off", "-Wall", "-Wextra"]
-RUN_TIMEOUT = 120
+RUN_TIMEOUT = float(os.environ.get("PTOGEN_TEST_TIMEOUT", "120"))  # seconds per executable
 # What the precompiled header holds: the kernel entry point and the C++ headers kernels use.
 PCH_HEADERS = ["cstddef", "cstdio", "cstdlib", "cstring", "string", "pto/pto-inst.hpp"]
 
@@ -80,6 +81,7 @@ class Settings:
     compile_fail: bool = True
     cache: Path | None = None
     jobs: int = 0
+    timeout: float = RUN_TIMEOUT
 
 
 def load_manifest(layout: Layout) -> dict[str, Any]:
@@ -271,7 +273,8 @@ class Runner:
         for want in self.settings.ops:
             key = want.lower().removeprefix("pto.")
             if key not in names:
-                raise KeyError(f"unknown op {want} (known: {', '.join(names)})")
+                hint = did_you_mean(key, names)
+                raise KeyError(f"unknown op {want}{hint} (known: {', '.join(names)})")
             chosen.append(key)
         return chosen
 
@@ -331,11 +334,17 @@ class Runner:
                     [str(binary), str(data), *ids],
                     capture_output=True,
                     text=True,
-                    timeout=RUN_TIMEOUT,
+                    timeout=self.settings.timeout,
                     check=False,
                 )
             except subprocess.TimeoutExpired:
-                return [Outcome("fail", job.label, f"cases did not finish within {RUN_TIMEOUT} s")]
+                return [
+                    Outcome(
+                        "fail",
+                        job.label,
+                        f"cases did not finish within {self.settings.timeout:g} s (--timeout)",
+                    )
+                ]
             if proc.returncode != 0:
                 detail = f"cases exited {_exit(proc.returncode)}: {proc.stderr.strip()}"
                 return [Outcome("fail", job.label, detail)]
@@ -344,13 +353,23 @@ class Runner:
     def _runtime_fail(self, job: Job, case: dict[str, Any], binary: Path) -> Outcome:
         want = case["message"]
         name = f"{job.op}/{case['case']} [{case['profile']}, {Path(job.compiler).name}] stops: {want}"
-        proc = subprocess.run(
-            [str(binary), "-", case["case"]], capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
-        )
+        try:
+            proc = subprocess.run(
+                [str(binary), "-", case["case"]],
+                capture_output=True,
+                text=True,
+                timeout=self.settings.timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return Outcome("fail", name, f"did not stop within {self.settings.timeout:g} s (--timeout)")
         if proc.returncode == 0:
             return Outcome("fail", name, "ran to completion, but must stop")
         if want not in proc.stderr:
-            return Outcome("fail", name, f"stopped without the expected message: {proc.stderr.strip()[:300]}")
+            detail = (
+                f"exited {_exit(proc.returncode)} without the expected message: {proc.stderr.strip()[:300]}"
+            )
+            return Outcome("fail", name, detail)
         return Outcome("pass", name)
 
     def _verify(self, job: Job, compiler: Compiler, source: Path) -> list[Outcome]:
@@ -482,7 +501,9 @@ def _usage_problem(settings: Settings) -> str | None:
         return str(exc)
     for p in settings.profiles or []:
         if p not in known:
-            return f"unknown profile {p} (known: {', '.join(known)})"
+            return f"unknown profile {p}{did_you_mean(p, known)} (known: {', '.join(known)})"
+    if settings.timeout <= 0:
+        return f"--timeout must be positive, not {settings.timeout:g}"
     missing = [c for c in settings.compilers if shutil.which(c) is None]
     if missing:
         return f"compiler not found on PATH: {', '.join(missing)}"
@@ -499,6 +520,7 @@ def run_cli(layout: Layout, args: Any) -> int:
         compile_fail=not args.no_compile_fail,
         cache=args.cache,
         jobs=args.jobs,
+        timeout=args.timeout if args.timeout is not None else RUN_TIMEOUT,
     )
     problem = _usage_problem(settings)
     if problem:
