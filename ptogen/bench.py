@@ -304,14 +304,54 @@ def bench_simulator(root: Path, cxx: str, reps: int) -> list[tuple[str, float, f
     return rows
 
 
+def bench_fuzz(root: Path, cases: int, seed: int) -> int:
+    """Fuzz `cases` mutated specs (ptogen/fuzzing.py); print the figures and every problem.
+    Returns the number of problem cases (crashes, hangs, unlocated errors, injections)."""
+    import random
+
+    from .fuzzing import PAYLOADS, Harness, mutate, seed_specs
+
+    rng = random.Random(seed)
+    seeds = seed_specs(root)
+    alphabet = "abc xyz_019|`<>*/\\\"'{}[]:#&!?-\n\t\0\x1b\u202e\u2066\u2028\u00e9\u4e2d"
+    codes: dict[int, int] = {}
+    slowest, total, bad = 0.0, 0.0, 0
+    with tempfile.TemporaryDirectory(prefix="ptogen-fuzz-") as work:
+        harness = Harness(root, Path(work))
+        for _ in range(cases):
+            rel = rng.choice(sorted(seeds))
+            if rng.random() < 0.5:
+                payload = rng.choice(PAYLOADS)
+            else:
+                payload = "".join(rng.choice(alphabet) for _ in range(rng.randrange(80)))
+            outcome = harness.run(
+                rel, mutate(seeds[rel], rng.randrange(1 << 16), rng.randrange(1 << 16), payload)
+            )
+            codes[outcome.code] = codes.get(outcome.code, 0) + 1
+            slowest, total = max(slowest, outcome.seconds), total + outcome.seconds
+            problems = outcome.problems()
+            if problems:
+                bad += 1
+                print(f"  PROBLEM in {rel} with {payload[:60]!r}: {problems[0][:300]}")
+    print(f"  {cases} cases (seed {seed}): exit 0: {codes.get(0, 0)}, exit 2: {codes.get(2, 0)}")
+    print(f"  crashes: {codes.get(-1, 0)}, hangs: {codes.get(-2, 0)}, cases with any problem: {bad}")
+    print(f"  time per case: mean {total / max(cases, 1) * 1000:.0f} ms, slowest {slowest:.2f} s")
+    return bad
+
+
 def main_bench(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m ptogen.bench", description=__doc__)
     ap.add_argument("--quick", action="store_true", help="skip the cold kernel-suite run (minutes)")
     ap.add_argument("--cxx", default="g++")
     ap.add_argument("--specs", type=int, default=1000, help="size of the synthetic spec tree")
     ap.add_argument("--reps", type=int, default=2000, help="simulator repetitions per op")
+    ap.add_argument("--fuzz", type=int, metavar="N", help="only fuzz N mutated specs and print the figures")
+    ap.add_argument("--seed", type=int, default=12, help="random seed of --fuzz")
     args = ap.parse_args(argv)
     root = find_root()
+    if args.fuzz is not None:
+        print(f"== fuzzing {args.fuzz} mutated specs")
+        return 1 if bench_fuzz(root, args.fuzz, args.seed) else 0
     figures: dict[str, float] = {}
     print("== generation (median of 3)")
     figures.update(bench_generation(root, 3))

@@ -147,6 +147,18 @@ def test_injecting_field_values_are_refused(
     assert len(err) == 1 and LOCATED.match(err[0]) and re.search(rf"[ .]{field}: ", err[0]), err
 
 
+def test_vector_op_without_its_mask_is_a_located_error(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Found by the fuzz test: the vector header's template crashed on it.
+    spec = "specs/ops/vector_scalar/vaddcs.yaml"
+    text = (project / spec).read_text()
+    line = next(x for x in text.splitlines() if "role: mask" in x)
+    edit(project, spec, line + "\n", "")
+    code, err = gen_errors(project, capsys)
+    assert code == 2 and len(err) == 1 and "vaddcs.yaml:" in err[0] and "predicate mask" in err[0], err
+
+
 @pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])
 def test_non_finite_test_values_are_refused(
     project: Path, capsys: pytest.CaptureFixture[str], value: str

@@ -91,7 +91,8 @@ _HTML_TAG = re.compile(r"<\s*[A-Za-z!/?]")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 # A Markdown link or image target `](scheme:...)`, or a reference definition `[x]: scheme:...`.
 _LINK_SCHEME = re.compile(
-    r"(?:\]\(\s*<?|^\s*\[[^\]]*\]:\s*<?)\s*([A-Za-z][A-Za-z0-9+.\-]*)\s*:", re.MULTILINE
+    r"(?:\]\(\s*<?|^\s*(?:[-*+>]\s+|\d+[.)]\s+)*\[[^\]]*\]:\s*<?)\s*([A-Za-z][A-Za-z0-9+.\-]*)\s*:",
+    re.MULTILINE,
 )
 _SAFE_SCHEMES = frozenset(["http", "https", "mailto"])
 
@@ -131,6 +132,8 @@ def _one_line(value: str) -> str:
     if "```" in value:
         raise ValueError("must not contain a code fence")
     _no_control(value, "\t")
+    if value.rstrip().endswith("\\"):
+        raise ValueError("must not end in a backslash (it would continue a C++ comment onto the next line)")
     return value.strip()
 
 

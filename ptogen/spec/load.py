@@ -252,6 +252,10 @@ def check_op(
         )
     vector = op_kind.lanes if op_kind is not None else iset is not None and iset.kind == "vector"
     value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar", "global"}
+    if vector and not any(o.kind == "mask" and o.role == "mask" for o in spec.operands):
+        problems.append(
+            (("operands",), "a vector op needs its predicate mask (an operand of kind and role `mask`)")
+        )
     for i, o in enumerate(spec.operands):
         allowed = {"vreg", "scalar", "mask", "attr"} if vector else {"tile", "scalar", "attr", "global"}
         if o.kind == "mask" and o.role == "mask" and [p.role for p in spec.operands].count("mask") > 1:
