@@ -404,3 +404,16 @@ def test_import_writes_are_atomic(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         main(["--root", str(ROOT), "import", seed, "--out", str(tmp_path), "--force"])
     assert target.read_text() == before
     assert [p.name for p in target.parent.iterdir()] == ["tmaxs.yaml"]
+
+
+def test_import_survives_byte_order_marks_and_names_a_missing_set(tmp_path: Path) -> None:
+    text = (ROOT / "tests/fixtures/TMAXS.txt").read_text()
+    page = tmp_path / "TMAXS.txt"
+    page.write_text("\ufeff\ufeff" + text)  # as some upstream pages are stored
+    assert _import(tmp_path, page).returncode == 0
+    unknown = tmp_path / "TFOO.txt"
+    unknown.write_text(text.replace("TMAXS", "TFOO").replace("pto.tmaxs", "pto.tfoo"))
+    proc = _import(tmp_path, unknown)
+    assert proc.returncode == 2
+    (line,) = proc.stderr.splitlines()
+    assert "pto.tfoo belongs to no instruction set of specs/targets.yaml" in line and "`order:`" in line

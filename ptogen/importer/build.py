@@ -70,7 +70,14 @@ def parse_signature(sig: str) -> tuple[str, str, list[dict[str, Any]], list[dict
             ptype, pname = p.rsplit(" ", 1)
             key = "value_type" if kinds.get(ptype) == "typename" else "attr"
             out.append({"name": pname, key: ptype, "operand": pname})
+    for entry in out:
+        if "operand" in entry:  # spec operand names are snake_case; C++ parameters may be camelCase
+            entry["operand"] = _snake(entry["operand"])
     return qual, name, template, out
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 def _split(text: str) -> list[str]:
@@ -312,7 +319,7 @@ def _table(rows: list[str]) -> list[dict[str, str]]:
 def _operands(
     facts: PageFacts, params: list[dict[str, Any]], vector: bool, unplaced: list[str]
 ) -> list[dict[str, Any]]:
-    rows = {r["name"].lstrip("%"): r for r in _table(facts.inputs) + _table(facts.outputs)}
+    rows = {_snake(r["name"].lstrip("%")): r for r in _table(facts.inputs) + _table(facts.outputs)}
     operands: list[dict[str, Any]] = []
     if vector:
         ssa = next(iter(facts.syntax.get("ssa", [])), "")
@@ -486,7 +493,20 @@ def _instruction_set(facts: PageFacts, targets: Targets, mnemonic: str) -> Any:
     for s in targets.instruction_sets:
         if mnemonic in s.order:
             return s
-    raise ImportProblem(f"{mnemonic} belongs to no instruction set of targets.yaml")
+    if facts.instruction_set:  # propose the page's own set
+        proposed = re.sub(
+            r"[^a-z0-9]+", "_", facts.instruction_set.lower().replace("instructions", "")
+        ).strip("_")
+        raise ImportProblem(
+            f"{mnemonic} belongs to no instruction set of specs/targets.yaml; the page names "
+            f"{facts.instruction_set!r}: add an instruction set `{proposed}` there, "
+            f"with {mnemonic} in its `order:`"
+        )
+    known = ", ".join(s.id for s in targets.instruction_sets)
+    raise ImportProblem(
+        f"{mnemonic} belongs to no instruction set of specs/targets.yaml: add it to the `order:` of one "
+        f"({known}) or add a new set there"
+    )
 
 
 def validate(spec: dict[str, Any], targets: Targets) -> list[str]:
@@ -501,6 +521,8 @@ def dump(spec: dict[str, Any], path: Path) -> None:
     yaml = YAML()
     yaml.width = 100
     yaml.indent(mapping=2, sequence=4, offset=2)
+    # A list shared by two rules would be written once with an anchor; specs refuse anchors.
+    yaml.representer.ignore_aliases = lambda *_args: True
     for ex in spec.get("examples", []):
         ex["code"] = LiteralScalarString(ex["code"].rstrip("\n") + "\n")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -521,7 +543,7 @@ def read_page(path: Path) -> tuple[str, str | None]:
     if b"\0" in raw[:65536]:
         raise ImportProblem("not a text page (it holds NUL bytes); give the Markdown or HTML source")
     try:
-        return raw.decode("utf-8-sig"), None
+        return raw.decode("utf-8").lstrip("\ufeff"), None  # some pages carry the BOM twice
     except UnicodeDecodeError as exc:
         first_bad = exc.start
     text = raw.decode("cp1252", errors="replace")
@@ -548,6 +570,14 @@ def run_import(layout: Layout, args: Any) -> int:
             continue
         except ImportProblem as exc:
             print(f"error: {page}: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+            # A page shape the importer does not know yet: one line, and the other pages go on.
+            print(
+                f"error: {page}: cannot read this page's layout ({type(exc).__name__}: {exc})",
+                file=sys.stderr,
+            )
             failed += 1
             continue
         problems = validate(spec, targets)

@@ -71,6 +71,7 @@ KNOWN_HEADINGS: frozenset[str] = frozenset(
 
 # Older pages say "IR Level"; the generated pages and newer docs say "AS Level".
 HEADING_ALIASES: dict[str, str] = {
+    "C++ Intrinsics": "C++ Intrinsic",
     "IR Level 1 (SSA)": "AS Level 1 (SSA)",
     "IR Level 2 (DPS)": "AS Level 2 (DPS)",
 }
@@ -118,6 +119,7 @@ def parse_file(path: str | Path) -> PageFacts:
 
 
 def parse_page(text: str) -> PageFacts:
+    text = text.lstrip("\ufeff")  # some pages carry the byte-order mark, some twice
     lines = _scan_lines(text)
     markdown = any(not ln.fenced and _MD_HEADING.match(ln.text) for ln in lines)
     facts = PageFacts()
