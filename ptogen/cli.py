@@ -32,10 +32,11 @@ def _build(layout: Layout, allow_fast: bool = True) -> Result:
 
 
 def cmd_gen(args: argparse.Namespace) -> int:
-    from .emit.output import output_lock, write_tree
+    from .emit.output import output_lock, recover, write_tree
 
     layout = _layout(args)
     with output_lock(layout.out):
+        recover(layout.out)  # a killed run's leftovers go even when nothing else changes
         result = _build(layout)
         changed = [] if result.files is None else write_tree(layout.out, result.files)
     print(f"ptogen: {result.count} files in {_rel(layout.out)}, {len(changed)} changed")

@@ -195,6 +195,13 @@ def test_write_tree_switches_whole_trees_with_normal_permissions(tmp_path: Path)
     assert (out / "d").stat().st_mode & 0o777 == 0o777 & ~umask
 
 
+def test_gen_removes_litter_even_when_nothing_changed(project: Path) -> None:
+    assert main(["--root", str(project), "gen"]) == 0  # records the state: the next gen is a no-op
+    _tree(project / ".generated-new-999-dead", {"a.txt": "half"})
+    assert main(["--root", str(project), "gen"]) == 0
+    assert not list(project.glob(".generated-*"))
+
+
 def test_fallback_switch_is_recovered_after_a_cut(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # Without renameat2 the switch is two renames; a kill between them leaves only the old tree
     # under its side name, and the next run puts it back before doing anything else.
@@ -315,8 +322,11 @@ def test_did_you_mean(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["tlrelx"], "unknown op tlrelx (did you mean 'tlrelu'?)"),
-        (["--profile", "a5"], "unknown profile a5 (did you mean 'A5'?)"),
+        (
+            ["tlrelx"],
+            "vsubs, vxors) (did you mean 'tlrelu'?)",
+        ),
+        (["--profile", "a5"], "unknown profile a5 (known: A2A3, A5, CPU) (did you mean 'A5'?)"),
         (["--timeout", "0"], "--timeout must be positive"),
     ],
 )

@@ -274,7 +274,7 @@ class Runner:
             key = want.lower().removeprefix("pto.")
             if key not in names:
                 hint = did_you_mean(key, names)
-                raise KeyError(f"unknown op {want}{hint} (known: {', '.join(names)})")
+                raise KeyError(f"unknown op {want} (known: {', '.join(names)}){hint}")
             chosen.append(key)
         return chosen
 
@@ -501,7 +501,7 @@ def _usage_problem(settings: Settings) -> str | None:
         return str(exc)
     for p in settings.profiles or []:
         if p not in known:
-            return f"unknown profile {p}{did_you_mean(p, known)} (known: {', '.join(known)})"
+            return f"unknown profile {p} (known: {', '.join(known)}){did_you_mean(p, known)}"
     if settings.timeout <= 0:
         return f"--timeout must be positive, not {settings.timeout:g}"
     missing = [c for c in settings.compilers if shutil.which(c) is None]
