@@ -95,6 +95,13 @@ TRANSFERS = frozenset({"TLOAD", "TSTORE"})
 _CALL = re.compile(r"\b(T[A-Z][A-Z0-9_]*)\s*(?:<[^;()]*>)?\s*\(")
 
 
+def called_ops(case: CaseDir) -> set[str]:
+    """Upper-case names a directory's sources call like functions (T + capitals): the tile
+    intrinsics it needs (an unknown one makes it unrunnable), and RUNTIME_CALLS."""
+    calls = {m.group(1) for src in case.sources for m in _CALL.finditer(src.read_text(errors="replace"))}
+    return {c for c in calls if not c.endswith("_IMPL") and c.isupper()}
+
+
 def mixed_dirs(upstream: Path, ops: Iterable[str], covered: Iterable[str], taken: set[str]) -> list[CaseDir]:
     """Directories named after no single op (upstream tests some families together, e.g.
     `trowexpandop`, `trowreduceidx`) whose sources call one of `ops` and otherwise only covered
@@ -106,10 +113,7 @@ def mixed_dirs(upstream: Path, ops: Iterable[str], covered: Iterable[str], taken
         if d.name in taken or not (d / "main.cpp").is_file():
             continue
         case = CaseDir(d.name, d)
-        calls = {m.group(1) for src in case.sources for m in _CALL.finditer(src.read_text(errors="replace"))}
-        # Upper-case names called like functions that are tile intrinsics: known ones, or ones
-        # the checkout's tests call that look like ops (T + capitals), which makes it unrunnable.
-        ops_called = {c for c in calls if not c.endswith("_IMPL") and c.isupper()}
+        ops_called = called_ops(case)
         # Moving data in and out is not what a directory tests unless it is named after it.
         if ops_called & wanted - TRANSFERS and ops_called <= known:
             found.append(case)
@@ -319,7 +323,10 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     if problem:
         return _usage(problem)
     dirs, missing = discover(upstream, ops)
-    dirs += mixed_dirs(upstream, ops, covered_ops(layout), {d.op for d in dirs})
+    mixed = mixed_dirs(upstream, ops, covered_ops(layout), {d.op for d in dirs})
+    dirs += mixed
+    tested = set().union(*(called_ops(d) for d in mixed)) if mixed else set()
+    missing = [m for m in missing if m.upper() not in tested]
     if not dirs:
         return _usage("none of the selected ops has an upstream CPU ST directory")
     setup = Setup(upstream, cxx, build_flags(layout, upstream, args.reference), work, sys.executable)
