@@ -49,6 +49,7 @@ def test_the_judge_sees_an_injection() -> None:
     assert not find_injections({"a.md": "`<img src=x>` and\n```\n<script>\n```\n"})
 
 
+@pytest.mark.thorough
 @settings(
     max_examples=200,
     deadline=None,  # each case has its own bound (CASE_SECONDS) inside the harness

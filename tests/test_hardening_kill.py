@@ -37,6 +37,7 @@ def _set_summary(project: Path, text: str) -> None:
     path.write_text(spec.replace(A, text, 1).replace(B, text, 1))
 
 
+@pytest.mark.thorough
 def test_sigkill_during_gen_leaves_a_whole_tree(project: Path) -> None:
     old = tree_hash(project / "generated")
     _set_summary(project, B)
