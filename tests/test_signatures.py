@@ -69,18 +69,16 @@ def test_generated_signature_is_the_documented_one(op) -> None:  # type: ignore[
         assert declared == DOCUMENTED[op.spec.mnemonic]
 
 
-UPSTREAM = [
-    tuple(line.split(" ", 1))
-    for line in (ROOT / "tests/fixtures/upstream_declarations.txt").read_text().splitlines()
-    if line and not line.startswith("#")
-]
+def _fixture(name: str) -> list[str]:
+    """`<NAME> <shape>` lines of a declaration fixture (comments dropped)."""
+    lines = (ROOT / "tests/fixtures" / name).read_text().splitlines()
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+UPSTREAM = [tuple(line.split(" ", 1)) for line in _fixture("upstream_declarations.txt")]
 # Upstream declarations of covered intrinsics that the header does not have yet; each is a known gap
 # (see the spec's notes). The test fails when one is closed or a new one opens, so the list stays true.
-KNOWN_GAPS = {
-    line.split(" ", 1)[0] + " " + line.split(" ", 1)[1]
-    for line in (ROOT / "tests/fixtures/upstream_declaration_gaps.txt").read_text().splitlines()
-    if line and not line.startswith("#")
-}
+KNOWN_GAPS = set(_fixture("upstream_declaration_gaps.txt"))
 
 
 def test_header_has_upstream_declarations() -> None:

@@ -482,11 +482,18 @@ class OpView:
 
     @property
     def cpp_expr(self) -> str:
-        return semantics.to_cpp(self.loaded.expr, lambda n: f"{n}_v", "C", self.enums_of)
+        return self.cpp_of(self.loaded.expr)
 
     @property
     def numpy_expr(self) -> str:
-        return semantics.to_numpy(self.loaded.expr, self.enums_of, self.kind.reduce_axis(self))
+        return self.numpy_of(self.loaded.expr)
+
+    def cpp_of(self, expr: semantics.Node) -> str:
+        """C++ of an expression over `<operand>_v` element values in the compute type `C`."""
+        return semantics.to_cpp(expr, lambda n: f"{n}_v", "C", self.enums_of)
+
+    def numpy_of(self, expr: semantics.Node) -> str:
+        return semantics.to_numpy(expr, self.enums_of, self.kind.reduce_axis(self))
 
     @property
     def applied_enums(self) -> list[EnumView]:
@@ -537,8 +544,6 @@ class FormView:
             if p.operand and main_param in (p.type, p.value_type):
                 q = self._param_of(p.operand)
                 return str(q.type or q.value_type)
-        if main_param == "TmpT":
-            return "TmpT"
         raise KeyError(main_param)
 
     @property
@@ -623,12 +628,12 @@ class FormView:
     @property
     def cpp_expr(self) -> str:
         assert self.expr is not None
-        return semantics.to_cpp(self.expr, lambda n: f"{n}_v", "C", self.op.enums_of)
+        return self.op.cpp_of(self.expr)
 
     @property
     def numpy_expr(self) -> str:
         assert self.expr is not None
-        return semantics.to_numpy(self.expr, self.op.enums_of, self.op.kind.reduce_axis(self.op))
+        return self.op.numpy_of(self.expr)
 
     @property
     def own_params(self) -> list[str]:

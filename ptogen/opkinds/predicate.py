@@ -22,6 +22,7 @@ from .elementwise import Elementwise, case_inputs, pack_predicates
 
 if TYPE_CHECKING:
     from ..lower.views import OpView
+    from ..spec.model import OpSpec
 
 
 class Predicate(Elementwise):
@@ -31,7 +32,7 @@ class Predicate(Elementwise):
     def region(self, op: OpView) -> str:
         return op.compute_operand
 
-    def check_operands(self, spec: Any) -> list[tuple[tuple[str | int, ...], str]]:
+    def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         problems = super().check_operands(spec)
         for i, o in enumerate(spec.operands):
             if o.role == "dst" and not o.packed:
