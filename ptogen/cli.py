@@ -154,7 +154,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_diff_header(args: argparse.Namespace) -> int:
-    """Declaration drift between upstream's hand-written pto_instr.hpp and the generated one."""
+    """Declaration and dispatch drift between upstream's hand-written pto_instr.hpp and the generated one."""
     from .importer.declarations import header_drift
 
     layout = _layout(args)
@@ -167,15 +167,16 @@ def cmd_diff_header(args: argparse.Namespace) -> int:
         print(f"ptogen diff-header: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return EXIT_SPEC
     generated = (layout.generated_include / "pto" / "common" / "pto_instr.hpp").read_text(encoding="utf-8")
-    lines, total, found = header_drift(upstream, generated)
-    for line in lines:
+    drift = header_drift(upstream, generated)
+    for line in drift.lines:
         print(line)
     print(
-        f"ptogen diff-header: {found} of {total} upstream declarations of the covered intrinsics are "
-        f"generated; {len(lines)} difference(s)",
+        f"ptogen diff-header: of {drift.total} upstream declarations of the covered intrinsics, "
+        f"{drift.declared} are generated and {drift.dispatched} dispatch to the same _IMPL with the "
+        f"same arguments; {len(drift.lines)} difference(s)",
         file=sys.stderr,
     )
-    return 1 if lines else 0
+    return 1 if drift.lines else 0
 
 
 def cmd_upstream_st(args: argparse.Namespace) -> int:

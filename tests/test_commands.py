@@ -41,15 +41,15 @@ def test_editing_one_field_makes_check_fail_with_a_diff_naming_the_files(
 
 
 def test_missing_and_orphaned_files(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "generated/include/pto/cpu/tmaxs.hpp").unlink()
+    (project / "generated/include/pto/cpu/sim/tmaxs.hpp").unlink()
     stray = project / "generated/docs/isa/stale.md"
     stray.write_text("left over\n")
     assert main(["--root", str(project), "check"]) == 1
     err = capsys.readouterr().err
-    assert "missing: include/pto/cpu/tmaxs.hpp" in err
+    assert "missing: include/pto/cpu/sim/tmaxs.hpp" in err
     assert "orphan: docs/isa/stale.md" in err
     assert main(["--root", str(project), "gen"]) == 0
-    assert not stray.exists() and (project / "generated/include/pto/cpu/tmaxs.hpp").exists()
+    assert not stray.exists() and (project / "generated/include/pto/cpu/sim/tmaxs.hpp").exists()
     assert main(["--root", str(project), "check"]) == 0
 
 
@@ -197,7 +197,7 @@ def test_gen_refuses_to_write_on_template_errors(project: Path, capsys: pytest.C
 
 
 def test_gen_keeps_unchanged_files_untouched(project: Path) -> None:
-    path = project / "generated/include/pto/cpu/tmaxs.hpp"
+    path = project / "generated/include/pto/cpu/sim/tmaxs.hpp"
     before = path.stat().st_mtime_ns
     edit(project, TLRELU, "summary: Leaky ReLU of a tile,", "summary: Leaky ReLU over a tile,")
     assert main(["--root", str(project), "gen"]) == 0

@@ -108,6 +108,7 @@ def plan(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
     """(output path, template, extra context) for every generated file."""
     jobs: list[tuple[str, str, dict[str, object]]] = [
         ("include/pto/common/pto_instr.hpp", "cpp/pto_instr.hpp.j2", {}),
+        ("include/pto/common/pto_instr_impl.hpp", "cpp/pto_instr_impl.hpp.j2", {}),
         ("include/pto/common/pto_enums.hpp", "cpp/enums.hpp.j2", {}),
         ("include/pto/profiles/active_profile.hpp", "cpp/active_profile.hpp.j2", {}),
         ("include/pto/vector/pto_vec.hpp", "cpp/pto_vec.hpp.j2", {}),
@@ -120,6 +121,8 @@ def plan(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
                 {"profile": profile},
             )
         )
+    for path, ops in project.simulated_backend_files().items():
+        jobs.append((f"include/{path}", "cpp/cpu_backend.hpp.j2", {"ops": ops, "path": path}))
     for op in project.ops:
         with op.context("planning its outputs"):
             jobs.extend(op.kind.outputs(op))  # the op's kind decides which per-op files it has

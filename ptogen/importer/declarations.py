@@ -4,12 +4,19 @@ A shape keeps what decides which calls a declaration accepts: the kinds, types a
 template parameters and the types of its function parameters, with type parameters renamed by
 position (`T0`, `T1`, … and `P` for the pack). `std::enable_if_t` guards are dropped: they only keep
 overloads apart. Used to measure how many of upstream's declarations the generated header has.
+
+Each declaration's dispatch (the `<NAME>_IMPL` call its body makes, through upstream's
+MAP_INSTR_IMPL macros or directly) is reduced the same way by `ptogen.lower.dispatch.normalized`:
+the implementation, its template arguments and its call arguments by position.
 """
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import dataclass
+
+from ..lower.dispatch import Call, normalized
 
 _DECL = re.compile(
     r"template\s*<((?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*)>\s*PTO_(?:INST|INTERNAL)\s+RecordEvent\s+(\w+)\s*\(([^)]*)\)",
@@ -51,6 +58,101 @@ def shape(template: str, params: str) -> str:
     return f"<{', '.join(tshape)}>({', '.join(pshape)})"
 
 
+def _body(text: str, start: int) -> str:
+    """The brace-balanced body that follows `start` (empty for a bare declaration)."""
+    i = start
+    while i < len(text) and text[i] not in "{;":
+        i += 1
+    if i >= len(text) or text[i] == ";":
+        return ""
+    depth = 0
+    for j in range(i, len(text)):
+        depth += text[j] == "{"
+        depth -= text[j] == "}"
+        if depth == 0:
+            return text[i + 1 : j]
+    return text[i + 1 :]
+
+
+_MAP = re.compile(r"\bMAP_INSTR_IMPL(_T)?(_OUTS|_ROLES)?\s*\(")
+_DIRECT = re.compile(r"\b(\w+)_IMPL\s*(<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>)?\s*\(")
+
+
+def _paren(text: str, open_at: int) -> str:
+    """Text inside the parenthesis opened at `open_at`."""
+    depth = 0
+    for j in range(open_at, len(text)):
+        depth += text[j] == "("
+        depth -= text[j] == ")"
+        if depth == 0:
+            return text[open_at + 1 : j]
+    return text[open_at + 1 :]
+
+
+def parse_dispatch(body: str) -> Call | None:
+    """The `_IMPL` call a body makes, or None when it makes none."""
+    body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
+    m = _MAP.search(body)
+    if m:
+        parts = [" ".join(x.split()) for x in _split(_paren(body, m.end() - 1))]
+        impl, rest = parts[0], parts[1:]
+        targs: list[str] = []
+        roles = None
+        if m.group(1):
+            t = rest.pop(0)
+            inner = re.fullmatch(r"PTO_TEMPLATE_ARGS\((.*)\)", t, re.S)
+            targs = [" ".join(x.split()) for x in _split(inner.group(1))] if inner else [t]
+        if m.group(2) == "_ROLES":
+            roles = rest.pop(0).strip('"')
+        elif m.group(2) == "_OUTS":
+            rest.pop(0)
+        return Call(impl, "map", roles, targs, rest)
+    m = _DIRECT.search(body)
+    if m:
+        targs = [" ".join(x.split()) for x in _split(m.group(2)[1:-1])] if m.group(2) else []
+        args = [" ".join(x.split()) for x in _split(_paren(body, m.end() - 1))]
+        return Call(m.group(1), "direct", None, targs, args)
+    return None
+
+
+def _names(template: str, params: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """(name, kind) of each template parameter and the name of each function parameter."""
+    tnames = []
+    for t in (" ".join(x.split()) for x in _split(template)):
+        if t.startswith("std::enable_if_t"):
+            continue
+        m = re.fullmatch(r"typename(\.\.\.)?\s+(\w+)", t)
+        if m:
+            tnames.append((m.group(2), "pack" if m.group(1) else "typename"))
+        else:
+            tnames.append((re.sub(r"\s*=.*$", "", t).split()[-1], "value"))
+    pnames = [re.findall(r"\w+", p)[-1] for p in _split(params) if "..." not in p]
+    return tnames, pnames
+
+
+def declarations(header: str) -> dict[str, list[tuple[str, str | None]]]:
+    """Intrinsic name -> (shape, normalized dispatch) of each public declaration. A generated
+    header's public declaration forwards to its profiled twin just above it, whose body dispatches."""
+    text = re.sub(r"//\s*namespace profiled", "/*end profiled*/", header)
+    text = re.sub(r"//[^\n]*", "", text)
+    twins = [
+        (m.start(), m.end()) for m in re.finditer(r"namespace profiled \{.*?/\*end profiled\*/", text, re.S)
+    ]
+    out: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
+    for m in _DECL.finditer(text):
+        if any(a <= m.start() < b for a, b in twins):
+            continue
+        body = _body(text, m.end())
+        call = parse_dispatch(body)
+        if call is None and "profiled::" in body:
+            before = [b for b in twins if b[1] <= m.start()]
+            call = parse_dispatch(text[before[-1][0] : before[-1][1]]) if before else None
+        tnames, pnames = _names(m.group(1), m.group(3))
+        dispatch = normalized(call, tnames, pnames) if call else None
+        out[m.group(2)].append((shape(m.group(1), m.group(3)), dispatch))
+    return dict(out)
+
+
 def declaration_shapes(header: str) -> dict[str, list[str]]:
     """Intrinsic name -> shapes of its public declarations in a header's text."""
     # The generated header's profiled twins (first parameter `Profile`) are not public declarations.
@@ -62,23 +164,39 @@ def declaration_shapes(header: str) -> dict[str, list[str]]:
     return dict(out)
 
 
-def header_drift(upstream: str, generated: str) -> tuple[list[str], int, int]:
-    """Report lines for every covered intrinsic whose declarations differ between upstream's
-    hand-written header and the generated one; also the counts (upstream declarations of covered
-    intrinsics, and how many of them the generated header has)."""
-    theirs, ours = declaration_shapes(upstream), declaration_shapes(generated)
-    lines: list[str] = []
-    total = found = 0
+@dataclass
+class Drift:
+    lines: list[str]
+    total: int  # upstream declarations of the covered intrinsics
+    declared: int  # ... that the generated header declares
+    dispatched: int  # ... that it declares and dispatches as upstream does
+
+
+def header_drift(upstream: str, generated: str) -> Drift:
+    """Report lines for every covered intrinsic whose declarations or dispatch differ between
+    upstream's hand-written header and the generated one, with the counts."""
+    theirs, ours = declarations(upstream), declarations(generated)
+    drift = Drift([], 0, 0, 0)
     for name in sorted(ours):
-        missing = [s for s in theirs.get(name, []) if s not in ours[name]]
-        extra = [s for s in ours[name] if s not in theirs.get(name, [])]
-        total += len(theirs.get(name, []))
-        found += len(theirs.get(name, [])) - len(missing)
+        mine = dict(ours[name])
+        upstream_forms = theirs.get(name, [])
+        drift.total += len(upstream_forms)
         if name not in theirs:
-            lines.append(f"{name}: not declared upstream")
+            drift.lines.append(f"{name}: not declared upstream")
             continue
-        for s in missing:
-            lines.append(f"{name}: upstream declares {name}{s}; the specs do not generate it")
-        for s in extra:
-            lines.append(f"{name}: the specs generate {name}{s}; upstream does not declare it")
-    return lines, total, found
+        for s, call in upstream_forms:
+            if s not in mine:
+                drift.lines.append(f"{name}: upstream declares {name}{s}; the specs do not generate it")
+                continue
+            drift.declared += 1
+            if mine[s] == call:
+                drift.dispatched += 1
+            else:
+                drift.lines.append(
+                    f"{name}{s}: upstream dispatches to {call}; the specs dispatch to {mine[s]}"
+                )
+        shapes = {s for s, _ in upstream_forms}
+        for s in mine:
+            if s not in shapes:
+                drift.lines.append(f"{name}: the specs generate {name}{s}; upstream does not declare it")
+    return drift

@@ -17,7 +17,17 @@ from ..opkinds import KINDS, OpKind
 from ..rules import DTypeRule, Rule
 from ..spec import expr as semantics
 from ..spec.load import LoadedOp, SpecSet
-from ..spec.model import InstructionSetDef, Operand, OpSpec, Param, ProfileDef, Targets, TemplateParam
+from ..spec.model import (
+    Dispatch,
+    InstructionSetDef,
+    Operand,
+    OpSpec,
+    Param,
+    ProfileDef,
+    Targets,
+    TemplateParam,
+)
+from . import dispatch as dispatching
 
 
 @dataclass(frozen=True)
@@ -160,7 +170,12 @@ class OpView:
 
     @property
     def sim_header(self) -> str:
-        return f"pto/cpu/{self.spec.short}.hpp"
+        return f"pto/cpu/sim/{self.spec.short}.hpp"
+
+    @property
+    def has_backend(self) -> bool:
+        """Whether the op defines `_IMPL` functions of its own (TRECIP runs TDIVS's)."""
+        return bool(self.adapters)
 
     # ------------------------------------------------------------------ C++ types of operands
     def cpp_type(self, operand: str) -> str:
@@ -314,6 +329,22 @@ class OpView:
     def expr_forms(self) -> list[FormView]:
         """Overloads with their own element semantics (each has its own simulator function and golden)."""
         return [f for f in self.forms if f.expr is not None]
+
+    @cached_property
+    def adapters(self) -> list[dispatching.Adapter]:
+        """The CPU backend's `_IMPL` functions of this op, one per distinct dispatch signature."""
+        out: dict[str, dispatching.Adapter] = {}
+        for form in self.forms:
+            a = form.adapter
+            if a is None:
+                continue
+            seen = out.setdefault(a.key, a)
+            if (seen.target, seen.target_args) != (a.target, a.target_args):
+                raise ValueError(
+                    f"declaration {form.index} dispatches to the same {a.function} signature as "
+                    "another declaration that computes something else; give it its own arguments"
+                )
+        return list(out.values())
 
     @cached_property
     def forms(self) -> list[FormView]:
@@ -663,6 +694,26 @@ class FormView:
     def call_args(self) -> list[str]:
         return [p.name for p in self.params]
 
+    # ------------------------------------------------------------------ backend dispatch
+    @property
+    def dispatch_spec(self) -> Dispatch:
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        return intr.dispatch if self.index == 0 else intr.overloads[self.index - 1].dispatch
+
+    @cached_property
+    def dispatch(self) -> dispatching.Call:
+        return dispatching.resolve(self)
+
+    @property
+    def unused_params(self) -> list[str]:
+        """Own parameters the backend call does not receive either."""
+        return [n for n in self.own_params if n not in self.dispatch.args]
+
+    @cached_property
+    def adapter(self) -> dispatching.Adapter | None:
+        return dispatching.adapter(self)
+
 
 @dataclass(frozen=True)
 class OpRef:
@@ -704,6 +755,39 @@ class ProjectView:
     @property
     def profiles(self) -> list[ProfileDef]:
         return list(self.targets.profiles)
+
+    @property
+    def simulated_profile(self) -> ProfileDef:
+        """The profile whose backend ptogen generates: the CPU simulator."""
+        return next(p for p in self.profiles if p.name == self.targets.default_profile)
+
+    def backend_includes(self, profile: ProfileDef) -> list[str]:
+        """Headers that define the `_IMPL` functions of the tile intrinsics for a profile's backend,
+        in op order, as upstream's pto_instr_impl.hpp includes them. The simulated backend falls
+        back to an op's own simulator header when upstream names no file for it."""
+        out: list[str] = []
+        for op in self.tile_ops:
+            intr = op.spec.intrinsic
+            assert intr is not None
+            name = intr.backend_headers.get(profile.name)
+            path = f"{profile.backend_dir}/{name}" if name else None
+            if path is None and profile == self.simulated_profile and op.has_backend:
+                path = op.sim_header
+            if path is not None and path not in out:
+                out.append(path)
+        return out
+
+    def simulated_backend_files(self) -> dict[str, list[OpView]]:
+        """Upstream's CPU backend file names -> the ops whose generated `_IMPL`s each one gathers."""
+        profile = self.simulated_profile
+        files: dict[str, list[OpView]] = {}
+        for op in self.tile_ops:
+            intr = op.spec.intrinsic
+            assert intr is not None
+            name = intr.backend_headers.get(profile.name)
+            if name and op.has_backend:
+                files.setdefault(f"{profile.backend_dir}/{name}", []).append(op)
+        return files
 
     def ops_in(self, set_id: str) -> list[OpView]:
         return [o for o in self.ops if o.iset.id == set_id]

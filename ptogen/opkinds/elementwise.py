@@ -164,8 +164,12 @@ class Elementwise(OpKind):
         return rows, cols, vr, vc
 
     def outputs(self, op: OpView) -> list[Job]:
+        # An op that dispatches to another op's `_IMPL` (TRECIP to TDIVS) has no simulator of its own.
+        sim = (
+            [(f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op})] if op.has_backend else []
+        )
         return [
-            (f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op}),
+            *sim,
             (op.doc_path, "docs/op_page.md.j2", {"op": op}),
             (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
             (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),

@@ -7,6 +7,7 @@ checked before anything is reported, so one run shows every mistake.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,6 +147,7 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
             ops.append(LoadedOp(spec, display, doc.source, parsed[""], extra, forms))
 
     errors.extend(_check_unique(ops))
+    errors.extend(_check_dispatch_targets(ops))
     if errors:
         raise SpecErrors(errors)
     return SpecSet(targets, _display(targets_file, root), ops, enum_cases)
@@ -182,6 +184,27 @@ def _expr_scope(spec: OpSpec, targets: Targets) -> tuple[set[str], dict[str, int
         if o.kind in ("tile", "scalar", "vreg", "global") or (o.kind == "mask" and o.role != "mask")
     }  # a carry-in mask is a value; the predicate is not
     return names, attrs
+
+
+def _check_dispatch_targets(ops: list[LoadedOp]) -> list[SpecError]:
+    """A dispatch to another op's `_IMPL` names an intrinsic some spec defines."""
+    names = {op.spec.intrinsic.name for op in ops if op.spec.intrinsic is not None}
+    errors = []
+    for op in ops:
+        intr = op.spec.intrinsic
+        if intr is None:
+            continue
+        forms: list[tuple[tuple[str | int, ...], Any]] = [(("intrinsic",), intr.dispatch)]
+        forms += [(("intrinsic", "overloads", k), ov.dispatch) for k, ov in enumerate(intr.overloads)]
+        for at, dispatch in forms:
+            if dispatch.impl is not None and dispatch.impl not in names:
+                path = (*at, "dispatch", "impl")
+                errors.append(
+                    SpecError(
+                        op.path, op.source.line_of(path), _dotted(path), f"no spec defines {dispatch.impl!r}"
+                    )
+                )
+    return errors
 
 
 def _check_unique(ops: list[LoadedOp]) -> list[SpecError]:
@@ -374,8 +397,47 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
     for name in operands:
         if name not in bound:
             problems.append((("operands",), f"operand {name!r} is not carried by any intrinsic parameter"))
+    problems += _check_dispatch(("intrinsic",), intr.name, intr.template, intr.params, intr.dispatch)
     for k in range(len(intr.overloads)):
         problems.extend(_check_overload(spec, k, operands))
+    return problems
+
+
+_CPP_WORDS = {"static_cast", "true", "false", "nullptr"}
+
+
+def _check_dispatch(
+    at: tuple[str | int, ...], name: str, template: list[Any], params: list[Any], dispatch: Any
+) -> list[Problem]:
+    """A declaration's dispatch may name only its own parameters, qualified constants and literals;
+    a dispatch to its own `_IMPL` passes parameters only, since the backend function receives them."""
+    problems: list[Problem] = []
+    at = (*at, "dispatch")
+    fparams = {p.name for p in params if not p.events}
+    values = {t.name for t in template if t.kind == "value"}
+    known = fparams | {t.name for t in template if t.kind != "pack"} | _CPP_WORDS
+    args = dispatch.args if dispatch.args is not None else [p.name for p in params if not p.events]
+    targs = dispatch.template_args if dispatch.template_args is not None else sorted(values)
+    for field, exprs in (("template_args", targs), ("args", args)):
+        for i, expr in enumerate(exprs):
+            casts = set(re.findall(r"static_cast<(\w+)>", expr))
+            text = re.sub(r"\w+(?:::\w+)+", "", expr)  # qualified constants, e.g. AtomicType::AtomicNone
+            for ident in re.findall(r"\b[A-Za-z_]\w*\b", text):
+                if ident not in known and ident not in casts:
+                    problems.append(((*at, field, i), f"{ident!r} is not a parameter of this declaration"))
+    own = dispatch.impl in (None, name)
+    if own:
+        for i, expr in enumerate(args):
+            if expr not in fparams | values:
+                problems.append(
+                    (
+                        (*at, "args", i),
+                        f"{expr!r}: a dispatch to the op's own _IMPL passes parameters only "
+                        "(name another op in `impl` to reuse its implementation)",
+                    )
+                )
+    if dispatch.roles is not None and len(dispatch.roles) != len(args):
+        problems.append(((*at, "roles"), f"give one role per call argument ({len(args)})"))
     return problems
 
 
@@ -401,6 +463,7 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
         problems.append(((*at, "params"), f"operand {name!r} of the main declaration is not carried"))
     for name in sorted(set(own) - bound):
         problems.append(((*at, "operands"), f"operand {name!r} is not carried by any parameter"))
+    problems += _check_dispatch(at, intr.name, ov.template, ov.params, ov.dispatch)
     values = {t.name for t in ov.template if t.kind == "value"}
     for t in intr.template:
         if t.kind == "value" and t.name not in values:

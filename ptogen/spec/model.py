@@ -47,6 +47,13 @@ class ProfileDef(Strict):
     macro: CppIdent = Field(description="value for -DPTO_TARGET_PROFILE=<macro>")
     title: InlineText
     description: Prose
+    arch_macro: CppIdent = Field(
+        description="upstream's build macro that selects this target's backend, e.g. PTO_NPU_ARCH_A2A3; "
+        "the profile's checks follow it unless PTO_TARGET_PROFILE says otherwise"
+    )
+    backend_dir: Annotated[str, Field(pattern=r"^[a-z0-9_]+(/[a-z0-9_]+)*$")] = Field(
+        description="include directory of the backend's `<NAME>_IMPL` headers, e.g. pto/npu/a2a3"
+    )
 
 
 class InstructionSetDef(Strict):
@@ -71,6 +78,9 @@ class EnumApply(Strict):
 class EnumDef(Strict):
     name: CppIdent
     values: list[CppIdent]
+    underlying: TypeName | None = Field(
+        default=None, description="the enum's underlying C++ type, as upstream declares it"
+    )
     description: InlineText
     asm: Line | None = Field(default=None, description="attribute spelling in PTO assembly, e.g. #pto.cmp")
     apply: EnumApply | None = None
@@ -212,6 +222,35 @@ class Param(Strict):
         return self
 
 
+CppExpr = Annotated[str, Field(min_length=1, max_length=160, pattern=r"^[A-Za-z0-9_:<>(), .+-]+$")]
+BackendHeader = Annotated[str, Field(pattern=r"^[A-Za-z0-9_]+\.(hpp|h)$")]
+
+
+class Dispatch(Strict):
+    """How a declaration reaches its backend, as upstream's pto_instr.hpp does it: the
+    `<impl>_IMPL` it calls, with which template and call arguments. Names refer to the
+    declaration's own template and function parameters."""
+
+    impl: CppIdent | None = Field(
+        default=None, description="intrinsic whose `_IMPL` runs (default: this one), e.g. TDIVS for TRECIP"
+    )
+    call: Literal["map", "direct"] = Field(
+        default="map",
+        description="`map`: through upstream's MAP_INSTR_IMPL macros (traced by its CPU simulator); "
+        "`direct`: a plain `<impl>_IMPL(...)` call",
+    )
+    roles: Annotated[str, Field(pattern=r"^[OI]+$")] | None = Field(
+        default=None, description="MAP_INSTR_IMPL_ROLES: `O` (output) or `I` (input) per call argument"
+    )
+    template_args: list[CppExpr] | None = Field(
+        default=None, description="explicit template arguments (default: the value template parameters)"
+    )
+    args: list[CppExpr] | None = Field(
+        default=None,
+        description="call arguments (default: the function parameters in order, events excluded)",
+    )
+
+
 class Overload(Strict):
     """A further C++ declaration of the same intrinsic, with the same element semantics unless
     `expr` gives its own.
@@ -241,6 +280,7 @@ class Overload(Strict):
         description="arg-reductions: an own destination tile that also receives the source value "
         "at each index the reduction picks (TROWARGMAX's dstVal)",
     )
+    dispatch: Dispatch = Field(default_factory=Dispatch)
 
 
 class Intrinsic(Strict):
@@ -257,6 +297,12 @@ class Intrinsic(Strict):
     )
     overloads: list[Overload] = Field(
         default_factory=list, description="further declarations of the intrinsic (upstream's header)"
+    )
+    dispatch: Dispatch = Field(default_factory=Dispatch)
+    backend_headers: dict[ProfileName, BackendHeader] = Field(
+        default_factory=dict,
+        description="per profile, the backend header (in the profile's backend_dir) that defines the "
+        "`_IMPL` this intrinsic dispatches to, as upstream's pto_instr_impl.hpp includes it",
     )
 
 

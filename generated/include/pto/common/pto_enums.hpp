@@ -31,6 +31,8 @@ enum class RecipAlgorithm { DEFAULT, HIGH_PRECISION };
 
 enum class CmpMode { EQ, NE, LT, LE, GT, GE };
 
+enum class AtomicType : uint8_t { AtomicNone, AtomicAdd };
+
 enum class SaturationMode { ON, OFF };
 
 enum class RoundMode { CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC };

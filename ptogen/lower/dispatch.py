@@ -1,0 +1,162 @@
+"""How a declaration reaches its backend: the `<NAME>_IMPL` call of upstream's pto_instr.hpp.
+
+A spec states each declaration's dispatch once (`intrinsic.dispatch`, `overloads[k].dispatch`);
+this module resolves the defaults, spells the call for the header, and derives the CPU backend's
+`_IMPL` function with exactly the signature that call needs (an adapter onto the simulator's
+generated function). The same resolved call is what `ptogen diff-header` compares with upstream.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .views import FormView
+
+
+@dataclasses.dataclass(frozen=True)
+class Call:
+    """A resolved dispatch: `<impl>_IMPL<template_args>(args)` through `call` (map or direct)."""
+
+    impl: str
+    call: str
+    roles: str | None
+    template_args: list[str]
+    args: list[str]
+
+    @property
+    def function(self) -> str:
+        return f"{self.impl}_IMPL"
+
+    @property
+    def statement(self) -> str:
+        """The C++ statement the intrinsic runs after its events and checks (no semicolon)."""
+        args = ", ".join(self.args)
+        if self.call == "direct":
+            targs = f"<{', '.join(self.template_args)}>" if self.template_args else ""
+            return f"{self.function}{targs}({args})"
+        macro = "MAP_INSTR_IMPL" + ("_T" if self.template_args else "") + ("_ROLES" if self.roles else "")
+        head = [self.impl]
+        if self.template_args:
+            head.append(f"PTO_TEMPLATE_ARGS({', '.join(self.template_args)})")
+        if self.roles:
+            head.append(f'"{self.roles}"')
+        return f"{macro}({', '.join(head + self.args)})"
+
+
+def resolve(form: FormView) -> Call:
+    """The form's dispatch with its defaults filled in."""
+    d = form.dispatch_spec
+    values = [t.name for t in form.template if t.kind == "value"]
+    args = d.args if d.args is not None else [p.name for p in form.params if not p.events]
+    targs = d.template_args if d.template_args is not None else values
+    return Call(d.impl or form.op.name, d.call, d.roles, list(targs), list(args))
+
+
+def normalized(call: Call, template: list[tuple[str, str]], params: list[str]) -> str:
+    """The call with the declaration's names replaced by their position (`T0`.. for type template
+    parameters, `V0`.. for value ones, `a0`.. for function parameters), so that two headers that
+    name parameters differently compare equal. `template` is (name, kind) in declaration order."""
+    names: dict[str, str] = {}
+    types = [n for n, k in template if k == "typename"]
+    values = [n for n, k in template if k == "value"]
+    names.update({n: f"T{i}" for i, n in enumerate(types)})
+    names.update({n: f"V{i}" for i, n in enumerate(values)})
+    names.update({n: f"a{i}" for i, n in enumerate(params)})
+
+    def rename(expr: str) -> str:
+        expr = " ".join(expr.split())
+        return re.sub(r"(?<!::)\b[A-Za-z_]\w*\b(?!::)", lambda m: names.get(m.group(0), m.group(0)), expr)
+
+    targs = f"<{', '.join(rename(a) for a in call.template_args)}>" if call.template_args else ""
+    via = (
+        "direct"
+        if call.call == "direct"
+        else f"MAP_INSTR_IMPL_ROLES {call.roles}"
+        if call.roles
+        else "MAP_INSTR_IMPL"
+    )
+    return f"{call.function}{targs}({', '.join(rename(a) for a in call.args)}) via {via}"
+
+
+# ----------------------------------------------------------------------------- CPU backend
+
+
+@dataclasses.dataclass(frozen=True)
+class AdapterTParam:
+    name: str
+    kind: str  # typename | value
+    type: str | None = None
+    default: None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class AdapterParam:
+    """A function parameter of an adapter, spelled by the same template macro as the intrinsic's."""
+
+    name: str
+    type: str | None = None
+    attr: str | None = None
+    value_type: str | None = None
+    dtype_of: str | None = None
+    events: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Adapter:
+    """The CPU backend's `<NAME>_IMPL` for one dispatch signature: it receives what the intrinsic
+    passes and runs the simulator's generated function for that form."""
+
+    function: str
+    template: list[AdapterTParam]
+    params: list[AdapterParam]
+    target: str  # the simulator function, in namespace cpu
+    target_args: list[str]
+    explicit: int  # how many leading template parameters the call passes explicitly
+
+    @property
+    def key(self) -> str:
+        """Signature without names: two adapters with the same key would redefine each other."""
+        tp = ",".join(t.type or t.kind for t in self.template)
+        order = {t.name: f"T{i}" for i, t in enumerate(self.template)}
+
+        def spell(p: AdapterParam) -> str:
+            ref = p.type or p.dtype_of or p.value_type or p.attr or ""
+            kind = "&" if p.type else "::DType" if p.dtype_of else ""
+            return order.get(ref, ref) + kind
+
+        return f"{self.function}<{tp}>({','.join(spell(p) for p in self.params)})"
+
+
+def adapter(form: FormView) -> Adapter | None:
+    """The `_IMPL` adapter a form needs in the CPU backend, or None when it dispatches to another
+    op's implementation (that op's own form provides the function)."""
+    call = resolve(form)
+    if call.impl != form.op.name:
+        return None
+    tparams = {t.name: t for t in form.template}
+    params = {p.name: p for p in form.params}
+    template: list[AdapterTParam] = []
+    for i, expr in enumerate(call.template_args):
+        t = tparams.get(expr)
+        if t is not None and t.kind == "typename":
+            template.append(AdapterTParam(expr, "typename"))
+        elif t is not None:
+            template.append(AdapterTParam(expr, "value", str(t.type)))
+        else:  # a constant the intrinsic fixes, e.g. AtomicType::AtomicNone
+            template.append(AdapterTParam(f"Fixed{i}", "value", "auto"))
+    fparams: list[AdapterParam] = []
+    for expr in call.args:
+        p: Any = params.get(expr)
+        if p is not None:
+            fparams.append(AdapterParam(p.name, p.type, p.attr, p.value_type, p.dtype_of))
+        else:  # a value template parameter passed as an argument, e.g. TCVT's NeedSetCtrl
+            fparams.append(AdapterParam(expr, value_type=str(tparams[expr].type)))
+    listed = {t.name for t in template}
+    for t in form.template:  # deduced type parameters the function parameters use
+        used = any(t.name in (p.type, p.dtype_of, p.value_type) for p in fparams)
+        if t.kind == "typename" and used and t.name not in listed:
+            template.append(AdapterTParam(t.name, "typename"))
+    return Adapter(call.function, template, fparams, form.impl_name, form.impl_args, len(call.template_args))

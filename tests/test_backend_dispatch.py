@@ -1,0 +1,258 @@
+"""The generated header reaches each backend exactly as upstream's pto_instr.hpp does.
+
+For A2A3, A5 and the CPU simulator, one program includes the generated header with stub backends
+written here: every header `pto_instr_impl.hpp` names for the target (upstream's NPU files, or the
+CPU files under upstream's names, which the stubs shadow) defines recording `_IMPL` functions. The
+program calls every declaration of every intrinsic through the public API, with tiles its profile
+accepts, and compares the one call that reaches the backend with upstream's dispatch of that
+declaration (tests/fixtures/upstream_dispatch.txt): the implementation, each template argument's
+value or type, and each call argument (which object, or which value).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ptogen.emit.render import environment
+from ptogen.importer.declarations import _split, declarations
+from ptogen.lower.views import ProjectView
+from ptogen.paths import Layout
+from ptogen.spec.load import load_specs
+from ptogen.testing.plan import plan_op
+
+from .compilers import COMPILERS, require
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECT = ProjectView(load_specs(ROOT / "specs", ROOT))
+GENERATED = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
+
+
+def _upstream() -> dict[tuple[str, str], str]:
+    lines = (ROOT / "tests/fixtures/upstream_dispatch.txt").read_text().splitlines()
+    out = {}
+    for line in lines:
+        if line and not line.startswith("#"):
+            name, rest = line.split(" ", 1)
+            shape, dispatch = rest.split(" => ")
+            out[(name, shape)] = dispatch
+    return out
+
+
+UPSTREAM = _upstream()
+OURS = declarations(GENERATED)
+
+RECORDER = """#pragma once
+// Stub backend: every _IMPL records its name, explicit template arguments and call arguments.
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+namespace stub {
+struct Call {
+    std::string impl;
+    std::vector<std::string> targs, args;
+};
+inline std::vector<Call> calls;
+
+template <typename T>
+std::string type() { return std::string("type:") + typeid(T).name(); }
+
+template <typename V>
+std::string value(V v) {
+    if constexpr (std::is_enum_v<V>)
+        return "value:" + std::to_string(static_cast<long long>(v));
+    else  // numbers, and the 16-bit float classes through double
+        return "value:" + std::to_string(static_cast<long double>(static_cast<double>(v)));
+}
+
+// A tile or global tensor is identified by its address, anything else by its value.
+template <typename A>
+std::string id(A& a) {
+    if constexpr (requires { a.data(); })
+        return "object:" + std::to_string(reinterpret_cast<std::uintptr_t>(&a));
+    else
+        return value(a);
+}
+template <typename A>
+std::string id(const A& a) { return id(const_cast<A&>(a)); }
+}  // namespace stub
+"""
+
+_DECL = environment(ROOT / "templates").from_string(
+    '{% import "tests/macros.j2" as t %}{% import "macros.j2" as m %}'
+    "{% macro tile(x) %}{{ t.declare(x) }}{% endmacro %}"
+    "{% macro glob(x) %}{{ t.declare_global(x) }}{% endmacro %}"
+    "{% macro tparam(x) %}{{ m.tparam(x) }}{% endmacro %}"
+    "{% macro param(x) %}{{ m.param(x) }}{% endmacro %}"
+)
+MACROS = _DECL.module  # type: ignore[attr-defined]
+
+
+def stub_impls() -> str:
+    """A recording function for every `_IMPL` signature the CPU backend defines."""
+    out = ["#pragma once", '#include "stub_record.hpp"', "namespace pto {"]
+    seen: set[str] = set()
+    for op in PROJECT.tile_ops:
+        for a in op.adapters:
+            if a.key in seen:
+                continue
+            seen.add(a.key)
+            tparams = ", ".join(str(MACROS.tparam(t)) for t in a.template)
+            params = ", ".join(str(MACROS.param(p)) for p in a.params)
+            targs = ", ".join(
+                f"stub::type<{t.name}>()" if t.kind == "typename" else f"stub::value({t.name})"
+                for t in a.template[: a.explicit]
+            )
+            ids = ", ".join(f"stub::id({p.name})" for p in a.params)
+            out.append(
+                f"template <{tparams}>\ninline void {a.function}({params}) {{\n"
+                f'    stub::calls.push_back({{"{a.function}", {{{targs}}}, {{{ids}}}}});\n}}'
+            )
+    out.append("}  // namespace pto")
+    return "\n".join(out) + "\n"
+
+
+def _expected(dispatch: str, form, call_args: list[str]) -> tuple[str, list[str], list[str]]:  # type: ignore[no-untyped-def]
+    """C++ expressions giving what the stub must record for `dispatch` (normalized, positional)."""
+    m = re.fullmatch(r"(\w+)(?:<(.*)>)?\((.*)\) via .*", dispatch)
+    assert m, dispatch
+    impl, targs, args = m.group(1), _split(m.group(2) or ""), _split(m.group(3))
+    params = [p for p in form.params if not p.events]
+    by_param = dict(zip([p.name for p in params], call_args, strict=False))
+    types = [t.name for t in form.template if t.kind == "typename"]
+    values = [t for t in form.template if t.kind == "value"]
+
+    def subst(expr: str) -> str:
+        expr = re.sub(r"\ba(\d+)\b", lambda x: f"({by_param[params[int(x.group(1))].name]})", expr)
+        return re.sub(r"\bV(\d+)\b", lambda x: f"({values[int(x.group(1))].default})", expr)
+
+    def targ(expr: str) -> str:
+        expr = expr.strip()
+        t = re.fullmatch(r"T(\d+)", expr)
+        if t:
+            holder = next(p for p in params if p.type == types[int(t.group(1))])
+            return f"stub::type<decltype({by_param[holder.name]})>()"
+        return f"stub::value({subst(expr)})"
+
+    def arg(expr: str) -> str:
+        expr = subst(expr.strip())
+        return f"stub::id({expr})" if re.fullmatch(r"\(\w+\)", expr) else f"stub::value({expr})"
+
+    return f'"{impl}"', [targ(t) for t in targs if t.strip()], [arg(a) for a in args if a.strip()]
+
+
+def program(profile: str) -> tuple[str, int, list[str]]:
+    """The test program for one profile, the number of calls it checks, and ops it cannot call."""
+    body: list[str] = []
+    checked, skipped = 0, []
+    for op in PROJECT.tile_ops:
+        tests = plan_op(PROJECT, op)
+        kernel = next((k for k in tests.runtime if profile in k.profiles), None)
+        if kernel is None:
+            skipped.append(op.spec.short)
+            continue
+        case = kernel.cases[0]
+        lines = [f"{{  // {op.spec.mnemonic}"]
+        lines += [f"    {MACROS.tile(t)}" for t in case.tiles]
+        lines += [f"    {MACROS.glob(g)}" for g in case.globals]
+        for name, v in case.scalars.items():
+            lines.append(
+                f"    {kernel.dtypes[name]} {name}_value = static_cast<{kernel.dtypes[name]}>({v!r});"
+            )
+        shapes = [s for s, _ in OURS[op.name]]
+        dst = next(t for t in case.tiles + case.globals if t.name == op.spec.semantics.domain)
+        for form, shape in zip(op.forms, shapes, strict=True):
+            args = case.call.args if form.index == 0 else form.test_call_args(case.call.args)
+            dispatch = UPSTREAM.get((op.name, shape)) or dict(OURS[op.name])[shape]
+            impl, targs, ids = _expected(dispatch, form, args)
+            lines.append("    {")
+            if form.value_output:
+                lines.append(f"        {MACROS.tile(form.value_tile(case.tiles))}")
+            lines += [f"        {dst.type_name} {tmp};" for tmp in form.own_tiles]
+            explicit = f"<{', '.join(case.call.template_args)}>" if case.call.template_args else ""
+            lines.append("        stub::calls.clear();")
+            lines.append(f"        {op.name}{explicit}({', '.join(args)});")
+            what = f'"{op.name} form {form.index}"'
+            lines.append(f"        check({what}, {impl}, {{{', '.join(targs)}}}, {{{', '.join(ids)}}});")
+            lines.append("    }")
+            checked += 1
+        lines.append("}")
+        body.append("\n".join(lines))
+    main = "\n".join(body)
+    source = f"""#include "stub_record.hpp"
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+#include <memory>
+using namespace pto;
+static int failures = 0, checked = 0;
+static void check(const char* what, const std::string& impl, const std::vector<std::string>& targs,
+                  const std::vector<std::string>& args) {{
+    ++checked;
+    if (stub::calls.size() != 1) {{
+        std::printf("FAIL %s: %zu backend calls\\n", what, stub::calls.size());
+        ++failures;
+        return;
+    }}
+    const stub::Call& c = stub::calls[0];
+    if (c.impl != impl || c.targs != targs || c.args != args) {{
+        std::printf("FAIL %s: called %s<", what, c.impl.c_str());
+        for (const auto& t : c.targs) std::printf("%s ", t.c_str());
+        std::printf(">(");
+        for (const auto& a : c.args) std::printf("%s ", a.c_str());
+        std::printf("), expected %s<", impl.c_str());
+        for (const auto& t : targs) std::printf("%s ", t.c_str());
+        std::printf(">(");
+        for (const auto& a : args) std::printf("%s ", a.c_str());
+        std::printf(")\\n");
+        ++failures;
+    }}
+}}
+int main() {{
+{main}
+    std::printf("checked %d, failed %d\\n", checked, failures);
+    return failures != 0;
+}}
+"""
+    return source, checked, skipped
+
+
+# The build macro that selects each profile's backend; the CPU build names none.
+ARCH = {"A2A3": ["-DPTO_NPU_ARCH_A2A3"], "A5": ["-DPTO_NPU_ARCH_A5"], "CPU": ["-D__CPU_SIM"]}
+
+
+@pytest.mark.parametrize("profile", list(ARCH))
+def test_every_declaration_dispatches_as_upstream(profile: str, tmp_path: Path) -> None:
+    prof = next(p for p in PROJECT.profiles if p.name == profile)
+    stubs = tmp_path / "stubs"
+    stubs.mkdir()
+    (stubs / "stub_record.hpp").write_text(RECORDER)
+    (stubs / "stub_impls.hpp").write_text(stub_impls())
+    includes = PROJECT.backend_includes(prof)
+    assert includes, "the generated backend selection names no header"
+    for path in includes:  # each header the generated pto_instr_impl.hpp includes is a stub
+        target = stubs / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text('#pragma once\n#include "stub_impls.hpp"\n')
+    source, checked, skipped = program(profile)
+    (tmp_path / "dispatch.cpp").write_text(source)
+    layout = Layout.make(root=ROOT)
+    cxx = require(COMPILERS[0])
+    exe = tmp_path / "dispatch"
+    build = subprocess.run(
+        [cxx, "-std=c++20", "-O0", f"-I{stubs}", f"-I{layout.generated_include}",
+         f"-I{ROOT / 'ptogen/runtime/include'}", *ARCH[profile], str(tmp_path / "dispatch.cpp"),
+         "-o", str(exe)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr[-4000:]
+    run = subprocess.run([str(exe)], capture_output=True, text=True, check=False, timeout=60)
+    assert run.returncode == 0, run.stdout[-4000:]
+    assert f"checked {checked}, failed 0" in run.stdout
+    # Every intrinsic is reached under the profile, except ops the profile has no legal call of.
+    assert checked >= 90 and len(skipped) <= 12, (checked, skipped)
