@@ -147,7 +147,8 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
             ops.append(LoadedOp(spec, display, doc.source, parsed[""], extra, forms))
 
     errors.extend(_check_unique(ops))
-    errors.extend(_check_dispatch_targets(ops))
+    if not errors:  # a spec that failed to load would make its dispatch targets look undefined
+        errors.extend(_check_dispatch_targets(ops))
     if errors:
         raise SpecErrors(errors)
     return SpecSet(targets, _display(targets_file, root), ops, enum_cases)
