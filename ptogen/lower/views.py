@@ -651,7 +651,9 @@ class FormView:
         """SFINAE condition that keeps overloads apart when a form takes extra tile operands: the
         main form accepts only events in its pack, an overload only tiles in its own tile slots."""
         forms = self.op.forms
-        pack = next(t.name for t in self.template if t.kind == "pack")
+        pack = next((t.name for t in self.template if t.kind == "pack"), None)
+        if pack is None:  # a declaration without an events pack (TPREFETCH) needs no guard
+            return ""
         own_tiles = [str(self._param_of(o.name).type) for o in self.own if o.kind == "tile"]
         if own_tiles:
             return " && ".join(f"is_tile_data_v<{t}>" for t in own_tiles) + f" && all_events_v<{pack}...>"

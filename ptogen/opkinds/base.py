@@ -87,6 +87,11 @@ class OpKind:
         """Files this op contributes besides the project-wide ones (header, checks, indexes)."""
         raise NotImplementedError
 
+    def header_part(self, op: OpView) -> str | None:
+        """A template of this kind that spells the op's whole entry in pto_instr.hpp (its profiled
+        twins and public declarations), or None for the generic entry built from the op's forms."""
+        return None
+
     # ----------------------------------------------------------------- tests
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
         raise NotImplementedError

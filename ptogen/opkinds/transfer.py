@@ -100,6 +100,12 @@ class Transfer(OpKind):
             (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
         ]
 
+    def header_part(self, op: OpView) -> str | None:
+        intr = op.spec.intrinsic
+        if intr is not None and not any(t.kind == "pack" for t in intr.template):
+            return self.template("intrinsic.hpp.j2")
+        return None
+
     # ----------------------------------------------------------------- tests
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
         profiles = [p.name for p in project.profiles]
