@@ -118,7 +118,21 @@ def stub_impls() -> str:
     return "\n".join(out) + "\n"
 
 
-def _expected(dispatch: str, form, call_args: list[str]) -> tuple[str, list[str], list[str]]:  # type: ignore[no-untyped-def]
+def _value_args(op, form, main_explicit: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
+    """The value template arguments a call of `form` passes: the main form's explicit ones (the
+    test plan's), else each parameter's default, else the first value of its enum."""
+    main_values = [t.name for t in op.spec.intrinsic.template if t.kind == "value"]
+    given = dict(zip(main_values, main_explicit, strict=False))
+    out = []
+    for t in (t for t in form.template if t.kind == "value"):
+        enum = next((e for e in PROJECT.targets.enums if e.name == t.type), None)
+        out.append(given.get(t.name) or t.default or f"{t.type}::{enum.values[0]}")  # type: ignore[union-attr]
+    return out
+
+
+def _expected(
+    dispatch: str, form, call_args: list[str], value_args: list[str]
+) -> tuple[str, list[str], list[str]]:  # type: ignore[no-untyped-def]
     """C++ expressions giving what the stub must record for `dispatch` (normalized, positional)."""
     m = re.fullmatch(r"(\w+)(?:<(.*)>)?\((.*)\) via .*", dispatch)
     assert m, dispatch
@@ -126,11 +140,10 @@ def _expected(dispatch: str, form, call_args: list[str]) -> tuple[str, list[str]
     params = [p for p in form.params if not p.events]
     by_param = dict(zip([p.name for p in params], call_args, strict=False))
     types = [t.name for t in form.template if t.kind == "typename"]
-    values = [t for t in form.template if t.kind == "value"]
 
     def subst(expr: str) -> str:
         expr = re.sub(r"\ba(\d+)\b", lambda x: f"({by_param[params[int(x.group(1))].name]})", expr)
-        return re.sub(r"\bV(\d+)\b", lambda x: f"({values[int(x.group(1))].default})", expr)
+        return re.sub(r"\bV(\d+)\b", lambda x: f"({value_args[int(x.group(1))]})", expr)
 
     def targ(expr: str) -> str:
         expr = expr.strip()
@@ -170,12 +183,13 @@ def program(profile: str) -> tuple[str, int, list[str]]:
         for form, shape in zip(op.forms, shapes, strict=True):
             args = case.call.args if form.index == 0 else form.test_call_args(case.call.args)
             dispatch = UPSTREAM.get((op.name, shape)) or dict(OURS[op.name])[shape]
-            impl, targs, ids = _expected(dispatch, form, args)
+            values = _value_args(op, form, case.call.template_args)
+            impl, targs, ids = _expected(dispatch, form, args, values)
             lines.append("    {")
             if form.value_output:
                 lines.append(f"        {MACROS.tile(form.value_tile(case.tiles))}")
             lines += [f"        {dst.type_name} {tmp};" for tmp in form.own_tiles]
-            explicit = f"<{', '.join(case.call.template_args)}>" if case.call.template_args else ""
+            explicit = f"<{', '.join(values)}>" if values else ""
             lines.append("        stub::calls.clear();")
             lines.append(f"        {op.name}{explicit}({', '.join(args)});")
             what = f'"{op.name} form {form.index}"'

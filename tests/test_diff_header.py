@@ -81,11 +81,11 @@ def test_generated_header_dispatches_as_upstream() -> None:
     lines = (ROOT / "tests/fixtures/upstream_dispatch.txt").read_text().splitlines()
     upstream = [line.split(" ", 1) for line in lines if line and not line.startswith("#")]
     ours = {name: dict(forms) for name, forms in declarations(GENERATED).items()}
-    compared = 0
+    compared = set()  # upstream declares some shapes twice, for different targets (MSCATTER)
     for name, rest in upstream:
         shape, dispatch = rest.split(" => ")
         if name in ours and shape in ours[name]:
             assert ours[name][shape] == dispatch, (name, shape)
-            compared += 1
+            compared.add((name, shape))
     # Every generated declaration that upstream has is compared (the rest are pinned gaps).
-    assert compared == sum(len(forms) for forms in ours.values()) - 1  # TPRELU's three-tile form
+    assert len(compared) == sum(len(forms) for forms in ours.values()) - 1  # TPRELU's three-tile form

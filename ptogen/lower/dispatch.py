@@ -113,6 +113,7 @@ class Adapter:
     template: list[AdapterTParam]
     params: list[AdapterParam]
     target: str  # the simulator function, in namespace cpu
+    target_targs: list[str]
     target_args: list[str]
     explicit: int  # how many leading template parameters the call passes explicitly
 
@@ -159,4 +160,13 @@ def adapter(form: FormView) -> Adapter | None:
         used = any(t.name in (p.type, p.dtype_of, p.value_type) for p in fparams)
         if t.kind == "typename" and used and t.name not in listed:
             template.append(AdapterTParam(t.name, "typename"))
-    return Adapter(call.function, template, fparams, form.impl_name, form.impl_args, len(call.template_args))
+    kind = form.op.kind
+    return Adapter(
+        call.function,
+        template,
+        fparams,
+        form.impl_name,
+        kind.sim_targs(form.op, form),
+        kind.sim_args(form.op, form),
+        len(call.template_args),
+    )

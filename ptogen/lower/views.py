@@ -339,7 +339,11 @@ class OpView:
             if a is None:
                 continue
             seen = out.setdefault(a.key, a)
-            if (seen.target, seen.target_args) != (a.target, a.target_args):
+            if (seen.target, seen.target_targs, seen.target_args) != (
+                a.target,
+                a.target_targs,
+                a.target_args,
+            ):
                 raise ValueError(
                     f"declaration {form.index} dispatches to the same {a.function} signature as "
                     "another declaration that computes something else; give it its own arguments"
@@ -584,11 +588,12 @@ class FormView:
         assert intr is not None
         if self.index == 0:
             return self.op.check_args
-        pack = next(t.name for t in self.template if t.kind == "pack")
+        pack = next((t.name for t in self.template if t.kind == "pack"), None)
         out = []
         for t in intr.template:
             if t.kind == "pack":
-                out.append(f"{pack}...")
+                if pack is not None:  # a form without events (MGATHER's GM -> L1 forms) passes none
+                    out.append(f"{pack}...")
             elif t.kind == "value":
                 out.append(t.name)
             else:
@@ -612,7 +617,8 @@ class FormView:
 
     @property
     def events(self) -> str:
-        return self.params[-1].name
+        """The events pack's name, or "" when the declaration takes none (TPREFETCH)."""
+        return self.params[-1].name if self.params and self.params[-1].events else ""
 
     def test_call_args(self, main_args: list[str]) -> list[str]:
         """Arguments that call this form with the values a test passes to the main form (whose
@@ -682,7 +688,9 @@ class FormView:
         """SFINAE condition that keeps overloads apart when a form takes extra tile operands: the
         main form accepts only events in its pack, an overload only tiles in its own tile slots."""
         forms = self.op.forms
-        pack = next(t.name for t in self.template if t.kind == "pack")
+        pack = next((t.name for t in self.template if t.kind == "pack"), None)
+        if pack is None:  # a declaration without an events pack (TPREFETCH) needs no guard
+            return ""
         own_tiles = [str(self._param_of(o.name).type) for o in self.own if o.kind == "tile"]
         if own_tiles:
             return " && ".join(f"is_tile_data_v<{t}>" for t in own_tiles) + f" && all_events_v<{pack}...>"

@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from .base import OpKind
 from .elementwise import Elementwise
+from .indexed import Indexed
 from .lane import VectorLane
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
 from .transfer import Transfer
 
 KINDS: dict[str, OpKind] = {
-    k.name: k for k in (Elementwise(), Predicate(), VectorLane(), RowReduce(), ColReduce(), Transfer())
+    k.name: k
+    for k in (Elementwise(), Predicate(), VectorLane(), RowReduce(), ColReduce(), Transfer(), Indexed())
 }
 
 

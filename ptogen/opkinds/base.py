@@ -9,7 +9,7 @@ from ..spec.expr import Node, has_reduction
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..lower.views import OpView, ProjectView
+    from ..lower.views import FormView, OpView, ProjectView
     from ..spec.model import OpSpec
     from ..testing.golden import Check, GoldenContext
     from ..testing.plan import OpTests
@@ -86,6 +86,22 @@ class OpKind:
     def outputs(self, op: OpView) -> list[Job]:
         """Files this op contributes besides the project-wide ones (header, checks, indexes)."""
         raise NotImplementedError
+
+    # ----------------------------------------------------------------- header and backend
+    unchecked_reason: ClassVar[str] = ""
+
+    def unchecked_when(self, op: OpView, form: FormView) -> str | None:
+        """A C++ condition on a form's types under which it runs without the profile's rules (which
+        cannot speak about those types), or None: it is always checked."""
+        return None
+
+    def sim_targs(self, op: OpView, form: FormView) -> list[str]:
+        """Template arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""
+        return []
+
+    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+        """Arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""
+        return form.impl_args
 
     # ----------------------------------------------------------------- tests
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:

@@ -493,9 +493,10 @@ def _check_declaration(
     if len({p.name for p in params}) != len(params):
         problems.append(((*at, "params"), "parameter names must be unique"))
     packs = [t for t in template if t.kind == "pack"]
-    if len(packs) != 1 or template[-1].kind != "pack":
+    # The events pack is optional (TPREFETCH waits on nothing); when present it comes last.
+    if len(packs) > 1 or (packs and template[-1].kind != "pack"):
         problems.append(((*at, "template"), "the last template parameter must be the one `pack`"))
-    if not params or not params[-1].events:
+    if packs and (not params or not params[-1].events):
         problems.append(((*at, "params"), "the last parameter must be the events pack"))
     bound: set[str] = set()
     for i, p in enumerate(params):

@@ -7,6 +7,18 @@
 
 namespace pto {
 
+enum class Coalesce { Row, Elem };
+
+enum class GatherOOB { Undefined, Clamp, Wrap, Zero };
+
+enum class GatherExec { Scalar, Simt };
+
+enum class ScatterAtomicOp { None, Add, Max, Min };
+
+enum class ScatterOOB { Undefined, Skip, Clamp, Wrap };
+
+enum class ScatterConflict { Last, Default };
+
 enum class PowAlgorithm { DEFAULT, HIGH_PRECISION };
 
 enum class DivAlgorithm { DEFAULT, HIGH_PRECISION };

@@ -7,5 +7,6 @@
 #include <pto/common/pto_core.hpp>
 #include <pto/common/type.hpp>
 #include <pto/common/cpu_stub.hpp>
+#include <pto/cpu/NPUMemoryModel.hpp>
 #include <pto/common/pto_instr.hpp>
 #include <pto/vector/pto_vec.hpp>

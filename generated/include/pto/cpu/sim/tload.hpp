@@ -17,8 +17,13 @@ PTO_INTERNAL void TLOAD_impl(T_dst& dst, T_src& src) {
                   "TLOAD: the simulator copies elements of one size");
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();
-    sim::check(rows <= src.GetShape(3) && cols <= src.GetShape(4), "TLOAD",
-               "the transferred region must lie within the GlobalTensor's rows x cols (Shape dimensions 3 and 4)");
+    if constexpr (is_global_tensor_v<T_src>) {
+        sim::check(rows <= src.GetShape(3) && cols <= src.GetShape(4), "TLOAD",
+                   "the transferred region must lie within the GlobalTensor's rows x cols (Shape dimensions 3 and 4)");
+    } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
+        sim::check(rows <= src.GetValidRow() && cols <= src.GetValidCol(), "TLOAD",
+                   "the transferred region must lie within the source tile's valid region");
+    }
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c)
             std::memcpy(&dst.at(r, c), &src.at(r, c), sizeof(typename T_dst::DType));
