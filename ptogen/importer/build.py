@@ -11,19 +11,22 @@ import ast
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.scalarstring import LiteralScalarString
 
+from ..errors import one_line
 from ..paths import Layout
 from ..rules import RULE_KINDS, PageContext, PageLine, kind_name, page_prefixes
 from ..spec import expr as semantics
-from ..spec.load import check_op, load_specs
-from ..spec.model import OpSpec, Targets
-from .pagefacts import PageFacts, parse_page
+from ..spec.load import load_specs
+from ..spec.model import Targets
+from .markup import html_to_markdown, read_table
+from .pagefacts import PageFacts, normalise_signature, parse_page
+from .repair import order_advice, problems, repair
 
 _DTYPE_LINE = re.compile(r"must be one of:?\s*(?P<list>[^()]*?)\s*(\((?P<note>[^)]*)\))?\.?\s*$")
 
@@ -37,12 +40,14 @@ class ImportProblem(Exception):
 
 def parse_signature(sig: str) -> tuple[str, str, list[dict[str, Any]], list[dict[str, Any]]]:
     """(qualifier, name, template params, params) of a normalised C++ declaration."""
-    m = re.match(r"template<(.*)>(PTO_INST|PTO_INTERNAL) RecordEvent (\w+)\((.*)\);?$", sig)
+    m = re.match(r"template<(.*)>(PTO_INST|PTO_INTERNAL)? ?RecordEvent (\w+)\((.*)\);?$", sig)
     if m is None:
         raise ImportProblem(f"cannot read the C++ declaration: {sig}")
     targs, qual, name, params = m.groups()
     template: list[dict[str, Any]] = []
     for t in _split(targs):
+        if t.startswith(("std::enable_if", "enable_if")):
+            continue  # an overload guard; the generated header adds its own
         if t.startswith("typename..."):
             template.append({"name": t.removeprefix("typename..."), "kind": "pack"})
         elif t.startswith("typename"):
@@ -64,16 +69,26 @@ def parse_signature(sig: str) -> tuple[str, str, list[dict[str, Any]], list[dict
             owner, pname = re.match(r"typename (\w+)::DType (\w+)", p).groups()  # type: ignore[union-attr]
             out.append({"name": pname, "dtype_of": owner, "operand": pname})
         elif "&" in p:
-            ptype, pname = p.split("&")
-            out.append({"name": pname, "type": ptype, "operand": pname})
+            ptype, pname = p.split("&", 1)
+            out.append({"name": pname, "type": ptype.removeprefix("const "), "operand": pname})
         else:
+            if " " not in p:
+                raise ImportProblem(f"cannot read the C++ parameter {p!r} in: {sig}")
             ptype, pname = p.rsplit(" ", 1)
-            key = "value_type" if kinds.get(ptype) == "typename" else "attr"
+            ptype = ptype.removeprefix("const ")
+            builtin = ptype in _BUILTIN_SCALARS
+            key = "value_type" if kinds.get(ptype) == "typename" or builtin else "attr"
             out.append({"name": pname, key: ptype, "operand": pname})
     for entry in out:
         if "operand" in entry:  # spec operand names are snake_case; C++ parameters may be camelCase
             entry["operand"] = _snake(entry["operand"])
-    return qual, name, template, out
+    return qual or "PTO_INST", name, template, out
+
+
+_BUILTIN_SCALARS = frozenset(
+    {"bool", "int", "float", "double", "half", "size_t"}
+    | {f"{s}int{b}_t" for s in ("", "u") for b in (8, 16, 32, 64)}
+)
 
 
 def _snake(name: str) -> str:
@@ -232,6 +247,8 @@ def _rules(
         if any(n is None for n in names):
             unplaced.append(f"unknown element types in {key}: {', '.join(values)}")
             names = [n for n in names if n is not None]
+        if not names:
+            continue
         rule: dict[str, Any] = {"kind": "dtype"}
         if profile in profiles:
             rule["profiles"] = [profile]
@@ -262,7 +279,7 @@ def _rules(
                 seen.add(key)
                 rules.append(rule)
     for line in facts.constraints:
-        low = line.lower()
+        low = _plain(line).lower()
         if low.startswith(("!!!", "the op uses", "the op iterates", "slope scalar", *page_prefixes())):
             continue
         if "must be one of" in low or "must use the same element type" in low or "accepts" in low:
@@ -296,30 +313,50 @@ def _dtype_note(text: str, values: list[str]) -> str | None:
 # ----------------------------------------------------------------------------- operands
 
 
-def _table(rows: list[str]) -> list[dict[str, str]]:
-    out = []
-    for row in rows:
-        cells = [c.strip().strip("`") for c in row.strip().strip("|").split("|")]
-        if len(cells) < 2 or cells[0] in ("Operand", "Result") or set(cells[0]) <= set("-: "):
+_ROLES = ("dst", "src", "scalar", "tmp", "mask", "attr")
+_OPERAND_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def _rows(facts: PageFacts) -> dict[str, dict[str, str]]:
+    """Operand table rows by snake_case name (`%src0` -> src0); the events pack row is no operand."""
+    rows: dict[str, dict[str, str]] = {}
+    for row in read_table(facts.inputs) + read_table(facts.outputs):
+        name = _snake(row["name"].lstrip("%").strip())
+        if _OPERAND_NAME.match(name) and name not in ("events", "wait_events"):
+            rows.setdefault(name, row)
+    return rows
+
+
+def _fits(row: dict[str, str], kind: str) -> bool:
+    """Whether a table row can describe a parameter of this kind (tile, scalar, attr)."""
+    typ, role = row.get("type", ""), row.get("role", "")
+    if not typ and role not in _ROLES:
+        return True
+    if kind == "attr":
+        return role == "attr" or typ.startswith("#")
+    if kind == "tile":
+        return "tile" in typ or "tensor" in typ or role in ("dst", "src", "tmp", "mask")
+    return "tile" not in typ and not typ.startswith("#")
+
+
+def _match_names(params: list[dict[str, Any]], rows: dict[str, dict[str, str]]) -> None:
+    """Pages may name an operand differently from its C++ parameter (`%mode` for `cmpMode`): a
+    parameter without a row of its own takes the first unclaimed row that fits its kind."""
+    claimed = {p["operand"] for p in params if p.get("operand") in rows}
+    for p in params:
+        if p.get("events") or p["operand"] in rows:
             continue
-        out.append(
-            dict(
-                zip(
-                    ["name", "role", "type", "description"]
-                    if len(cells) >= 4
-                    else ["name", "type", "description"],
-                    cells,
-                    strict=False,
-                )
-            )
-        )
-    return out
+        kind = "attr" if "attr" in p else ("scalar" if "dtype_of" in p or "value_type" in p else "tile")
+        spare = next((n for n in rows if n not in claimed and _fits(rows[n], kind)), None)
+        if spare is not None:
+            p["operand"] = spare
+            claimed.add(spare)
 
 
 def _operands(
-    facts: PageFacts, params: list[dict[str, Any]], vector: bool, unplaced: list[str]
+    facts: PageFacts, params: list[dict[str, Any]], vector: bool, targets: Targets, unplaced: list[str]
 ) -> list[dict[str, Any]]:
-    rows = {_snake(r["name"].lstrip("%")): r for r in _table(facts.inputs) + _table(facts.outputs)}
+    rows = _rows(facts)
     operands: list[dict[str, Any]] = []
     if vector:
         ssa = next(iter(facts.syntax.get("ssa", [])), "")
@@ -329,14 +366,24 @@ def _operands(
         outs = re.findall(r"%(\w+)", ssa.split("=", 1)[0])
         ins = re.findall(r"%(\w+)", m.group(2))
         in_types = _split(m.group(3))
-        for name in outs:
-            operands.append(
-                _operand(name, "dst", "!pto.vreg<NxT>" if name == outs[0] else "!pto.mask<G>", rows)
-            )
+        out_types = _split(m.group(4))
+        for k, name in enumerate(outs):
+            typ = out_types[k] if k < len(out_types) else ("!pto.vreg<NxT>" if k == 0 else "!pto.mask<G>")
+            operands.append(_operand(name, "dst", typ, rows))
         for name, typ in zip(ins, in_types, strict=False):
             role = "mask" if name == "mask" else ("scalar" if "!pto" not in typ else "src")
             operands.append(_operand(name, role, typ, rows))
         return operands
+    _match_names(params, rows)
+    if params and not any(p.get("operand") == "dst" for p in params) and not params[0].get("events"):
+        unplaced.append(
+            f"no operand is called dst: the first parameter, {params[0]['operand']}, is taken as it"
+        )
+        rows.setdefault(params[0]["operand"], {})
+        dst_name = params[0]["operand"]
+    else:
+        dst_name = "dst"
+    enums = {e.name: e for e in targets.enums}
     for p in params:
         if p.get("events"):
             continue
@@ -344,23 +391,30 @@ def _operands(
         if "dtype_of" in p or "value_type" in p:
             operands.append(_operand(name, "scalar", "dtype", rows))
         elif "attr" in p:
-            unplaced.append(
-                f"attribute parameter {name} ({p['attr']}): give it an enum and semantics by hand"
-            )
-            operands.append(_operand(name, "attr", "attr", rows) | {"enum": p["attr"]})
+            enum = enums.get(p["attr"])
+            asm = f"{enum.asm}<...>" if enum is not None and enum.asm else "attr"
+            operands.append(_operand(name, "attr", asm, rows) | {"enum": p["attr"]})
         else:
-            role = "dst" if name == "dst" else ("tmp" if name == "tmp" else "src")
-            operands.append(_operand(name, role, "!pto.tile<...>", rows))
+            role = "dst" if name == dst_name else ("tmp" if name == "tmp" else "src")
+            typ = "!pto.partition_tensor_view<MxNxdtype>" if "Global" in p["type"] else "!pto.tile<...>"
+            operands.append(_operand(name, role, typ, rows, glob="Global" in p["type"]))
     operands.sort(key=lambda o: 0 if o["role"] == "dst" else 1)
     return operands
 
 
-def _operand(name: str, role: str, typ: str, rows: dict[str, dict[str, str]]) -> dict[str, Any]:
+def _operand(
+    name: str, role: str, typ: str, rows: dict[str, dict[str, str]], glob: bool = False
+) -> dict[str, Any]:
     row = rows.get(name, {})
-    typ = row.get("type", typ)
+    typ = row.get("type") or typ
+    if row.get("role") in _ROLES and (role == "attr") == (row["role"] == "attr"):
+        role = row["role"]
+    low = typ.lower()
     kind = (
-        "tile"
-        if "tile" in typ
+        "global"
+        if glob or "global" in low or "tensor_view" in low
+        else "tile"
+        if "tile" in low
         else "vreg"
         if "vreg" in typ
         else "mask"
@@ -377,14 +431,8 @@ def _operand(name: str, role: str, typ: str, rows: dict[str, dict[str, str]]) ->
         "mask": "Predicate mask.",
         "attr": "Attribute.",
     }[role]
-    description = " ".join(row.get("description", default).split()).replace("\\|", "|")
-    return {
-        "name": name,
-        "kind": kind,
-        "role": row.get("role", role),
-        "asm_type": typ,
-        "description": description,
-    }
+    description = " ".join((row.get("description") or default).split())
+    return {"name": name, "kind": kind, "role": role, "asm_type": typ, "description": description}
 
 
 # ----------------------------------------------------------------------------- assembly
@@ -407,51 +455,246 @@ def _drop_long_lines(text: str) -> tuple[str, list[str]]:
     return "\n".join(kept) + "\n", dropped
 
 
-def page_to_spec(text: str, targets: Targets) -> tuple[dict[str, Any], list[str]]:
+def _mnemonic_from_name(name: str) -> str:
+    """`tprefetch-async.md` or `TPREFETCH_ASYNC.md` -> `pto.tprefetch_async` ('' if not a name)."""
+    stem = re.sub(r"[-\s]", "_", Path(name).stem.lower()) if name else ""
+    return f"pto.{stem}" if re.fullmatch(r"[a-z][a-z0-9_]*", stem) else ""
+
+
+def _declarations(
+    facts: PageFacts, unplaced: list[str]
+) -> list[tuple[str, str, str, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """The page's declarations that can be read: (comment, qualifier, name, template, params)."""
+    out = []
+    comments = facts.signature_comments + [""] * len(facts.signatures)
+    for sig, comment in zip(facts.signatures, comments, strict=False):
+        try:
+            out.append((comment, *parse_signature(sig)))
+        except ImportProblem as exc:
+            unplaced.append(str(exc))
+    return out
+
+
+_ANY_DECL = re.compile(
+    r"^template\s*<(?:[^;{}])*?>\s*(?:PTO_INST|PTO_INTERNAL)?\s*RecordEvent\s+(\w+)\s*\([^;{}]*\)\s*;",
+    re.MULTILINE,
+)
+
+
+def _declarations_anywhere(text: str, mnemonic: str) -> list[str]:
+    """Declarations of the op's intrinsic outside a "C++ Intrinsic" section (e.g. "Variants")."""
+    want = mnemonic.split(".", 1)[1].upper()
+    return [normalise_signature(m.group(0)) for m in _ANY_DECL.finditer(text) if m.group(1) == want]
+
+
+def _main_first(
+    decls: list[tuple[str, str, str, list[dict[str, Any]], list[dict[str, Any]]]], unplaced: list[str]
+) -> list[tuple[str, str, str, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """The main declaration first, then the overloads that carry all its operands.
+
+    Overloads only add operands, so the main form is the one whose parameters every other form
+    has (the page's first when it qualifies). Declarations of another intrinsic, or that lack a
+    main operand, are reported, not kept."""
+    if not decls:
+        return decls
+    names = [{p["name"] for p in d[4] if not p.get("events")} for d in decls]
+    main = next((i for i, n in enumerate(names) if all(n <= m for m in names)), 0)
+    out = [decls[main]]
+    for i, d in enumerate(decls):
+        if i == main:
+            continue
+        if d[2] != decls[main][2] or not names[main] <= names[i]:
+            unplaced.append(
+                f"declaration {d[2]}({', '.join(p['name'] for p in d[4])}) not kept as an overload"
+            )
+            continue
+        out.append(d)
+    return out
+
+
+def _default_declaration(
+    name: str, facts: PageFacts, unplaced: list[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Some pages give no declaration (or only a "Declared in" line): one tile type per operand of
+    the page's syntax line, in its order (destination first), as every documented tile op does."""
+    names: list[str] = []
+    for line in facts.syntax.get("ssa", []) + facts.syntax.get("dps", []) + facts.syntax.get("pto_asm", []):
+        for found in re.findall(r"%(\w+)", line):
+            if _OPERAND_NAME.match(_snake(found)) and _snake(found) not in names:
+                names.append(_snake(found))
+    rows = [n for n in _rows(facts) if _rows(facts)[n].get("type", "tile").lower() != "enum"]
+    if rows:  # the operand table is the better source; syntax lines may use placeholder names
+        names = [n for n in names if n in rows] + [n for n in rows if n not in names]
+    names = [n for n in names if not n.startswith("arg")]
+    if "dst" not in names:
+        names.insert(0, "dst")
+    names.sort(key=lambda n: n != "dst")
+    if len(names) < 2:
+        names.append("src")
+    template = [{"name": f"TileData{n.title().replace('_', '')}", "kind": "typename"} for n in names]
+    params: list[dict[str, Any]] = [
+        {"name": n, "type": t["name"], "operand": n} for n, t in zip(names, template, strict=True)
+    ]
+    template.append({"name": "WaitEvents", "kind": "pack"})
+    params.append({"name": "events", "type": "WaitEvents", "events": True})
+    unplaced.append(
+        f"the page gives no C++ declaration of {name}: one was written from its operands "
+        f"({', '.join(names)}); check it against include/pto/common/pto_instr.hpp"
+    )
+    return template, params
+
+
+def _overload(
+    comment: str,
+    template: list[dict[str, Any]],
+    params: list[dict[str, Any]],
+    operands: list[dict[str, Any]],
+    rows: dict[str, dict[str, str]],
+    targets: Targets,
+    unplaced: list[str],
+) -> dict[str, Any]:
+    """A further declaration: it carries the main operands and may add its own (scratch tiles,
+    modes), described by the page's operand table."""
+    known = {o["name"] for o in operands}
+    kinds = {o["name"]: o["kind"] for o in operands}
+    for p in params:
+        tile_param = "type" in p and not p.get("events")
+        if p.get("operand") in kinds and tile_param != (kinds[p["operand"]] in ("tile", "global")):
+            raise ImportProblem(f"it passes {p['operand']} as a {'tile' if tile_param else 'scalar'}")
+    _match_names(
+        [p for p in params if p.get("operand") not in known],
+        {n: r for n, r in rows.items() if n not in known},
+    )
+    own = _ops_of_params([p for p in params if p.get("operand") not in known], targets, rows)
+    ov: dict[str, Any] = {
+        "summary": comment or "A further documented form.",
+        "template": template,
+        "params": params,
+    }
+    if not comment:
+        unplaced.append("an overload has no summary comment: `A further documented form.` written")
+    if own:
+        ov["operands"] = own
+    test_args = {}
+    for o in own:
+        if o["kind"] == "attr":
+            enum = next((e for e in targets.enums if e.name == o["enum"]), None)
+            if enum is None:
+                raise ImportProblem(
+                    f"overload operand {o['name']} takes {o['enum']}, no enum of targets.yaml"
+                )
+            test_args[o["name"]] = f"{o['enum']}::{enum.values[0]}"
+        elif o["kind"] != "tile":
+            vtype = next(p.get("value_type") for p in params if p.get("operand") == o["name"])
+            if vtype != "bool":
+                raise ImportProblem(f"no test value can be written for the {vtype} operand {o['name']}")
+            test_args[o["name"]] = "false"
+        else:
+            continue
+        unplaced.append(f"test value of the overload operand {o['name']} guessed: {test_args[o['name']]}")
+    if test_args:
+        ov["test_args"] = test_args
+    return ov
+
+
+def _ops_of_params(
+    params: list[dict[str, Any]], targets: Targets, rows: dict[str, dict[str, str]]
+) -> list[dict[str, Any]]:
+    enums = {e.name: e for e in targets.enums}
+    out: list[dict[str, Any]] = []
+    for p in params:
+        if p.get("events"):
+            continue
+        name = p["operand"]
+        if "dtype_of" in p or "value_type" in p:
+            out.append(_operand(name, "scalar", "dtype", rows))
+        elif "attr" in p:
+            enum = enums.get(p["attr"])
+            asm = f"{enum.asm}<...>" if enum is not None and enum.asm else "attr"
+            out.append(_operand(name, "attr", asm, rows) | {"enum": p["attr"]})
+        else:
+            role = "dst" if name == "dst" else ("tmp" if name == "tmp" else "src")
+            glob = "Global" in p["type"]
+            typ = "!pto.partition_tensor_view<MxNxdtype>" if glob else "!pto.tile<...>"
+            out.append(_operand(name, role, typ, rows, glob=glob))
+    return out
+
+
+def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict[str, Any], list[str]]:
+    """The spec a page states, and the facts of the page it could not place. `name_hint` (the
+    page's file name) names the op when the page itself does not."""
     text, dropped = _drop_long_lines(text)
-    facts = parse_page(text)
-    unplaced = dropped + [line for line in facts.unplaced if line.strip()]
-    if not facts.mnemonic:
+    text, html_dropped = html_to_markdown(text)
+    facts = parse_page(text, keep_markdown=True)
+    unplaced = dropped + html_dropped + [line for line in facts.unplaced if line.strip()]
+    mnemonic = facts.mnemonic or _mnemonic_from_name(name_hint)
+    if not mnemonic:
         raise ImportProblem("the page names no mnemonic (expected a `pto.xxx` or `TXXX` title)")
-    mnemonic = facts.mnemonic
-    iset = _instruction_set(facts, targets, mnemonic)
+    if not facts.mnemonic:
+        unplaced.append(f"the page names no mnemonic in its title; {mnemonic} taken from its file name")
+    iset = _instruction_set(facts, targets, mnemonic, name_hint)
     vector = iset.kind == "vector"
     spec: dict[str, Any] = {"mnemonic": mnemonic, "instruction_set": iset.id}
     spec["summary"] = " ".join((facts.summary or mnemonic).split())
-    mechanism = [p for p in facts.mechanism if not p.startswith("For each")]
+    mechanism = [p for p in facts.mechanism if not _plain(p).startswith("For each")]
     spec["mechanism"] = " ".join(" ".join(mechanism).split()) or spec["summary"]
     params: list[dict[str, Any]] = []
     intrinsic: dict[str, Any] | None = None
-    if facts.signature and not vector:
-        qual, name, template, params = parse_signature(facts.signature)
+    if not vector and not facts.signatures:
+        facts.signatures = _declarations_anywhere(text, mnemonic)
+    declarations = [] if vector else _main_first(_declarations(facts, unplaced), unplaced)
+    if declarations:
+        _, qual, name, template, params = declarations[0]
+    elif not vector:
+        name = mnemonic.split(".", 1)[1].upper()
+        qual = "PTO_INST"
+        template, params = _default_declaration(name, facts, unplaced)
+    if not vector:
         intrinsic = {"name": name}
         if qual != "PTO_INST":
             intrinsic["qualifier"] = qual
         intrinsic["template"] = template
         intrinsic["params"] = params
-        if len(facts.signatures) > 1:
-            unplaced.append(f"{len(facts.signatures) - 1} further overload(s); the spec covers the first")
-    elif not vector:
-        raise ImportProblem("a tile op page needs its C++ intrinsic declaration")
-    operands = _operands(facts, params, vector, unplaced)
-    names = {o["name"] for o in operands if o["kind"] in ("tile", "scalar", "vreg")}
-    dst = next(o["name"] for o in operands if o["role"] == "dst")
+    operands = _operands(facts, params, vector, targets, unplaced)
+    if intrinsic is not None:
+        overloads = []
+        for comment, _, n, t, p in declarations[1:]:
+            try:
+                overloads.append(_overload(comment, t, p, operands, _rows(facts), targets, unplaced))
+            except ImportProblem as exc:
+                unplaced.append(f"overload {n}({', '.join(x['name'] for x in p)}) not kept: {exc}")
+        if overloads:
+            intrinsic["overloads"] = overloads
+    names = {o["name"] for o in operands if o["kind"] in ("tile", "scalar", "vreg", "global")}
+    dsts = [o["name"] for o in operands if o["role"] == "dst"]
+    if not dsts:
+        raise ImportProblem("the page names no destination operand (no `dst` and no result)")
+    dst = dsts[0]
     expr = None
     if facts.math:
         try:
             expr = latex_to_expr(facts.math, names)
-        except (semantics.ExprError, SyntaxError) as exc:
+        except (semantics.ExprError, SyntaxError, ValueError) as exc:
             unplaced.append(f"math not understood ({exc}): {facts.math}")
     if expr is None:
-        first = next(o["name"] for o in operands if o["role"] in ("src", "scalar"))
+        first = next((o["name"] for o in operands if o["role"] in ("src", "scalar")), dst)
         unplaced.append(
             f"no element semantics on the page: `semantics.expr` set to `{first}`; write the real one"
         )
         expr = first
     kind = "lane" if vector else "elementwise"
+    if not vector and any(o["kind"] == "global" for o in operands):
+        # Between a GlobalTensor and one tile: a transfer; with an index tile too: a gather/scatter.
+        kind = "indexed" if sum(o["kind"] == "tile" for o in operands) > 1 else "transfer"
     sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
     if vector:
         sem["inactive_lanes"] = "zero"
+    if len(dsts) > 1 and vector:
+        # Further results (a carry mask): the page names them but gives no expression for them.
+        sem["extra_outputs"] = {d: expr for d in dsts[1:]}
+        unplaced.append(
+            f"no semantics for the further result(s) {', '.join(dsts[1:])}: set to `{expr}`; write them"
+        )
     spec["semantics"] = sem
     spec["operands"] = operands
     if intrinsic:
@@ -464,6 +707,9 @@ def page_to_spec(text: str, targets: Targets) -> tuple[dict[str, Any], list[str]
     spec["constraints"] = rules
     if prose:
         spec["prose_constraints"] = [{"text": p} for p in prose]
+    profile_notes = _profile_notes(facts, targets)
+    if profile_notes:
+        spec["profile_notes"] = profile_notes
     spec["exceptions"] = [e for e in facts.exceptions if not e.startswith("!!!")] or [
         "The page documents no exceptions."
     ]
@@ -482,9 +728,40 @@ def page_to_spec(text: str, targets: Targets) -> tuple[dict[str, Any], list[str]
     return spec, unplaced
 
 
-def _instruction_set(facts: PageFacts, targets: Targets, mnemonic: str) -> Any:
+def _plain(text: str) -> str:
+    return " ".join(text.replace("`", "").replace("**", "").split())
+
+
+_PROFILE_NOTE = re.compile(r"^\*\*(?P<profile>\w+)\*\*\s*:\s*(?P<text>.+)$")
+
+
+def _profile_notes(facts: PageFacts, targets: Targets) -> list[dict[str, Any]]:
+    """`**A5**: text` items under Target-Profile Restrictions (the checks are rules, not notes)."""
+    profiles = set(targets.profile_names())
+    out: list[dict[str, Any]] = []
+    for item in facts.profile_restrictions:
+        m = _PROFILE_NOTE.match(item)
+        if m and m.group("profile") in profiles:
+            out.append({"profile": m.group("profile"), "text": m.group("text").strip()})
+    return out
+
+
+def facts_text(facts: PageFacts) -> str:
+    return " ".join(facts.related.values()) + " " + (facts.instruction_set or "")
+
+
+def _instruction_set(facts: PageFacts, targets: Targets, mnemonic: str, path: str = "") -> Any:
     def key(title: str) -> str:
         return re.sub(r"[^a-z]", "", title.lower().replace("instructions", ""))
+
+    where = Path(path).parent if path else None
+    for s in targets.instruction_sets:  # an op page filed under a set's directory belongs to it
+        if where is not None and where.as_posix().endswith(s.doc_dir):
+            return s
+    for s in targets.instruction_sets:  # a reference page beside the op page's tree, or linking it
+        sibling = where / s.doc_dir / f"{mnemonic.split('.', 1)[1].replace('_', '-')}.md" if where else None
+        if (sibling is not None and sibling.is_file()) or f"{s.doc_dir}/" in facts_text(facts):
+            return s
 
     if facts.instruction_set:
         for s in targets.instruction_sets:
@@ -493,14 +770,12 @@ def _instruction_set(facts: PageFacts, targets: Targets, mnemonic: str) -> Any:
     for s in targets.instruction_sets:
         if mnemonic in s.order:
             return s
-    if facts.instruction_set:  # propose the page's own set
-        proposed = re.sub(
-            r"[^a-z0-9]+", "_", facts.instruction_set.lower().replace("instructions", "")
-        ).strip("_")
+    proposal = _propose_set(facts, mnemonic, path)
+    if proposal:
         raise ImportProblem(
-            f"{mnemonic} belongs to no instruction set of specs/targets.yaml; the page names "
-            f"{facts.instruction_set!r}: add an instruction set `{proposed}` there, "
-            f"with {mnemonic} in its `order:`"
+            f"{mnemonic} belongs to no instruction set of specs/targets.yaml; the page is of the set "
+            f"{proposal['title']!r}: add it under `instruction_sets:` there, e.g. {_flow(proposal)}, "
+            "then import the page again"
         )
     known = ", ".join(s.id for s in targets.instruction_sets)
     raise ImportProblem(
@@ -509,12 +784,68 @@ def _instruction_set(facts: PageFacts, targets: Targets, mnemonic: str) -> Any:
     )
 
 
+_SET_DIR = re.compile(r"(?:^|/)(?P<kind>tile|vector)/ops/(?P<dir>[a-z0-9_-]+)$")
+
+
+def _propose_set(facts: PageFacts, mnemonic: str, path: str) -> dict[str, Any] | None:
+    """The instruction-set entry a page of an unknown set asks for: named by the page ("is part
+    of the X instruction set") or by the directory it is filed in (`vector/ops/<set>/`)."""
+    m = _SET_DIR.search(Path(path).parent.as_posix()) if path else None
+    if m is None and path:  # a reference page: its op page's directory, in the same tree
+        stem = mnemonic.split(".", 1)[1].replace("_", "-")
+        sibling = next(iter(sorted(Path(path).parent.glob(f"*/ops/*/{stem}.md"))), None)
+        m = _SET_DIR.search(sibling.parent.as_posix()) if sibling else None
+    title = facts.instruction_set or (m.group("dir").replace("-", " ").title() if m else "")
+    if not title:
+        return None
+    ident = re.sub(r"[^a-z0-9]+", "_", title.lower().replace("instructions", "")).strip("_")
+    kind = m.group("kind") if m else ("vector" if mnemonic.startswith("pto.v") else "tile")
+    folder = m.group("dir") if m else ident.replace("_", "-")
+    return {
+        "id": ident,
+        "title": title,
+        "kind": kind,
+        "doc_dir": f"{kind}/ops/{folder}",
+        "index_page": f"{kind}/{folder}.md",
+        "summary": "...",
+        "order": f"[{mnemonic}]",
+    }
+
+
+def _flow(entry: dict[str, Any]) -> str:
+    return "`- {" + ", ".join(f"{k}: {v}" for k, v in entry.items()) + "}`"
+
+
 def validate(spec: dict[str, Any], targets: Targets) -> list[str]:
+    """The spec's problems as `path: message` lines (none when it is valid)."""
+    return [f"{'.'.join(str(p) for p in path)}: {msg}" for path, msg in problems(spec, targets)]
+
+
+@dataclass
+class Imported:
+    spec: dict[str, Any]
+    unplaced: list[str]
+    advice: str | None  # the step left before `gen` takes the spec
+    note: str | None = None  # how the page was read, when not as UTF-8
+
+
+def import_page(path: Path, targets: Targets) -> Imported:
+    """A page's spec, valid except perhaps for its place in `order:`; ImportProblem (one line)
+    when the page cannot give one. Never raises anything else for a readable page."""
+    text, note = read_page(path)
     try:
-        model = OpSpec.model_validate(spec)
-    except ValidationError as exc:
-        return [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors()]
-    return [f"{'.'.join(str(p) for p in path)}: {msg}" for path, msg in check_op(model, targets)]
+        spec, unplaced = page_to_spec(text, targets, str(path))
+        left = repair(spec, targets, unplaced)
+    except ImportProblem:
+        raise
+    except RecursionError as exc:
+        raise ImportProblem("the page nests too deeply to read") from exc
+    except Exception as exc:  # noqa: BLE001 - a page shape not foreseen: one line, never a traceback
+        raise ImportProblem(f"cannot read this page's layout ({type(exc).__name__}: {exc})") from exc
+    if left:
+        more = f" (and {len(left) - 1} more)" if len(left) > 1 else ""
+        raise ImportProblem(f"the spec model cannot hold this op as the page states it: {left[0]}{more}")
+    return Imported(spec, unplaced, order_advice(spec, targets), note)
 
 
 def dump(spec: dict[str, Any], path: Path) -> None:
@@ -560,39 +891,32 @@ def run_import(layout: Layout, args: Any) -> int:
     failed = 0
     for page in args.pages:
         try:
-            text, note = read_page(Path(page))
-            if note:
-                print(f"note: {page}: {note}", file=sys.stderr)
-            spec, unplaced = page_to_spec(text, targets)
+            got = import_page(Path(page), targets)
         except OSError as exc:
             print(f"error: {page}: cannot read: {(exc.strerror or str(exc)).lower()}", file=sys.stderr)
             failed += 1
             continue
         except ImportProblem as exc:
-            print(f"error: {page}: {exc}", file=sys.stderr)
+            print(f"error: {page}: {one_line(str(exc))}", file=sys.stderr)
             failed += 1
             continue
-        except (ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
-            # A page shape the importer does not know yet: one line, and the other pages go on.
-            print(
-                f"error: {page}: cannot read this page's layout ({type(exc).__name__}: {exc})",
-                file=sys.stderr,
-            )
-            failed += 1
-            continue
-        problems = validate(spec, targets)
-        if problems:
-            for p in problems:
-                print(f"error: {page}: {p}", file=sys.stderr)
-            failed += 1
-            continue
+        if got.note:
+            print(f"note: {page}: {got.note}", file=sys.stderr)
+        spec = got.spec
         target = into / spec["instruction_set"] / f"{spec['mnemonic'].split('.', 1)[1]}.yaml"
         if target.exists() and not getattr(args, "force", False):
             print(f"error: {page}: {target} exists (use --force to overwrite)", file=sys.stderr)
             failed += 1
             continue
-        dump(spec, target)
+        try:
+            dump(spec, target)
+        except OSError as exc:
+            print(f"error: {target}: cannot write: {(exc.strerror or str(exc)).lower()}", file=sys.stderr)
+            failed += 1
+            continue
         print(f"imported {page} -> {target}")
-        for fact in unplaced:
-            print(f"  could not place: {fact}")
+        for fact in got.unplaced:
+            print(f"  could not place: {one_line(fact)}")
+        if got.advice:
+            print(f"  next: {got.advice}")
     return 2 if failed else 0

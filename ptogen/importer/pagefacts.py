@@ -94,6 +94,7 @@ class PageFacts:
     headings: list[str] = field(default_factory=list)
     signature: str | None = None  # first C++ declaration, normalised (see normalise_signature)
     signatures: list[str] = field(default_factory=list)
+    signature_comments: list[str] = field(default_factory=list)  # `// ...` line above each one
     header: str | None = None  # the "Declared in ..." path
     summary: str = ""
     mechanism: list[str] = field(default_factory=list)
@@ -118,14 +119,17 @@ def parse_file(path: str | Path) -> PageFacts:
     return parse_page(Path(path).read_text(encoding="utf-8"))
 
 
-def parse_page(text: str) -> PageFacts:
+def parse_page(text: str, keep_markdown: bool = False) -> PageFacts:
+    """`keep_markdown`: prose facts (summary, mechanism, side effects, list items, table rows) keep
+    their inline Markdown (code spans, emphasis, links) instead of being reduced to plain text, so
+    an importer can carry them into a spec unchanged."""
     text = text.lstrip("\ufeff")  # some pages carry the byte-order mark, some twice
     lines = _scan_lines(text)
     markdown = any(not ln.fenced and _MD_HEADING.match(ln.text) for ln in lines)
     facts = PageFacts()
     start = _take_title(lines, facts)
     preamble, sections = _split_sections(lines[start:], markdown)
-    ctx = _Ctx(facts=facts, flattened=not markdown)
+    ctx = _Ctx(facts=facts, flattened=not markdown, keep_markdown=keep_markdown)
     _read_preamble(preamble, ctx)
     for section in sections:
         _HANDLERS.get(section.heading, _ignore)(section, ctx)
@@ -165,6 +169,10 @@ class _Ctx:
     facts: PageFacts
     flattened: bool
     weak_keys: set[str] = field(default_factory=set)  # dtype keys filled from a profile-scoped list
+    keep_markdown: bool = False
+
+    def prose(self, text: str) -> str:
+        return " ".join(text.split()) if self.keep_markdown else _plain(text)
 
 
 _MD_HEADING = re.compile(r"^#{2,6}\s+\S")
@@ -247,8 +255,12 @@ def _heading_of(ln: _Line, markdown: bool) -> str | None:
 def _split_sections(lines: list[_Line], markdown: bool) -> tuple[list[_Line], list[_Section]]:
     preamble: list[_Line] = []
     sections: list[_Section] = []
+    level = 0  # Markdown level of the last section heading
     for ln in lines:
         heading = _heading_of(ln, markdown)
+        depth = len(ln.text) - len(ln.text.lstrip("#")) if markdown and heading is not None else 0
+        if heading is not None and sections and depth > level and _canonical_heading(heading) is None:
+            heading = None  # an unknown sub-heading ("### Variant 2") belongs to its section
         if heading is None:
             (sections[-1].lines if sections else preamble).append(ln)
             continue
@@ -257,6 +269,7 @@ def _split_sections(lines: list[_Line], markdown: bool) -> tuple[list[_Line], li
         if last and last.heading == heading and not any(x.text.strip() for x in last.lines):
             continue  # a callout title repeating its heading in a capture
         sections.append(_Section(heading))
+        level = depth
     return preamble, sections
 
 
@@ -285,11 +298,11 @@ def _content(lines: list[_Line]) -> list[_Line]:
     return [ln for ln in lines if ln.text.strip() and not ln.fence_marker]
 
 
-def _take_prose(lines: list[_Line]) -> list[str]:
+def _take_prose(lines: list[_Line], ctx: _Ctx) -> list[str]:
     out = []
     for ln in _content(lines):
         ln.placed = True
-        out.append(_plain(ln.text))
+        out.append(ctx.prose(ln.text))
     return out
 
 
@@ -307,7 +320,7 @@ def _read_preamble(lines: list[_Line], ctx: _Ctx) -> None:
 
 
 def _read_summary(section: _Section, ctx: _Ctx) -> None:
-    ctx.facts.summary = " ".join([ctx.facts.summary, *_take_prose(section.lines)]).strip()
+    ctx.facts.summary = " ".join([ctx.facts.summary, *_take_prose(section.lines, ctx)]).strip()
 
 
 _MATH_OPEN = ("$$", "\\[")
@@ -322,7 +335,7 @@ def _read_mechanism(section: _Section, ctx: _Ctx) -> None:
             math, text = [], text[2:]
         if math is None:
             ln.placed = True
-            ctx.facts.mechanism.append(_plain(text))
+            ctx.facts.mechanism.append(ctx.prose(text))
             continue
         ln.placed = True
         closed = text.endswith(_MATH_CLOSE)
@@ -350,13 +363,13 @@ def _read_rows(target: Callable[[PageFacts], list[str]]) -> Callable[[_Section, 
         for ln in _content(section.lines):
             ln.placed = True
             if not _TABLE_RULE.match(ln.text.strip()):
-                target(ctx.facts).append(_plain(ln.text))
+                target(ctx.facts).append(ln.text.strip() if ctx.keep_markdown else _plain(ln.text))
 
     return read
 
 
 def _read_side_effects(section: _Section, ctx: _Ctx) -> None:
-    ctx.facts.side_effects = " ".join([ctx.facts.side_effects, *_take_prose(section.lines)]).strip()
+    ctx.facts.side_effects = " ".join([ctx.facts.side_effects, *_take_prose(section.lines, ctx)]).strip()
 
 
 _RELATED = re.compile(
@@ -426,20 +439,31 @@ _DECL_START = re.compile(r"^(?:template\b|(?:[\w:<>*&]+\s+)+[\w:]+\s*\()(?!.*\w\
 
 def _read_intrinsic(section: _Section, ctx: _Ctx) -> None:
     pending: list[_Line] = []
-    for ln in _content(section.lines):
+    comment: list[_Line] = []
+    for ln in section.lines:
+        if ln.fence_marker and pending and pending[-1].text.rstrip().endswith(")"):
+            ln = _Line(";", placed=True)  # a code block ends a declaration that lacks its `;`
+        elif not ln.text.strip() or ln.fence_marker:
+            continue
+        if ln.fenced and not pending and ln.text.strip().startswith("//"):
+            comment.append(ln)
+            continue
         m = _DECLARED_IN.match(_plain(ln.text))
         if m and not pending:
             ctx.facts.header = m.group("path")
             ln.placed = True
             continue
         if not pending and not _DECL_START.match(ln.text.strip()):
+            comment = []
             continue  # prose around the declaration stays unplaced
         pending.append(ln)
         if ln.text.rstrip().endswith(";"):
             ctx.facts.signatures.append(normalise_signature(" ".join(x.text for x in pending)))
-            for x in pending:
+            text = " ".join(x.text.strip().removeprefix("//").strip() for x in comment)
+            ctx.facts.signature_comments.append(text)
+            for x in pending + comment:
                 x.placed = True
-            pending = []
+            pending, comment = [], []
     # An unterminated declaration stays unplaced: it is not a declaration we can vouch for.
 
 
@@ -459,7 +483,8 @@ _BARE_LABEL = re.compile(r"^(?P<label>[^:.]{1,60}):$")
 @dataclass
 class _Item:
     group: str | None
-    text: str
+    text: str  # plain text, for matching
+    markdown: str = ""  # the same item with its inline Markdown (only in a Markdown page)
 
 
 def _raw_items(lines: list[_Line]) -> list[str]:
@@ -490,12 +515,15 @@ def _items(lines: list[_Line], flattened: bool) -> list[_Item]:
         pieces = _EMBEDDED_BULLET.split(text) if flattened else [text]
         for piece in pieces:
             piece = piece.strip()
+            markdown = "" if flattened else " ".join(raw.split())
             m = _GROUP.match(piece) or _BARE_LABEL.match(piece)
             if m:
                 group = m.group("label")
                 piece = m.groupdict().get("rest") or ""
+                # the Markdown form keeps what follows the label's colon (and its closing `**`)
+                markdown = markdown.partition(":")[2].removeprefix("**").strip()
             if piece and not (flattened and _is_stub(piece, group, out)):
-                out.append(_Item(group, piece))
+                out.append(_Item(group, piece, markdown or piece))
     return out
 
 
@@ -517,10 +545,11 @@ def _list_section(
     def read(section: _Section, ctx: _Ctx) -> None:
         main, other = _streams(section)
         for item in _items(main, ctx.flattened):
-            target(ctx.facts).append(item.text)
+            target(ctx.facts).append(item.markdown if ctx.keep_markdown else item.text)
             if with_dtypes:
                 _record_dtypes(ctx, item)
-        ctx.facts.notes.extend(item.text for item in _items(other, ctx.flattened))
+        keep = ctx.keep_markdown
+        ctx.facts.notes.extend(i.markdown if keep else i.text for i in _items(other, ctx.flattened))
 
     return read
 
