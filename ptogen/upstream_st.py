@@ -224,12 +224,15 @@ def _run(argv: list[str], cwd: Path, timeout: int, env: dict[str, str] | None = 
     return p.returncode, p.stdout + p.stderr
 
 
-def build_flags(layout: Layout, upstream: Path, reference: bool) -> list[str]:
-    """The flags upstream's CMake gives every CPU ST target, with the include tree swapped."""
+def build_flags(layout: Layout, upstream: Path, reference: bool, swapped: Path | None = None) -> list[str]:
+    """The flags upstream's CMake gives every CPU ST target, with the include tree swapped: ptogen's
+    headers; upstream's own (`reference`); or upstream's with the generated intrinsics (`swapped`,
+    ptogen's directories after it for the check headers only ptogen has)."""
     common = ["-std=c++20", "-D__CPU_SIM", f"-I{upstream / 'tests/common'}"]
-    if reference:
-        inc = upstream / "include"
-        return [*common, f"-I{inc}", f"-I{inc / 'common'}", "-include", "stdint.h", "-include", "stddef.h"]
+    if reference or swapped is not None:
+        inc = swapped or upstream / "include"
+        flags = [*common, f"-I{inc}", f"-I{inc / 'common'}", "-include", "stdint.h", "-include", "stddef.h"]
+        return flags + ([f"-I{layout.generated_include}", f"-I{RUNTIME_INCLUDE}"] if swapped else [])
     return [*common, f"-I{layout.generated_include}", f"-I{RUNTIME_INCLUDE}", "-ffp-contract=off"]
 
 
@@ -316,7 +319,7 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     rc, _ = _run([sys.executable, "-c", "import numpy"], Path.cwd(), 120)
     if rc != 0:
         return _usage(f"{sys.executable} cannot import numpy, which the cases' gen_data.py needs")
-    variant = "reference" if args.reference else "ptogen"
+    variant = "reference" if args.reference else "swap" if args.swap else "ptogen"
     work = (args.build_dir or Path(tempfile.gettempdir()) / "ptogen-upstream-st").resolve() / variant
     work.mkdir(parents=True, exist_ok=True)
     problem = _gtest_problem(cxx, work)
@@ -329,10 +332,26 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     missing = [m for m in missing if m.upper() not in tested]
     if not dirs:
         return _usage("none of the selected ops has an upstream CPU ST directory")
-    setup = Setup(upstream, cxx, build_flags(layout, upstream, args.reference), work, sys.executable)
+    swapped = None
+    if args.swap:
+        from .swap import swapped_tree
+
+        swapped = work / "include"
+        try:
+            names = swapped_tree(upstream, layout.generated_include / "pto/common/pto_instr.hpp", swapped)
+        except (OSError, ValueError) as exc:
+            return _usage(f"cannot build the swapped tree: {exc}")
+        print(f"ptogen upstream-st: swapped {len(names)} intrinsics into {swapped}", file=sys.stderr)
+    setup = Setup(upstream, cxx, build_flags(layout, upstream, args.reference, swapped), work, sys.executable)
+    tree = (
+        "upstream include/"
+        if args.reference
+        else "upstream include/ with the generated intrinsics"
+        if args.swap
+        else "ptogen headers"
+    )
     print(
-        f"ptogen upstream-st: {len(dirs)} directories against "
-        f"{'upstream include/' if args.reference else 'ptogen headers'} with {cxx}; build in {work}",
+        f"ptogen upstream-st: {len(dirs)} directories against {tree} with {cxx}; build in {work}",
         file=sys.stderr,
         flush=True,
     )
@@ -368,6 +387,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "--reference",
         action="store_true",
         help="build against the checkout's own include/ instead (comparison)",
+    )
+    p.add_argument(
+        "--swap",
+        action="store_true",
+        help="build against the checkout's include/ with its covered intrinsics replaced by the generated "
+        "ones, over upstream's own CPU backend",
     )
     p.add_argument("--build-dir", type=Path, help="where to build (default: $TMPDIR/ptogen-upstream-st)")
     p.add_argument("--markdown", action="store_true", help="print the results as one Markdown table")

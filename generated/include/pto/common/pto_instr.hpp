@@ -4,9 +4,12 @@
 // the build selects (pto_instr_impl.hpp: an NPU backend, or the generated CPU simulator).
 #pragma once
 
-#include <pto/common/pto_core.hpp>
+// Upstream-named headers, plus ptogen's check support and profile checks, so that these definitions
+// also build inside upstream's include tree (`ptogen upstream-st --swap`).
+#include <pto/common/type.hpp>
+#include <pto/common/pto_tile.hpp>
+#include <pto/common/event.hpp>
 #include <pto/common/check_support.hpp>
-#include <pto/common/pto_enums.hpp>
 #include <pto/profiles/active_profile.hpp>
 #include <pto/common/pto_instr_impl.hpp>
 

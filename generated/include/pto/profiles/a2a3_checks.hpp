@@ -6,9 +6,10 @@
 
 #include <type_traits>
 
-#include <pto/common/pto_core.hpp>
+// Upstream-named headers only (and ptogen's check_support.hpp), so the checks build in both trees.
+#include <pto/common/type.hpp>
+#include <pto/common/pto_tile.hpp>
 #include <pto/common/check_support.hpp>
-#include <pto/common/pto_enums.hpp>
 
 namespace pto {
 

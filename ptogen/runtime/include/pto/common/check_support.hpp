@@ -1,19 +1,15 @@
-// Op-independent support for the generated profile checks and simulator implementations.
+// Op-independent support for the generated profile checks and intrinsics. It includes only
+// upstream-named headers (and ptogen's check_core.hpp), so the generated intrinsics build over
+// ptogen's runtime and over upstream's include tree alike.
 #pragma once
 
 #include <type_traits>
 
-#include "tile.hpp"
-#include "event.hpp"
+#include <pto/common/check_core.hpp>
+#include <pto/common/event.hpp>
+#include <pto/common/pto_tile.hpp>
 
 namespace pto::sim {
-
-template <typename T, typename... Allowed>
-inline constexpr bool is_one_of_v = (std::is_same_v<T, Allowed> || ...);
-
-// static_assert(always_false_v<T>) fires only when the enclosing template is instantiated.
-template <typename...>
-inline constexpr bool always_false_v = false;
 
 // Stands in for an optional tile argument that was not passed (e.g. TPRELU's tmp on A5).
 struct no_tile {};
@@ -27,6 +23,18 @@ constexpr bool tiles_overlap(const no_tile&, const B&) {
     return false;
 }
 
+// Some intrinsics take an optional tmp tile as the first element of their trailing `WaitEvents&...`
+// pack; these split such a pack into that tile and the events behind it.
+template <typename... Ts>
+inline constexpr bool leads_with_tile_v = false;
+template <typename T, typename... Rest>
+inline constexpr bool leads_with_tile_v<T, Rest...> = is_tile_data_v<std::remove_cvref_t<T>>;
+
+template <typename T, typename... Rest>
+constexpr T& first_arg(T& a, Rest&...) {
+    return a;
+}
+
 // The leading tile of a trailing argument pack, or a no_tile when it does not start with one.
 template <typename... Ts>
 decltype(auto) tmp_or_none(Ts&... args) {
@@ -38,12 +46,19 @@ decltype(auto) tmp_or_none(Ts&... args) {
     }
 }
 
-// Wait on the events of a pack that may start with a tile.
+// Wait on the events of a pack that may start with a tile. TSYNC is found by argument-dependent
+// lookup where it is called, so an empty pack waits on nothing without naming it.
+template <typename T, typename... Rest>
+void sync_tail(T&, Rest&... rest) {
+    if constexpr (sizeof...(Rest) > 0)
+        TSYNC(rest...);
+}
+
 template <typename... Ts>
 void sync_events(Ts&... args) {
     if constexpr (leads_with_tile_v<Ts...>) {
         sync_tail(args...);
-    } else {
+    } else if constexpr (sizeof...(Ts) > 0) {
         TSYNC(args...);
     }
 }

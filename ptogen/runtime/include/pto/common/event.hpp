@@ -41,25 +41,4 @@ void TSYNC(Events&... events) {
     sim::wait_count() += sizeof...(Events);
 }
 
-namespace sim {
-
-// Some intrinsics take an optional tmp tile as the first element of their trailing `WaitEvents&...`
-// pack; these split such a pack into that tile and the events behind it.
-template <typename... Ts>
-inline constexpr bool leads_with_tile_v = false;
-template <typename T, typename... Rest>
-inline constexpr bool leads_with_tile_v<T, Rest...> = is_tile_v<T>;
-
-template <typename T, typename... Rest>
-constexpr T& first_arg(T& a, Rest&...) {
-    return a;
-}
-
-template <typename T, typename... Rest>
-void sync_tail(T&, Rest&... rest) {
-    TSYNC(rest...);
-}
-
-} // namespace sim
-
 } // namespace pto

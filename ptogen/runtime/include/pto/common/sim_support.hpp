@@ -11,40 +11,10 @@
 #include <cstdlib>
 #include <type_traits>
 
+#include "check_core.hpp"
 #include "element_types.hpp"
 
 namespace pto::sim {
-
-// A violated run-time rule is a program error on the hardware too, so the simulator stops at once
-// with a message tests can match on.
-[[noreturn]] inline void fail(const char* op, const char* rule) {
-    std::fprintf(stderr, "PTO runtime error: %s: %s\n", op, rule);
-    std::fflush(stderr);
-    std::abort();
-}
-
-inline void check(bool ok, const char* op, const char* rule) {
-    if (!ok)
-        fail(op, rule);
-}
-
-// Anything with tile storage (data() and a static SizeBytes()); spelled as a concept so this header
-// does not need tile.hpp and placeholder arguments (no data()) are left to their own overloads.
-template <typename T>
-concept has_tile_storage = requires(const T& t) {
-    t.data();
-    { T::SizeBytes() } -> std::convertible_to<std::size_t>;
-};
-
-// Whether the byte ranges [data(), data() + SizeBytes()) of two tiles intersect.
-template <typename A, typename B>
-    requires has_tile_storage<A> && has_tile_storage<B>
-bool tiles_overlap(const A& a, const B& b) {
-    // Integer addresses: relational comparison of pointers into different objects is unspecified.
-    const auto a0 = reinterpret_cast<std::uintptr_t>(a.data());
-    const auto b0 = reinterpret_cast<std::uintptr_t>(b.data());
-    return a0 < b0 + B::SizeBytes() && b0 < a0 + A::SizeBytes();
-}
 
 // Packed predicate tiles (what TCMP/TCMPS write and TSEL/TSELS read): predicate (r, c) is bit
 // c % B of element (r, c / B), B = 8 * sizeof(element), each predicate row in its own tile row.

@@ -1,10 +1,11 @@
 // Upstream-compatible home of the PTO type vocabulary: code written for the upstream CPU simulator
 // includes <pto/common/type.hpp> (its test helpers do so before anything else) and expects the
-// element types, the tile enums and the 16-bit float spellings below. The op enums (CmpMode,
-// RoundMode, ...) are generated from the specs and come with <pto/pto-inst.hpp>.
+// element types, the tile enums, the op enums (CmpMode, RoundMode, ...; generated from the specs)
+// and the 16-bit float spellings below.
 #pragma once
 
 #include <pto/common/pto_core.hpp>
+#include <pto/common/pto_enums.hpp>
 
 // Host code names the 16-bit floats outside namespace pto: aclFloat16 is the host API's spelling of
 // binary16, and kernels say half/bfloat16_t without qualification. All of them are the simulator's

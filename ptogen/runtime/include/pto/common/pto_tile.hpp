@@ -1,0 +1,6 @@
+// Upstream's name for the header of the tile and global-tensor types: code written for upstream's
+// include tree, and ptogen's generated checks, include <pto/common/pto_tile.hpp>.
+#pragma once
+
+#include "global_tensor.hpp"
+#include "tile.hpp"

@@ -1,0 +1,73 @@
+"""The swap check: upstream's own include tree with the covered intrinsics of its `pto_instr.hpp`
+replaced by the generated definitions, so that upstream's CPU ST cases run the generated
+declarations, checks and dispatch over upstream's own CPU backend (`ptogen upstream-st --swap`).
+
+Everything else of upstream's header stays as it is, including its MAP_INSTR_IMPL macros (which
+trace each call on its simulator). The generated definitions bring two ptogen-only includes: the
+check support and the profile checks, found on the include path after upstream's tree.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from .importer.declarations import _DECL, _body
+
+_OP_COMMENT = re.compile(r"^// (pto\.\w+) \(specs/[^)]*\)$", re.M)
+_END = re.compile(r"^\}\s*// namespace pto\s*$", re.M)
+_ANCHOR = '#include "pto/common/pto_instr_impl.hpp"'
+EXTRA_INCLUDES = "#include <pto/common/check_support.hpp>\n#include <pto/profiles/active_profile.hpp>\n"
+
+
+def generated_blocks(generated: str) -> dict[str, str]:
+    """Intrinsic name -> every definition the generated header gives it (twins and public forms)."""
+    starts = [m.start() for m in _OP_COMMENT.finditer(generated)]
+    end = _END.search(generated, starts[-1] if starts else 0)
+    bounds = [*starts, end.start() if end else len(generated)]
+    out = {}
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        block = generated[a:b]
+        public = re.search(r"PTO_INST\s+RecordEvent\s+(\w+)\s*\(", block)
+        if public:
+            out[public.group(1)] = block.rstrip() + "\n"
+    return out
+
+
+def swap_header(upstream: str, generated: str) -> tuple[str, list[str]]:
+    """Upstream's header with each intrinsic the generated one defines replaced (at the place of its
+    first definition), and the names replaced."""
+    if _ANCHOR not in upstream:
+        raise ValueError(f"upstream's pto_instr.hpp no longer includes {_ANCHOR}")
+    blocks = generated_blocks(generated)
+    spans: list[tuple[int, int, str]] = []
+    for m in _DECL.finditer(upstream):
+        name = m.group(2)
+        if name not in blocks:
+            continue
+        body = _body(upstream, m.end())
+        end = upstream.index(body, m.end()) + len(body) + 1 if body else m.end()
+        spans.append((m.start(), end, name))
+    out, pos, placed = [], 0, set()
+    for start, end, name in spans:
+        out.append(upstream[pos:start])
+        if name not in placed:
+            out.append(blocks[name])
+            placed.add(name)
+        pos = end
+    out.append(upstream[pos:])
+    text = "".join(out).replace(_ANCHOR, _ANCHOR + "\n" + EXTRA_INCLUDES, 1)
+    return text, sorted(placed)
+
+
+def swapped_tree(upstream: Path, generated_header: Path, dest: Path) -> list[str]:
+    """Copy upstream's include/ to `dest` with the swapped pto_instr.hpp; returns the swapped names."""
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(upstream / "include", dest)
+    header = dest / "pto/common/pto_instr.hpp"
+    text, names = swap_header(
+        header.read_text(encoding="utf-8"), generated_header.read_text(encoding="utf-8")
+    )
+    header.write_text(text, encoding="utf-8")
+    return names
