@@ -5,7 +5,10 @@
 #pragma once
 
 #include <pto/common/pto_core.hpp>
+// The op enums are generated; the runtime's core also builds on its own (its tests do).
+#if __has_include(<pto/common/pto_enums.hpp>)
 #include <pto/common/pto_enums.hpp>
+#endif
 
 // Host code names the 16-bit floats outside namespace pto: aclFloat16 is the host API's spelling of
 // binary16, and kernels say half/bfloat16_t without qualification. All of them are the simulator's
