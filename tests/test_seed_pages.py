@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,7 +128,10 @@ def test_headings_match_generated_page_of_same_layout(seed: Seed) -> None:
 
 @pytest.mark.parametrize(("seed", "page"), PAIRS, ids=PAIR_IDS)
 def test_signature_matches(seed: Seed, page: Path) -> None:
-    assert facts_of(page).signature == seed_facts(seed).signature
+    # The `std::enable_if_t` guard that keeps a form apart from its overloads is not on the seed pages.
+    signature = facts_of(page).signature
+    generated = re.sub(r",std::enable_if_t<.*?,int>=0>", ">", signature) if signature else signature
+    assert generated == seed_facts(seed).signature
 
 
 @pytest.mark.parametrize(("seed", "page"), PAIRS, ids=PAIR_IDS)

@@ -581,24 +581,55 @@ class FormView:
                 return str(q.type or q.value_type)
         raise KeyError(main_param)
 
+    def _types_for(self, main_param: str) -> list[str]:
+        """The distinct types of this form that play the role of a template type parameter of the
+        main one (several when the main form has one type for tiles this form types apart)."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        out: list[str] = []
+        for p in intr.params:
+            if p.operand and main_param in (p.type, p.value_type):
+                q = self._param_of(p.operand)
+                t = str(q.type or q.value_type)
+                if t not in out:
+                    out.append(t)
+        if not out:
+            raise KeyError(main_param)
+        return out
+
     @property
-    def check_args(self) -> list[str]:
-        """Arguments that instantiate the op's check function from this form's scope."""
+    def check_arg_lists(self) -> list[list[str]]:
+        """Instantiations of the op's check function that cover this form's types: one, or one per
+        type when the form types apart tiles the main form gives one type (TPRELU's four-tile form)."""
         intr = self.op.spec.intrinsic
         assert intr is not None
         if self.index == 0:
-            return self.op.check_args
+            return [self.op.check_args]
         pack = next((t.name for t in self.template if t.kind == "pack"), None)
-        out = []
-        for t in intr.template:
-            if t.kind == "pack":
-                if pack is not None:  # a form without events (MGATHER's GM -> L1 forms) passes none
-                    out.append(f"{pack}...")
-            elif t.kind == "value":
-                out.append(t.name)
-            else:
-                out.append(self._type_for(t.name))
-        return out
+        tmp = intr.tmp_in_events
+        # A form that names the tmp the main form takes at the head of its pack passes it there.
+        head = [str(p.type) for p in self.params if tmp and p.operand == tmp]
+        mapped = {t.name: self._types_for(t.name) for t in intr.template if t.kind == "typename"}
+        count = max((len(v) for v in mapped.values()), default=1)
+        lists = []
+        for i in range(count):
+            out = []
+            for t in intr.template:
+                if t.kind == "pack":
+                    # a form without events (MGATHER's GM -> L1 forms) passes none
+                    out += head + ([f"{pack}..."] if pack is not None else [])
+                elif t.kind == "value":
+                    out.append(t.name)
+                else:
+                    types = mapped[t.name]
+                    out.append(types[min(i, len(types) - 1)])
+            lists.append(out)
+        return lists
+
+    @property
+    def check_args(self) -> list[str]:
+        """Arguments of the first instantiation of the op's check function from this form's scope."""
+        return self.check_arg_lists[0]
 
     @property
     def verify_args(self) -> list[str]:
@@ -632,7 +663,9 @@ class FormView:
             if p.events:
                 continue
             name = str(p.operand)
-            if name in own:
+            if name in self.extra_tiles and name not in own:  # the main form's tmp, named here
+                out.append(f"{name}_f{self.index}")
+            elif name in own:
                 out.append(f"{name}_f{self.index}" if own[name].kind == "tile" else self.test_args[name])
             else:
                 out.append(by_operand[name])
@@ -680,8 +713,9 @@ class FormView:
     @property
     def own_tiles(self) -> list[str]:
         """Scratch tiles a test passes to this form (the value output is declared on its own)."""
-        tiles = [o for o in self.own if o.kind == "tile" and o.name != self.value_output]
-        return [f"{o.name}_f{self.index}" for o in tiles]
+        tiles = [o.name for o in self.own if o.kind == "tile" and o.name != self.value_output]
+        tiles += [t for t in self.extra_tiles if t not in tiles and t != self.value_output]
+        return [f"{name}_f{self.index}" for name in tiles]
 
     @property
     def enable_if(self) -> str:
@@ -691,12 +725,24 @@ class FormView:
         pack = next((t.name for t in self.template if t.kind == "pack"), None)
         if pack is None:  # a declaration without an events pack (TPREFETCH) needs no guard
             return ""
-        own_tiles = [str(self._param_of(o.name).type) for o in self.own if o.kind == "tile"]
+        own_tiles = [str(self._param_of(o).type) for o in self.extra_tiles]
         if own_tiles:
             return " && ".join(f"is_tile_data_v<{t}>" for t in own_tiles) + f" && all_events_v<{pack}...>"
-        if self.index == 0 and any(o.kind == "tile" for f in forms for o in f.own):
+        if self.index == 0 and any(f.extra_tiles for f in forms):
             return f"all_events_v<{pack}...>"
         return ""
+
+    @property
+    def extra_tiles(self) -> list[str]:
+        """Tile operands this form takes as parameters beyond the main form's: its own ones, and the
+        tmp the main form takes at the head of its events pack."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        out = [o.name for o in self.own if o.kind == "tile"]
+        tmp = intr.tmp_in_events
+        if self.index and tmp and any(p.operand == tmp for p in self.params):
+            out.append(tmp)
+        return out
 
     @property
     def call_args(self) -> list[str]:

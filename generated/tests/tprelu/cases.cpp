@@ -78,6 +78,14 @@ void case_0() {
     load("c0_tmp.bin", tmp.data(), 256);
     profiled::TPRELU<P>(dst, src0, src1, tmp);
     store("c0_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c0_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TPRELU<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 0", main_result, dst.data());
+    }
 }
 
 // case 1 (half): partial valid 13x7 of 16x16
@@ -262,6 +270,14 @@ void case_8() {
     load("c8_tmp.bin", tmp.data(), 240);
     profiled::TPRELU<P>(dst, src0, src1, tmp);
     store("c8_dst.out", dst.data(), 240);
+    { // overload 1 must give the main form's result: Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
+        load("c8_dst.bin", dst.data(), 240);
+        Tile_dst tmp_f1;
+        profiled::TPRELU<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 8", main_result, dst.data());
+    }
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
@@ -308,6 +324,14 @@ void case_10() {
     load("c10_tmp.bin", tmp.data(), 256);
     profiled::TPRELU<P>(dst, src0, src1, tmp);
     store("c10_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c10_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TPRELU<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 10", main_result, dst.data());
+    }
 }
 
 // case 11 (bfloat16_t): partial valid 13x7 of 16x16
@@ -492,6 +516,14 @@ void case_18() {
     load("c18_tmp.bin", tmp.data(), 256);
     profiled::TPRELU<P>(dst, src0, src1, tmp);
     store("c18_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c18_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TPRELU<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 18", main_result, dst.data());
+    }
 }
 
 // case 19 (float): partial valid 13x7 of 16x16
@@ -676,6 +708,14 @@ void case_26() {
     load("c26_tmp.bin", tmp.data(), 256);
     profiled::TPRELU<P>(dst, src0, src1, tmp);
     store("c26_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c26_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TPRELU<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 26", main_result, dst.data());
+    }
 }
 
 // case 27 (int16_t): partial valid 13x7 of 16x16
@@ -860,6 +900,14 @@ void case_34() {
     load("c34_tmp.bin", tmp.data(), 240);
     profiled::TPRELU<P>(dst, src0, src1, tmp);
     store("c34_dst.out", dst.data(), 240);
+    { // overload 1 must give the main form's result: Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
+        load("c34_dst.bin", dst.data(), 240);
+        Tile_dst tmp_f1;
+        profiled::TPRELU<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 34", main_result, dst.data());
+    }
 }
 
 // case 35 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
@@ -906,6 +954,14 @@ void case_36() {
     load("c36_tmp.bin", tmp.data(), 256);
     profiled::TPRELU<P>(dst, src0, src1, tmp);
     store("c36_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c36_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TPRELU<P>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 36", main_result, dst.data());
+    }
 }
 
 // case 37 (int32_t): partial valid 13x7 of 16x16

@@ -840,7 +840,8 @@ PTO_INST RecordEvent TRECIP(TileDataDst& dst, TileDataSrc& src, WaitEvents&... e
 // pto.tprelu (specs/ops/elementwise_tile_tile/tprelu.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileData, typename... WaitEvents>
+template <typename Profile, typename TileData, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TPRELU(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
     if constexpr (Profile::template check_TPRELU<TileData, WaitEvents...>()) {
         auto& tmp = sim::tmp_or_none(events...);
@@ -852,9 +853,34 @@ PTO_INTERNAL RecordEvent TPRELU(TileData& dst, TileData& src0, TileData& src1, W
 }
 } // namespace profiled
 
-template <typename TileData, typename... WaitEvents>
+template <typename TileData, typename... WaitEvents, std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TPRELU(TileData& dst, TileData& src0, TileData& src1, WaitEvents&... events) {
     return profiled::TPRELU<active_profile, TileData>(dst, src0, src1, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TPRELU(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                                WaitEvents&... events) {
+    if constexpr (Profile::template check_TPRELU<TileDataDst, TileDataTmp, WaitEvents...>() &&
+                  Profile::template check_TPRELU<TileDataSrc0, TileDataTmp, WaitEvents...>() &&
+                  Profile::template check_TPRELU<TileDataSrc1, TileDataTmp, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TPRELU(dst, src0, src1, tmp);
+        MAP_INSTR_IMPL(TPRELU, dst, src0, src1, tmp);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TPRELU(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
+                            WaitEvents&... events) {
+    return profiled::TPRELU<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(dst, src0, src1, tmp,
+                                                                                                  events...);
 }
 
 // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)

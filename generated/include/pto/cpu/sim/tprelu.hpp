@@ -48,4 +48,10 @@ PTO_INTERNAL void TPRELU_IMPL([[maybe_unused]] TileData& dst, [[maybe_unused]] T
     cpu::TPRELU_impl(dst, src0, src1);
 }
 
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+PTO_INTERNAL void TPRELU_IMPL([[maybe_unused]] TileDataDst& dst, [[maybe_unused]] TileDataSrc0& src0,
+                              [[maybe_unused]] TileDataSrc1& src1, [[maybe_unused]] TileDataTmp& tmp) {
+    cpu::TPRELU_impl(dst, src0, src1);
+}
+
 } // namespace pto
