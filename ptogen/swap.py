@@ -35,16 +35,42 @@ def generated_blocks(generated: str) -> dict[str, str]:
     return out
 
 
-def swap_header(upstream: str, generated: str) -> tuple[str, list[str]]:
+def _conditional(text: str) -> list[tuple[int, int]]:
+    """Spans of `#if`/`#ifdef` regions below the include guard (nested regions included)."""
+    spans, stack = [], []
+    for m in re.finditer(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b.*$", text, re.M):
+        if m.group(1) == "endif":
+            if stack:
+                start = stack.pop()
+                if stack:  # the outermost region is the include guard
+                    spans.append((start, m.end()))
+        else:
+            stack.append(m.start())
+    return spans
+
+
+def target_conditional(upstream: str, names: set[str]) -> set[str]:
+    """Intrinsics some of whose upstream declarations exist only for some targets (inside `#if`):
+    those stay upstream's, since the generated header declares every form for every target."""
+    regions = _conditional(upstream)
+    return {
+        m.group(2)
+        for m in _DECL.finditer(upstream)
+        if m.group(2) in names and any(a <= m.start() < b for a, b in regions)
+    }
+
+
+def swap_header(upstream: str, generated: str) -> tuple[str, list[str], list[str]]:
     """Upstream's header with each intrinsic the generated one defines replaced (at the place of its
-    first definition), and the names replaced."""
+    first definition); the names replaced, and the names kept upstream's (target-conditional)."""
     if _ANCHOR not in upstream:
         raise ValueError(f"upstream's pto_instr.hpp no longer includes {_ANCHOR}")
     blocks = generated_blocks(generated)
+    kept = target_conditional(upstream, set(blocks))
     spans: list[tuple[int, int, str]] = []
     for m in _DECL.finditer(upstream):
         name = m.group(2)
-        if name not in blocks:
+        if name not in blocks or name in kept:
             continue
         body = _body(upstream, m.end())
         end = upstream.index(body, m.end()) + len(body) + 1 if body else m.end()
@@ -58,16 +84,16 @@ def swap_header(upstream: str, generated: str) -> tuple[str, list[str]]:
         pos = end
     out.append(upstream[pos:])
     text = "".join(out).replace(_ANCHOR, _ANCHOR + "\n" + EXTRA_INCLUDES, 1)
-    return text, sorted(placed)
+    return text, sorted(placed), sorted(kept)
 
 
-def swapped_tree(upstream: Path, generated_header: Path, dest: Path) -> list[str]:
-    """Copy upstream's include/ to `dest` with the swapped pto_instr.hpp; returns the swapped names."""
+def swapped_tree(upstream: Path, generated_header: Path, dest: Path) -> tuple[list[str], list[str]]:
+    """Copy upstream's include/ to `dest` with the swapped pto_instr.hpp; returns the swapped names
+    and the covered names kept upstream's."""
     shutil.rmtree(dest, ignore_errors=True)
     shutil.copytree(upstream / "include", dest)
     header = dest / "pto/common/pto_instr.hpp"
-    text, names = swap_header(
-        header.read_text(encoding="utf-8"), generated_header.read_text(encoding="utf-8")
-    )
+    generated = generated_header.read_text(encoding="utf-8")
+    text, names, kept = swap_header(header.read_text(encoding="utf-8"), generated)
     header.write_text(text, encoding="utf-8")
-    return names
+    return names, kept

@@ -338,10 +338,15 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
 
         swapped = work / "include"
         try:
-            names = swapped_tree(upstream, layout.generated_include / "pto/common/pto_instr.hpp", swapped)
+            header = layout.generated_include / "pto/common/pto_instr.hpp"
+            names, kept = swapped_tree(upstream, header, swapped)
         except (OSError, ValueError) as exc:
             return _usage(f"cannot build the swapped tree: {exc}")
         print(f"ptogen upstream-st: swapped {len(names)} intrinsics into {swapped}", file=sys.stderr)
+        if kept:
+            print(
+                f"ptogen upstream-st: kept upstream's target-conditional {', '.join(kept)}", file=sys.stderr
+            )
     setup = Setup(upstream, cxx, build_flags(layout, upstream, args.reference, swapped), work, sys.executable)
     tree = (
         "upstream include/"
