@@ -37,7 +37,8 @@ def generated_blocks(generated: str) -> dict[str, str]:
 
 def _conditional(text: str) -> list[tuple[int, int]]:
     """Spans of `#if`/`#ifdef` regions below the include guard (nested regions included)."""
-    spans, stack = [], []
+    spans: list[tuple[int, int]] = []
+    stack: list[int] = []
     for m in re.finditer(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b.*$", text, re.M):
         if m.group(1) == "endif":
             if stack:
