@@ -128,8 +128,7 @@ def latex_to_expr(math: str, names: set[str], attrs: dict[str, int] | None = Non
         op = m.group("op").removeprefix("\\").replace("operatorname{arg\\,", "arg").rstrip("}")
         term = latex_to_expr(m.group("term"), names, attrs)
         return canonical(semantics.parse(f"{op}({term})", names, attrs))
-    text = rhs.replace(r"\_", "_")
-    text = re.sub(r"\\mathrm\{(\w+)\}_\{[^}]*\}", r"\1", text)
+    text = _drop_subscripts(rhs.replace(r"\_", "_"))
     text = re.sub(r"\\(?:mathrm|operatorname)\{(\w+)\}", r"\1", text)
     for tex, py in (
         (r"\cdot", "*"),
@@ -158,6 +157,21 @@ def latex_to_expr(math: str, names: set[str], attrs: dict[str, int] | None = Non
     expr = _ternary(text.strip())
     node = semantics.parse(expr, names, attrs)
     return canonical(node)
+
+
+def _drop_subscripts(text: str) -> str:
+    """`\\mathrm{src}_{\\mathrm{indexes}_{i},j}` -> `src`: operand names without their (nested) indices."""
+    out, i = "", 0
+    for m in re.finditer(r"\\mathrm\{(\w+)\}_\{", text):
+        if m.start() < i:
+            continue  # inside a subscript already dropped
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            j += 1
+        out += text[i : m.start()] + m.group(1)
+        i = j
+    return out + text[i:]
 
 
 def _attr_arity(math: str, attrs: set[str]) -> dict[str, int]:
@@ -275,7 +289,14 @@ def _groups(text: str) -> list[tuple[str | None, str]]:
     """Constraint-ish lines of a page with the profile group they sit in (None: common)."""
     out: list[tuple[str | None, str]] = []
     group: str | None = None
+    in_note = False  # a "Source notes" callout states disagreements, never a rule
     for raw in text.splitlines():
+        if in_note and (raw.startswith("    ") or not raw.strip()):
+            continue
+        in_note = raw.startswith('!!! note "Source notes"')
+        if in_note:
+            group = None
+            continue
         line = raw.replace("`", "").replace("*", "").strip(" -\t¶")
         m = re.search(r"Implementation checks \((\w+)\)", line)
         if m:
@@ -562,6 +583,25 @@ def _operands(
     return operands
 
 
+_TMP_IN_EVENTS = re.compile(
+    r"^A (?P<name>\w+) tile must be passed \(as the first argument after the documented"
+)
+
+
+def _tmp_in_events(facts: PageFacts, operands: list[dict[str, Any]], intrinsic: dict[str, Any]) -> None:
+    """A scratch tile passed at the head of the events pack is no parameter of the declaration; the
+    page's rule line names it ("A `tmp` tile must be passed (as the first argument after ...)")."""
+    for line in facts.constraints + facts.profile_restrictions:
+        m = _TMP_IN_EVENTS.match(_plain(line))
+        if m is None:
+            continue
+        name = _snake(m.group("name"))
+        if name not in {o["name"] for o in operands}:
+            operands.append(_operand(name, "tmp", "!pto.tile<...>", _rows(facts)))
+        intrinsic["tmp_in_events"] = name
+        return
+
+
 def _operand(
     name: str, role: str, typ: str, rows: dict[str, dict[str, str]], glob: bool = False
 ) -> dict[str, Any]:
@@ -663,7 +703,8 @@ def _main_first(
     for i, d in enumerate(decls):
         if i == main:
             continue
-        if d[2] != decls[main][2] or not names[main] <= names[i]:
+        lacks = names[main] - names[i]
+        if d[2] != decls[main][2] or len(lacks) > len(names[i] - names[main]) or len(lacks) > 1:
             unplaced.append(
                 f"declaration {d[2]}({', '.join(p['name'] for p in d[4])}) not kept as an overload"
             )
@@ -712,11 +753,24 @@ def _overload(
     rows: dict[str, dict[str, str]],
     targets: Targets,
     unplaced: list[str],
+    main: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A further declaration: it carries the main operands and may add its own (scratch tiles,
-    modes), described by the page's operand table."""
+    modes, a further result), described by the page's operand table. A parameter named as one of
+    the main declaration's (`main`) passes the same operand."""
     known = {o["name"] for o in operands}
     kinds = {o["name"]: o["kind"] for o in operands}
+    by_name = {p["name"]: p["operand"] for p in main or [] if "operand" in p}
+    for p in params:
+        if p.get("operand") is not None and p["name"] in by_name:
+            p["operand"] = by_name[p["name"]]
+    # One main tile the overload passes under a name of its own (`dstIdx` for `dst`).
+    missing = [n for n in known if kinds[n] == "tile" and n not in {p.get("operand") for p in params}]
+    strays = [p for p in params if "operand" in p and "type" in p and p["operand"] not in known | rows.keys()]
+    if len(strays) > 1:  # the comment names what the form adds (`dstVal`); the rest is a main one
+        strays = [p for p in strays if f"`{p['name']}`" not in comment]
+    if len(missing) == 1 and len(strays) == 1:
+        strays[0]["operand"] = missing[0]
     for p in params:
         tile_param = "type" in p and not p.get("events")
         if p.get("operand") in kinds and tile_param != (kinds[p["operand"]] in ("tile", "global")):
@@ -733,6 +787,9 @@ def _overload(
     }
     if not comment:
         unplaced.append("an overload has no summary comment: `A further documented form.` written")
+    results = [o["name"] for o in own if o["role"] == "dst"]
+    if len(results) == 1:
+        ov["value_output"] = results[0]  # a further result: the picked values of an arg-reduction
     if own:
         ov["operands"] = own
     test_args = {}
@@ -744,6 +801,11 @@ def _overload(
                     f"overload operand {o['name']} takes {o['enum']}, no enum of targets.yaml"
                 )
             test_args[o["name"]] = f"{o['enum']}::{enum.values[0]}"
+        elif o["kind"] == "global":
+            other = next((x["name"] for x in operands if x["kind"] == "global"), None)
+            if other is None:
+                raise ImportProblem(f"no global operand can stand in for {o['name']} in the tests")
+            test_args[o["name"]] = other
         elif o["kind"] != "tile":
             vtype = next(p.get("value_type") for p in params if p.get("operand") == o["name"])
             if vtype != "bool":
@@ -773,7 +835,8 @@ def _ops_of_params(
             asm = f"{enum.asm}<...>" if enum is not None and enum.asm else "attr"
             out.append(_operand(name, "attr", asm, rows) | {"enum": p["attr"]})
         else:
-            role = "dst" if name == "dst" else ("tmp" if name == "tmp" else "src")
+            dst = name == "dst" or name.startswith("dst_")  # a further result (`dst_val`)
+            role = "dst" if dst else ("tmp" if name == "tmp" else "src")
             glob = "Global" in p["type"]
             typ = "!pto.partition_tensor_view<MxNxdtype>" if glob else "!pto.tile<...>"
             out.append(_operand(name, role, typ, rows, glob=glob))
@@ -822,10 +885,12 @@ def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict
         intrinsic["params"] = params
     operands = _operands(facts, params, vector, targets, unplaced)
     if intrinsic is not None:
+        _tmp_in_events(facts, operands, intrinsic)
+    if intrinsic is not None:
         overloads = []
         for comment, _, n, t, p in declarations[1:]:
             try:
-                overloads.append(_overload(comment, t, p, operands, _rows(facts), targets, unplaced))
+                overloads.append(_overload(comment, t, p, operands, _rows(facts), targets, unplaced, params))
             except ImportProblem as exc:
                 unplaced.append(f"overload {n}({', '.join(x['name'] for x in p)}) not kept: {exc}")
         if overloads:
@@ -839,6 +904,7 @@ def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict
     if facts.math and not _rows(facts):
         _name_from_math(facts.math, operands, params, unplaced)
         names = {o["name"] for o in operands if o["kind"] in ("tile", "scalar", "vreg", "global", "mask")}
+    attrs: dict[str, int] = {}
     if facts.math:
         attrs = _attr_arity(facts.math, {o["name"] for o in operands if o["kind"] == "attr"})
         try:
@@ -851,6 +917,17 @@ def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict
             f"no element semantics on the page: `semantics.expr` set to `{first}`; write the real one"
         )
         expr = first
+    for before, formula in facts.more_math:
+        m = re.match(r"Overload (\d+)\. ", _plain(before))
+        overloads = (intrinsic or {}).get("overloads", [])
+        if m is None or not 0 < int(m.group(1)) <= len(overloads):
+            continue
+        ov = overloads[int(m.group(1)) - 1]
+        ov_names = names | {o["name"] for o in ov.get("operands", []) if o["kind"] in ("tile", "scalar")}
+        try:
+            ov["expr"] = latex_to_expr(formula, ov_names, attrs)
+        except (semantics.ExprError, SyntaxError, ValueError) as exc:
+            unplaced.append(f"math of overload {m.group(1)} not understood ({exc}): {formula}")
     kind = "lane" if vector else _kind_of_math(facts.math or "")
     if not vector and any(o["kind"] == "global" for o in operands):
         # Between a GlobalTensor and one tile: a transfer; with an index tile too: a gather/scatter.
@@ -901,7 +978,8 @@ def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict
             examples.append({"lang": "cpp", "compiles": True, "code": code})
         elif not code.startswith("%dst") and not code.lstrip().startswith("%") or vector:
             examples.append({"lang": "c" if "for (" in code else "text", "code": code})
-    spec["examples"] = examples
+    if examples:
+        spec["examples"] = examples
     return spec, unplaced
 
 

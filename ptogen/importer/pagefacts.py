@@ -101,6 +101,7 @@ class PageFacts:
     mechanism: list[str] = field(default_factory=list)
     math: str | None = None
     math_at: int | None = None  # how many mechanism lines come before the formula
+    more_math: list[tuple[str, str]] = field(default_factory=list)  # (line before, formula) of later ones
     dtypes: dict[str, list[str]] = field(default_factory=dict)
     dtype_notes: dict[str, str] = field(default_factory=dict)  # "(remark)" after a list, by key
     # Lists of some operands ("The element type of `dst` must be one of: ..."): (key as in
@@ -349,9 +350,12 @@ def _read_mechanism(section: _Section, ctx: _Ctx) -> None:
         closed = text.endswith(_MATH_CLOSE)
         math.append(text[:-2] if closed else text)
         if closed:
+            formula = " ".join(" ".join(math).split())
             if ctx.facts.math is None:
-                ctx.facts.math = " ".join(" ".join(math).split())
+                ctx.facts.math = formula
                 ctx.facts.math_at = len(ctx.facts.mechanism)
+            else:
+                ctx.facts.more_math.append((ctx.facts.mechanism[-1] if ctx.facts.mechanism else "", formula))
             math = None
 
 
