@@ -32,7 +32,16 @@ _DTYPE_LINE = re.compile(r"must be one of:?\s*(?P<list>[^()]*?)\s*(\((?P<note>[^
 
 
 class ImportProblem(Exception):
-    pass
+    """Why a page gives no spec (one line); `line` is where on the page, when one place is to blame."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line
+
+    def located(self, page: object) -> str:
+        """`page:line: reason` (or `page: reason` when no line is to blame), on one line."""
+        where = f"{page}:{self.line}" if self.line else f"{page}"
+        return f"{where}: {one_line(str(self))}"
 
 
 # ----------------------------------------------------------------------------- signature
@@ -542,7 +551,10 @@ def _operands(
         ssa = next(iter(facts.syntax.get("ssa", [])), "")
         m = re.match(r"%(\w+)(?:, %\w+)* = pto\.\w+ (.*?) : (.*?) -> (.*)$", ssa)
         if m is None:
-            raise ImportProblem("a vector page needs an AS Level 1 (SSA) line to name its operands")
+            raise ImportProblem(
+                "a vector page needs an AS Level 1 (SSA) line to name its operands",
+                facts.where.get("syntax.ssa"),
+            )
         outs = re.findall(r"%(\w+)", ssa.split("=", 1)[0])
         ins = re.findall(r"%(\w+)", m.group(2))
         in_types = _split(m.group(3))
@@ -846,16 +858,31 @@ def _ops_of_params(
 def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict[str, Any], list[str]]:
     """The spec a page states, and the facts of the page it could not place. `name_hint` (the
     page's file name) names the op when the page itself does not."""
+    spec, unplaced, _where = _page_to_spec(text, targets, name_hint)
+    return spec, unplaced
+
+
+def _page_to_spec(
+    text: str, targets: Targets, name_hint: str = ""
+) -> tuple[dict[str, Any], list[str], dict[str, int]]:
+    """page_to_spec, with the line of each located fact (`PageFacts.where`)."""
     text, dropped = _drop_long_lines(text)
+    lines_before = text.count("\n")
     text, html_dropped = html_to_markdown(text)
     facts = parse_page(text, keep_markdown=True)
+    if text.count("\n") != lines_before:
+        facts.where.clear()  # HTML tables were rewritten: line numbers no longer match the file
     unplaced = dropped + html_dropped + [line for line in facts.unplaced if line.strip()]
     mnemonic = facts.mnemonic or _mnemonic_from_name(name_hint)
     if not mnemonic:
         raise ImportProblem("the page names no mnemonic (expected a `pto.xxx` or `TXXX` title)")
     if not facts.mnemonic:
         unplaced.append(f"the page names no mnemonic in its title; {mnemonic} taken from its file name")
-    iset = _instruction_set(facts, targets, mnemonic, name_hint)
+    try:
+        iset = _instruction_set(facts, targets, mnemonic, name_hint)
+    except ImportProblem as exc:  # the title (or the "is part of" line) names the op and its set
+        exc.line = exc.line or facts.where.get("title") or facts.where.get("instruction_set")
+        raise
     vector = iset.kind == "vector"
     spec: dict[str, Any] = {"mnemonic": mnemonic, "instruction_set": iset.id}
     spec["summary"] = " ".join((facts.summary or mnemonic).split())
@@ -980,7 +1007,7 @@ def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict
             examples.append({"lang": "c" if "for (" in code else "text", "code": code})
     if examples:
         spec["examples"] = examples
-    return spec, unplaced
+    return spec, unplaced, facts.where
 
 
 def _prose_constraints(prose: list[tuple[str, str | None]]) -> list[dict[str, Any]]:
@@ -1104,7 +1131,7 @@ def import_page(path: Path, targets: Targets) -> Imported:
     when the page cannot give one. Never raises anything else for a readable page."""
     text, note = read_page(path)
     try:
-        spec, unplaced = page_to_spec(text, targets, str(path))
+        spec, unplaced, where = _page_to_spec(text, targets, str(path))
         left = repair(spec, targets, unplaced)
     except ImportProblem:
         raise
@@ -1114,8 +1141,26 @@ def import_page(path: Path, targets: Targets) -> Imported:
         raise ImportProblem(f"cannot read this page's layout ({type(exc).__name__}: {exc})") from exc
     if left:
         more = f" (and {len(left) - 1} more)" if len(left) > 1 else ""
-        raise ImportProblem(f"the spec model cannot hold this op as the page states it: {left[0]}{more}")
+        raise ImportProblem(
+            f"the spec model cannot hold this op as the page states it: {left[0]}{more}",
+            _line_of(left[0].split(":", 1)[0], spec, where),
+        )
     return Imported(spec, unplaced, order_advice(spec, targets), note)
+
+
+def _line_of(path: str, spec: dict[str, Any], where: dict[str, int]) -> int | None:
+    """The page line a spec field was read from (`semantics.expr` -> the formula), if known."""
+    parts = path.split(".")
+    head = parts[0]
+    if head == "operands" and len(parts) > 1 and parts[1].isdigit():
+        operands = spec.get("operands") or []
+        name = operands[int(parts[1])]["name"] if int(parts[1]) < len(operands) else ""
+        rows = {_snake(k.removeprefix("row:")): v for k, v in where.items() if k.startswith("row:")}
+        return rows.get(name) or where.get("intrinsic")
+    if head == "syntax" and len(parts) > 1:
+        return where.get(f"syntax.{parts[1]}")
+    keys = {"semantics": "math", "intrinsic": "intrinsic", "mnemonic": "title", "instruction_set": "title"}
+    return where.get(keys.get(head, ""))
 
 
 def dump(spec: dict[str, Any], path: Path) -> None:
@@ -1167,7 +1212,7 @@ def run_import(layout: Layout, args: Any) -> int:
             failed += 1
             continue
         except ImportProblem as exc:
-            print(f"error: {page}: {one_line(str(exc))}", file=sys.stderr)
+            print(f"error: {exc.located(page)}", file=sys.stderr)
             failed += 1
             continue
         if got.note:

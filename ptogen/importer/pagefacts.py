@@ -121,6 +121,9 @@ class PageFacts:
     diagram: str | None = None
     related: dict[str, str] = field(default_factory=dict)  # "previous" / "next" / "overview"
     conflicts: list[str] = field(default_factory=list)  # one fact stated twice, differently
+    # Line (1-based) where a fact is stated: "title", "instruction_set", "math", "syntax.<form>",
+    # "intrinsic" (first declaration), "row:<operand>" (operand table rows).
+    where: dict[str, int] = field(default_factory=dict)
     unplaced: list[str] = field(default_factory=list)
 
 
@@ -165,6 +168,7 @@ class _Line:
     fence_marker: bool = False
     callout: str | None = None  # title of the MkDocs callout this line belongs to
     placed: bool = False
+    number: int = 0  # 1-based line number in the page
 
 
 @dataclass
@@ -193,7 +197,7 @@ def _scan_lines(text: str) -> list[_Line]:
     out: list[_Line] = []
     in_fence = False
     callout: str | None = None
-    for raw in text.splitlines():
+    for number, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip()
         if callout is not None:
             if line.startswith("    "):
@@ -202,13 +206,13 @@ def _scan_lines(text: str) -> list[_Line]:
                 callout = None
         if not in_fence and callout is None and (m := _CALLOUT.match(line)):
             callout = m.group("title") or m.group("kind").capitalize()
-            out.append(_Line(line, placed=True))
+            out.append(_Line(line, placed=True, number=number))
             continue
         if line.lstrip().startswith("```"):
             in_fence = not in_fence
-            out.append(_Line(line, fenced=True, fence_marker=True, callout=callout, placed=True))
+            out.append(_Line(line, True, True, callout, True, number))
             continue
-        out.append(_Line(line, fenced=in_fence, callout=callout))
+        out.append(_Line(line, fenced=in_fence, callout=callout, number=number))
     return out
 
 
@@ -225,6 +229,7 @@ def _take_title(lines: list[_Line], facts: PageFacts) -> int:
         if _canonical_heading(title) is not None:
             return i  # no title line: the page starts with a section
         ln.placed = True
+        facts.where["title"] = ln.number
         facts.title = _plain(title)
         facts.mnemonic = _mnemonic(facts.title)
         return i + 1
@@ -325,6 +330,7 @@ def _read_preamble(lines: list[_Line], ctx: _Ctx) -> None:
         m = _PART_OF.search(_plain(ln.text))
         if m:
             ctx.facts.instruction_set = m.group("set")
+            ctx.facts.where.setdefault("instruction_set", ln.number)
             ln.placed = True
 
 
@@ -342,6 +348,7 @@ def _read_mechanism(section: _Section, ctx: _Ctx) -> None:
         text = ln.text.strip()
         if math is None and text.startswith(_MATH_OPEN):
             math, text = [], text[2:]
+            ctx.facts.where.setdefault("math", ln.number)
         if math is None:
             ln.placed = True
             ctx.facts.mechanism.append(ctx.prose(text))
@@ -376,6 +383,8 @@ def _read_rows(target: Callable[[PageFacts], list[str]]) -> Callable[[_Section, 
         for ln in _content(section.lines):
             ln.placed = True
             if not _TABLE_RULE.match(ln.text.strip()):
+                cell = next((c for c in ln.text.split("|") if c.strip()), "")
+                ctx.facts.where.setdefault(f"row:{cell.strip(' `*%')}", ln.number)
                 target(ctx.facts).append(ln.text.strip() if ctx.keep_markdown else _plain(ln.text))
 
     return read
@@ -436,6 +445,7 @@ def _read_syntax(section: _Section, ctx: _Ctx) -> None:
             form = "pto_asm"
         elif _SYNTAX_LINE.match(text):
             bucket = ctx.facts.syntax[form or _shape_form(text)]
+            ctx.facts.where.setdefault(f"syntax.{form or _shape_form(text)}", ln.number)
             if text not in bucket:  # the ASM examples repeat lines already given under Syntax
                 bucket.append(text)
         elif not _SYNTAX_BOILERPLATE.match(text):
@@ -472,6 +482,7 @@ def _read_intrinsic(section: _Section, ctx: _Ctx) -> None:
         pending.append(ln)
         if ln.text.rstrip().endswith(";"):
             ctx.facts.signatures.append(normalise_signature(" ".join(x.text for x in pending)))
+            ctx.facts.where.setdefault("intrinsic", pending[0].number)
             text = " ".join(x.text.strip().removeprefix("//").strip() for x in comment)
             ctx.facts.signature_comments.append(text)
             for x in pending + comment:
