@@ -84,9 +84,60 @@ def test_unknown_set_gets_a_proposal(tmp_path: Path, capsys: pytest.CaptureFixtu
     code, _, err = _import(page, tmp_path, capsys)
     assert code == 2
     (line,) = err.splitlines()
-    assert line.startswith(f"error: {page}: pto.vwidget belongs to no instruction set")
+    assert line.startswith(f"error: {page}:1: pto.vwidget belongs to no instruction set")  # its title
     assert "id: widget_ops" in line and "doc_dir: vector/ops/widget-ops" in line
     assert "order: [pto.vwidget]" in line and "`instruction_sets:`" in line
+
+
+def _edited(page: Path, old: str, new: str, into: Path) -> tuple[Path, int]:
+    """A copy of a generated page with one line changed, and that line's number."""
+    text = page.read_text()
+    assert old in text
+    copy = into / page.relative_to(ROOT / "generated/docs/isa")
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_text(text.replace(old, new, 1))
+    return copy, text[: text.index(old)].count("\n") + 1
+
+
+def test_a_fact_the_model_refuses_is_located_on_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page, line = _edited(
+        ROOT / "generated/docs/isa/tile/ops/elementwise-tile-tile/tadd.md",
+        "| `%src0` | src | `!pto.tile<...>` |",
+        "| `%src0` | src | `!pto.tile<x|y>` |",
+        tmp_path,
+    )
+    code, _, err = _import(page, tmp_path / "o", capsys)
+    assert code == 2
+    assert err.splitlines() == [
+        f"error: {page}:{line}: the spec model cannot hold this op as the page states it: "
+        "operands.1.asm_type: Value error, must not contain '|' (it is shown as `code` in a table cell)"
+    ]
+
+
+def test_an_unreadable_syntax_line_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    ssa = "%result = pto.vadds %input, %scalar, %mask : !pto.vreg<NxT>, T, !pto.mask<G> -> !pto.vreg<NxT>"
+    page, line = _edited(
+        ROOT / "generated/docs/isa/vector/ops/vec-scalar-ops/vadds.md", ssa, ssa.split(" :")[0], tmp_path
+    )
+    code, _, err = _import(page, tmp_path / "o", capsys)
+    assert code == 2
+    (only,) = err.splitlines()
+    assert only.startswith(f"error: {page}:{line}: a vector page needs an AS Level 1 (SSA) line")
+
+
+def test_a_page_fact_missing_altogether_is_not_located(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "tfoo.md"
+    page.write_text("# \n\n## Summary\n\nNothing here.\n")  # no title: no mnemonic, and no line to blame
+    page = page.rename(tmp_path / "Not a name!.md")
+    code, _, err = _import(page, tmp_path / "o", capsys)
+    assert code == 2
+    assert err.splitlines() == [
+        f"error: {page}: the page names no mnemonic (expected a `pto.xxx` or `TXXX` title)"
+    ]
 
 
 def test_op_outside_order_is_written_with_the_next_step(

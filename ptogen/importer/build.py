@@ -25,14 +25,23 @@ from ..spec import expr as semantics
 from ..spec.load import load_specs
 from ..spec.model import Targets
 from .markup import html_to_markdown, read_table
-from .pagefacts import PageFacts, normalise_signature, parse_page
+from .pagefacts import PageFacts, normalise_signature, parse_page, profile_of
 from .repair import order_advice, problems, repair
 
 _DTYPE_LINE = re.compile(r"must be one of:?\s*(?P<list>[^()]*?)\s*(\((?P<note>[^)]*)\))?\.?\s*$")
 
 
 class ImportProblem(Exception):
-    pass
+    """Why a page gives no spec (one line); `line` is where on the page, when one place is to blame."""
+
+    def __init__(self, message: str, line: int | None = None):
+        super().__init__(message)
+        self.line = line
+
+    def located(self, page: object) -> str:
+        """`page:line: reason` (or `page: reason` when no line is to blame), on one line."""
+        where = f"{page}:{self.line}" if self.line else f"{page}"
+        return f"{where}: {one_line(str(self))}"
 
 
 # ----------------------------------------------------------------------------- signature
@@ -113,10 +122,22 @@ def _split(text: str) -> list[str]:
 # ----------------------------------------------------------------------------- math
 
 
-def latex_to_expr(math: str, names: set[str]) -> str:
-    """Read back the element math of a page (the forms ptogen writes and the seeds use)."""
+_REDUCER_TEX = re.compile(
+    r"^\s*(?P<op>\\sum|\\prod|\\max|\\min|\\operatorname\{arg\\,(?:max|min)\})_\{\w+\}\s*(?P<term>.*)$"
+)
+
+
+def latex_to_expr(math: str, names: set[str], attrs: dict[str, int] | None = None) -> str:
+    r"""Read back the element math of a page (the forms ptogen writes and the seeds use): element
+    expressions, one reduction over the whole right-hand side (`\sum_{j} x`), and calls of an
+    attribute operand (`\mathrm{mode}(a, b)`)."""
     rhs = math.split("=", 1)[1] if "=" in math else math
-    text = re.sub(r"\\mathrm\{(\w+)\}_\{[^}]*\}", r"\1", rhs)
+    m = _REDUCER_TEX.match(rhs)
+    if m:
+        op = m.group("op").removeprefix("\\").replace("operatorname{arg\\,", "arg").rstrip("}")
+        term = latex_to_expr(m.group("term"), names, attrs)
+        return canonical(semantics.parse(f"{op}({term})", names, attrs))
+    text = _drop_subscripts(rhs.replace(r"\_", "_"))
     text = re.sub(r"\\(?:mathrm|operatorname)\{(\w+)\}", r"\1", text)
     for tex, py in (
         (r"\cdot", "*"),
@@ -133,6 +154,7 @@ def latex_to_expr(math: str, names: set[str]) -> str:
         (r"\oplus", "^"),
         (r"\lnot", "~"),
         (r"\mathbin{\&}", "&"),
+        (r"\mathbin{|}", "|"),
         (r"\;\&\;", "&"),
         (r"\exp", "exp"),
         (r"\ln", "log"),
@@ -142,8 +164,72 @@ def latex_to_expr(math: str, names: set[str]) -> str:
     text = re.sub(r"\\sqrt\{([^{}]*)\}", r"sqrt(\1)", text)
     text = text.replace("remainder", "rem").replace("\\,", " ").replace("\\!", "")
     expr = _ternary(text.strip())
-    node = semantics.parse(expr, names)
+    node = semantics.parse(expr, names, attrs)
     return canonical(node)
+
+
+def _drop_subscripts(text: str) -> str:
+    """`\\mathrm{src}_{\\mathrm{indexes}_{i},j}` -> `src`: operand names without their (nested) indices."""
+    out, i = "", 0
+    for m in re.finditer(r"\\mathrm\{(\w+)\}_\{", text):
+        if m.start() < i:
+            continue  # inside a subscript already dropped
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            j += 1
+        out += text[i : m.start()] + m.group(1)
+        i = j
+    return out + text[i:]
+
+
+def _attr_arity(math: str, attrs: set[str]) -> dict[str, int]:
+    """Attribute operands the math applies (`\\mathrm{mode}(a, b)`), with their argument counts."""
+    out: dict[str, int] = {}
+    for name in attrs:
+        at = math.find(rf"\mathrm{{{name}}}(")
+        if at < 0:
+            continue
+        depth, count = 0, 1
+        for i in range(at + len(name) + 9, len(math)):
+            ch = math[i]
+            depth += ch in "({"
+            depth -= ch in ")}"
+            if depth == 0 and ch == ")":
+                break
+            count += ch == "," and depth == 1
+        out[name] = count
+    return out
+
+
+def _name_from_math(
+    math: str, operands: list[dict[str, Any]], params: list[dict[str, Any]], unplaced: list[str]
+) -> None:
+    """A page without an operand table may name an operand in its formula only (`slope`, where the
+    declaration and syntax say `scalar`): when the formula names one unknown operand and one
+    operand is left unnamed by it, that operand takes the formula's name."""
+    used = set(re.findall(r"\\mathrm\{(\w+)\}", math.replace(r"\_", "_")))
+    known = {o["name"] for o in operands}
+    unknown = [n for n in used - known if _OPERAND_NAME.match(n) and n not in semantics.FUNCTIONS]
+    spare = [o for o in operands if o["name"] not in used and o["role"] in ("src", "scalar")]
+    if len(unknown) != 1 or len(spare) != 1:
+        return
+    old, new = spare[0]["name"], unknown[0]
+    spare[0]["name"] = new
+    for p in params:
+        if p.get("operand") == old:
+            p["operand"] = new
+    unplaced.append(f"operand {old} named {new}, as the formula calls it")
+
+
+def _kind_of_math(math: str) -> str:
+    """The tile op kind a page's formula shows: a reduction over rows (`_{i}`) or columns (`_{j}`),
+    a packed predicate result (`dst_{i,\\lfloor j/B \\rfloor}`), or element-wise."""
+    lhs, _, rhs = math.partition("=")
+    m = _REDUCER_TEX.match(rhs)
+    if m:
+        return "col_reduce" if re.search(r"_\{i\}", rhs[: m.start("term")]) else "row_reduce"
+    return "predicate" if "lfloor" in lhs else "elementwise"
 
 
 def _ternary(text: str) -> str:
@@ -212,7 +298,14 @@ def _groups(text: str) -> list[tuple[str | None, str]]:
     """Constraint-ish lines of a page with the profile group they sit in (None: common)."""
     out: list[tuple[str | None, str]] = []
     group: str | None = None
+    in_note = False  # a "Source notes" callout states disagreements, never a rule
     for raw in text.splitlines():
+        if in_note and (raw.startswith("    ") or not raw.strip()):
+            continue
+        in_note = raw.startswith('!!! note "Source notes"')
+        if in_note:
+            group = None
+            continue
         line = raw.replace("`", "").replace("*", "").strip(" -\t¶")
         m = re.search(r"Implementation checks \((\w+)\)", line)
         if m:
@@ -225,6 +318,10 @@ def _groups(text: str) -> list[tuple[str | None, str]]:
     return out
 
 
+_GENERATED = "<!-- generated by ptogen"
+_APPLIES_TO = re.compile(r"\s*Applies to (?P<names>\w+(?:(?:,\s*|\s+and\s+)\w+)*) only\.$")
+
+
 def _rules(
     facts: PageFacts,
     text: str,
@@ -233,13 +330,23 @@ def _rules(
     distinct_types: bool,
     vector: bool,
     unplaced: list[str],
-) -> tuple[list[dict[str, Any]], list[str]]:
-    prose: list[str] = []
+    typed: dict[str, str | None] | None = None,
+) -> tuple[list[dict[str, Any]], list[tuple[str, str | None]]]:
+    """Rules and prose lines of a page. `typed`: every value operand with the C++ type it is
+    declared with, so that a line naming operands is read as a rule of those operands."""
+    typed = typed or {}
+    prose: list[tuple[str, str | None]] = []
     profiles = set(targets.profile_names())
     dtype_rules: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for key, values in facts.dtypes.items():
+    lists: list[tuple[str, list[str], list[str] | None, str | None]] = [
+        (key, values, None, facts.dtype_notes.get(key)) for key, values in facts.dtypes.items()
+    ]
+    lists += [(key, values, ops, note) for key, ops, values, note in facts.operand_dtypes]
+    for key, values, named, note in lists:
         profile, _, cond = key.partition("/") if "/" in key else (key, "", "")
+        if named is not None and profile == "common":
+            profile = key = "forms"  # a list of some operands, for every profile
         if profile not in profiles and not key.startswith(("forms",)) and "::" not in key:
             unplaced.append(f"dtype list under {key!r}: {', '.join(values)}")
             continue
@@ -261,33 +368,80 @@ def _rules(
             and any("/" in k and k.endswith(key) for k in facts.dtypes)
         ):
             continue  # the per-profile copies carry this list
-        rule["operands"] = data
+        if named is not None:
+            named = [_snake(n) for n in named]
+            if not named:
+                continue
+        rule["operands"] = data if named is None else named
         rule["dtypes"] = names
-        note = _dtype_note(text, values)
         if note:
             rule["note"] = note
         dtype_rules.append(rule)
     # Every rule kind looks for itself on the page (rules.py, `from_page`).
-    page = PageContext(
-        [PageLine(group, line) for group, line in _groups(text)], profiles, data, distinct_types, dtype_rules
-    )
+    lines, scoped = [], []
+    for group, line in _groups(text):
+        m = _APPLIES_TO.search(line)
+        mentioned = _mentioned(line, typed)
+        if m is None and mentioned:
+            # A line that names its operands ("`src0` and `src1` must use the same element type",
+            # "Runtime: `tmp`, `dst` and `src` must occupy different memory ranges") is a rule of those.
+            distinct = len({typed[n] for n in mentioned}) > 1
+            scoped.append(PageContext([PageLine(group, line)], profiles, mentioned, distinct, []))
+            continue
+        if m is None:
+            lines.append(PageLine(group, line))
+            continue
+        # "... Applies to `dst` only.": a rule of some of the data tiles (the page says TileData).
+        named = [n for n in re.split(r",\s*|\s+and\s+", m.group("names")) if n in typed or n in data]
+        scoped.append(PageContext([PageLine(group, line[: m.start()])], profiles, named, distinct_types, []))
+    pages = [PageContext(lines, profiles, data, distinct_types, dtype_rules), *scoped]
     rules: list[dict[str, Any]] = []
     for cls in RULE_KINDS:
-        for rule in cls.from_page(page):
+        found = cls.from_page(pages[0])
+        if kind_name(cls) != "dtype":
+            found += [rule for page in pages[1:] for rule in cls.from_page(page)]
+        for rule in found:
             key = repr(sorted(rule.items()))
             if key not in seen:
                 seen.add(key)
                 rules.append(rule)
-    for line in facts.constraints:
+    generated = _GENERATED in text
+    groups = facts.constraint_groups + [None] * len(facts.constraints)
+    items = list(zip(facts.constraints, groups, strict=False))
+    items += zip(facts.profile_restrictions, facts.restriction_groups, strict=False)
+    for line, group in items:
         low = _plain(line).lower()
         if low.startswith(("!!!", "the op uses", "the op iterates", "slope scalar", *page_prefixes())):
             continue
         if "must be one of" in low or "must use the same element type" in low or "accepts" in low:
             continue
-        prose.append(line)
+        if _PROFILE_NOTE.match(line):
+            continue  # a profile note (`**A5**: text`), read by _profile_notes
+        if generated and group and group.lower().startswith("valid region"):
+            continue  # ptogen writes the op kind's iteration domain there, not a spec fact
+        profile = profile_of(group)
+        if profile != "common" and profile not in profiles:
+            profile = "common"
+        if profile == "common" and line in facts.profile_restrictions and group is None:
+            continue  # restriction prose outside any profile group is not a constraint
+        prose.append((line, None if profile == "common" else profile))
     kinds = [kind_name(cls) for cls in RULE_KINDS]
     rules.sort(key=lambda r: (kinds.index(r["kind"]), r.get("profiles", [""]), str(r.get("when", ""))))
     return rules, prose
+
+
+_NAMED_LINE = re.compile(
+    r"^(?:Runtime:\s*)?(?P<names>\w+(?:\.\w+\(\))?(?:(?:,\s*|,?\s+and\s+|\s*==\s*)\w+(?:\.\w+\(\))?)*)\s*(?:must|\.?$)"
+)
+
+
+def _mentioned(line: str, typed: dict[str, str | None]) -> list[str]:
+    """The operands a constraint line opens with (`a`, `b` and `c` must ...; Runtime: `a.X() == b.X()`)."""
+    m = _NAMED_LINE.match(line)
+    if m is None:
+        return []
+    names = [n for n in re.findall(r"\b(\w+)\b(?!\()", m.group("names")) if n in typed]
+    return list(dict.fromkeys(names))
 
 
 def _dtype_name(spelling: str, targets: Targets) -> str | None:
@@ -339,6 +493,41 @@ def _fits(row: dict[str, str], kind: str) -> bool:
     return "tile" not in typ and not typ.startswith("#")
 
 
+# Names the formula uses for functions, not operands (`rem` is written `\\mathrm{remainder}`).
+_MATH_FUNCTIONS = frozenset(
+    {*semantics.FUNCTIONS, *semantics.REDUCERS}
+    | {m.group(1) for f in semantics.FUNCTIONS.values() if (m := re.match(r"\\mathrm\{(\w+)\}", f[3]))}
+)
+
+
+_SSA_LINE = re.compile(
+    r"(?P<outs>%[\w, %]*?)\s*=\s*pto\.\w+ (?P<ins>.*?) : \((?P<types>.*)\) -> (?P<res>.*)$"
+)
+
+
+def _syntax_rows(facts: PageFacts) -> dict[str, dict[str, str]]:
+    """Operand names of the page's formula, then of its syntax line (results first, with their
+    assembly types): the names a page without an operand table gives its operands."""
+    rows: dict[str, dict[str, str]] = {}
+    # The formula names operands as the spec does (`src0`, where the syntax line may say `src`).
+    for name in re.findall(r"\\mathrm\{(\w+)\}", (facts.math or "").replace(r"\_", "_")):
+        if name not in _MATH_FUNCTIONS:
+            rows.setdefault(name, {})
+    for line in facts.syntax.get("ssa", []):
+        m = _SSA_LINE.match(line)
+        if m is None:
+            continue
+        outs = re.findall(r"%(\w+)", m.group("outs"))
+        ins = re.findall(r"%(\w+)", m.group("ins"))
+        types = _split(m.group("types"))
+        for k, name in enumerate(outs):
+            rows.setdefault(_snake(name), {"role": "dst" if k == 0 else ""})
+        for name, typ in zip(ins, types + [""] * len(ins), strict=False):
+            rows.setdefault(_snake(name), {"type": typ} if "tile" in typ or typ == "dtype" else {})
+        break
+    return {n: r for n, r in rows.items() if _OPERAND_NAME.match(n) and not n.startswith("arg")}
+
+
 def _match_names(params: list[dict[str, Any]], rows: dict[str, dict[str, str]]) -> None:
     """Pages may name an operand differently from its C++ parameter (`%mode` for `cmpMode`): a
     parameter without a row of its own takes the first unclaimed row that fits its kind."""
@@ -362,7 +551,10 @@ def _operands(
         ssa = next(iter(facts.syntax.get("ssa", [])), "")
         m = re.match(r"%(\w+)(?:, %\w+)* = pto\.\w+ (.*?) : (.*?) -> (.*)$", ssa)
         if m is None:
-            raise ImportProblem("a vector page needs an AS Level 1 (SSA) line to name its operands")
+            raise ImportProblem(
+                "a vector page needs an AS Level 1 (SSA) line to name its operands",
+                facts.where.get("syntax.ssa"),
+            )
         outs = re.findall(r"%(\w+)", ssa.split("=", 1)[0])
         ins = re.findall(r"%(\w+)", m.group(2))
         in_types = _split(m.group(3))
@@ -374,7 +566,8 @@ def _operands(
             role = "mask" if name == "mask" else ("scalar" if "!pto" not in typ else "src")
             operands.append(_operand(name, role, typ, rows))
         return operands
-    _match_names(params, rows)
+    # A reference page has no operand table: its syntax line names the operands instead.
+    _match_names(params, rows or _syntax_rows(facts))
     if params and not any(p.get("operand") == "dst" for p in params) and not params[0].get("events"):
         unplaced.append(
             f"no operand is called dst: the first parameter, {params[0]['operand']}, is taken as it"
@@ -395,11 +588,30 @@ def _operands(
             asm = f"{enum.asm}<...>" if enum is not None and enum.asm else "attr"
             operands.append(_operand(name, "attr", asm, rows) | {"enum": p["attr"]})
         else:
-            role = "dst" if name == dst_name else ("tmp" if name == "tmp" else "src")
+            role = "dst" if name == dst_name else (name if name in ("tmp", "mask") else "src")
             typ = "!pto.partition_tensor_view<MxNxdtype>" if "Global" in p["type"] else "!pto.tile<...>"
             operands.append(_operand(name, role, typ, rows, glob="Global" in p["type"]))
     operands.sort(key=lambda o: 0 if o["role"] == "dst" else 1)
     return operands
+
+
+_TMP_IN_EVENTS = re.compile(
+    r"^A (?P<name>\w+) tile must be passed \(as the first argument after the documented"
+)
+
+
+def _tmp_in_events(facts: PageFacts, operands: list[dict[str, Any]], intrinsic: dict[str, Any]) -> None:
+    """A scratch tile passed at the head of the events pack is no parameter of the declaration; the
+    page's rule line names it ("A `tmp` tile must be passed (as the first argument after ...)")."""
+    for line in facts.constraints + facts.profile_restrictions:
+        m = _TMP_IN_EVENTS.match(_plain(line))
+        if m is None:
+            continue
+        name = _snake(m.group("name"))
+        if name not in {o["name"] for o in operands}:
+            operands.append(_operand(name, "tmp", "!pto.tile<...>", _rows(facts)))
+        intrinsic["tmp_in_events"] = name
+        return
 
 
 def _operand(
@@ -503,7 +715,8 @@ def _main_first(
     for i, d in enumerate(decls):
         if i == main:
             continue
-        if d[2] != decls[main][2] or not names[main] <= names[i]:
+        lacks = names[main] - names[i]
+        if d[2] != decls[main][2] or len(lacks) > len(names[i] - names[main]) or len(lacks) > 1:
             unplaced.append(
                 f"declaration {d[2]}({', '.join(p['name'] for p in d[4])}) not kept as an overload"
             )
@@ -552,11 +765,24 @@ def _overload(
     rows: dict[str, dict[str, str]],
     targets: Targets,
     unplaced: list[str],
+    main: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A further declaration: it carries the main operands and may add its own (scratch tiles,
-    modes), described by the page's operand table."""
+    modes, a further result), described by the page's operand table. A parameter named as one of
+    the main declaration's (`main`) passes the same operand."""
     known = {o["name"] for o in operands}
     kinds = {o["name"]: o["kind"] for o in operands}
+    by_name = {p["name"]: p["operand"] for p in main or [] if "operand" in p}
+    for p in params:
+        if p.get("operand") is not None and p["name"] in by_name:
+            p["operand"] = by_name[p["name"]]
+    # One main tile the overload passes under a name of its own (`dstIdx` for `dst`).
+    missing = [n for n in known if kinds[n] == "tile" and n not in {p.get("operand") for p in params}]
+    strays = [p for p in params if "operand" in p and "type" in p and p["operand"] not in known | rows.keys()]
+    if len(strays) > 1:  # the comment names what the form adds (`dstVal`); the rest is a main one
+        strays = [p for p in strays if f"`{p['name']}`" not in comment]
+    if len(missing) == 1 and len(strays) == 1:
+        strays[0]["operand"] = missing[0]
     for p in params:
         tile_param = "type" in p and not p.get("events")
         if p.get("operand") in kinds and tile_param != (kinds[p["operand"]] in ("tile", "global")):
@@ -573,6 +799,9 @@ def _overload(
     }
     if not comment:
         unplaced.append("an overload has no summary comment: `A further documented form.` written")
+    results = [o["name"] for o in own if o["role"] == "dst"]
+    if len(results) == 1:
+        ov["value_output"] = results[0]  # a further result: the picked values of an arg-reduction
     if own:
         ov["operands"] = own
     test_args = {}
@@ -584,6 +813,11 @@ def _overload(
                     f"overload operand {o['name']} takes {o['enum']}, no enum of targets.yaml"
                 )
             test_args[o["name"]] = f"{o['enum']}::{enum.values[0]}"
+        elif o["kind"] == "global":
+            other = next((x["name"] for x in operands if x["kind"] == "global"), None)
+            if other is None:
+                raise ImportProblem(f"no global operand can stand in for {o['name']} in the tests")
+            test_args[o["name"]] = other
         elif o["kind"] != "tile":
             vtype = next(p.get("value_type") for p in params if p.get("operand") == o["name"])
             if vtype != "bool":
@@ -613,7 +847,8 @@ def _ops_of_params(
             asm = f"{enum.asm}<...>" if enum is not None and enum.asm else "attr"
             out.append(_operand(name, "attr", asm, rows) | {"enum": p["attr"]})
         else:
-            role = "dst" if name == "dst" else ("tmp" if name == "tmp" else "src")
+            dst = name == "dst" or name.startswith("dst_")  # a further result (`dst_val`)
+            role = "dst" if dst else ("tmp" if name == "tmp" else "src")
             glob = "Global" in p["type"]
             typ = "!pto.partition_tensor_view<MxNxdtype>" if glob else "!pto.tile<...>"
             out.append(_operand(name, role, typ, rows, glob=glob))
@@ -623,20 +858,40 @@ def _ops_of_params(
 def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict[str, Any], list[str]]:
     """The spec a page states, and the facts of the page it could not place. `name_hint` (the
     page's file name) names the op when the page itself does not."""
+    spec, unplaced, _where = _page_to_spec(text, targets, name_hint)
+    return spec, unplaced
+
+
+def _page_to_spec(
+    text: str, targets: Targets, name_hint: str = ""
+) -> tuple[dict[str, Any], list[str], dict[str, int]]:
+    """page_to_spec, with the line of each located fact (`PageFacts.where`)."""
     text, dropped = _drop_long_lines(text)
+    lines_before = text.count("\n")
     text, html_dropped = html_to_markdown(text)
     facts = parse_page(text, keep_markdown=True)
+    if text.count("\n") != lines_before:
+        facts.where.clear()  # HTML tables were rewritten: line numbers no longer match the file
     unplaced = dropped + html_dropped + [line for line in facts.unplaced if line.strip()]
     mnemonic = facts.mnemonic or _mnemonic_from_name(name_hint)
     if not mnemonic:
         raise ImportProblem("the page names no mnemonic (expected a `pto.xxx` or `TXXX` title)")
     if not facts.mnemonic:
         unplaced.append(f"the page names no mnemonic in its title; {mnemonic} taken from its file name")
-    iset = _instruction_set(facts, targets, mnemonic, name_hint)
+    try:
+        iset = _instruction_set(facts, targets, mnemonic, name_hint)
+    except ImportProblem as exc:  # the title (or the "is part of" line) names the op and its set
+        exc.line = exc.line or facts.where.get("title") or facts.where.get("instruction_set")
+        raise
     vector = iset.kind == "vector"
     spec: dict[str, Any] = {"mnemonic": mnemonic, "instruction_set": iset.id}
     spec["summary"] = " ".join((facts.summary or mnemonic).split())
-    mechanism = [p for p in facts.mechanism if not _plain(p).startswith("For each")]
+    if _GENERATED in text and facts.math_at:
+        # ptogen writes the op kind's iteration domain as the paragraph just before the formula,
+        # and the formulas of overloads after it
+        mechanism = facts.mechanism[: facts.math_at - 1]
+    else:
+        mechanism = [p for p in facts.mechanism if not _plain(p).startswith("For each")]
     spec["mechanism"] = " ".join(" ".join(mechanism).split()) or spec["summary"]
     params: list[dict[str, Any]] = []
     intrinsic: dict[str, Any] | None = None
@@ -657,23 +912,30 @@ def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict
         intrinsic["params"] = params
     operands = _operands(facts, params, vector, targets, unplaced)
     if intrinsic is not None:
+        _tmp_in_events(facts, operands, intrinsic)
+    if intrinsic is not None:
         overloads = []
         for comment, _, n, t, p in declarations[1:]:
             try:
-                overloads.append(_overload(comment, t, p, operands, _rows(facts), targets, unplaced))
+                overloads.append(_overload(comment, t, p, operands, _rows(facts), targets, unplaced, params))
             except ImportProblem as exc:
                 unplaced.append(f"overload {n}({', '.join(x['name'] for x in p)}) not kept: {exc}")
         if overloads:
             intrinsic["overloads"] = overloads
-    names = {o["name"] for o in operands if o["kind"] in ("tile", "scalar", "vreg", "global")}
+    names = {o["name"] for o in operands if o["kind"] in ("tile", "scalar", "vreg", "global", "mask")}
     dsts = [o["name"] for o in operands if o["role"] == "dst"]
     if not dsts:
         raise ImportProblem("the page names no destination operand (no `dst` and no result)")
     dst = dsts[0]
     expr = None
+    if facts.math and not _rows(facts):
+        _name_from_math(facts.math, operands, params, unplaced)
+        names = {o["name"] for o in operands if o["kind"] in ("tile", "scalar", "vreg", "global", "mask")}
+    attrs: dict[str, int] = {}
     if facts.math:
+        attrs = _attr_arity(facts.math, {o["name"] for o in operands if o["kind"] == "attr"})
         try:
-            expr = latex_to_expr(facts.math, names)
+            expr = latex_to_expr(facts.math, names, attrs)
         except (semantics.ExprError, SyntaxError, ValueError) as exc:
             unplaced.append(f"math not understood ({exc}): {facts.math}")
     if expr is None:
@@ -682,10 +944,23 @@ def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict
             f"no element semantics on the page: `semantics.expr` set to `{first}`; write the real one"
         )
         expr = first
-    kind = "lane" if vector else "elementwise"
+    for before, formula in facts.more_math:
+        m = re.match(r"Overload (\d+)\. ", _plain(before))
+        overloads = (intrinsic or {}).get("overloads", [])
+        if m is None or not 0 < int(m.group(1)) <= len(overloads):
+            continue
+        ov = overloads[int(m.group(1)) - 1]
+        ov_names = names | {o["name"] for o in ov.get("operands", []) if o["kind"] in ("tile", "scalar")}
+        try:
+            ov["expr"] = latex_to_expr(formula, ov_names, attrs)
+        except (semantics.ExprError, SyntaxError, ValueError) as exc:
+            unplaced.append(f"math of overload {m.group(1)} not understood ({exc}): {formula}")
+    kind = "lane" if vector else _kind_of_math(facts.math or "")
     if not vector and any(o["kind"] == "global" for o in operands):
         # Between a GlobalTensor and one tile: a transfer; with an index tile too: a gather/scatter.
         kind = "indexed" if sum(o["kind"] == "tile" for o in operands) > 1 else "transfer"
+    if kind == "predicate":  # one predicate bit per element, a tile row per predicate row
+        next(o for o in operands if o["name"] == dst)["packed"] = "rows"
     sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
     if vector:
         sem["inactive_lanes"] = "zero"
@@ -703,10 +978,16 @@ def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict
     spec["side_effects"] = " ".join((facts.side_effects or "No side effects are documented.").split())
     data = [o["name"] for o in operands if o["kind"] in ("tile", "vreg") and o["role"] not in ("tmp", "mask")]
     types = {p.get("type") for p in params if p.get("operand") in data}
-    rules, prose = _rules(facts, text, targets, data, len(types) > 1, vector, unplaced)
+    declared = {p.get("operand"): p.get("type") or p.get("value_type") or p.get("dtype_of") for p in params}
+    typed = {
+        o["name"]: declared.get(o["name"])
+        for o in operands
+        if o["kind"] in ("tile", "scalar", "vreg", "mask", "global")
+    }
+    rules, prose = _rules(facts, text, targets, data, len(types) > 1, vector, unplaced, typed)
     spec["constraints"] = rules
     if prose:
-        spec["prose_constraints"] = [{"text": p} for p in prose]
+        spec["prose_constraints"] = _prose_constraints(prose)
     profile_notes = _profile_notes(facts, targets)
     if profile_notes:
         spec["profile_notes"] = profile_notes
@@ -724,8 +1005,21 @@ def page_to_spec(text: str, targets: Targets, name_hint: str = "") -> tuple[dict
             examples.append({"lang": "cpp", "compiles": True, "code": code})
         elif not code.startswith("%dst") and not code.lstrip().startswith("%") or vector:
             examples.append({"lang": "c" if "for (" in code else "text", "code": code})
-    spec["examples"] = examples
-    return spec, unplaced
+    if examples:
+        spec["examples"] = examples
+    return spec, unplaced, facts.where
+
+
+def _prose_constraints(prose: list[tuple[str, str | None]]) -> list[dict[str, Any]]:
+    """Prose lines, one entry per text: a text listed under several profile groups once, with them."""
+    out: list[dict[str, Any]] = []
+    for text, profile in prose:
+        same = next((p for p in out if p["text"] == text), None)
+        if same is None:
+            out.append({"text": text, **({"profiles": [profile]} if profile else {})})
+        elif profile and "profiles" in same and profile not in same["profiles"]:
+            same["profiles"].append(profile)
+    return out
 
 
 def _plain(text: str) -> str:
@@ -739,10 +1033,13 @@ def _profile_notes(facts: PageFacts, targets: Targets) -> list[dict[str, Any]]:
     """`**A5**: text` items under Target-Profile Restrictions (the checks are rules, not notes)."""
     profiles = set(targets.profile_names())
     out: list[dict[str, Any]] = []
-    for item in facts.profile_restrictions:
+    groups = facts.restriction_groups + [None] * len(facts.profile_restrictions)
+    for item, group in zip(facts.profile_restrictions, groups, strict=False):
         m = _PROFILE_NOTE.match(item)
         if m and m.group("profile") in profiles:
             out.append({"profile": m.group("profile"), "text": m.group("text").strip()})
+        elif group is None and not item.startswith(("!!!", "???")):
+            out.append({"text": item})  # a note of every profile, outside the check groups
     return out
 
 
@@ -834,7 +1131,7 @@ def import_page(path: Path, targets: Targets) -> Imported:
     when the page cannot give one. Never raises anything else for a readable page."""
     text, note = read_page(path)
     try:
-        spec, unplaced = page_to_spec(text, targets, str(path))
+        spec, unplaced, where = _page_to_spec(text, targets, str(path))
         left = repair(spec, targets, unplaced)
     except ImportProblem:
         raise
@@ -844,8 +1141,26 @@ def import_page(path: Path, targets: Targets) -> Imported:
         raise ImportProblem(f"cannot read this page's layout ({type(exc).__name__}: {exc})") from exc
     if left:
         more = f" (and {len(left) - 1} more)" if len(left) > 1 else ""
-        raise ImportProblem(f"the spec model cannot hold this op as the page states it: {left[0]}{more}")
+        raise ImportProblem(
+            f"the spec model cannot hold this op as the page states it: {left[0]}{more}",
+            _line_of(left[0].split(":", 1)[0], spec, where),
+        )
     return Imported(spec, unplaced, order_advice(spec, targets), note)
+
+
+def _line_of(path: str, spec: dict[str, Any], where: dict[str, int]) -> int | None:
+    """The page line a spec field was read from (`semantics.expr` -> the formula), if known."""
+    parts = path.split(".")
+    head = parts[0]
+    if head == "operands" and len(parts) > 1 and parts[1].isdigit():
+        operands = spec.get("operands") or []
+        name = operands[int(parts[1])]["name"] if int(parts[1]) < len(operands) else ""
+        rows = {_snake(k.removeprefix("row:")): v for k, v in where.items() if k.startswith("row:")}
+        return rows.get(name) or where.get("intrinsic")
+    if head == "syntax" and len(parts) > 1:
+        return where.get(f"syntax.{parts[1]}")
+    keys = {"semantics": "math", "intrinsic": "intrinsic", "mnemonic": "title", "instruction_set": "title"}
+    return where.get(keys.get(head, ""))
 
 
 def dump(spec: dict[str, Any], path: Path) -> None:
@@ -897,7 +1212,7 @@ def run_import(layout: Layout, args: Any) -> int:
             failed += 1
             continue
         except ImportProblem as exc:
-            print(f"error: {page}: {one_line(str(exc))}", file=sys.stderr)
+            print(f"error: {exc.located(page)}", file=sys.stderr)
             failed += 1
             continue
         if got.note:

@@ -24,6 +24,7 @@ __all__ = [
     "normalise_signature",
     "parse_file",
     "parse_page",
+    "profile_of",
 ]
 
 # Section names of the instruction-set op page layout, in page order.
@@ -99,19 +100,30 @@ class PageFacts:
     summary: str = ""
     mechanism: list[str] = field(default_factory=list)
     math: str | None = None
+    math_at: int | None = None  # how many mechanism lines come before the formula
+    more_math: list[tuple[str, str]] = field(default_factory=list)  # (line before, formula) of later ones
     dtypes: dict[str, list[str]] = field(default_factory=dict)
+    dtype_notes: dict[str, str] = field(default_factory=dict)  # "(remark)" after a list, by key
+    # Lists of some operands ("The element type of `dst` must be one of: ..."): (key as in
+    # `dtypes`, operands, names, remark).
+    operand_dtypes: list[tuple[str, list[str], list[str], str | None]] = field(default_factory=list)
     syntax: dict[str, list[str]] = field(default_factory=lambda: {form: [] for form in SYNTAX_FORMS})
     inputs: list[str] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
     side_effects: str = ""
     constraints: list[str] = field(default_factory=list)
+    constraint_groups: list[str | None] = field(default_factory=list)  # label each item sits under
     exceptions: list[str] = field(default_factory=list)
     profile_restrictions: list[str] = field(default_factory=list)
+    restriction_groups: list[str | None] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # bodies of other callouts, e.g. "Source notes"
     examples: list[str] = field(default_factory=list)
     diagram: str | None = None
     related: dict[str, str] = field(default_factory=dict)  # "previous" / "next" / "overview"
     conflicts: list[str] = field(default_factory=list)  # one fact stated twice, differently
+    # Line (1-based) where a fact is stated: "title", "instruction_set", "math", "syntax.<form>",
+    # "intrinsic" (first declaration), "row:<operand>" (operand table rows).
+    where: dict[str, int] = field(default_factory=dict)
     unplaced: list[str] = field(default_factory=list)
 
 
@@ -156,6 +168,7 @@ class _Line:
     fence_marker: bool = False
     callout: str | None = None  # title of the MkDocs callout this line belongs to
     placed: bool = False
+    number: int = 0  # 1-based line number in the page
 
 
 @dataclass
@@ -184,7 +197,7 @@ def _scan_lines(text: str) -> list[_Line]:
     out: list[_Line] = []
     in_fence = False
     callout: str | None = None
-    for raw in text.splitlines():
+    for number, raw in enumerate(text.splitlines(), 1):
         line = raw.rstrip()
         if callout is not None:
             if line.startswith("    "):
@@ -193,13 +206,13 @@ def _scan_lines(text: str) -> list[_Line]:
                 callout = None
         if not in_fence and callout is None and (m := _CALLOUT.match(line)):
             callout = m.group("title") or m.group("kind").capitalize()
-            out.append(_Line(line, placed=True))
+            out.append(_Line(line, placed=True, number=number))
             continue
         if line.lstrip().startswith("```"):
             in_fence = not in_fence
-            out.append(_Line(line, fenced=True, fence_marker=True, callout=callout, placed=True))
+            out.append(_Line(line, True, True, callout, True, number))
             continue
-        out.append(_Line(line, fenced=in_fence, callout=callout))
+        out.append(_Line(line, fenced=in_fence, callout=callout, number=number))
     return out
 
 
@@ -216,6 +229,7 @@ def _take_title(lines: list[_Line], facts: PageFacts) -> int:
         if _canonical_heading(title) is not None:
             return i  # no title line: the page starts with a section
         ln.placed = True
+        facts.where["title"] = ln.number
         facts.title = _plain(title)
         facts.mnemonic = _mnemonic(facts.title)
         return i + 1
@@ -316,6 +330,7 @@ def _read_preamble(lines: list[_Line], ctx: _Ctx) -> None:
         m = _PART_OF.search(_plain(ln.text))
         if m:
             ctx.facts.instruction_set = m.group("set")
+            ctx.facts.where.setdefault("instruction_set", ln.number)
             ln.placed = True
 
 
@@ -333,6 +348,7 @@ def _read_mechanism(section: _Section, ctx: _Ctx) -> None:
         text = ln.text.strip()
         if math is None and text.startswith(_MATH_OPEN):
             math, text = [], text[2:]
+            ctx.facts.where.setdefault("math", ln.number)
         if math is None:
             ln.placed = True
             ctx.facts.mechanism.append(ctx.prose(text))
@@ -341,8 +357,12 @@ def _read_mechanism(section: _Section, ctx: _Ctx) -> None:
         closed = text.endswith(_MATH_CLOSE)
         math.append(text[:-2] if closed else text)
         if closed:
+            formula = " ".join(" ".join(math).split())
             if ctx.facts.math is None:
-                ctx.facts.math = " ".join(" ".join(math).split())
+                ctx.facts.math = formula
+                ctx.facts.math_at = len(ctx.facts.mechanism)
+            else:
+                ctx.facts.more_math.append((ctx.facts.mechanism[-1] if ctx.facts.mechanism else "", formula))
             math = None
 
 
@@ -363,6 +383,8 @@ def _read_rows(target: Callable[[PageFacts], list[str]]) -> Callable[[_Section, 
         for ln in _content(section.lines):
             ln.placed = True
             if not _TABLE_RULE.match(ln.text.strip()):
+                cell = next((c for c in ln.text.split("|") if c.strip()), "")
+                ctx.facts.where.setdefault(f"row:{cell.strip(' `*%')}", ln.number)
                 target(ctx.facts).append(ln.text.strip() if ctx.keep_markdown else _plain(ln.text))
 
     return read
@@ -423,6 +445,7 @@ def _read_syntax(section: _Section, ctx: _Ctx) -> None:
             form = "pto_asm"
         elif _SYNTAX_LINE.match(text):
             bucket = ctx.facts.syntax[form or _shape_form(text)]
+            ctx.facts.where.setdefault(f"syntax.{form or _shape_form(text)}", ln.number)
             if text not in bucket:  # the ASM examples repeat lines already given under Syntax
                 bucket.append(text)
         elif not _SYNTAX_BOILERPLATE.match(text):
@@ -459,6 +482,7 @@ def _read_intrinsic(section: _Section, ctx: _Ctx) -> None:
         pending.append(ln)
         if ln.text.rstrip().endswith(";"):
             ctx.facts.signatures.append(normalise_signature(" ".join(x.text for x in pending)))
+            ctx.facts.where.setdefault("intrinsic", pending[0].number)
             text = " ".join(x.text.strip().removeprefix("//").strip() for x in comment)
             ctx.facts.signature_comments.append(text)
             for x in pending + comment:
@@ -487,9 +511,10 @@ class _Item:
     markdown: str = ""  # the same item with its inline Markdown (only in a Markdown page)
 
 
-def _raw_items(lines: list[_Line]) -> list[str]:
-    """Bullets start an item, following lines continue it, a blank line ends it."""
-    items: list[list[str]] = []
+def _raw_items(lines: list[_Line]) -> list[tuple[int, str]]:
+    """Bullets start an item, following lines continue it, a blank line ends it. Each item comes
+    with the indentation of its first line."""
+    items: list[tuple[int, list[str]]] = []
     open_item = False
     for ln in lines:
         if ln.fenced:
@@ -501,24 +526,31 @@ def _raw_items(lines: list[_Line]) -> list[str]:
         bullet = _BULLET.match(ln.text)
         text = ln.text[bullet.end() :] if bullet else ln.text
         if bullet or not open_item:
-            items.append([])
+            items.append((len(ln.text) - len(ln.text.lstrip()), []))
             open_item = True
-        items[-1].append(text.strip())
-    return [" ".join(parts) for parts in items]
+        items[-1][1].append(text.strip())
+    return [(indent, " ".join(parts)) for indent, parts in items]
 
 
 def _items(lines: list[_Line], flattened: bool) -> list[_Item]:
     out: list[_Item] = []
     group: str | None = None
-    for raw in _raw_items(lines):
+    label_indent, nested = 0, False  # indentation of the group label; items seen below it
+    for indent, raw in _raw_items(lines):
         text = _plain(raw)
         pieces = _EMBEDDED_BULLET.split(text) if flattened else [text]
+        if not flattened and group is not None:
+            if indent > label_indent:
+                nested = True
+            elif nested:  # back at the label's level: the group's nested list has ended
+                group, nested = None, False
         for piece in pieces:
             piece = piece.strip()
             markdown = "" if flattened else " ".join(raw.split())
             m = _GROUP.match(piece) or _BARE_LABEL.match(piece)
             if m:
                 group = m.group("label")
+                label_indent, nested = indent, False
                 piece = m.groupdict().get("rest") or ""
                 # the Markdown form keeps what follows the label's colon (and its closing `**`)
                 markdown = markdown.partition(":")[2].removeprefix("**").strip()
@@ -540,12 +572,16 @@ def _streams(section: _Section) -> tuple[list[_Line], list[_Line]]:
 
 
 def _list_section(
-    target: Callable[[PageFacts], list[str]], with_dtypes: bool
+    target: Callable[[PageFacts], list[str]],
+    with_dtypes: bool,
+    groups: Callable[[PageFacts], list[str | None]] | None = None,
 ) -> Callable[[_Section, _Ctx], None]:
     def read(section: _Section, ctx: _Ctx) -> None:
         main, other = _streams(section)
         for item in _items(main, ctx.flattened):
             target(ctx.facts).append(item.markdown if ctx.keep_markdown else item.text)
+            if groups is not None:
+                groups(ctx.facts).append(item.group)
             if with_dtypes:
                 _record_dtypes(ctx, item)
         keep = ctx.keep_markdown
@@ -577,6 +613,11 @@ def _type_list(text: str) -> list[str]:
     return names
 
 
+def profile_of(group: str | None) -> str:
+    """The profile an "Implementation checks (P)" label names; "common" for any other label."""
+    return _profile_of(group)
+
+
 def _profile_of(group: str | None) -> str:
     m = _GROUP.match(f"{group}:") if group else None
     return m.group("profile") if m and m.group("profile") else "common"
@@ -588,36 +629,58 @@ def _record_dtypes(ctx: _Ctx, item: _Item) -> None:
     cond_match = _WITH_CONDITION.match(text)
     cond = cond_match.group("cond") if cond_match else None
     body = cond_match.group("rest") if cond_match else text
+    note: str | None = None
     if m := _ACCEPTS.match(body):
         cond, names = m.group("cond"), _type_list(m.group("list"))
+        note = _list_note(m.group("list"))
     elif m := _FORMS.match(body):
         _put_dtypes(ctx, "forms", _type_list(m.group("list")))
         return
     elif m := _ONE_OF.match(body):
         names = _type_list(m.group("list"))
+        note = _list_note(m.group("list"))
+        if of := _ELEMENT_TYPE_OF.match(m.group("subject")):
+            operands = re.split(r",\s*|\s+and\s+", of.group("names"))
+            key = profile if cond is None else (cond if profile == "common" else f"{profile}/{cond}")
+            if names:
+                ctx.facts.operand_dtypes.append((key, operands, names, note))
+            return
         if "element type" in m.group("subject").casefold():  # vector pages: element type T
-            _put_dtypes(ctx, "forms", names)
+            _put_dtypes(ctx, "forms", names, note=note)
             return
     else:
         return
     if cond is None:
-        _put_dtypes(ctx, profile, names)
+        _put_dtypes(ctx, profile, names, note=note)
     elif profile == "common":
-        _put_dtypes(ctx, cond, names)
+        _put_dtypes(ctx, cond, names, note=note)
     else:
         # A condition inside a profile group: keep it per profile, and let the first one stand for
         # the bare condition unless the page also states it unscoped.
-        _put_dtypes(ctx, f"{profile}/{cond}", names)
-        _put_dtypes(ctx, cond, names, weak=True)
+        _put_dtypes(ctx, f"{profile}/{cond}", names, note=note)
+        _put_dtypes(ctx, cond, names, weak=True, note=note)
 
 
-def _put_dtypes(ctx: _Ctx, key: str, names: list[str], weak: bool = False) -> None:
+_ELEMENT_TYPE_OF = re.compile(r"^The element type of (?P<names>\w+(?:(?:,\s*|,?\s+and\s+)\w+)*)$")
+_LIST_NOTE = re.compile(r"\((?P<note>[^()]*)\)\.?\s*$")
+
+
+def _list_note(text: str) -> str | None:
+    """The remark after a type list: ``half, float (union of the A2A3 and A5 lists).``"""
+    m = _LIST_NOTE.search(text.strip())
+    return m.group("note").strip() if m and m.group("note").strip() else None
+
+
+def _put_dtypes(ctx: _Ctx, key: str, names: list[str], weak: bool = False, note: str | None = None) -> None:
     if not names:
         return
     dtypes = ctx.facts.dtypes
     old = dtypes.get(key)
     if old is None or (key in ctx.weak_keys and not weak):
         dtypes[key] = names
+        ctx.facts.dtype_notes.pop(key, None)
+        if note:
+            ctx.facts.dtype_notes[key] = note
         if weak:
             ctx.weak_keys.add(key)
         else:
@@ -668,10 +731,12 @@ _HANDLERS: dict[str, Callable[[_Section, _Ctx], None]] = {
     "Inputs": _read_rows(lambda f: f.inputs),
     "Expected Outputs": _read_rows(lambda f: f.outputs),
     "Side Effects": _read_side_effects,
-    "Constraints": _list_section(lambda f: f.constraints, with_dtypes=True),
-    "Temporary Space": _list_section(lambda f: f.constraints, with_dtypes=False),
+    "Constraints": _list_section(lambda f: f.constraints, True, lambda f: f.constraint_groups),
+    "Temporary Space": _list_section(lambda f: f.constraints, False, lambda f: f.constraint_groups),
     "Exceptions": _list_section(lambda f: f.exceptions, with_dtypes=False),
-    "Target-Profile Restrictions": _list_section(lambda f: f.profile_restrictions, with_dtypes=True),
+    "Target-Profile Restrictions": _list_section(
+        lambda f: f.profile_restrictions, True, lambda f: f.restriction_groups
+    ),
     "Examples": _read_examples,
     "Auto Mode": _read_examples,
     "Manual Mode": _read_examples,

@@ -45,7 +45,9 @@ def survey(upstream: Path, targets: Targets) -> list[PageResult]:
     for page in covered_pages(isa, targets):
         try:
             got = import_page(page, targets)
-        except (ImportProblem, OSError) as exc:
+        except ImportProblem as exc:
+            results.append(PageResult(page, None, f"line {exc.line}: {exc}" if exc.line else str(exc)))
+        except OSError as exc:
             results.append(PageResult(page, None, str(exc)))
         else:
             results.append(PageResult(page, len(got.unplaced)))
