@@ -272,12 +272,14 @@ class Transfer(OpKind):
         NaN matches NaN (an atomic add of a NaN keeps no particular payload)."""
         C = compute_dtype(dtype)
         value = region_values.astype(C)
-        for name, mode in form["modes"]:  # in the simulator's order: value maps, then combinations
-            fn = getattr(gx.reference, f"apply_{name}")
-            params = fn.__code__.co_argcount - 2
-            value = fn(C.type, mode, value) if params == 1 else fn(C.type, mode, buf[addr].astype(C), value)
         want = buf.copy()
-        want[addr] = np.asarray(value).astype(dtype)
+        with np.errstate(over="ignore", invalid="ignore"):  # integers wrap, floats reach infinity
+            for name, mode in form["modes"]:  # in the simulator's order: value maps, then combinations
+                fn = getattr(gx.reference, f"apply_{name}")
+                params = fn.__code__.co_argcount - 2
+                prior = buf[addr].astype(C)
+                value = fn(C.type, mode, value) if params == 1 else fn(C.type, mode, prior, value)
+            want[addr] = np.asarray(value).astype(dtype)
         index = form["index"]
         what = f"{label.rsplit(' (', 1)[0]} overload {index} ({', '.join(v for _, v in form['modes'])})"
 
