@@ -120,13 +120,12 @@ def stub_impls() -> str:
 
 def _value_args(op, form, main_explicit: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
     """The value template arguments a call of `form` passes: the main form's explicit ones (the
-    test plan's), else each parameter's default, else the first value of its enum."""
+    test plan's), else the form's test value, its default, or the first value of its enum."""
     main_values = [t.name for t in op.spec.intrinsic.template if t.kind == "value"]
     given = dict(zip(main_values, main_explicit, strict=False))
     out = []
     for t in (t for t in form.template if t.kind == "value"):
-        enum = next((e for e in PROJECT.targets.enums if e.name == t.type), None)
-        out.append(given.get(t.name) or t.default or f"{t.type}::{enum.values[0]}")  # type: ignore[union-attr]
+        out.append(given.get(t.name) or form.template_value(t.name))
     return out
 
 
@@ -194,6 +193,10 @@ def program(profile: str) -> tuple[str, int, list[str]]:
                 lines.append(f"        {MACROS.tile(form.value_tile(case.tiles))}")
             lines += [f"        {dst.type_name} {tmp};" for tmp in form.own_tiles]
             explicit = f"<{', '.join(values)}>" if values else ""
+            if form.index and op.spec.intrinsic.overloads[form.index - 1].test_template_args:
+                # value parameters after type parameters (TSTORE's atomicType): spell the types too
+                types = {x.name: f"decltype({x.name})" for x in case.tiles + case.globals}
+                explicit = f"<{', '.join(form.test_template_args(case.call.template_args, types))}>"
             lines.append("        stub::calls.clear();")
             lines.append(f"        {op.name}{explicit}({', '.join(args)});")
             what = f'"{op.name} form {form.index}"'

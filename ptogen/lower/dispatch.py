@@ -130,6 +130,34 @@ class Adapter:
 
         return f"{self.function}<{tp}>({','.join(spell(p) for p in self.params)})"
 
+    @property
+    def runs(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+        """What the adapter calls, with its own template and function parameter names replaced by
+        their position, so that two declarations reaching one signature under other names compare
+        equal (AtomicType::AtomicNone fixed as `Fixed2` and a parameter `atomicType`)."""
+        names = {t.name: f"T{i}" for i, t in enumerate(self.template)}
+        names.update({p.name: f"a{i}" for i, p in enumerate(self.params)})
+
+        def rename(expr: str) -> str:
+            return re.sub(r"(?<!::)\b[A-Za-z_]\w*\b(?!::)", lambda m: names.get(m.group(0), m.group(0)), expr)
+
+        return (
+            self.target,
+            tuple(rename(a) for a in self.target_targs),
+            tuple(rename(a) for a in self.target_args),
+        )
+
+
+def fixed_type(form: FormView, expr: str) -> str:
+    """The type of a constant template argument the intrinsic fixes: its enum when it is one of
+    targets.yaml's enumerators (`AtomicType::AtomicNone`), so that the adapter is the same function
+    as that of a declaration passing a parameter of that enum there; else `auto`."""
+    m = re.fullmatch(r"(\w+)::(\w+)", expr.strip())
+    enums = {e.name: e for e in form.op.targets.enums}
+    if m and m.group(1) in enums and m.group(2) in enums[m.group(1)].values:
+        return m.group(1)
+    return "auto"
+
 
 def adapter(form: FormView) -> Adapter | None:
     """The `_IMPL` adapter a form needs in the CPU backend, or None when it dispatches to another
@@ -147,7 +175,7 @@ def adapter(form: FormView) -> Adapter | None:
         elif t is not None:
             template.append(AdapterTParam(expr, "value", str(t.type)))
         else:  # a constant the intrinsic fixes, e.g. AtomicType::AtomicNone
-            template.append(AdapterTParam(f"Fixed{i}", "value", "auto"))
+            template.append(AdapterTParam(f"Fixed{i}", "value", fixed_type(form, expr)))
     fparams: list[AdapterParam] = []
     for expr in call.args:
         p: Any = params.get(expr)

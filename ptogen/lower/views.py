@@ -339,11 +339,7 @@ class OpView:
             if a is None:
                 continue
             seen = out.setdefault(a.key, a)
-            if (seen.target, seen.target_targs, seen.target_args) != (
-                a.target,
-                a.target_targs,
-                a.target_args,
-            ):
+            if seen.runs != a.runs:
                 raise ValueError(
                     f"declaration {form.index} dispatches to the same {a.function} signature as "
                     "another declaration that computes something else; give it its own arguments"
@@ -359,7 +355,13 @@ class OpView:
         main = FormView(self, 0, "", list(intr.template), list(intr.params), [], {})
         return [main] + [
             FormView(
-                self, k, o.summary, list(o.template), list(o.params), list(o.operands), dict(o.test_args)
+                self,
+                k,
+                o.summary,
+                list(o.template),
+                list(o.params),
+                list(o.operands),
+                {n: str(v) for n, v in o.test_args.items()},
             )
             for k, o in enumerate(intr.overloads, start=1)
         ]
@@ -533,6 +535,8 @@ class OpView:
     @property
     def applied_enums(self) -> list[EnumView]:
         used = {self.enums_of[n] for n in self.value_operands if n in self.enums_of}
+        # Enums of value template parameters (TSTORE's AtomicType, ReluPreMode), for kinds that apply them.
+        used |= {str(t.type) for f in self.forms for t in f.template if t.kind == "value"}
         return [e for e in self.project_enums if e.name in used]
 
     @property
@@ -675,6 +679,55 @@ class FormView:
     def expr(self) -> semantics.Node | None:
         """This form's own element semantics, or None when it computes what the main form does."""
         return self.op.loaded.form_exprs.get(self.index)
+
+    def template_value(self, name: str) -> str:
+        """The value generated tests pass for one of this form's value template parameters: the
+        overload's `test_template_args`, else its default, else the first value of its enum."""
+        intr = self.op.spec.intrinsic
+        given = intr.overloads[self.index - 1].test_template_args if intr is not None and self.index else {}
+        t = next(t for t in self.template if t.name == name)
+        if name in given:
+            return given[name]
+        if t.default is not None:
+            return str(t.default)
+        return f"{t.type}::{next(e.values[0] for e in self.op.targets.enums if e.name == t.type)}"
+
+    def test_template_args(self, main_explicit: list[str], type_names: dict[str, str]) -> list[str]:
+        """Explicit template arguments of a test call of this form: the main form's explicit values
+        (`main_explicit`) for the value parameters it shares, the test values of its own, and, where
+        a value parameter follows type parameters (TSTORE's `atomicType`), those types too, spelled
+        by `type_names` (operand -> C++ type). Empty when every value parameter may be deduced or
+        defaulted and the main form passes none; the main form's explicit values unchanged when the
+        form states no test values of its own."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        main_values = [t.name for t in intr.template if t.kind == "value"]
+        given = dict(zip(main_values, main_explicit, strict=False))
+        intr_own = intr.overloads[self.index - 1].test_template_args if self.index else {}
+        if not intr_own:  # the form takes the main form's explicit values as they are
+            return list(main_explicit)
+        last = max(
+            (
+                i
+                for i, t in enumerate(self.template)
+                if t.kind == "value" and (t.name in given or t.name in intr_own)
+            ),
+            default=-1,
+        )
+        out = []
+        for t in self.template[: last + 1]:
+            if t.kind == "value":
+                out.append(given.get(t.name) or self.template_value(t.name))
+            else:
+                holder = next(p for p in self.params if p.type == t.name and not p.events)
+                out.append(type_names[str(holder.operand)])
+        return out
+
+    @property
+    def own_result(self) -> bool:
+        """Whether tests judge this form against its own golden (its own `expr`, or test values of
+        its template parameters that change what the kind computes) rather than the main form's bytes."""
+        return self.expr is not None or self.op.kind.form_changes_result(self.op, self)
 
     @property
     def value_output(self) -> str | None:

@@ -99,11 +99,20 @@ class OpKind:
         """Template arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""
         return []
 
+    def form_changes_result(self, op: OpView, form: FormView) -> bool:
+        """Whether a form without its own `expr`, called with its test values, computes something
+        other than the main form (TSTORE's atomic and ReLU modes); such a form gets its own golden."""
+        return False
+
     def sim_args(self, op: OpView, form: FormView) -> list[str]:
         """Arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""
         return form.impl_args
 
     # ----------------------------------------------------------------- tests
+    def manifest_extra(self, op: OpView) -> dict[str, Any]:
+        """Facts of the op that this kind's `prepare_cases` needs beyond the common manifest."""
+        return {}
+
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
         raise NotImplementedError
 

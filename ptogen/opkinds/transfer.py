@@ -7,6 +7,17 @@ Shape dimensions 3 (rows) and 4 (columns): element (i, j) lives at i * stride[3]
 elements from the tensor's base, so Layout::ND (stride[4] == 1) keeps rows contiguous and
 Layout::DN (stride[3] == 1) keeps columns contiguous. Nothing outside the valid region is
 written: neither the rest of a loaded tile nor the rest of the stored-to buffer.
+
+Store modes. A declaration may pass its backend template arguments typed by an enum of
+targets.yaml that states its semantics (`apply`): TSTORE's `ReluPreMode` (one parameter, a map
+of the stored value) and `AtomicType` (two, `prior` and `stored`: how the value combines with the
+destination element already there; AtomicAdd reads the destination, which an op expression of
+this kind cannot, since it names only the source). Those arguments are the form's *modes*: the
+CPU backend passes them to the simulator, which applies the one-parameter modes to the source
+element and then the two-parameter ones with the destination's prior element, in the compute
+type, and copies bit for bit when every mode is the identity (`stored`, `x`). A form whose test
+values change the result gets its own golden, computed with the same enum cases in numpy.
+Other template arguments (`STPhase`, a scheduling hint) do not change what is stored.
 """
 
 from __future__ import annotations
@@ -16,8 +27,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..lower.dispatch import fixed_type
 from ..spec import expr as semantics
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs, logical
+from ..testing.golden import Check, GoldenContext, _bits, _describe, _is_float, compute_dtype, inputs, logical
 from ..testing.plan import (
     GlobalDecl,
     OpTests,
@@ -32,7 +44,7 @@ from ..testing.results import Outcome
 from .base import Job, OpKind
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView, ProjectView
+    from ..lower.views import EnumView, FormView, OpView, ProjectView
     from ..spec.model import OpSpec
 
 # (label, tile rows, cols, valid rows, valid cols, dynamic, global layout, leading dimension).
@@ -90,6 +102,60 @@ class Transfer(OpKind):
 
     def operand_index(self, op: OpView, operand: str) -> str:
         return "i,j"
+
+    # ----------------------------------------------------------------- store modes
+    @staticmethod
+    def modes(op: OpView, form: FormView) -> list[tuple[str, EnumView, str]]:
+        """(adapter parameter, enum, test value) of each mode the form passes its backend, in the
+        order the simulator applies them: value maps first, then the combination with the prior
+        destination element."""
+        call = form.dispatch
+        if call.impl != op.name:
+            return []
+        enums = {e.name: e for e in op.project_enums}
+        tparams = {t.name: t for t in form.template}
+        out = []
+        for i, expr in enumerate(call.template_args):
+            t = tparams.get(expr)
+            if t is not None and t.kind == "value":
+                etype, name, value = str(t.type), expr, form.template_value(expr)
+            elif t is None:
+                etype, name, value = fixed_type(form, expr), f"Fixed{i}", expr
+            else:
+                continue
+            if etype in enums:
+                out.append((name, enums[etype], value.split("::")[-1]))
+        return sorted(out, key=lambda m: len(m[1].params))
+
+    @staticmethod
+    def identity(e: EnumView) -> str:
+        """The enum value whose case leaves the stored value as it is (`stored`, `x`)."""
+        return next(c.value for c in e.cases if c.numpy.strip() == e.params[-1])
+
+    def mode_signatures(self, op: OpView) -> list[list[EnumView]]:
+        """Distinct mode lists of the op's forms (one simulator function each; [] is the plain copy)."""
+        out: list[list[EnumView]] = [[]]
+        for form in op.forms:
+            sig = [e for _, e, _ in self.modes(op, form)]
+            if sig not in out:
+                out.append(sig)
+        return out
+
+    def form_changes_result(self, op: OpView, form: FormView) -> bool:
+        return any(value != self.identity(e) for _, e, value in self.modes(op, form))
+
+    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+        return [*form.impl_args, *(name for name, _, _ in self.modes(op, form))]
+
+    def manifest_extra(self, op: OpView) -> dict[str, Any]:
+        """The overloads judged against their own golden, with the modes their tests apply."""
+        return {
+            "mode_forms": [
+                {"index": f.index, "modes": [[e.name, value] for _, e, value in self.modes(op, f)]}
+                for f in op.forms[1:]
+                if f.own_result
+            ]
+        }
 
     # ----------------------------------------------------------------- outputs
     def outputs(self, op: OpView) -> list[Job]:
@@ -184,4 +250,46 @@ class Transfer(OpKind):
                 return Outcome("pass", label)
 
             checks.append(check)
+            if case is gx.entry["cases"][0] and dst != t_name:
+                for form in gx.op.get("mode_forms", []):
+                    checks.append(self._form_check(gx, form, k, dst, buf, addr, tile[:vr, :vc], dtype, label))
         return checks
+
+    @staticmethod
+    def _form_check(
+        gx: GoldenContext,
+        form: dict[str, Any],
+        k: int,
+        dst: str,
+        buf: np.ndarray,
+        addr: np.ndarray,
+        region_values: np.ndarray,
+        dtype: np.dtype,
+        label: str,
+    ) -> Check:
+        """A store overload run with modes (first case of the group): the buffer's mapped positions
+        take the modes applied to the tile's region, in the compute type, as the simulator does;
+        NaN matches NaN (an atomic add of a NaN keeps no particular payload)."""
+        C = compute_dtype(dtype)
+        value = region_values.astype(C)
+        want = buf.copy()
+        with np.errstate(over="ignore", invalid="ignore"):  # integers wrap, floats reach infinity
+            for name, mode in form["modes"]:  # in the simulator's order: value maps, then combinations
+                fn = getattr(gx.reference, f"apply_{name}")
+                params = fn.__code__.co_argcount - 2
+                prior = buf[addr].astype(C)
+                value = fn(C.type, mode, value) if params == 1 else fn(C.type, mode, prior, value)
+            want[addr] = np.asarray(value).astype(dtype)
+        index = form["index"]
+        what = f"{label.rsplit(' (', 1)[0]} overload {index} ({', '.join(v for _, v in form['modes'])})"
+
+        def check(data_dir: Path) -> Outcome:
+            got = np.fromfile(data_dir / f"c{k}_{dst}.f{index}.out", dtype=dtype)
+            differs = _bits(got) != _bits(want)
+            if _is_float(dtype):
+                differs &= ~(np.isnan(got.astype(np.float32)) & np.isnan(want.astype(np.float32)))
+            if differs.any():
+                return Outcome("fail", what, _describe(differs, got, want, "stored"))
+            return Outcome("pass", what)
+
+        return check

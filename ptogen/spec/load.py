@@ -479,6 +479,16 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
     for name, o in own.items():
         if o.kind != "tile" and name not in ov.test_args:
             problems.append(((*at, "test_args"), f"give the value tests pass for {name!r}"))
+    main_values = {t.name for t in intr.template if t.kind == "value"}
+    own_values = {t.name: t for t in ov.template if t.kind == "value" and t.name not in main_values}
+    for name in ov.test_template_args:
+        if name not in own_values:
+            problems.append(
+                (
+                    (*at, "test_template_args"),
+                    f"{name!r} is not a value template parameter only this form has",
+                )
+            )
     return problems
 
 

@@ -81,6 +81,9 @@ class EnumDef(Strict):
     underlying: TypeName | None = Field(
         default=None, description="the enum's underlying C++ type, as upstream declares it"
     )
+    codes: dict[CppIdent, int] | None = Field(
+        default=None, description="explicit enumerator values, as upstream declares them (default: 0, 1, ...)"
+    )
     description: InlineText
     asm: Line | None = Field(default=None, description="attribute spelling in PTO assembly, e.g. #pto.cmp")
     apply: EnumApply | None = None
@@ -89,6 +92,8 @@ class EnumDef(Strict):
     def _cases(self) -> EnumDef:
         if self.apply is not None and sorted(self.apply.cases) != sorted(self.values):
             raise ValueError("`apply.cases` must give exactly one expression per value")
+        if self.codes is not None and sorted(self.codes) != sorted(self.values):
+            raise ValueError("`codes` must give exactly one number per value")
         return self
 
 
@@ -266,9 +271,14 @@ class Overload(Strict):
     operands: list[Operand] = Field(
         default_factory=list, description="operands only this form takes (tmp tiles, modes)"
     )
-    test_args: dict[Name, CppQualified] = Field(
+    test_args: dict[Name, CppQualified | Int64] = Field(
         default_factory=dict,
         description="value passed for a non-tile operand of this form in generated tests",
+    )
+    test_template_args: dict[CppIdent, CppQualified] = Field(
+        default_factory=dict,
+        description="value generated tests pass for a value template parameter only this form has "
+        "(default: its default, else the first value of its enum), e.g. `atomicType: AtomicType::AtomicAdd`",
     )
     expr: Line | None = Field(
         default=None,

@@ -575,6 +575,7 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
             {"profile": c.profile, "case": c.id, "rule": c.rule, "message": c.rv.runtime_message(c.profile)}
             for c in t.runtime_fail
         ],
+        **op.kind.manifest_extra(op),
     }
 
 

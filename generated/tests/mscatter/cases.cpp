@@ -75,6 +75,34 @@ void case_0() {
     load("c0_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c0_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c0_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 0", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c0_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 0", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c0_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 0", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c0_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 0", main_result, dst_buf.get());
+    }
 }
 
 // case 1 (half): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -335,6 +363,34 @@ void case_13() {
     load("c13_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c13_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c13_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 13", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c13_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 13", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c13_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 13", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c13_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 13", main_result, dst_buf.get());
+    }
 }
 
 // case 14 (half_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -375,6 +431,34 @@ void case_15() {
     load("c15_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c15_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c15_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 15", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c15_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 15", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c15_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 15", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c15_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 15", main_result, dst_buf.get());
+    }
 }
 
 // case 16 (bfloat16_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -637,6 +721,34 @@ void case_28() {
     load("c28_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c28_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c28_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 28", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c28_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 28", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c28_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 28", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c28_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 28", main_result, dst_buf.get());
+    }
 }
 
 // case 29 (bfloat16_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -677,6 +789,34 @@ void case_30() {
     load("c30_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c30_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c30_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 30", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c30_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 30", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c30_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 30", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c30_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 30", main_result, dst_buf.get());
+    }
 }
 
 // case 31 (float): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -939,6 +1079,34 @@ void case_43() {
     load("c43_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c43_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c43_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 43", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c43_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 43", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c43_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 43", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c43_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 43", main_result, dst_buf.get());
+    }
 }
 
 // case 44 (float_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -979,6 +1147,34 @@ void case_45() {
     load("c45_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c45_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c45_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 45", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c45_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 45", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c45_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 45", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c45_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 45", main_result, dst_buf.get());
+    }
 }
 
 // case 46 (float_u32): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -1039,6 +1235,34 @@ void case_48() {
     load("c48_dst.bin", dst_buf.get(), 9);
     profiled::MSCATTER<P, Coalesce::Elem, ScatterAtomicOp::Add, ScatterOOB::Undefined>(dst, src, indexes);
     store("c48_dst.out", dst_buf.get(), 9);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 9));
+        load("c48_dst.bin", dst_buf.get(), 9);
+        profiled::MSCATTER<P, Coalesce::Elem, ScatterAtomicOp::Add, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 48", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 9));
+        load("c48_dst.bin", dst_buf.get(), 9);
+        profiled::MSCATTER<P, Coalesce::Elem, ScatterAtomicOp::Add, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 48", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 9));
+        load("c48_dst.bin", dst_buf.get(), 9);
+        profiled::MSCATTER<P, Coalesce::Elem, ScatterAtomicOp::Add, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 48", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 9));
+        load("c48_dst.bin", dst_buf.get(), 9);
+        profiled::MSCATTER<P, Coalesce::Elem, ScatterAtomicOp::Add, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 48", main_result, dst_buf.get());
+    }
 }
 
 // case 49 (float_atomic): Elem, atomic Max, colliding indices
@@ -1119,6 +1343,34 @@ void case_52() {
     load("c52_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c52_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c52_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 52", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c52_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 52", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c52_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 52", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c52_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 52", main_result, dst_buf.get());
+    }
 }
 
 // case 53 (int8_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -1381,6 +1633,34 @@ void case_65() {
     load("c65_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c65_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c65_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 65", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c65_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 65", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c65_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 65", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c65_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 65", main_result, dst_buf.get());
+    }
 }
 
 // case 66 (int8_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -1421,6 +1701,34 @@ void case_67() {
     load("c67_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c67_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c67_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 67", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c67_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 67", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c67_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 67", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c67_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 67", main_result, dst_buf.get());
+    }
 }
 
 // case 68 (uint8_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -1683,6 +1991,34 @@ void case_80() {
     load("c80_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c80_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c80_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 80", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c80_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 80", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c80_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 80", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c80_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 80", main_result, dst_buf.get());
+    }
 }
 
 // case 81 (uint8_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -1723,6 +2059,34 @@ void case_82() {
     load("c82_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c82_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c82_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 82", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c82_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 82", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c82_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 82", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c82_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 82", main_result, dst_buf.get());
+    }
 }
 
 // case 83 (int16_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -1985,6 +2349,34 @@ void case_95() {
     load("c95_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c95_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c95_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 95", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c95_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 95", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c95_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 95", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c95_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 95", main_result, dst_buf.get());
+    }
 }
 
 // case 96 (int16_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -2025,6 +2417,34 @@ void case_97() {
     load("c97_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c97_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c97_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 97", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c97_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 97", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c97_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 97", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c97_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 97", main_result, dst_buf.get());
+    }
 }
 
 // case 98 (uint16_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -2287,6 +2707,34 @@ void case_110() {
     load("c110_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c110_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c110_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 110", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c110_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 110", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c110_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 110", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c110_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 110", main_result, dst_buf.get());
+    }
 }
 
 // case 111 (uint16_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -2327,6 +2775,34 @@ void case_112() {
     load("c112_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c112_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c112_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 112", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c112_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 112", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c112_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 112", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c112_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 112", main_result, dst_buf.get());
+    }
 }
 
 // case 113 (int32_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -2589,6 +3065,34 @@ void case_125() {
     load("c125_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c125_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c125_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 125", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c125_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 125", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c125_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 125", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c125_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 125", main_result, dst_buf.get());
+    }
 }
 
 // case 126 (int32_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -2629,6 +3133,34 @@ void case_127() {
     load("c127_dst.bin", dst_buf.get(), 9);
     profiled::MSCATTER<P, Coalesce::Elem, ScatterAtomicOp::Add, ScatterOOB::Undefined>(dst, src, indexes);
     store("c127_dst.out", dst_buf.get(), 9);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 9));
+        load("c127_dst.bin", dst_buf.get(), 9);
+        profiled::MSCATTER<P, Coalesce::Elem, ScatterAtomicOp::Add, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 127", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 9));
+        load("c127_dst.bin", dst_buf.get(), 9);
+        profiled::MSCATTER<P, Coalesce::Elem, ScatterAtomicOp::Add, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 127", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 9));
+        load("c127_dst.bin", dst_buf.get(), 9);
+        profiled::MSCATTER<P, Coalesce::Elem, ScatterAtomicOp::Add, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 127", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 9));
+        load("c127_dst.bin", dst_buf.get(), 9);
+        profiled::MSCATTER<P, Coalesce::Elem, ScatterAtomicOp::Add, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 127", main_result, dst_buf.get());
+    }
 }
 
 // case 128 (int32_t_atomic): Elem, atomic Max, colliding indices
@@ -2709,6 +3241,34 @@ void case_131() {
     load("c131_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c131_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c131_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 131", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c131_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 131", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c131_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 131", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c131_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 131", main_result, dst_buf.get());
+    }
 }
 
 // case 132 (uint32_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -2971,6 +3531,34 @@ void case_144() {
     load("c144_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c144_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c144_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 144", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c144_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 144", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c144_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 144", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c144_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 144", main_result, dst_buf.get());
+    }
 }
 
 // case 145 (uint32_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -3011,6 +3599,34 @@ void case_146() {
     load("c146_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c146_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c146_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 146", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c146_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 146", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c146_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 146", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c146_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 146", main_result, dst_buf.get());
+    }
 }
 
 // case 147 (int64_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -3273,6 +3889,34 @@ void case_159() {
     load("c159_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c159_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c159_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 159", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c159_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 159", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c159_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 159", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c159_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 159", main_result, dst_buf.get());
+    }
 }
 
 // case 160 (int64_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
@@ -3313,6 +3957,34 @@ void case_161() {
     load("c161_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c161_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c161_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 161", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c161_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 161", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c161_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 161", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c161_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 161", main_result, dst_buf.get());
+    }
 }
 
 // case 162 (uint64_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
@@ -3575,6 +4247,34 @@ void case_174() {
     load("c174_dst.bin", dst_buf.get(), 192);
     profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
     store("c174_dst.out", dst_buf.get(), 192);
+    { // overload 1 must give the main form's result: Coalesce chosen explicitly (plain writes, ScatterOOB::Undefined).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c174_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 1, case 174", main_result, dst_buf.get());
+    }
+    { // overload 2 must give the main form's result: Coalesce and the atomic operation chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c174_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 2, case 174", main_result, dst_buf.get());
+    }
+    { // overload 3 must give the main form's result: Coalesce, atomic operation and out-of-range policy chosen explicitly.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c174_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 3, case 174", main_result, dst_buf.get());
+    }
+    { // overload 4 must give the main form's result: All four policies, with the A5 conflict policy (the simulator's row-major order is ScatterConflict::Last).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 192));
+        load("c174_dst.bin", dst_buf.get(), 192);
+        profiled::MSCATTER<P, Coalesce::Row, ScatterAtomicOp::None, ScatterOOB::Undefined>(dst, src, indexes);
+        same_bytes("overload 4, case 174", main_result, dst_buf.get());
+    }
 }
 
 // case 175 (uint64_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12

@@ -71,6 +71,57 @@ void case_0() {
     load("c0_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c0_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c0_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 0", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c0_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c0_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c0_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c0_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c0_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c0_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c0_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c0_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c0_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c0_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c0_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c0_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 1 (half): ND partial valid 13x7 of 16x16, row stride 9
@@ -200,6 +251,57 @@ void case_8() {
     load("c8_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c8_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c8_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 8", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c8_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c8_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c8_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c8_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c8_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c8_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c8_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c8_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c8_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c8_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c8_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c8_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 9 (bfloat16_t): ND partial valid 13x7 of 16x16, row stride 9
@@ -330,6 +432,57 @@ void case_16() {
     load("c16_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c16_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c16_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 16", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c16_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c16_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c16_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c16_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c16_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c16_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c16_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c16_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c16_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c16_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c16_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c16_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 17 (float): ND partial valid 13x7 of 16x16, row stride 9
@@ -460,6 +613,57 @@ void case_24() {
     load("c24_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c24_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c24_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 24", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c24_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c24_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c24_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c24_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c24_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c24_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c24_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c24_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c24_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c24_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c24_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c24_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 25 (int8_t): ND partial valid 13x7 of 16x16, row stride 9
@@ -590,6 +794,57 @@ void case_32() {
     load("c32_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c32_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c32_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 32", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c32_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c32_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c32_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c32_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c32_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c32_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c32_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c32_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c32_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c32_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c32_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c32_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 33 (uint8_t): ND partial valid 13x7 of 16x16, row stride 9
@@ -720,6 +975,57 @@ void case_40() {
     load("c40_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c40_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c40_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 40", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c40_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c40_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c40_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c40_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c40_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c40_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c40_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c40_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c40_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c40_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c40_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c40_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 41 (int16_t): ND partial valid 13x7 of 16x16, row stride 9
@@ -850,6 +1156,57 @@ void case_48() {
     load("c48_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c48_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c48_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 48", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c48_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c48_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c48_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c48_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c48_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c48_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c48_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c48_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c48_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c48_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c48_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c48_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 49 (uint16_t): ND partial valid 13x7 of 16x16, row stride 9
@@ -980,6 +1337,57 @@ void case_56() {
     load("c56_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c56_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c56_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 56", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c56_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c56_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c56_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c56_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c56_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c56_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c56_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c56_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c56_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c56_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c56_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c56_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 57 (int32_t): ND partial valid 13x7 of 16x16, row stride 9
@@ -1110,6 +1518,57 @@ void case_64() {
     load("c64_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c64_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c64_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 64", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c64_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c64_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c64_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c64_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c64_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c64_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c64_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c64_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c64_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c64_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c64_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c64_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 65 (uint32_t): ND partial valid 13x7 of 16x16, row stride 9
@@ -1240,6 +1699,57 @@ void case_72() {
     load("c72_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c72_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c72_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 72", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c72_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c72_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c72_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c72_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c72_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c72_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c72_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c72_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c72_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c72_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c72_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c72_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 73 (int64_t): ND partial valid 13x7 of 16x16, row stride 9
@@ -1370,6 +1880,57 @@ void case_80() {
     load("c80_dst.bin", dst_buf.get(), 256);
     profiled::TSTORE<P>(dst, src);
     store("c80_dst.out", dst_buf.get(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c80_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 80", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c80_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c80_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c80_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c80_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c80_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c80_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c80_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+        store("c80_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c80_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src, 1073741824);
+        store("c80_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
+        load("c80_dst.bin", dst_buf.get(), 256);
+        profiled::TSTORE<P, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, 1073741824);
+        store("c80_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
+    }
 }
 
 // case 81 (uint64_t): ND partial valid 13x7 of 16x16, row stride 9

@@ -10,5 +10,21 @@ type `C` (float32 for half and bfloat16_t); the caller rounds the result to the 
 from ptogen.testing import refmath as rm
 
 
+def apply_AtomicType(C, value, prior, stored):
+    if value == "AtomicNone":
+        return rm.as_type(C, stored)
+    if value == "AtomicAdd":
+        return rm.as_type(C, (prior + stored))
+    raise ValueError(f"not a AtomicType value: {value!r}")
+
+
+def apply_ReluPreMode(C, value, x):
+    if value == "NoRelu":
+        return rm.as_type(C, x)
+    if value == "NormalRelu":
+        return rm.as_type(C, rm.select((x > C(0)), x, C(0)))
+    raise ValueError(f"not a ReluPreMode value: {value!r}")
+
+
 def reference(C, src):
     return src

@@ -45,6 +45,10 @@ enum class CmpMode { EQ, NE, LT, LE, GT, GE };
 
 enum class AtomicType : uint8_t { AtomicNone, AtomicAdd };
 
+enum class ReluPreMode : uint8_t { NoRelu, NormalRelu };
+
+enum class STPhase : uint8_t { Unspecified = 0, Partial = 2, Final = 3 };
+
 enum class SaturationMode { ON, OFF };
 
 enum class RoundMode { CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC };
@@ -67,6 +71,30 @@ inline C apply_CmpMode(CmpMode value, C a, C b) {
         return static_cast<C>(a >= b);
     }
     sim::fail("CmpMode", "value out of range");
+}
+
+// Semantics of each AtomicType value, applied element-wise by the ops that take one.
+template <typename C>
+inline C apply_AtomicType(AtomicType value, C prior, C stored) {
+    switch (value) {
+    case AtomicType::AtomicNone:
+        return static_cast<C>(stored);
+    case AtomicType::AtomicAdd:
+        return static_cast<C>(sim::add<C>(prior, stored));
+    }
+    sim::fail("AtomicType", "value out of range");
+}
+
+// Semantics of each ReluPreMode value, applied element-wise by the ops that take one.
+template <typename C>
+inline C apply_ReluPreMode(ReluPreMode value, C x) {
+    switch (value) {
+    case ReluPreMode::NoRelu:
+        return static_cast<C>(x);
+    case ReluPreMode::NormalRelu:
+        return static_cast<C>((x > C(0) ? C(x) : C(C(0))));
+    }
+    sim::fail("ReluPreMode", "value out of range");
 }
 
 // Semantics of each RoundMode value, applied element-wise by the ops that take one.

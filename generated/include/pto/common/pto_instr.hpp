@@ -2159,6 +2159,146 @@ template <typename TileData, typename GlobalData, typename... WaitEvents>
 PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
     return profiled::TSTORE<active_profile, TileData, GlobalData>(dst, src, events...);
 }
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, STPhase Phase, typename TileData, typename GlobalData, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TSTORE(src);
+        MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, AtomicType::AtomicNone, Phase), dst, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+template <STPhase Phase, typename TileData, typename GlobalData, typename... WaitEvents>
+PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    return profiled::TSTORE<active_profile, Phase, TileData, GlobalData>(dst, src, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename GlobalData, AtomicType atomicType, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TSTORE(src);
+        MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType), dst, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+template <typename TileData, typename GlobalData, AtomicType atomicType, typename... WaitEvents>
+PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    return profiled::TSTORE<active_profile, TileData, GlobalData, atomicType>(dst, src, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType,
+          typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TSTORE(src);
+        MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType, Phase), dst, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Unit-flag phase and atomic mode.
+template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, typename... WaitEvents>
+PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    return profiled::TSTORE<active_profile, Phase, TileData, GlobalData, atomicType>(dst, src, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
+          ReluPreMode reluPreMode, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TSTORE(src);
+        MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType, reluPreMode), dst, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
+          ReluPreMode reluPreMode, typename... WaitEvents>
+PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    return profiled::TSTORE<active_profile, TileData, GlobalData, atomicType, reluPreMode>(dst, src, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, STPhase Phase, typename TileData, typename GlobalData,
+          AtomicType atomicType = AtomicType::AtomicNone, ReluPreMode reluPreMode, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TSTORE(src);
+        MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType, reluPreMode, Phase), dst, src);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Unit-flag phase, atomic mode and ReLU.
+template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
+          ReluPreMode reluPreMode, typename... WaitEvents>
+PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
+    return profiled::TSTORE<active_profile, Phase, TileData, GlobalData, atomicType, reluPreMode>(dst, src, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
+          ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TSTORE(src);
+        MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType, reluPreMode), dst, src,
+                         preQuantScalar);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+template <typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
+          ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
+    return profiled::TSTORE<active_profile, TileData, GlobalData, atomicType, reluPreMode>(dst, src, preQuantScalar,
+                                                                                           events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, STPhase Phase, typename TileData, typename GlobalData,
+          AtomicType atomicType = AtomicType::AtomicNone, ReluPreMode reluPreMode = ReluPreMode::NoRelu,
+          typename... WaitEvents>
+PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TSTORE(src);
+        MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType, reluPreMode, Phase), dst, src,
+                         preQuantScalar);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
+          ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
+PTO_INST RecordEvent TSTORE(GlobalData& dst, TileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
+    return profiled::TSTORE<active_profile, Phase, TileData, GlobalData, atomicType, reluPreMode>(
+        dst, src, preQuantScalar, events...);
+}
 
 // pto.mgather (specs/ops/memory_and_data_movement/mgather.yaml)
 namespace profiled {

@@ -6,8 +6,11 @@
 #pragma once
 
 #include <cstring>
+#include <type_traits>
 
 #include <pto/common/pto_core.hpp>
+#include <pto/common/pto_enums.hpp>
+#include <pto/common/sim_arith.hpp>
 
 namespace pto::cpu {
 
@@ -29,13 +32,92 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src) {
             std::memcpy(&dst.at(r, c), &src.at(r, c), sizeof(typename T_dst::DType));
 }
 
+// With the store modes AtomicType, applied in this order in the compute type:
+// apply_AtomicType combines it with the destination's prior element.
+// When every mode leaves the element as it is, the elements are copied bit for bit as above.
+template <typename T_dst, typename T_src>
+PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, AtomicType mode0) {
+    if (mode0 == AtomicType::AtomicNone) {
+        TSTORE_impl(dst, src);
+        return;
+    }
+    using T = typename T_dst::DType;
+    using C = sim::compute_t<T>;
+    static_assert(std::is_same_v<T, typename T_src::DType>,
+                  "TSTORE: the simulator applies store modes to one element type");
+    const int rows = src.GetValidRow();
+    const int cols = src.GetValidCol();
+    sim::check(rows <= dst.GetShape(3) && cols <= dst.GetShape(4), "TSTORE",
+               "the transferred region must lie within the GlobalTensor's rows x cols (Shape dimensions 3 and 4)");
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            C v = static_cast<C>(src.at(r, c));
+            v = apply_AtomicType<C>(mode0, static_cast<C>(dst.at(r, c)), v);
+            dst.at(r, c) = sim::narrow<T>(v);
+        }
+}
+
+// With the store modes ReluPreMode, AtomicType, applied in this order in the compute type:
+// apply_ReluPreMode maps the source element.
+// apply_AtomicType combines it with the destination's prior element.
+// When every mode leaves the element as it is, the elements are copied bit for bit as above.
+template <typename T_dst, typename T_src>
+PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, ReluPreMode mode0, AtomicType mode1) {
+    if (mode0 == ReluPreMode::NoRelu && mode1 == AtomicType::AtomicNone) {
+        TSTORE_impl(dst, src);
+        return;
+    }
+    using T = typename T_dst::DType;
+    using C = sim::compute_t<T>;
+    static_assert(std::is_same_v<T, typename T_src::DType>,
+                  "TSTORE: the simulator applies store modes to one element type");
+    const int rows = src.GetValidRow();
+    const int cols = src.GetValidCol();
+    sim::check(rows <= dst.GetShape(3) && cols <= dst.GetShape(4), "TSTORE",
+               "the transferred region must lie within the GlobalTensor's rows x cols (Shape dimensions 3 and 4)");
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            C v = static_cast<C>(src.at(r, c));
+            v = apply_ReluPreMode<C>(mode0, v);
+            v = apply_AtomicType<C>(mode1, static_cast<C>(dst.at(r, c)), v);
+            dst.at(r, c) = sim::narrow<T>(v);
+        }
+}
+
 } // namespace pto::cpu
 
 namespace pto {
 
-template <typename TileData, typename GlobalData, auto Fixed2>
+template <typename TileData, typename GlobalData, AtomicType Fixed2>
 PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]] TileData& src) {
-    cpu::TSTORE_impl(dst, src);
+    cpu::TSTORE_impl(dst, src, Fixed2);
+}
+
+template <typename TileData, typename GlobalData, AtomicType Fixed2, STPhase Phase>
+PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]] TileData& src) {
+    cpu::TSTORE_impl(dst, src, Fixed2);
+}
+
+template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
+PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]] TileData& src) {
+    cpu::TSTORE_impl(dst, src, reluPreMode, atomicType);
+}
+
+template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode, STPhase Phase>
+PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]] TileData& src) {
+    cpu::TSTORE_impl(dst, src, reluPreMode, atomicType);
+}
+
+template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
+PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]] TileData& src,
+                              [[maybe_unused]] uint64_t preQuantScalar) {
+    cpu::TSTORE_impl(dst, src, reluPreMode, atomicType);
+}
+
+template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode, STPhase Phase>
+PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]] TileData& src,
+                              [[maybe_unused]] uint64_t preQuantScalar) {
+    cpu::TSTORE_impl(dst, src, reluPreMode, atomicType);
 }
 
 } // namespace pto
