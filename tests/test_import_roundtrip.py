@@ -28,6 +28,7 @@ NOT_ON_ANY_PAGE: tuple[tuple[str, str], ...] = (
     ("operands.*.broadcast", "broadcasting is described in prose only"),
     ("semantics.extra_outputs.*", "the page gives the formula of the main result only"),
     ("intrinsic.overloads.*.test_args", "test arguments of overloads are not documented"),
+    ("intrinsic.overloads.*.test_template_args", "test template arguments of overloads are not documented"),
     ("intrinsic.dispatch", "the backend call is a fact of upstream's header, not of the pages"),
     ("intrinsic.overloads.*.dispatch", "the backend call is a fact of upstream's header, not of the pages"),
     ("intrinsic.backend_headers", "backend file names are facts of upstream's tree, not of the pages"),

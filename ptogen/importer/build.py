@@ -820,9 +820,12 @@ def _overload(
             test_args[o["name"]] = other
         elif o["kind"] != "tile":
             vtype = next(p.get("value_type") for p in params if p.get("operand") == o["name"])
-            if vtype != "bool":
+            if vtype == "bool":
+                test_args[o["name"]] = "false"
+            elif targets.has_dtype(str(vtype)) and targets.dtype(str(vtype)).kind != "float":
+                test_args[o["name"]] = "0"  # an integer parameter, e.g. TSTORE's preQuantScalar
+            else:
                 raise ImportProblem(f"no test value can be written for the {vtype} operand {o['name']}")
-            test_args[o["name"]] = "false"
         else:
             continue
         unplaced.append(f"test value of the overload operand {o['name']} guessed: {test_args[o['name']]}")
