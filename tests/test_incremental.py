@@ -21,12 +21,15 @@ from .helpers import ROOT, TLRELU, edit, tree_hash
 
 
 @pytest.fixture(scope="module")
-def warm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A .ptogen-cache filled by one gen of the real project (saves each test a cold format)."""
+def warm_cache(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+    """A .ptogen-cache filled by one gen of the real project (saves each test a cold format). Its
+    format results start from the session's (content-addressed, verified on read), so this gen
+    renders every unit but runs clang-format on nothing already formatted."""
     root = tmp_path_factory.mktemp("warm")
     for name in ("specs", "templates", "generated"):
         shutil.copytree(ROOT / name, root / name)
     shutil.copy(ROOT / ".clang-format", root / ".clang-format")
+    shutil.copytree(shared_cache / "format", root / ".ptogen-cache" / "format")
     assert main(["--root", str(root), "gen"]) == 0
     return root / ".ptogen-cache"
 
