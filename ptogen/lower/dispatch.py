@@ -55,6 +55,12 @@ def resolve(form: FormView) -> Call:
     return Call(d.impl or form.op.name, d.call, d.roles, list(targs), list(args))
 
 
+def _rename(expr: str, names: dict[str, str]) -> str:
+    """`expr` (whitespace collapsed) with every unqualified identifier in `names` replaced."""
+    expr = " ".join(expr.split())
+    return re.sub(r"(?<!::)\b[A-Za-z_]\w*\b(?!::)", lambda m: names.get(m.group(0), m.group(0)), expr)
+
+
 def normalized(call: Call, template: list[tuple[str, str]], params: list[str]) -> str:
     """The call with the declaration's names replaced by their position (`T0`.. for type template
     parameters, `V0`.. for value ones, `a0`.. for function parameters), so that two headers that
@@ -67,8 +73,7 @@ def normalized(call: Call, template: list[tuple[str, str]], params: list[str]) -
     names.update({n: f"a{i}" for i, n in enumerate(params)})
 
     def rename(expr: str) -> str:
-        expr = " ".join(expr.split())
-        return re.sub(r"(?<!::)\b[A-Za-z_]\w*\b(?!::)", lambda m: names.get(m.group(0), m.group(0)), expr)
+        return _rename(expr, names)
 
     targs = f"<{', '.join(rename(a) for a in call.template_args)}>" if call.template_args else ""
     via = (
@@ -138,13 +143,10 @@ class Adapter:
         names = {t.name: f"T{i}" for i, t in enumerate(self.template)}
         names.update({p.name: f"a{i}" for i, p in enumerate(self.params)})
 
-        def rename(expr: str) -> str:
-            return re.sub(r"(?<!::)\b[A-Za-z_]\w*\b(?!::)", lambda m: names.get(m.group(0), m.group(0)), expr)
-
         return (
             self.target,
-            tuple(rename(a) for a in self.target_targs),
-            tuple(rename(a) for a in self.target_args),
+            tuple(_rename(a, names) for a in self.target_targs),
+            tuple(_rename(a, names) for a in self.target_args),
         )
 
 

@@ -575,16 +575,6 @@ class FormView:
             return operand  # bound from the events pack by the body
         return self._param_of(operand).name
 
-    def _type_for(self, main_param: str) -> str:
-        """The type of this form that plays the role of a template type parameter of the main one."""
-        intr = self.op.spec.intrinsic
-        assert intr is not None
-        for p in intr.params:
-            if p.operand and main_param in (p.type, p.value_type):
-                q = self._param_of(p.operand)
-                return str(q.type or q.value_type)
-        raise KeyError(main_param)
-
     def _types_for(self, main_param: str) -> list[str]:
         """The distinct types of this form that play the role of a template type parameter of the
         main one (several when the main form has one type for tiles this form types apart)."""

@@ -47,8 +47,13 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, AtomicType mode0) {
                   "TSTORE: the simulator applies store modes to one element type");
     const int rows = src.GetValidRow();
     const int cols = src.GetValidCol();
-    sim::check(rows <= dst.GetShape(3) && cols <= dst.GetShape(4), "TSTORE",
-               "the transferred region must lie within the GlobalTensor's rows x cols (Shape dimensions 3 and 4)");
+    if constexpr (is_global_tensor_v<T_dst>) {
+        sim::check(rows <= dst.GetShape(3) && cols <= dst.GetShape(4), "TSTORE",
+                   "the transferred region must lie within the GlobalTensor's rows x cols (Shape dimensions 3 and 4)");
+    } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
+        sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
+                   "the transferred region must lie within the source tile's valid region");
+    }
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) {
             C v = static_cast<C>(src.at(r, c));
@@ -73,8 +78,13 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, ReluPreMode mode0, AtomicT
                   "TSTORE: the simulator applies store modes to one element type");
     const int rows = src.GetValidRow();
     const int cols = src.GetValidCol();
-    sim::check(rows <= dst.GetShape(3) && cols <= dst.GetShape(4), "TSTORE",
-               "the transferred region must lie within the GlobalTensor's rows x cols (Shape dimensions 3 and 4)");
+    if constexpr (is_global_tensor_v<T_dst>) {
+        sim::check(rows <= dst.GetShape(3) && cols <= dst.GetShape(4), "TSTORE",
+                   "the transferred region must lie within the GlobalTensor's rows x cols (Shape dimensions 3 and 4)");
+    } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
+        sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
+                   "the transferred region must lie within the source tile's valid region");
+    }
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c) {
             C v = static_cast<C>(src.at(r, c));
