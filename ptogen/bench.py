@@ -49,8 +49,12 @@ def _quiet(argv: list[str]) -> int:
     import contextlib
     import io
 
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        return main(argv)
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(argv)
+    if code not in (0, None):  # a failing command would time its error path, not the work
+        raise SystemExit(f"benchmark: `ptogen {' '.join(argv)}` failed: {err.getvalue().strip()}")
+    return code or 0
 
 
 def _copy_project(src: Path, dst: Path, with_generated: bool = True) -> None:
@@ -126,6 +130,13 @@ def synthetic_tree(root: Path, dst: Path, count: int) -> None:
         f"    order: [{', '.join(names)}]\n"
     )
     (dst / "specs/targets.yaml").write_text(targets.replace("\nenums:\n", "\n" + block + "\nenums:\n", 1))
+    # The site's catalogue lists every specified op under its instruction set.
+    catalog = dst / "templates/site/isa_catalog.yaml"
+    entry = (
+        "  - group: tile\n    id: synthetic\n    title: Synthetic\n"
+        f"    ops: [{', '.join(names)}]\n"
+    )
+    catalog.write_text(catalog.read_text().replace("instruction_sets:\n", "instruction_sets:\n" + entry, 1))
 
 
 def bench_synthetic(root: Path, count: int, repeat: int) -> dict[str, float]:
