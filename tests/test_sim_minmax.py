@@ -1,7 +1,8 @@
 """IEEE 754-2019 maximum/minimum of the simulator core (sim::maximum / sim::minimum in
 pto/common/sim_support.hpp): NaN in either position, signed zeros in both orders, infinities, for
 float, double, half, bfloat16_t and integers, compiled with each host compiler at -O0 and -O3 (the
-functions are branch-free so that loops vectorise; -O3 checks the vectorised loop as well)."""
+functions are branch-free so that loops vectorise; -O3 checks the vectorised loop as well), and
+their forms for a second operand fixed across a loop (sim::maximum_by / sim::minimum_by)."""
 
 from __future__ import annotations
 
@@ -96,6 +97,26 @@ static void float_cases(F nan_a, F nan_b) {
         CHECK(bits(mx[k]) == want_max);
         CHECK(bits(mn[k]) == want_min);
     }
+
+    // maximum_by / minimum_by, the simulator's form when the second operand is the same for every
+    // element (a scalar operand or a constant): bit for bit the results of maximum / minimum, with
+    // that operand fixed for a whole loop (its branches are hoisted) and as a literal zero (TRELU).
+    for (int j = 0; j < n; ++j) {
+        const F s = xs[j];
+        F by_mx[n], by_mn[n], zero_mx[n], zero_mn[n];
+        for (int i = 0; i < n; ++i) {
+            by_mx[i] = sim::maximum_by<F>(xs[i], s);
+            by_mn[i] = sim::minimum_by<F>(xs[i], s);
+            zero_mx[i] = sim::maximum_by<F>(xs[i], F(0.0f));
+            zero_mn[i] = sim::minimum_by<F>(xs[i], F(-0.0f));
+        }
+        for (int i = 0; i < n; ++i) {
+            CHECK(bits(by_mx[i]) == bits(sim::maximum<F>(xs[i], s)));
+            CHECK(bits(by_mn[i]) == bits(sim::minimum<F>(xs[i], s)));
+            CHECK(bits(zero_mx[i]) == bits(sim::maximum<F>(xs[i], pz)));
+            CHECK(bits(zero_mn[i]) == bits(sim::minimum<F>(xs[i], nz)));
+        }
+    }
 }
 
 template <typename I>
@@ -105,6 +126,10 @@ static void integer_cases() {
     static_assert(sim::minimum<I>(lo, hi) == lo && sim::minimum<I>(hi, lo) == lo);
     CHECK(sim::maximum<I>(I(0), I(0)) == I(0) && sim::minimum<I>(I(3), I(3)) == I(3));
     CHECK(sim::maximum<I>(I(5), I(7)) == I(7) && sim::minimum<I>(I(5), I(7)) == I(5));
+    for (I s : {lo, I(0), I(5), hi}) {
+        CHECK(sim::maximum_by<I>(I(5), s) == sim::maximum<I>(I(5), s));
+        CHECK(sim::minimum_by<I>(I(5), s) == sim::minimum<I>(I(5), s));
+    }
 }
 
 // Usable in constant expressions.

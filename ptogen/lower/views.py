@@ -268,7 +268,7 @@ class OpView:
                 "name": name,
                 "kind": self.spec.operand(name).kind,
                 "type": "pto::vreg<T, N>" if self.spec.operand(name).kind == "vreg" else "pto::mask<N>",
-                "cpp": semantics.to_cpp(node, lambda n: f"{n}_v", "C", self.enums_of),
+                "cpp": self.cpp_of(node),
                 "numpy": semantics.to_numpy(node, self.enums_of),
             }
             for name, node in outs
@@ -527,7 +527,12 @@ class OpView:
 
     def cpp_of(self, expr: semantics.Node) -> str:
         """C++ of an expression over `<operand>_v` element values in the compute type `C`."""
-        return semantics.to_cpp(expr, lambda n: f"{n}_v", "C", self.enums_of)
+        return semantics.to_cpp(expr, lambda n: f"{n}_v", "C", self.enums_of, self.varying_operands)
+
+    @property
+    def varying_operands(self) -> frozenset[str]:
+        """Operands whose element value changes across the iteration domain (tiles, vregs, masks)."""
+        return frozenset(o.name for o in self.spec.operands if o.kind not in ("scalar", "attr"))
 
     def numpy_of(self, expr: semantics.Node) -> str:
         return semantics.to_numpy(expr, self.enums_of, self.kind.reduce_axis(self))

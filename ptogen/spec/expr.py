@@ -174,9 +174,25 @@ _CPP_ARITH = {
 }
 
 
-def to_cpp(node: Node, ref: Callable[[str], str], ctype: str, enums: dict[str, str] | None = None) -> str:
+# Two-argument functions with a helper specialised for a second argument that is the same for every
+# element (a scalar operand or a constant): same result, but the helper branches on that argument
+# only, so the element loop is unswitched and vectorises to one instruction (see sim_support.hpp).
+_BY_INVARIANT = {"max": "sim::maximum_by", "min": "sim::minimum_by"}
+
+
+def to_cpp(
+    node: Node,
+    ref: Callable[[str], str],
+    ctype: str,
+    enums: dict[str, str] | None = None,
+    varying: frozenset[str] = frozenset(),
+) -> str:
     """C++ in compute type `ctype`; `ref(name)` spells an operand's element as a compute value;
-    `enums` maps attribute operands to their enum (applied through generated `apply_<Enum>`)."""
+    `enums` maps attribute operands to their enum (applied through generated `apply_<Enum>`);
+    `varying` names the operands whose value changes from element to element (tiles, vregs)."""
+
+    def invariant(n: Node) -> bool:
+        return not (names_used(n) & varying)
 
     def go(n: Node) -> str:
         if n.op == "reduce":
@@ -202,6 +218,8 @@ def to_cpp(node: Node, ref: Callable[[str], str], ctype: str, enums: dict[str, s
             cond, a, b = (go(a) for a in n.args)
             return f"({cond} ? {ctype}({a}) : {ctype}({b}))"
         helper = FUNCTIONS[fn][1]
+        if fn in _BY_INVARIANT and varying and not invariant(n.args[0]) and invariant(n.args[1]):
+            helper = _BY_INVARIANT[fn]
         return f"{helper}<{ctype}>({', '.join(go(a) for a in n.args)})"
 
     def wrap(n: Node, prec: int) -> str:

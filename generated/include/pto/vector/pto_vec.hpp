@@ -109,7 +109,7 @@ PTO_INTERNAL pto::vreg<T, N> vmaxs(const vreg<T, N>& input, T scalar, const mask
             if (!mask.lane[i])
                 continue;
             const C input_v = static_cast<C>(input.lane[i]);
-            result.lane[i] = sim::narrow<T>(sim::maximum<C>(input_v, scalar_v));
+            result.lane[i] = sim::narrow<T>(sim::maximum_by<C>(input_v, scalar_v));
         }
     }
     return result;
@@ -137,7 +137,7 @@ PTO_INTERNAL pto::vreg<T, N> vmins(const vreg<T, N>& input, T scalar, const mask
             if (!mask.lane[i])
                 continue;
             const C input_v = static_cast<C>(input.lane[i]);
-            result.lane[i] = sim::narrow<T>(sim::minimum<C>(input_v, scalar_v));
+            result.lane[i] = sim::narrow<T>(sim::minimum_by<C>(input_v, scalar_v));
         }
     }
     return result;

@@ -23,14 +23,14 @@ PTO_INTERNAL void TMAXS_impl(T_dst& dst, T_src& src, T_scalar scalar) {
             const auto* src_row = src.data() + r * T_src::RowStride;
             for (int c = 0; c < cols; ++c) {
                 const C src_v = static_cast<C>(src_row[c]);
-                dst_row[c] = sim::narrow<T>(sim::maximum<C>(src_v, scalar_v));
+                dst_row[c] = sim::narrow<T>(sim::maximum_by<C>(src_v, scalar_v));
             }
         }
     } else {
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < cols; ++c) {
                 const C src_v = static_cast<C>(src.at(r, c));
-                dst.at(r, c) = sim::narrow<T>(sim::maximum<C>(src_v, scalar_v));
+                dst.at(r, c) = sim::narrow<T>(sim::maximum_by<C>(src_v, scalar_v));
             }
         }
     }

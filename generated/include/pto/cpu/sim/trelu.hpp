@@ -22,14 +22,14 @@ PTO_INTERNAL void TRELU_impl(T_dst& dst, T_src& src) {
             const auto* src_row = src.data() + r * T_src::RowStride;
             for (int c = 0; c < cols; ++c) {
                 const C src_v = static_cast<C>(src_row[c]);
-                dst_row[c] = sim::narrow<T>(sim::maximum<C>(src_v, C(0)));
+                dst_row[c] = sim::narrow<T>(sim::maximum_by<C>(src_v, C(0)));
             }
         }
     } else {
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < cols; ++c) {
                 const C src_v = static_cast<C>(src.at(r, c));
-                dst.at(r, c) = sim::narrow<T>(sim::maximum<C>(src_v, C(0)));
+                dst.at(r, c) = sim::narrow<T>(sim::maximum_by<C>(src_v, C(0)));
             }
         }
     }

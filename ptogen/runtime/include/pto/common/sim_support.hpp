@@ -169,6 +169,43 @@ constexpr C minimum(C a, C b) {
         return a < b ? a : b;
 }
 
+// maximum(x, s) and minimum(x, s) for an `s` that is the same for every element (a scalar operand
+// or a constant), with the same results bit for bit. The branches test only `s`, so the compiler
+// hoists them out of the element loop (loop unswitching) and each loop body is one or two vector
+// instructions: for an ordinary `s`, `s > x ? s : x` (maxps(s, x)) already returns a NaN `x`
+// and, on a tie, `x` (equal non-zero values have equal bits; -0 vs +0 is the case that needs care).
+template <typename C>
+constexpr C maximum_by(C x, C s) {
+    if constexpr (is_floating_v<C>) {
+        using F = std::conditional_t<detail::is_native_float_v<C>, C, float>;
+        const F fx = static_cast<F>(x);
+        const F fs = static_cast<F>(s);
+        if (detail::is_nan(fs))
+            return detail::is_nan(fx) ? x : s;
+        if (fs == F(0) && !detail::sign_bit(s))
+            return fx <= F(0) ? C(0) : x; // max(x, +0): +0 for -0 and below, a NaN x stays
+        return fs > fx ? s : x;          // -0 as `s` is ordinary here: max(+0, -0) is +0 = x
+    } else {
+        return x > s ? x : s;
+    }
+}
+
+template <typename C>
+constexpr C minimum_by(C x, C s) {
+    if constexpr (is_floating_v<C>) {
+        using F = std::conditional_t<detail::is_native_float_v<C>, C, float>;
+        const F fx = static_cast<F>(x);
+        const F fs = static_cast<F>(s);
+        if (detail::is_nan(fs))
+            return detail::is_nan(fx) ? x : s;
+        if (fs == F(0) && detail::sign_bit(s))
+            return fx >= F(0) ? s : x; // min(x, -0): -0 for +0 and above, a NaN x stays
+        return fs < fx ? s : x;        // +0 as `s` is ordinary here: min(-0, +0) is -0 = x
+    } else {
+        return x < s ? x : s;
+    }
+}
+
 // Floats use <cmath> pow in the operand's own precision. Integers are exact modulo 2^bits (computed
 // by squaring in the unsigned type); a negative exponent gives 1/base^-exp truncated toward zero, and 0
 // for base 0 (no trap on the host).
