@@ -169,41 +169,49 @@ constexpr C minimum(C a, C b) {
         return a < b ? a : b;
 }
 
-// maximum(x, s) and minimum(x, s) for an `s` that is the same for every element (a scalar operand
-// or a constant), with the same results bit for bit. The branches test only `s`, so the compiler
+namespace detail {
+
+// maximum(x, s) (pick_max) or minimum(x, s) for an `s` that is the same for every element (a
+// scalar operand or a constant), with the same bits. The branches test only `s`, so the compiler
 // hoists them out of the element loop (loop unswitching) and each loop body is one or two vector
-// instructions: for an ordinary `s`, `s > x ? s : x` (maxps(s, x)) already returns a NaN `x`
-// and, on a tie, `x` (equal non-zero values have equal bits; -0 vs +0 is the case that needs care).
-template <typename C>
-constexpr C maximum_by(C x, C s) {
-    if constexpr (is_floating_v<C>) {
-        using F = std::conditional_t<detail::is_native_float_v<C>, C, float>;
-        const F fx = static_cast<F>(x);
-        const F fs = static_cast<F>(s);
-        if (detail::is_nan(fs))
-            return detail::is_nan(fx) ? x : s;
-        if (fs == F(0) && !detail::sign_bit(s))
-            return fx <= F(0) ? C(0) : x; // max(x, +0): +0 for -0 and below, a NaN x stays
-        return fs > fx ? s : x;          // -0 as `s` is ordinary here: max(+0, -0) is +0 = x
-    } else {
-        return x > s ? x : s;
+// instructions: for an ordinary `s`, `s > x ? s : x` (maxps(s, x)) already returns a NaN `x` and,
+// on a tie, `x` (equal non-zero values have equal bits). Only +0 (max) or -0 (min) as `s` needs
+// care: max(-0, +0) is +0 = s, min(+0, -0) is -0 = s; the other zero is ordinary
+// (max(+0, -0) = +0 = x).
+template <bool pick_max, typename C>
+constexpr C max_min_by(C x, C s) {
+    using F = std::conditional_t<is_native_float_v<C>, C, float>;
+    const F fx = static_cast<F>(x);
+    const F fs = static_cast<F>(s);
+    if (is_nan(fs))
+        return is_nan(fx) ? x : s;
+    if (fs == F(0) && sign_bit(s) != pick_max) { // +0 for max, -0 for min; a NaN x stays
+        if constexpr (pick_max)
+            return fx <= F(0) ? C(0) : x; // a literal +0: one and-not of the compare mask
+        else
+            return fx >= F(0) ? s : x;
     }
+    return (pick_max ? fs > fx : fs < fx) ? s : x;
 }
 
+} // namespace detail
+
+// maximum(x, s) for an `s` that does not change across a loop; see detail::max_min_by.
+template <typename C>
+constexpr C maximum_by(C x, C s) {
+    if constexpr (is_floating_v<C>)
+        return detail::max_min_by<true>(x, s);
+    else
+        return x > s ? x : s;
+}
+
+// minimum(x, s) for an `s` that does not change across a loop; see detail::max_min_by.
 template <typename C>
 constexpr C minimum_by(C x, C s) {
-    if constexpr (is_floating_v<C>) {
-        using F = std::conditional_t<detail::is_native_float_v<C>, C, float>;
-        const F fx = static_cast<F>(x);
-        const F fs = static_cast<F>(s);
-        if (detail::is_nan(fs))
-            return detail::is_nan(fx) ? x : s;
-        if (fs == F(0) && detail::sign_bit(s))
-            return fx >= F(0) ? s : x; // min(x, -0): -0 for +0 and above, a NaN x stays
-        return fs < fx ? s : x;        // +0 as `s` is ordinary here: min(-0, +0) is -0 = x
-    } else {
+    if constexpr (is_floating_v<C>)
+        return detail::max_min_by<false>(x, s);
+    else
         return x < s ? x : s;
-    }
 }
 
 // Floats use <cmath> pow in the operand's own precision. Integers are exact modulo 2^bits (computed
