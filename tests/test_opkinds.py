@@ -53,6 +53,22 @@ def test_kinds_check_their_expressions() -> None:
     assert KINDS["col_reduce"].check_expr(expr.parse("sum(sum(src))", names))
 
 
+def test_rounded_rounds_to_the_element_type_in_all_three_outputs() -> None:
+    """`rounded(x)` is one fact: the page's rnd_T, the simulator's narrow to T and back, and the
+    reference's rounding to T; only kinds whose simulator names T accept it."""
+    node = expr.parse("rounded(a * b) + c", {"a", "b", "c"})
+    assert expr.to_latex(node, lambda n: n) == r"\mathrm{rnd}_T(a \cdot b) + c"
+    assert "C(sim::narrow<T>(sim::mul<C>(a, b)))" in expr.to_cpp(node, lambda n: n, "C")
+    assert expr.to_numpy(node) == "(rm.rounded(T, (a * b)) + c)"
+    assert not KINDS["elementwise"].check_expr(node)
+    assert any("element type" in p for p in KINDS["predicate"].check_expr(node))
+    # half: 1.5 * 1.3330078 = 1.99951171875 is not a half; rounded it is 2.0, which the sum keeps
+    a, b = np.float32(np.float16(1.5)), np.float32(np.float16(1.3330078))
+    product = refmath.rounded(np.float16, np.asarray(a * b))
+    assert product.dtype == np.float32 and float(product) == float(np.float16(a * b)) != float(a * b)
+    assert float(refmath.rounded(np.float32, np.asarray(a * b))) == float(a * b)
+
+
 def test_folds_run_in_order_in_the_operand_type() -> None:
     # float32 left-to-right: 1e8 + 1 + 1 ... stays 1e8, unlike a pairwise or wider sum.
     x = np.array([[1e8] + [1.0] * 16], dtype=np.float32)

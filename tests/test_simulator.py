@@ -65,7 +65,7 @@ def test_a_wrong_golden_is_caught(tmp_path: Path) -> None:
     r = runner.Runner(runner.Settings(layout=LAYOUT, compilers=[compiler.name], cache=tmp_path))
     module = r.reference("tmaxs")
     original = module.reference
-    module.reference = lambda C, src, scalar: original(C, src, scalar) + C(1)
+    module.reference = lambda C, T, src, scalar: original(C, T, src, scalar) + C(1)
     outcomes = r.run_job(_one_job(r, "tmaxs", "cases", compiler), compiler)
     cases = [o for o in outcomes if " case " in o.name]
     assert cases and all(o.status == "fail" for o in cases)

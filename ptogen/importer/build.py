@@ -137,6 +137,7 @@ def latex_to_expr(math: str, names: set[str], attrs: dict[str, int] | None = Non
         op = m.group("op").removeprefix("\\").replace("operatorname{arg\\,", "arg").rstrip("}")
         term = latex_to_expr(m.group("term"), names, attrs)
         return canonical(semantics.parse(f"{op}({term})", names, attrs))
+    rhs = rhs.replace(semantics.FUNCTIONS["rounded"][3], "rounded")  # \mathrm{rnd}_T: not a subscript
     text = _drop_subscripts(rhs.replace(r"\_", "_"))
     text = re.sub(r"\\(?:mathrm|operatorname)\{(\w+)\}", r"\1", text)
     for tex, py in (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..spec.expr import Node, has_reduction
+from ..spec.expr import Node, has_reduction, uses_function
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -24,6 +24,8 @@ class OpKind:
     # An overload may state its own element semantics (its simulator template renders one function
     # per such form, and its golden preparation checks each).
     form_exprs: ClassVar[bool] = False
+    # Its simulator names the result's element type `T`, so `rounded(x)` may round to it.
+    rounds_to_element: ClassVar[bool] = False
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""
@@ -32,11 +34,12 @@ class OpKind:
     # ----------------------------------------------------------------- spec checks
     def check_expr(self, expr: Node) -> list[str]:
         """Problems of the parsed `semantics.expr` for this kind (default: no reductions)."""
-        return (
-            ["this op kind does not reduce; reductions belong to row_reduce/col_reduce ops"]
-            if (has_reduction(expr))
-            else []
-        )
+        problems = []
+        if has_reduction(expr):
+            problems.append("this op kind does not reduce; reductions belong to row_reduce/col_reduce ops")
+        if uses_function(expr, "rounded") and not self.rounds_to_element:
+            problems.append(f"rounded() rounds to the result's element type, which {self.name} ops lack")
+        return problems
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         """Problems of the operand list for this kind (default: no GlobalTensor operands)."""

@@ -17,7 +17,6 @@ from ..testing.golden import (
     compute_dtype,
     inputs,
     logical,
-    narrow,
 )
 from ..testing.plan import (
     OpTests,
@@ -34,6 +33,7 @@ from ..testing.plan import (
     tile_operands,
     variant_suffix,
 )
+from ..testing.refmath import narrow
 from ..testing.results import Outcome
 from .base import Job, OpKind
 
@@ -141,6 +141,7 @@ BROADCAST_STORAGE = 8
 class Elementwise(OpKind):
     name: ClassVar[str] = "elementwise"
     form_exprs: ClassVar[bool] = True
+    rounds_to_element: ClassVar[bool] = True
 
     def result_index(self, op: OpView) -> str:
         return "i,j"
@@ -198,7 +199,7 @@ class Elementwise(OpKind):
             forms = op.get("forms", []) if case is gx.entry["cases"][0] else []
             for form, fn in [(None, ref.reference)] + [(n, getattr(ref, f"reference_f{n}")) for n in forms]:
                 with np.errstate(all="ignore"):
-                    want = narrow(np.asarray(fn(cdt.type, *args)), storage)
+                    want = narrow(np.asarray(fn(cdt.type, storage.type, *args)), storage)
                 # A broadcast operand (or a scalar-only expression) gives fewer elements than the region.
                 want = np.broadcast_to(want, (vr, vc))
                 suffix = f".f{form}" if form is not None else ""

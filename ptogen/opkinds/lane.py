@@ -16,7 +16,6 @@ from ..testing.golden import (
     compare,
     compute_dtype,
     inputs,
-    narrow,
     random_values,
 )
 from ..testing.plan import (
@@ -29,6 +28,7 @@ from ..testing.plan import (
     other_dtype,
     special_scalars,
 )
+from ..testing.refmath import narrow
 from ..testing.results import Outcome
 from .base import Job, OpKind
 
@@ -152,7 +152,7 @@ class VectorLane(OpKind):
                     kind = op["operands"][out]
                     out_type = storage if kind == "vreg" else np.dtype(np.uint8)
                     with np.errstate(all="ignore"):
-                        active = np.asarray(fn(cdt.type, *args))
+                        active = np.asarray(fn(cdt.type, storage.type, *args))
                     active = narrow(active, out_type) if kind == "vreg" else (active != 0).astype(np.uint8)
                     wants[out] = (
                         np.where(predicate, active, np.zeros(lanes, dtype=out_type)).astype(out_type),

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 class Predicate(Elementwise):
     name: ClassVar[str] = "predicate"
+    rounds_to_element: ClassVar[bool] = False  # its result is a predicate, not a value of the sources' type
     form_exprs: ClassVar[bool] = False
 
     def region(self, op: OpView) -> str:
@@ -58,7 +59,8 @@ class Predicate(Elementwise):
             t, src = case["tiles"][dst], case["tiles"][region]
             vr, vc = src["valid_rows"], src["valid_cols"]
             with np.errstate(all="ignore"):
-                pred = np.broadcast_to(np.asarray(gx.reference.reference(cdt.type, *args)) != 0, (vr, vc))
+                got = gx.reference.reference(cdt.type, storage.type, *args)
+                pred = np.broadcast_to(np.asarray(got) != 0, (vr, vc))
             want = np.zeros((t["rows"], t["cols"]), dtype=storage)
             if dst in op.get("streams", []):
                 flat = np.asarray(pred).reshape(-1)[: t["valid_rows"] * t["valid_cols"] * width]

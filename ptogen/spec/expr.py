@@ -34,6 +34,9 @@ FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     "floor": (1, "sim::round_floor", "rm.floor", r"\lfloor"),
     "ceil": (1, "sim::round_ceil", "rm.ceil", r"\lceil"),
     "trunc": (1, "sim::round_trunc", "rm.trunc", r"\mathrm{trunc}"),
+    # The value rounded to the result's element type `T` and continued in the compute type: states
+    # an intermediate rounding (TAXPY's half product), a no-op where T is the compute type.
+    "rounded": (1, "", "rm.rounded", r"\mathrm{rnd}_T"),
 }
 
 # Reductions: `sum(x)` folds x over the axis the op kind reduces (row or column), left to right,
@@ -135,6 +138,11 @@ def _convert(node: ast.AST, names: set[str], attrs: dict[str, int]) -> Node:
     raise ExprError(f"unsupported construct {ast.unparse(node)!r}")
 
 
+def uses_function(node: Node, name: str) -> bool:
+    """Whether the expression calls function `name` anywhere."""
+    return (node.op == "call" and node.value == name) or any(uses_function(a, name) for a in node.args)
+
+
 def names_used(node: Node) -> set[str]:
     """Operands (and applied attributes) an expression reads."""
     found = {str(node.value)} if node.op in ("name", "apply") else set()
@@ -217,6 +225,8 @@ def to_cpp(
         if fn == "select":
             cond, a, b = (go(a) for a in n.args)
             return f"({cond} ? {ctype}({a}) : {ctype}({b}))"
+        if fn == "rounded":
+            return f"{ctype}(sim::narrow<T>({go(n.args[0])}))"
         helper = FUNCTIONS[fn][1]
         if fn in _BY_INVARIANT and varying and not invariant(n.args[0]) and invariant(n.args[1]):
             helper = _BY_INVARIANT[fn]
@@ -257,6 +267,8 @@ def to_numpy(node: Node, enums: dict[str, str] | None = None, axis: int | None =
             return f"rm.{_NUMPY_HELPERS[str(n.value)]}({go(n.args[0])}, {go(n.args[1])})"
         if n.op in ("bin", "cmp"):
             return f"({go(n.args[0])} {n.value} {go(n.args[1])})"
+        if n.value == "rounded":
+            return f"rm.rounded(T, {go(n.args[0])})"
         return f"{FUNCTIONS[str(n.value)][2]}({', '.join(go(a) for a in n.args)})"
 
     return go(node)

@@ -140,23 +140,6 @@ def _describe(bad: np.ndarray, got: np.ndarray, want: np.ndarray, what: str, ext
     )
 
 
-def narrow(values: np.ndarray, storage: np.dtype) -> np.ndarray:
-    """Round compute values to the element type as the simulator does (float to int saturates, NaN -> 0)."""
-    values = np.asarray(values)
-    if not _is_float(storage) and _is_float(values.dtype):
-        info = np.iinfo(storage)
-        wide = np.nan_to_num(
-            values.astype(np.float64), nan=0.0, posinf=float(info.max), neginf=float(info.min)
-        )
-        clipped = np.clip(wide, float(info.min), float(info.max))
-        out = np.empty(clipped.shape, dtype=storage)
-        big = clipped >= float(info.max)
-        out[...] = np.where(big, 0, clipped).astype(storage)  # float(max) of 64-bit types is out of range
-        out[big] = info.max
-        return out
-    return values.astype(storage)
-
-
 MASKS = {
     "all lanes": lambda n: np.ones(n, dtype=bool),
     "first 5 lanes": lambda n: np.arange(n) < 5,

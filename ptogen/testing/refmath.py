@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 Array = Any
@@ -301,3 +302,31 @@ def fold_argmax(x: Array, axis: int) -> Array:
 
 def fold_argmin(x: Array, axis: int) -> Array:
     return _fold_arg(np.less, x, axis)
+
+
+def _is_float(dt: np.dtype) -> bool:
+    return dt.kind == "f" or dt == np.dtype(ml_dtypes.bfloat16)
+
+
+def narrow(values: np.ndarray, storage: np.dtype) -> np.ndarray:
+    """Round compute values to the element type as the simulator does (float to int saturates, NaN -> 0)."""
+    values = np.asarray(values)
+    if not _is_float(np.dtype(storage)) and _is_float(values.dtype):
+        info = np.iinfo(storage)
+        wide = np.nan_to_num(
+            values.astype(np.float64), nan=0.0, posinf=float(info.max), neginf=float(info.min)
+        )
+        clipped = np.clip(wide, float(info.min), float(info.max))
+        out = np.empty(clipped.shape, dtype=storage)
+        big = clipped >= float(info.max)
+        out[...] = np.where(big, 0, clipped).astype(storage)  # float(max) of 64-bit types is out of range
+        out[big] = info.max
+        return out
+    return values.astype(storage)
+
+
+def rounded(T: Any, value: Array) -> Array:
+    """`rounded(x)`: the value rounded to the result's element type T as the simulator narrows it,
+    then brought back into the compute type."""
+    value = np.asarray(value)
+    return narrow(value, np.dtype(T)).astype(value.dtype)

@@ -4,7 +4,7 @@
     dst = mode(src0, src1)
 
 Tile and vector operands arrive as numpy arrays and scalars as 0-d arrays, all in the compute
-type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type.
+type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type `T`.
 """
 
 from ptogen.testing import refmath as rm
@@ -26,5 +26,5 @@ def apply_CmpMode(C, value, a, b):
     raise ValueError(f"not a CmpMode value: {value!r}")
 
 
-def reference(C, src0, src1, mode):
+def reference(C, T, src0, src1, mode):
     return apply_CmpMode(C, mode, src0, src1)

@@ -4,7 +4,7 @@
     dst = mode(src)
 
 Tile and vector operands arrive as numpy arrays and scalars as 0-d arrays, all in the compute
-type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type.
+type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type `T`.
 """
 
 from ptogen.testing import refmath as rm
@@ -24,5 +24,5 @@ def apply_RoundMode(C, value, x):
     raise ValueError(f"not a RoundMode value: {value!r}")
 
 
-def reference(C, src, mode):
+def reference(C, T, src, mode):
     return apply_RoundMode(C, mode, src)

@@ -4,11 +4,11 @@
     dst = select(src > 0, src, src * slope)
 
 Tile and vector operands arrive as numpy arrays and scalars as 0-d arrays, all in the compute
-type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type.
+type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type `T`.
 """
 
 from ptogen.testing import refmath as rm
 
 
-def reference(C, src, slope):
+def reference(C, T, src, slope):
     return rm.select((src > C(0)), src, (src * slope))

@@ -4,11 +4,11 @@
     dst = max(src0, src1)
 
 Tile and vector operands arrive as numpy arrays and scalars as 0-d arrays, all in the compute
-type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type.
+type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type `T`.
 """
 
 from ptogen.testing import refmath as rm
 
 
-def reference(C, src0, src1):
+def reference(C, T, src0, src1):
     return rm.maximum(src0, src1)

@@ -4,7 +4,7 @@
     dst = src
 
 Tile and vector operands arrive as numpy arrays and scalars as 0-d arrays, all in the compute
-type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type.
+type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type `T`.
 """
 
 from ptogen.testing import refmath as rm
@@ -26,5 +26,5 @@ def apply_ReluPreMode(C, value, x):
     raise ValueError(f"not a ReluPreMode value: {value!r}")
 
 
-def reference(C, src):
+def reference(C, T, src):
     return src

@@ -4,15 +4,15 @@
     result = lhs + rhs + carry_in
 
 Tile and vector operands arrive as numpy arrays and scalars as 0-d arrays, all in the compute
-type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type.
+type `C` (float32 for half and bfloat16_t); the caller rounds the result to the element type `T`.
 """
 
 from ptogen.testing import refmath as rm
 
 
-def reference(C, lhs, rhs, carry_in):
+def reference(C, T, lhs, rhs, carry_in):
     return ((lhs + rhs) + carry_in)
 
 
-def reference_carry(C, lhs, rhs, carry_in):
+def reference_carry(C, T, lhs, rhs, carry_in):
     return rm.carry_add(lhs, rhs, carry_in)
