@@ -413,17 +413,25 @@ def test_search_finds_an_op_by_mnemonic(browser: object, served: str, mnemonic: 
         box = page.locator("input.md-search__input")
         box.click()
         first = page.locator(".md-search-result__item > a").first
-        # The search index is built in a web worker when the page opens; on a busy machine a query
-        # typed before it is ready finds nothing, so the query is typed again until results show.
-        for attempt in range(8):
+        # The search index is built in a web worker when the page opens; until it is ready the
+        # result header says "Initializing search" and a query finds nothing. Wait for the worker
+        # (a busy machine may take a minute), then type the query, retyping it if results lag.
+        meta = page.locator(".md-search-result__meta")
+        page.wait_for_function(
+            "() => { const m = document.querySelector('.md-search-result__meta');"
+            " return m && !/initiali[sz]ing/i.test(m.textContent); }",
+            timeout=180_000,
+        )
+        for attempt in range(4):
             box.fill("")
-            box.fill(mnemonic)
+            box.press_sequentially(mnemonic)  # key events, as a user types
             try:
-                first.wait_for(timeout=15_000)
+                first.wait_for(timeout=20_000)
                 break
-            except Exception:  # playwright's TimeoutError; the last attempt re-raises below
-                if attempt == 7:
-                    raise
+            except Exception as exc:  # playwright's TimeoutError; the last attempt fails the test
+                if attempt == 3:
+                    header = meta.text_content()
+                    raise AssertionError(f"no search results; the header says {header!r}") from exc
         href = urllib.parse.urlparse(first.get_attribute("href") or "").path
         assert href.lower().endswith(f"/{mnemonic.lower()}.html"), href  # the op's own page ranks first
         page.screenshot(path=str(ARTEFACTS / f"search_{mnemonic}.png"))
