@@ -106,7 +106,7 @@ void fail_a2a3_07_same_dtype() {
 }
 
 // breaks rule 01_dtype (dtype) of the A5 profile
-// expected-error@*:* {{TMUL [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, uint16_t, half}}
+// expected-error@*:* {{TMUL [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, uint16_t, half, bfloat16_t}}
 void fail_a5_01_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

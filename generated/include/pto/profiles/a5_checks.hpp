@@ -891,14 +891,14 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMUL() {
-        static_assert(
-            sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                             uint16_t, half> &&
-                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half> &&
-                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half>,
-            "TMUL [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, uint16_t, half");
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float,
+                                       int16_t, uint16_t, half, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float,
+                                           int16_t, uint16_t, half, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float,
+                                           int16_t, uint16_t, half, bfloat16_t>,
+                      "TMUL [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, "
+                      "uint16_t, half, bfloat16_t");
         static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TMUL [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -913,11 +913,11 @@ struct profile_a5 {
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TMUL [A5]: dst, src0 and src1 must have the same DType");
         return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half> &&
+                                 uint16_t, half, bfloat16_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half> &&
+                                 uint16_t, half, bfloat16_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
-                                 uint16_t, half>) &&
+                                 uint16_t, half, bfloat16_t>) &&
                (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
