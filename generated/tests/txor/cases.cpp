@@ -1155,6 +1155,40 @@ void rf_a2a3_06_same_valid_shape() {
     profiled::TXOR<profile_a2a3>(dst, src0, src1, tmp);
 }
 
+// rf_a2a3_10_same_valid_shape: breaks run-time rule 10_same_valid_shape of A2A3; must stop with: PTO runtime error: TXOR [A2A3]: dst and tmp must have the same valid row/col
+void rf_a2a3_10_same_valid_shape() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x40);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x80);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(8, 7);
+    TASSIGN(tmp, 0xc0);
+    profiled::TXOR<profile_a2a3>(dst, src0, src1, tmp);
+}
+
+// rf_a2a3_11_no_overlap: breaks run-time rule 11_no_overlap of A2A3; must stop with: PTO runtime error: TXOR [A2A3]: dst, src0, src1 and tmp must not overlap in memory
+void rf_a2a3_11_no_overlap() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x40);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x40);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x80);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(8, 8);
+    TASSIGN(tmp, 0xc0);
+    profiled::TXOR<profile_a2a3>(dst, src0, src1, tmp);
+}
+
 // rf_a5_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A5; must stop with: PTO runtime error: TXOR [A5]: dst, src0 and src1 must have the same valid row/col
 void rf_a5_06_same_valid_shape() {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
@@ -1333,6 +1367,8 @@ const Entry entries[] = {
     {"c46@A5", case_46<profile_a5>},
     {"c46@CPU", case_46<profile_cpu>},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape},
+    {"rf_a2a3_10_same_valid_shape", rf_a2a3_10_same_valid_shape},
+    {"rf_a2a3_11_no_overlap", rf_a2a3_11_no_overlap},
     {"rf_a5_06_same_valid_shape", rf_a5_06_same_valid_shape},
     {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape},
 };

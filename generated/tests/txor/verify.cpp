@@ -121,6 +121,36 @@ void fail_a2a3_07_same_dtype() {
     profiled::TXOR<profile_a2a3>(dst, src0, src1, tmp);
 }
 
+// breaks rule 08_same_dtype (same_dtype) of the A2A3 profile
+// expected-error@*:* {{TXOR [A2A3]: dst and tmp must have the same DType}}
+void fail_a2a3_08_same_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TXOR<profile_a2a3>(dst, src0, src1, tmp);
+}
+
+// breaks rule 09_row_major (row_major) of the A2A3 profile
+// expected-error@*:* {{TXOR [A2A3]: tile layout must be row-major}}
+void fail_a2a3_09_row_major() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TXOR<profile_a2a3>(dst, src0, src1, tmp);
+}
+
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TXOR [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t}}
 void fail_a5_01_dtype() {

@@ -1202,6 +1202,9 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TXOR [A2A3]: dst, src0 and src1 must have the same DType");
+        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>,
+                      "TXOR [A2A3]: dst and tmp must have the same DType");
+        static_assert(TileDataTmp::isRowMajor, "TXOR [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
@@ -1213,7 +1216,8 @@ struct profile_a2a3 {
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
+               (std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>) && (TileDataTmp::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1222,6 +1226,11 @@ struct profile_a2a3 {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
             sim::fail("TXOR [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+        if (!(dst.GetValidRow() == tmp.GetValidRow() && dst.GetValidCol() == tmp.GetValidCol()))
+            sim::fail("TXOR [A2A3]", "dst and tmp must have the same valid row/col");
+        if (!(!sim::tiles_overlap(dst, src0) && !sim::tiles_overlap(dst, src1) && !sim::tiles_overlap(dst, tmp) &&
+              !sim::tiles_overlap(src0, src1) && !sim::tiles_overlap(src0, tmp) && !sim::tiles_overlap(src1, tmp)))
+            sim::fail("TXOR [A2A3]", "dst, src0, src1 and tmp must not overlap in memory");
     }
 
     // pto.tlog (specs/ops/elementwise_tile_tile/tlog.yaml)
