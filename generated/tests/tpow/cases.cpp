@@ -287,114 +287,114 @@ void case_9() {
     store("c9_dst.out", dst.data(), 64);
 }
 
-// case 10 (float): full 16x16
+// case 10 (bfloat16_t): full 16x16
 template <typename P>
 void case_10() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c10_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c10_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c10_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c10_dst.out", dst.data(), 256);
 }
 
-// case 11 (float): partial valid 13x7 of 16x16
+// case 11 (bfloat16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_11() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c11_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c11_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c11_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c11_dst.out", dst.data(), 256);
 }
 
-// case 12 (float): non-square 6x40
+// case 12 (bfloat16_t): non-square 6x40
 template <typename P>
 void case_12() {
-    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c12_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x3c0);
+    TASSIGN(base, 0x200);
     load("c12_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x780);
+    TASSIGN(exp, 0x400);
     load("c12_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xb40);
+    TASSIGN(tmp, 0x600);
     load("c12_tmp.bin", tmp.data(), 240);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c12_dst.out", dst.data(), 240);
 }
 
-// case 13 (float): run-time valid 11x19 of 16x32
+// case 13 (bfloat16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_13() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c13_dst.bin", dst.data(), 512);
-    using Tile_base = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(11, 19);
-    TASSIGN(base, 0x800);
+    TASSIGN(base, 0x400);
     load("c13_base.bin", base.data(), 512);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_exp exp(11, 19);
-    TASSIGN(exp, 0x1000);
+    TASSIGN(exp, 0x800);
     load("c13_exp.bin", exp.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1800);
+    TASSIGN(tmp, 0xc00);
     load("c13_tmp.bin", tmp.data(), 512);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c13_dst.out", dst.data(), 512);
 }
 
-// case 14 (float): odd 3x5 valid 2x3
+// case 14 (bfloat16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_14() {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c14_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_base base;
     TASSIGN(base, 0x40);
     load("c14_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
     TASSIGN(exp, 0x80);
     load("c14_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c14_tmp.bin", tmp.data(), 15);
@@ -402,183 +402,183 @@ void case_14() {
     store("c14_dst.out", dst.data(), 15);
 }
 
-// case 15 (float): full 16x16, scalar 0.0
+// case 15 (bfloat16_t): full 16x16, scalar 0.0
 template <typename P>
 void case_15() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c15_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c15_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c15_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c15_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c15_dst.out", dst.data(), 256);
 }
 
-// case 16 (float): full 16x16, scalar 1.0
+// case 16 (bfloat16_t): full 16x16, scalar 1.0
 template <typename P>
 void case_16() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c16_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c16_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c16_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c16_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c16_dst.out", dst.data(), 256);
 }
 
-// case 17 (float): full 16x16, scalar -0.5
+// case 17 (bfloat16_t): full 16x16, scalar -0.5
 template <typename P>
 void case_17() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c17_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c17_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c17_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c17_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c17_dst.out", dst.data(), 256);
 }
 
-// case 18 (int8_t): full 16x16
+// case 18 (float): full 16x16
 template <typename P>
 void case_18() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c18_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
+    TASSIGN(base, 0x400);
     load("c18_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
+    TASSIGN(exp, 0x800);
     load("c18_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0xc00);
     load("c18_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c18_dst.out", dst.data(), 256);
 }
 
-// case 19 (int8_t): partial valid 13x7 of 16x16
+// case 19 (float): partial valid 13x7 of 16x16
 template <typename P>
 void case_19() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c19_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x100);
+    TASSIGN(base, 0x400);
     load("c19_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
+    TASSIGN(exp, 0x800);
     load("c19_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0xc00);
     load("c19_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c19_dst.out", dst.data(), 256);
 }
 
-// case 20 (int8_t): non-square 6x40
+// case 20 (float): non-square 6x40
 template <typename P>
 void case_20() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c20_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_base = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x100);
+    TASSIGN(base, 0x3c0);
     load("c20_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_exp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
+    TASSIGN(exp, 0x780);
     load("c20_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0xb40);
     load("c20_tmp.bin", tmp.data(), 240);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c20_dst.out", dst.data(), 240);
 }
 
-// case 21 (int8_t): run-time valid 11x19 of 16x32
+// case 21 (float): run-time valid 11x19 of 16x32
 template <typename P>
 void case_21() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c21_dst.bin", dst.data(), 512);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_base = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(11, 19);
-    TASSIGN(base, 0x200);
+    TASSIGN(base, 0x800);
     load("c21_base.bin", base.data(), 512);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_exp exp(11, 19);
-    TASSIGN(exp, 0x400);
+    TASSIGN(exp, 0x1000);
     load("c21_exp.bin", exp.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x600);
+    TASSIGN(tmp, 0x1800);
     load("c21_tmp.bin", tmp.data(), 512);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c21_dst.out", dst.data(), 512);
 }
 
-// case 22 (int8_t): odd 3x5 valid 2x3
+// case 22 (float): odd 3x5 valid 2x3
 template <typename P>
 void case_22() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c22_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_base = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_base base;
     TASSIGN(base, 0x40);
     load("c22_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_exp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
     TASSIGN(exp, 0x80);
     load("c22_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c22_tmp.bin", tmp.data(), 15);
@@ -586,252 +586,252 @@ void case_22() {
     store("c22_dst.out", dst.data(), 15);
 }
 
-// case 23 (int8_t): full 16x16, scalar 0
+// case 23 (float): full 16x16, scalar 0.0
 template <typename P>
 void case_23() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c23_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
+    TASSIGN(base, 0x400);
     load("c23_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
+    TASSIGN(exp, 0x800);
     load("c23_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0xc00);
     load("c23_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c23_dst.out", dst.data(), 256);
 }
 
-// case 24 (int8_t): full 16x16, scalar 1
+// case 24 (float): full 16x16, scalar 1.0
 template <typename P>
 void case_24() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c24_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
+    TASSIGN(base, 0x400);
     load("c24_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
+    TASSIGN(exp, 0x800);
     load("c24_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0xc00);
     load("c24_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c24_dst.out", dst.data(), 256);
 }
 
-// case 25 (int8_t): full 16x16, scalar -3
+// case 25 (float): full 16x16, scalar -0.5
 template <typename P>
 void case_25() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c25_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
+    TASSIGN(base, 0x400);
     load("c25_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
+    TASSIGN(exp, 0x800);
     load("c25_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0xc00);
     load("c25_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c25_dst.out", dst.data(), 256);
 }
 
-// case 26 (int8_t_colmajor): col-major 12x20 valid 9x15
+// case 26 (int8_t): full 16x16
 template <typename P>
 void case_26() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x100);
-    load("c26_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x200);
-    load("c26_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x300);
-    load("c26_tmp.bin", tmp.data(), 240);
+    load("c26_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 256);
 }
 
-// case 27 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
+// case 27 (int8_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_27() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 64);
-    using Tile_base = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_base base(5, 6);
-    TASSIGN(base, 0x40);
-    load("c27_base.bin", base.data(), 64);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_exp exp(5, 6);
-    TASSIGN(exp, 0x80);
-    load("c27_exp.bin", exp.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0xc0);
-    load("c27_tmp.bin", tmp.data(), 64);
+    load("c27_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c27_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c27_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c27_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c27_dst.out", dst.data(), 64);
+    store("c27_dst.out", dst.data(), 256);
 }
 
-// case 28 (uint8_t): full 16x16
+// case 28 (int8_t): non-square 6x40
 template <typename P>
 void case_28() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c28_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_base base;
     TASSIGN(base, 0x100);
-    load("c28_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c28_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
     TASSIGN(exp, 0x200);
-    load("c28_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c28_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x300);
-    load("c28_tmp.bin", tmp.data(), 256);
+    load("c28_tmp.bin", tmp.data(), 240);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c28_dst.out", dst.data(), 256);
+    store("c28_dst.out", dst.data(), 240);
 }
 
-// case 29 (uint8_t): partial valid 13x7 of 16x16
+// case 29 (int8_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_29() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c29_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c29_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c29_tmp.bin", tmp.data(), 256);
-    profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c29_dst.out", dst.data(), 256);
-}
-
-// case 30 (uint8_t): non-square 6x40
-template <typename P>
-void case_30() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c30_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c30_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c30_tmp.bin", tmp.data(), 240);
-    profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c30_dst.out", dst.data(), 240);
-}
-
-// case 31 (uint8_t): run-time valid 11x19 of 16x32
-template <typename P>
-void case_31() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 512);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c29_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(11, 19);
     TASSIGN(base, 0x200);
-    load("c31_base.bin", base.data(), 512);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c29_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_exp exp(11, 19);
     TASSIGN(exp, 0x400);
-    load("c31_exp.bin", exp.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c29_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x600);
-    load("c31_tmp.bin", tmp.data(), 512);
+    load("c29_tmp.bin", tmp.data(), 512);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c31_dst.out", dst.data(), 512);
+    store("c29_dst.out", dst.data(), 512);
 }
 
-// case 32 (uint8_t): odd 3x5 valid 2x3
+// case 30 (int8_t): odd 3x5 valid 2x3
 template <typename P>
-void case_32() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_30() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_base base;
     TASSIGN(base, 0x40);
-    load("c32_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
     TASSIGN(exp, 0x80);
-    load("c32_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
-    load("c32_tmp.bin", tmp.data(), 15);
+    load("c30_tmp.bin", tmp.data(), 15);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c32_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 15);
 }
 
-// case 33 (uint8_t): full 16x16, scalar 0
+// case 31 (int8_t): full 16x16, scalar 0
+template <typename P>
+void case_31() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c31_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c31_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c31_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c31_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P>(dst, base, exp, tmp);
+    store("c31_dst.out", dst.data(), 256);
+}
+
+// case 32 (int8_t): full 16x16, scalar 1
+template <typename P>
+void case_32() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c32_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c32_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c32_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c32_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P>(dst, base, exp, tmp);
+    store("c32_dst.out", dst.data(), 256);
+}
+
+// case 33 (int8_t): full 16x16, scalar -3
 template <typename P>
 void case_33() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c33_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x100);
     load("c33_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x200);
     load("c33_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x300);
     load("c33_tmp.bin", tmp.data(), 256);
@@ -839,229 +839,229 @@ void case_33() {
     store("c33_dst.out", dst.data(), 256);
 }
 
-// case 34 (uint8_t): full 16x16, scalar 1
+// case 34 (int8_t_colmajor): col-major 12x20 valid 9x15
 template <typename P>
 void case_34() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c34_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c34_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c34_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c34_tmp.bin", tmp.data(), 240);
+    profiled::TPOW<P>(dst, base, exp, tmp);
+    store("c34_dst.out", dst.data(), 240);
+}
+
+// case 35 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
+template <typename P>
+void case_35() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c35_dst.bin", dst.data(), 64);
+    using Tile_base = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(5, 6);
+    TASSIGN(base, 0x40);
+    load("c35_base.bin", base.data(), 64);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(5, 6);
+    TASSIGN(exp, 0x80);
+    load("c35_exp.bin", exp.data(), 64);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(5, 6);
+    TASSIGN(tmp, 0xc0);
+    load("c35_tmp.bin", tmp.data(), 64);
+    profiled::TPOW<P>(dst, base, exp, tmp);
+    store("c35_dst.out", dst.data(), 64);
+}
+
+// case 36 (uint8_t): full 16x16
+template <typename P>
+void case_36() {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 256);
+    load("c36_dst.bin", dst.data(), 256);
     using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x100);
-    load("c34_base.bin", base.data(), 256);
+    load("c36_base.bin", base.data(), 256);
     using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x200);
-    load("c34_exp.bin", exp.data(), 256);
+    load("c36_exp.bin", exp.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x300);
-    load("c34_tmp.bin", tmp.data(), 256);
-    profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c34_dst.out", dst.data(), 256);
-}
-
-// case 35 (int16_t): full 16x16
-template <typename P>
-void case_35() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c35_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c35_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c35_tmp.bin", tmp.data(), 256);
-    profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c35_dst.out", dst.data(), 256);
-}
-
-// case 36 (int16_t): partial valid 13x7 of 16x16
-template <typename P>
-void case_36() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c36_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c36_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
     load("c36_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c36_dst.out", dst.data(), 256);
 }
 
-// case 37 (int16_t): non-square 6x40
+// case 37 (uint8_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_37() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c37_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c37_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x100);
+    load("c37_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c37_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x200);
+    load("c37_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c37_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c37_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c37_dst.out", dst.data(), 240);
+    store("c37_dst.out", dst.data(), 256);
 }
 
-// case 38 (int16_t): run-time valid 11x19 of 16x32
+// case 38 (uint8_t): non-square 6x40
 template <typename P>
 void case_38() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 512);
-    using Tile_base = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_base base(11, 19);
-    TASSIGN(base, 0x400);
-    load("c38_base.bin", base.data(), 512);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_exp exp(11, 19);
-    TASSIGN(exp, 0x800);
-    load("c38_exp.bin", exp.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0xc00);
-    load("c38_tmp.bin", tmp.data(), 512);
+    load("c38_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c38_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c38_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c38_tmp.bin", tmp.data(), 240);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c38_dst.out", dst.data(), 512);
+    store("c38_dst.out", dst.data(), 240);
 }
 
-// case 39 (int16_t): odd 3x5 valid 2x3
+// case 39 (uint8_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_39() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c39_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c39_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c39_tmp.bin", tmp.data(), 15);
+    load("c39_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(11, 19);
+    TASSIGN(base, 0x200);
+    load("c39_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(11, 19);
+    TASSIGN(exp, 0x400);
+    load("c39_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x600);
+    load("c39_tmp.bin", tmp.data(), 512);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c39_dst.out", dst.data(), 15);
+    store("c39_dst.out", dst.data(), 512);
 }
 
-// case 40 (int16_t): full 16x16, scalar 0
+// case 40 (uint8_t): odd 3x5 valid 2x3
 template <typename P>
 void case_40() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c40_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c40_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x40);
+    load("c40_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c40_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x80);
+    load("c40_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c40_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0xc0);
+    load("c40_tmp.bin", tmp.data(), 15);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c40_dst.out", dst.data(), 256);
+    store("c40_dst.out", dst.data(), 15);
 }
 
-// case 41 (int16_t): full 16x16, scalar 1
+// case 41 (uint8_t): full 16x16, scalar 0
 template <typename P>
 void case_41() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c41_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x200);
+    TASSIGN(base, 0x100);
     load("c41_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
+    TASSIGN(exp, 0x200);
     load("c41_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
+    TASSIGN(tmp, 0x300);
     load("c41_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c41_dst.out", dst.data(), 256);
 }
 
-// case 42 (int16_t): full 16x16, scalar -3
+// case 42 (uint8_t): full 16x16, scalar 1
 template <typename P>
 void case_42() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c42_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x200);
+    TASSIGN(base, 0x100);
     load("c42_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
+    TASSIGN(exp, 0x200);
     load("c42_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
+    TASSIGN(tmp, 0x300);
     load("c42_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c42_dst.out", dst.data(), 256);
 }
 
-// case 43 (uint16_t): full 16x16
+// case 43 (int16_t): full 16x16
 template <typename P>
 void case_43() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c43_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x200);
     load("c43_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x400);
     load("c43_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x600);
     load("c43_tmp.bin", tmp.data(), 256);
@@ -1069,22 +1069,22 @@ void case_43() {
     store("c43_dst.out", dst.data(), 256);
 }
 
-// case 44 (uint16_t): partial valid 13x7 of 16x16
+// case 44 (int16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_44() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_base base;
     TASSIGN(base, 0x200);
     load("c44_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
     TASSIGN(exp, 0x400);
     load("c44_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x600);
     load("c44_tmp.bin", tmp.data(), 256);
@@ -1092,22 +1092,22 @@ void case_44() {
     store("c44_dst.out", dst.data(), 256);
 }
 
-// case 45 (uint16_t): non-square 6x40
+// case 45 (int16_t): non-square 6x40
 template <typename P>
 void case_45() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c45_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_base = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_base base;
     TASSIGN(base, 0x200);
     load("c45_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_exp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
     TASSIGN(exp, 0x400);
     load("c45_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x600);
     load("c45_tmp.bin", tmp.data(), 240);
@@ -1115,22 +1115,22 @@ void case_45() {
     store("c45_dst.out", dst.data(), 240);
 }
 
-// case 46 (uint16_t): run-time valid 11x19 of 16x32
+// case 46 (int16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_46() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c46_dst.bin", dst.data(), 512);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(11, 19);
     TASSIGN(base, 0x400);
     load("c46_base.bin", base.data(), 512);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_exp exp(11, 19);
     TASSIGN(exp, 0x800);
     load("c46_exp.bin", exp.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0xc00);
     load("c46_tmp.bin", tmp.data(), 512);
@@ -1138,22 +1138,22 @@ void case_46() {
     store("c46_dst.out", dst.data(), 512);
 }
 
-// case 47 (uint16_t): odd 3x5 valid 2x3
+// case 47 (int16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_47() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c47_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_base = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_base base;
     TASSIGN(base, 0x40);
     load("c47_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_exp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
     TASSIGN(exp, 0x80);
     load("c47_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c47_tmp.bin", tmp.data(), 15);
@@ -1161,22 +1161,22 @@ void case_47() {
     store("c47_dst.out", dst.data(), 15);
 }
 
-// case 48 (uint16_t): full 16x16, scalar 0
+// case 48 (int16_t): full 16x16, scalar 0
 template <typename P>
 void case_48() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x200);
     load("c48_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x400);
     load("c48_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x600);
     load("c48_tmp.bin", tmp.data(), 256);
@@ -1184,22 +1184,22 @@ void case_48() {
     store("c48_dst.out", dst.data(), 256);
 }
 
-// case 49 (uint16_t): full 16x16, scalar 1
+// case 49 (int16_t): full 16x16, scalar 1
 template <typename P>
 void case_49() {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x200);
     load("c49_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x400);
     load("c49_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x600);
     load("c49_tmp.bin", tmp.data(), 256);
@@ -1207,206 +1207,206 @@ void case_49() {
     store("c49_dst.out", dst.data(), 256);
 }
 
-// case 50 (int32_t): full 16x16
+// case 50 (int16_t): full 16x16, scalar -3
 template <typename P>
 void case_50() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c50_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c50_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c50_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c50_dst.out", dst.data(), 256);
 }
 
-// case 51 (int32_t): partial valid 13x7 of 16x16
+// case 51 (uint16_t): full 16x16
 template <typename P>
 void case_51() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c51_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c51_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c51_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c51_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c51_dst.out", dst.data(), 256);
 }
 
-// case 52 (int32_t): non-square 6x40
+// case 52 (uint16_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_52() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c52_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x3c0);
-    load("c52_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x200);
+    load("c52_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
-    TASSIGN(exp, 0x780);
-    load("c52_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x400);
+    load("c52_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xb40);
-    load("c52_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x600);
+    load("c52_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c52_dst.out", dst.data(), 240);
+    store("c52_dst.out", dst.data(), 256);
 }
 
-// case 53 (int32_t): run-time valid 11x19 of 16x32
+// case 53 (uint16_t): non-square 6x40
 template <typename P>
 void case_53() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 512);
-    using Tile_base = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_base base(11, 19);
-    TASSIGN(base, 0x800);
-    load("c53_base.bin", base.data(), 512);
-    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_exp exp(11, 19);
-    TASSIGN(exp, 0x1000);
-    load("c53_exp.bin", exp.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1800);
-    load("c53_tmp.bin", tmp.data(), 512);
+    load("c53_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c53_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c53_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c53_tmp.bin", tmp.data(), 240);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c53_dst.out", dst.data(), 512);
+    store("c53_dst.out", dst.data(), 240);
 }
 
-// case 54 (int32_t): odd 3x5 valid 2x3
+// case 54 (uint16_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_54() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c54_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c54_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c54_tmp.bin", tmp.data(), 15);
+    load("c54_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(11, 19);
+    TASSIGN(base, 0x400);
+    load("c54_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(11, 19);
+    TASSIGN(exp, 0x800);
+    load("c54_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0xc00);
+    load("c54_tmp.bin", tmp.data(), 512);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c54_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 512);
 }
 
-// case 55 (int32_t): full 16x16, scalar 0
+// case 55 (uint16_t): odd 3x5 valid 2x3
 template <typename P>
 void case_55() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c55_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x400);
-    load("c55_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x40);
+    load("c55_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
-    load("c55_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x80);
+    load("c55_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
-    load("c55_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0xc0);
+    load("c55_tmp.bin", tmp.data(), 15);
     profiled::TPOW<P>(dst, base, exp, tmp);
-    store("c55_dst.out", dst.data(), 256);
+    store("c55_dst.out", dst.data(), 15);
 }
 
-// case 56 (int32_t): full 16x16, scalar 1
+// case 56 (uint16_t): full 16x16, scalar 0
 template <typename P>
 void case_56() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c56_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c56_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c56_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c56_dst.out", dst.data(), 256);
 }
 
-// case 57 (int32_t): full 16x16, scalar -3
+// case 57 (uint16_t): full 16x16, scalar 1
 template <typename P>
 void case_57() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c57_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c57_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c57_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P>(dst, base, exp, tmp);
     store("c57_dst.out", dst.data(), 256);
 }
 
-// case 58 (uint32_t): full 16x16
+// case 58 (int32_t): full 16x16
 template <typename P>
 void case_58() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x400);
     load("c58_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x800);
     load("c58_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c58_tmp.bin", tmp.data(), 256);
@@ -1414,22 +1414,22 @@ void case_58() {
     store("c58_dst.out", dst.data(), 256);
 }
 
-// case 59 (uint32_t): partial valid 13x7 of 16x16
+// case 59 (int32_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_59() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_base base;
     TASSIGN(base, 0x400);
     load("c59_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
     TASSIGN(exp, 0x800);
     load("c59_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c59_tmp.bin", tmp.data(), 256);
@@ -1437,22 +1437,22 @@ void case_59() {
     store("c59_dst.out", dst.data(), 256);
 }
 
-// case 60 (uint32_t): non-square 6x40
+// case 60 (int32_t): non-square 6x40
 template <typename P>
 void case_60() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_base = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_base base;
     TASSIGN(base, 0x3c0);
     load("c60_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_exp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
     TASSIGN(exp, 0x780);
     load("c60_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xb40);
     load("c60_tmp.bin", tmp.data(), 240);
@@ -1460,22 +1460,22 @@ void case_60() {
     store("c60_dst.out", dst.data(), 240);
 }
 
-// case 61 (uint32_t): run-time valid 11x19 of 16x32
+// case 61 (int32_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_61() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 512);
-    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(11, 19);
     TASSIGN(base, 0x800);
     load("c61_base.bin", base.data(), 512);
-    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_exp exp(11, 19);
     TASSIGN(exp, 0x1000);
     load("c61_exp.bin", exp.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x1800);
     load("c61_tmp.bin", tmp.data(), 512);
@@ -1483,22 +1483,22 @@ void case_61() {
     store("c61_dst.out", dst.data(), 512);
 }
 
-// case 62 (uint32_t): odd 3x5 valid 2x3
+// case 62 (int32_t): odd 3x5 valid 2x3
 template <typename P>
 void case_62() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_base = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_base base;
     TASSIGN(base, 0x40);
     load("c62_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_exp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
     TASSIGN(exp, 0x80);
     load("c62_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c62_tmp.bin", tmp.data(), 15);
@@ -1506,22 +1506,22 @@ void case_62() {
     store("c62_dst.out", dst.data(), 15);
 }
 
-// case 63 (uint32_t): full 16x16, scalar 0
+// case 63 (int32_t): full 16x16, scalar 0
 template <typename P>
 void case_63() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x400);
     load("c63_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x800);
     load("c63_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c63_tmp.bin", tmp.data(), 256);
@@ -1529,22 +1529,22 @@ void case_63() {
     store("c63_dst.out", dst.data(), 256);
 }
 
-// case 64 (uint32_t): full 16x16, scalar 1
+// case 64 (int32_t): full 16x16, scalar 1
 template <typename P>
 void case_64() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c64_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x400);
     load("c64_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x800);
     load("c64_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c64_tmp.bin", tmp.data(), 256);
@@ -1552,367 +1552,367 @@ void case_64() {
     store("c64_dst.out", dst.data(), 256);
 }
 
-// case 65 (half_high_precision): full 16x16
+// case 65 (int32_t): full 16x16, scalar -3
 template <typename P>
 void case_65() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c65_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x200);
+    TASSIGN(base, 0x400);
     load("c65_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
+    TASSIGN(exp, 0x800);
     load("c65_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
+    TASSIGN(tmp, 0xc00);
     load("c65_tmp.bin", tmp.data(), 256);
-    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    profiled::TPOW<P>(dst, base, exp, tmp);
     store("c65_dst.out", dst.data(), 256);
 }
 
-// case 66 (half_high_precision): partial valid 13x7 of 16x16
+// case 66 (uint32_t): full 16x16
 template <typename P>
 void case_66() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c66_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x200);
+    TASSIGN(base, 0x400);
     load("c66_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
+    TASSIGN(exp, 0x800);
     load("c66_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
+    TASSIGN(tmp, 0xc00);
     load("c66_tmp.bin", tmp.data(), 256);
-    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    profiled::TPOW<P>(dst, base, exp, tmp);
     store("c66_dst.out", dst.data(), 256);
 }
 
-// case 67 (half_high_precision): non-square 6x40
+// case 67 (uint32_t): partial valid 13x7 of 16x16
 template <typename P>
 void case_67() {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c67_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c67_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x400);
+    load("c67_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c67_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x800);
+    load("c67_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c67_tmp.bin", tmp.data(), 240);
-    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c67_dst.out", dst.data(), 240);
+    TASSIGN(tmp, 0xc00);
+    load("c67_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P>(dst, base, exp, tmp);
+    store("c67_dst.out", dst.data(), 256);
 }
 
-// case 68 (half_high_precision): run-time valid 11x19 of 16x32
+// case 68 (uint32_t): non-square 6x40
 template <typename P>
 void case_68() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c68_dst.bin", dst.data(), 512);
-    using Tile_base = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_base base(11, 19);
-    TASSIGN(base, 0x400);
-    load("c68_base.bin", base.data(), 512);
-    using Tile_exp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_exp exp(11, 19);
-    TASSIGN(exp, 0x800);
-    load("c68_exp.bin", exp.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0xc00);
-    load("c68_tmp.bin", tmp.data(), 512);
-    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c68_dst.out", dst.data(), 512);
+    load("c68_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_base base;
+    TASSIGN(base, 0x3c0);
+    load("c68_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x780);
+    load("c68_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xb40);
+    load("c68_tmp.bin", tmp.data(), 240);
+    profiled::TPOW<P>(dst, base, exp, tmp);
+    store("c68_dst.out", dst.data(), 240);
 }
 
-// case 69 (half_high_precision): odd 3x5 valid 2x3
+// case 69 (uint32_t): run-time valid 11x19 of 16x32
 template <typename P>
 void case_69() {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c69_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c69_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c69_tmp.bin", tmp.data(), 15);
-    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c69_dst.out", dst.data(), 15);
+    load("c69_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(11, 19);
+    TASSIGN(base, 0x800);
+    load("c69_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(11, 19);
+    TASSIGN(exp, 0x1000);
+    load("c69_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1800);
+    load("c69_tmp.bin", tmp.data(), 512);
+    profiled::TPOW<P>(dst, base, exp, tmp);
+    store("c69_dst.out", dst.data(), 512);
 }
 
-// case 70 (half_high_precision): full 16x16, scalar 0.0
+// case 70 (uint32_t): odd 3x5 valid 2x3
 template <typename P>
 void case_70() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c70_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c70_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x40);
+    load("c70_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c70_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x80);
+    load("c70_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c70_tmp.bin", tmp.data(), 256);
-    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c70_dst.out", dst.data(), 256);
+    TASSIGN(tmp, 0xc0);
+    load("c70_tmp.bin", tmp.data(), 15);
+    profiled::TPOW<P>(dst, base, exp, tmp);
+    store("c70_dst.out", dst.data(), 15);
 }
 
-// case 71 (half_high_precision): full 16x16, scalar 1.0
+// case 71 (uint32_t): full 16x16, scalar 0
 template <typename P>
 void case_71() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c71_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x200);
+    TASSIGN(base, 0x400);
     load("c71_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
+    TASSIGN(exp, 0x800);
     load("c71_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
+    TASSIGN(tmp, 0xc00);
     load("c71_tmp.bin", tmp.data(), 256);
-    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    profiled::TPOW<P>(dst, base, exp, tmp);
     store("c71_dst.out", dst.data(), 256);
 }
 
-// case 72 (half_high_precision): full 16x16, scalar -0.5
+// case 72 (uint32_t): full 16x16, scalar 1
 template <typename P>
 void case_72() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c72_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x200);
+    TASSIGN(base, 0x400);
     load("c72_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
+    TASSIGN(exp, 0x800);
     load("c72_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
+    TASSIGN(tmp, 0xc00);
     load("c72_tmp.bin", tmp.data(), 256);
-    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    profiled::TPOW<P>(dst, base, exp, tmp);
     store("c72_dst.out", dst.data(), 256);
 }
 
-// case 73 (half_high_precision_colmajor): col-major 12x20 valid 9x15
+// case 73 (half_high_precision): full 16x16
 template <typename P>
 void case_73() {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c73_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c73_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x200);
-    load("c73_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c73_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x400);
-    load("c73_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c73_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x600);
-    load("c73_tmp.bin", tmp.data(), 240);
+    load("c73_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c73_dst.out", dst.data(), 240);
+    store("c73_dst.out", dst.data(), 256);
 }
 
-// case 74 (half_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
+// case 74 (half_high_precision): partial valid 13x7 of 16x16
 template <typename P>
 void case_74() {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c74_dst.bin", dst.data(), 64);
-    using Tile_base = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_base base(5, 6);
-    TASSIGN(base, 0x80);
-    load("c74_base.bin", base.data(), 64);
-    using Tile_exp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_exp exp(5, 6);
-    TASSIGN(exp, 0x100);
-    load("c74_exp.bin", exp.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x180);
-    load("c74_tmp.bin", tmp.data(), 64);
+    load("c74_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c74_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c74_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c74_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c74_dst.out", dst.data(), 64);
+    store("c74_dst.out", dst.data(), 256);
 }
 
-// case 75 (bfloat16_t_high_precision): full 16x16
+// case 75 (half_high_precision): non-square 6x40
 template <typename P>
 void case_75() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c75_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_base base;
     TASSIGN(base, 0x200);
-    load("c75_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c75_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
     TASSIGN(exp, 0x400);
-    load("c75_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c75_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x600);
-    load("c75_tmp.bin", tmp.data(), 256);
+    load("c75_tmp.bin", tmp.data(), 240);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c75_dst.out", dst.data(), 256);
+    store("c75_dst.out", dst.data(), 240);
 }
 
-// case 76 (bfloat16_t_high_precision): partial valid 13x7 of 16x16
+// case 76 (half_high_precision): run-time valid 11x19 of 16x32
 template <typename P>
 void case_76() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c76_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c76_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c76_tmp.bin", tmp.data(), 256);
-    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c76_dst.out", dst.data(), 256);
-}
-
-// case 77 (bfloat16_t_high_precision): non-square 6x40
-template <typename P>
-void case_77() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c77_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c77_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c77_tmp.bin", tmp.data(), 240);
-    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c77_dst.out", dst.data(), 240);
-}
-
-// case 78 (bfloat16_t_high_precision): run-time valid 11x19 of 16x32
-template <typename P>
-void case_78() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c78_dst.bin", dst.data(), 512);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c76_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(11, 19);
     TASSIGN(base, 0x400);
-    load("c78_base.bin", base.data(), 512);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c76_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_exp exp(11, 19);
     TASSIGN(exp, 0x800);
-    load("c78_exp.bin", exp.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c76_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0xc00);
-    load("c78_tmp.bin", tmp.data(), 512);
+    load("c76_tmp.bin", tmp.data(), 512);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c78_dst.out", dst.data(), 512);
+    store("c76_dst.out", dst.data(), 512);
 }
 
-// case 79 (bfloat16_t_high_precision): odd 3x5 valid 2x3
+// case 77 (half_high_precision): odd 3x5 valid 2x3
 template <typename P>
-void case_79() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+void case_77() {
+    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c79_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c77_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_base base;
     TASSIGN(base, 0x40);
-    load("c79_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c77_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
     TASSIGN(exp, 0x80);
-    load("c79_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c77_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
-    load("c79_tmp.bin", tmp.data(), 15);
+    load("c77_tmp.bin", tmp.data(), 15);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c79_dst.out", dst.data(), 15);
+    store("c77_dst.out", dst.data(), 15);
 }
 
-// case 80 (bfloat16_t_high_precision): full 16x16, scalar 0.0
+// case 78 (half_high_precision): full 16x16, scalar 0.0
+template <typename P>
+void case_78() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c78_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c78_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c78_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c78_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c78_dst.out", dst.data(), 256);
+}
+
+// case 79 (half_high_precision): full 16x16, scalar 1.0
+template <typename P>
+void case_79() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c79_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c79_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c79_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c79_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c79_dst.out", dst.data(), 256);
+}
+
+// case 80 (half_high_precision): full 16x16, scalar -0.5
 template <typename P>
 void case_80() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c80_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     TASSIGN(base, 0x200);
     load("c80_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     TASSIGN(exp, 0x400);
     load("c80_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x600);
     load("c80_tmp.bin", tmp.data(), 256);
@@ -1920,160 +1920,160 @@ void case_80() {
     store("c80_dst.out", dst.data(), 256);
 }
 
-// case 81 (bfloat16_t_high_precision): full 16x16, scalar 1.0
+// case 81 (half_high_precision_colmajor): col-major 12x20 valid 9x15
 template <typename P>
 void case_81() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c81_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c81_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_base base;
     TASSIGN(base, 0x200);
-    load("c81_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c81_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_exp exp;
     TASSIGN(exp, 0x400);
-    load("c81_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c81_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x600);
-    load("c81_tmp.bin", tmp.data(), 256);
+    load("c81_tmp.bin", tmp.data(), 240);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c81_dst.out", dst.data(), 256);
+    store("c81_dst.out", dst.data(), 240);
 }
 
-// case 82 (bfloat16_t_high_precision): full 16x16, scalar -0.5
+// case 82 (half_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
 template <typename P>
 void case_82() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c82_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c82_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c82_tmp.bin", tmp.data(), 256);
+    load("c82_dst.bin", dst.data(), 64);
+    using Tile_base = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(5, 6);
+    TASSIGN(base, 0x80);
+    load("c82_base.bin", base.data(), 64);
+    using Tile_exp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(5, 6);
+    TASSIGN(exp, 0x100);
+    load("c82_exp.bin", exp.data(), 64);
+    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(5, 6);
+    TASSIGN(tmp, 0x180);
+    load("c82_tmp.bin", tmp.data(), 64);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c82_dst.out", dst.data(), 256);
+    store("c82_dst.out", dst.data(), 64);
 }
 
-// case 83 (float_high_precision): full 16x16
+// case 83 (bfloat16_t_high_precision): full 16x16
 template <typename P>
 void case_83() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c83_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c83_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c83_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c83_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
     store("c83_dst.out", dst.data(), 256);
 }
 
-// case 84 (float_high_precision): partial valid 13x7 of 16x16
+// case 84 (bfloat16_t_high_precision): partial valid 13x7 of 16x16
 template <typename P>
 void case_84() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c84_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c84_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c84_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c84_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
     store("c84_dst.out", dst.data(), 256);
 }
 
-// case 85 (float_high_precision): non-square 6x40
+// case 85 (bfloat16_t_high_precision): non-square 6x40
 template <typename P>
 void case_85() {
-    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c85_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x3c0);
+    TASSIGN(base, 0x200);
     load("c85_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x780);
+    TASSIGN(exp, 0x400);
     load("c85_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xb40);
+    TASSIGN(tmp, 0x600);
     load("c85_tmp.bin", tmp.data(), 240);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
     store("c85_dst.out", dst.data(), 240);
 }
 
-// case 86 (float_high_precision): run-time valid 11x19 of 16x32
+// case 86 (bfloat16_t_high_precision): run-time valid 11x19 of 16x32
 template <typename P>
 void case_86() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c86_dst.bin", dst.data(), 512);
-    using Tile_base = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(11, 19);
-    TASSIGN(base, 0x800);
+    TASSIGN(base, 0x400);
     load("c86_base.bin", base.data(), 512);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_exp exp(11, 19);
-    TASSIGN(exp, 0x1000);
+    TASSIGN(exp, 0x800);
     load("c86_exp.bin", exp.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1800);
+    TASSIGN(tmp, 0xc00);
     load("c86_tmp.bin", tmp.data(), 512);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
     store("c86_dst.out", dst.data(), 512);
 }
 
-// case 87 (float_high_precision): odd 3x5 valid 2x3
+// case 87 (bfloat16_t_high_precision): odd 3x5 valid 2x3
 template <typename P>
 void case_87() {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c87_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_base base;
     TASSIGN(base, 0x40);
     load("c87_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
     TASSIGN(exp, 0x80);
     load("c87_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c87_tmp.bin", tmp.data(), 15);
@@ -2081,73 +2081,1309 @@ void case_87() {
     store("c87_dst.out", dst.data(), 15);
 }
 
-// case 88 (float_high_precision): full 16x16, scalar 0.0
+// case 88 (bfloat16_t_high_precision): full 16x16, scalar 0.0
 template <typename P>
 void case_88() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c88_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c88_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c88_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c88_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
     store("c88_dst.out", dst.data(), 256);
 }
 
-// case 89 (float_high_precision): full 16x16, scalar 1.0
+// case 89 (bfloat16_t_high_precision): full 16x16, scalar 1.0
 template <typename P>
 void case_89() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c89_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c89_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c89_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c89_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
     store("c89_dst.out", dst.data(), 256);
 }
 
-// case 90 (float_high_precision): full 16x16, scalar -0.5
+// case 90 (bfloat16_t_high_precision): full 16x16, scalar -0.5
 template <typename P>
 void case_90() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c90_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x400);
+    TASSIGN(base, 0x200);
     load("c90_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x800);
+    TASSIGN(exp, 0x400);
     load("c90_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc00);
+    TASSIGN(tmp, 0x600);
     load("c90_tmp.bin", tmp.data(), 256);
     profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
     store("c90_dst.out", dst.data(), 256);
+}
+
+// case 91 (float_high_precision): full 16x16
+template <typename P>
+void case_91() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c91_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c91_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c91_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c91_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c91_dst.out", dst.data(), 256);
+}
+
+// case 92 (float_high_precision): partial valid 13x7 of 16x16
+template <typename P>
+void case_92() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c92_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c92_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c92_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c92_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c92_dst.out", dst.data(), 256);
+}
+
+// case 93 (float_high_precision): non-square 6x40
+template <typename P>
+void case_93() {
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c93_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_base base;
+    TASSIGN(base, 0x3c0);
+    load("c93_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x780);
+    load("c93_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xb40);
+    load("c93_tmp.bin", tmp.data(), 240);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c93_dst.out", dst.data(), 240);
+}
+
+// case 94 (float_high_precision): run-time valid 11x19 of 16x32
+template <typename P>
+void case_94() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c94_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(11, 19);
+    TASSIGN(base, 0x800);
+    load("c94_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(11, 19);
+    TASSIGN(exp, 0x1000);
+    load("c94_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1800);
+    load("c94_tmp.bin", tmp.data(), 512);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c94_dst.out", dst.data(), 512);
+}
+
+// case 95 (float_high_precision): odd 3x5 valid 2x3
+template <typename P>
+void case_95() {
+    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c95_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_base base;
+    TASSIGN(base, 0x40);
+    load("c95_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x80);
+    load("c95_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c95_tmp.bin", tmp.data(), 15);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c95_dst.out", dst.data(), 15);
+}
+
+// case 96 (float_high_precision): full 16x16, scalar 0.0
+template <typename P>
+void case_96() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c96_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c96_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c96_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c96_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c96_dst.out", dst.data(), 256);
+}
+
+// case 97 (float_high_precision): full 16x16, scalar 1.0
+template <typename P>
+void case_97() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c97_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c97_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c97_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c97_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c97_dst.out", dst.data(), 256);
+}
+
+// case 98 (float_high_precision): full 16x16, scalar -0.5
+template <typename P>
+void case_98() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c98_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c98_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c98_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c98_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c98_dst.out", dst.data(), 256);
+}
+
+// case 99 (int8_t_high_precision): full 16x16
+template <typename P>
+void case_99() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c99_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c99_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c99_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c99_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c99_dst.out", dst.data(), 256);
+}
+
+// case 100 (int8_t_high_precision): partial valid 13x7 of 16x16
+template <typename P>
+void case_100() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c100_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c100_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c100_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c100_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c100_dst.out", dst.data(), 256);
+}
+
+// case 101 (int8_t_high_precision): non-square 6x40
+template <typename P>
+void case_101() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c101_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c101_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c101_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c101_tmp.bin", tmp.data(), 240);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c101_dst.out", dst.data(), 240);
+}
+
+// case 102 (int8_t_high_precision): run-time valid 11x19 of 16x32
+template <typename P>
+void case_102() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c102_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(11, 19);
+    TASSIGN(base, 0x200);
+    load("c102_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(11, 19);
+    TASSIGN(exp, 0x400);
+    load("c102_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x600);
+    load("c102_tmp.bin", tmp.data(), 512);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c102_dst.out", dst.data(), 512);
+}
+
+// case 103 (int8_t_high_precision): odd 3x5 valid 2x3
+template <typename P>
+void case_103() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c103_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_base base;
+    TASSIGN(base, 0x40);
+    load("c103_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x80);
+    load("c103_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c103_tmp.bin", tmp.data(), 15);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c103_dst.out", dst.data(), 15);
+}
+
+// case 104 (int8_t_high_precision): full 16x16, scalar 0
+template <typename P>
+void case_104() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c104_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c104_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c104_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c104_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c104_dst.out", dst.data(), 256);
+}
+
+// case 105 (int8_t_high_precision): full 16x16, scalar 1
+template <typename P>
+void case_105() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c105_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c105_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c105_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c105_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c105_dst.out", dst.data(), 256);
+}
+
+// case 106 (int8_t_high_precision): full 16x16, scalar -3
+template <typename P>
+void case_106() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c106_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c106_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c106_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c106_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c106_dst.out", dst.data(), 256);
+}
+
+// case 107 (uint8_t_high_precision): full 16x16
+template <typename P>
+void case_107() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c107_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c107_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c107_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c107_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c107_dst.out", dst.data(), 256);
+}
+
+// case 108 (uint8_t_high_precision): partial valid 13x7 of 16x16
+template <typename P>
+void case_108() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c108_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c108_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c108_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c108_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c108_dst.out", dst.data(), 256);
+}
+
+// case 109 (uint8_t_high_precision): non-square 6x40
+template <typename P>
+void case_109() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c109_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c109_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c109_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c109_tmp.bin", tmp.data(), 240);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c109_dst.out", dst.data(), 240);
+}
+
+// case 110 (uint8_t_high_precision): run-time valid 11x19 of 16x32
+template <typename P>
+void case_110() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c110_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(11, 19);
+    TASSIGN(base, 0x200);
+    load("c110_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(11, 19);
+    TASSIGN(exp, 0x400);
+    load("c110_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x600);
+    load("c110_tmp.bin", tmp.data(), 512);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c110_dst.out", dst.data(), 512);
+}
+
+// case 111 (uint8_t_high_precision): odd 3x5 valid 2x3
+template <typename P>
+void case_111() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c111_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_base base;
+    TASSIGN(base, 0x40);
+    load("c111_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x80);
+    load("c111_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c111_tmp.bin", tmp.data(), 15);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c111_dst.out", dst.data(), 15);
+}
+
+// case 112 (uint8_t_high_precision): full 16x16, scalar 0
+template <typename P>
+void case_112() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c112_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c112_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c112_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c112_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c112_dst.out", dst.data(), 256);
+}
+
+// case 113 (uint8_t_high_precision): full 16x16, scalar 1
+template <typename P>
+void case_113() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c113_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x100);
+    load("c113_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x200);
+    load("c113_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x300);
+    load("c113_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c113_dst.out", dst.data(), 256);
+}
+
+// case 114 (int16_t_high_precision): full 16x16
+template <typename P>
+void case_114() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c114_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c114_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c114_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c114_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c114_dst.out", dst.data(), 256);
+}
+
+// case 115 (int16_t_high_precision): partial valid 13x7 of 16x16
+template <typename P>
+void case_115() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c115_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c115_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c115_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c115_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c115_dst.out", dst.data(), 256);
+}
+
+// case 116 (int16_t_high_precision): non-square 6x40
+template <typename P>
+void case_116() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c116_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c116_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c116_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c116_tmp.bin", tmp.data(), 240);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c116_dst.out", dst.data(), 240);
+}
+
+// case 117 (int16_t_high_precision): run-time valid 11x19 of 16x32
+template <typename P>
+void case_117() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c117_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(11, 19);
+    TASSIGN(base, 0x400);
+    load("c117_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(11, 19);
+    TASSIGN(exp, 0x800);
+    load("c117_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0xc00);
+    load("c117_tmp.bin", tmp.data(), 512);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c117_dst.out", dst.data(), 512);
+}
+
+// case 118 (int16_t_high_precision): odd 3x5 valid 2x3
+template <typename P>
+void case_118() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c118_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_base base;
+    TASSIGN(base, 0x40);
+    load("c118_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x80);
+    load("c118_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c118_tmp.bin", tmp.data(), 15);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c118_dst.out", dst.data(), 15);
+}
+
+// case 119 (int16_t_high_precision): full 16x16, scalar 0
+template <typename P>
+void case_119() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c119_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c119_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c119_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c119_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c119_dst.out", dst.data(), 256);
+}
+
+// case 120 (int16_t_high_precision): full 16x16, scalar 1
+template <typename P>
+void case_120() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c120_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c120_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c120_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c120_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c120_dst.out", dst.data(), 256);
+}
+
+// case 121 (int16_t_high_precision): full 16x16, scalar -3
+template <typename P>
+void case_121() {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c121_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c121_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c121_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c121_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c121_dst.out", dst.data(), 256);
+}
+
+// case 122 (uint16_t_high_precision): full 16x16
+template <typename P>
+void case_122() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c122_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c122_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c122_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c122_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c122_dst.out", dst.data(), 256);
+}
+
+// case 123 (uint16_t_high_precision): partial valid 13x7 of 16x16
+template <typename P>
+void case_123() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c123_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c123_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c123_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c123_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c123_dst.out", dst.data(), 256);
+}
+
+// case 124 (uint16_t_high_precision): non-square 6x40
+template <typename P>
+void case_124() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c124_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c124_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c124_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c124_tmp.bin", tmp.data(), 240);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c124_dst.out", dst.data(), 240);
+}
+
+// case 125 (uint16_t_high_precision): run-time valid 11x19 of 16x32
+template <typename P>
+void case_125() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c125_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(11, 19);
+    TASSIGN(base, 0x400);
+    load("c125_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(11, 19);
+    TASSIGN(exp, 0x800);
+    load("c125_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0xc00);
+    load("c125_tmp.bin", tmp.data(), 512);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c125_dst.out", dst.data(), 512);
+}
+
+// case 126 (uint16_t_high_precision): odd 3x5 valid 2x3
+template <typename P>
+void case_126() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c126_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_base base;
+    TASSIGN(base, 0x40);
+    load("c126_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x80);
+    load("c126_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c126_tmp.bin", tmp.data(), 15);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c126_dst.out", dst.data(), 15);
+}
+
+// case 127 (uint16_t_high_precision): full 16x16, scalar 0
+template <typename P>
+void case_127() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c127_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c127_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c127_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c127_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c127_dst.out", dst.data(), 256);
+}
+
+// case 128 (uint16_t_high_precision): full 16x16, scalar 1
+template <typename P>
+void case_128() {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c128_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x200);
+    load("c128_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x400);
+    load("c128_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x600);
+    load("c128_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c128_dst.out", dst.data(), 256);
+}
+
+// case 129 (int32_t_high_precision): full 16x16
+template <typename P>
+void case_129() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c129_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c129_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c129_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c129_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c129_dst.out", dst.data(), 256);
+}
+
+// case 130 (int32_t_high_precision): partial valid 13x7 of 16x16
+template <typename P>
+void case_130() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c130_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c130_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c130_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c130_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c130_dst.out", dst.data(), 256);
+}
+
+// case 131 (int32_t_high_precision): non-square 6x40
+template <typename P>
+void case_131() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c131_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_base base;
+    TASSIGN(base, 0x3c0);
+    load("c131_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x780);
+    load("c131_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xb40);
+    load("c131_tmp.bin", tmp.data(), 240);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c131_dst.out", dst.data(), 240);
+}
+
+// case 132 (int32_t_high_precision): run-time valid 11x19 of 16x32
+template <typename P>
+void case_132() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c132_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(11, 19);
+    TASSIGN(base, 0x800);
+    load("c132_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(11, 19);
+    TASSIGN(exp, 0x1000);
+    load("c132_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1800);
+    load("c132_tmp.bin", tmp.data(), 512);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c132_dst.out", dst.data(), 512);
+}
+
+// case 133 (int32_t_high_precision): odd 3x5 valid 2x3
+template <typename P>
+void case_133() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c133_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_base base;
+    TASSIGN(base, 0x40);
+    load("c133_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x80);
+    load("c133_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c133_tmp.bin", tmp.data(), 15);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c133_dst.out", dst.data(), 15);
+}
+
+// case 134 (int32_t_high_precision): full 16x16, scalar 0
+template <typename P>
+void case_134() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c134_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c134_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c134_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c134_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c134_dst.out", dst.data(), 256);
+}
+
+// case 135 (int32_t_high_precision): full 16x16, scalar 1
+template <typename P>
+void case_135() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c135_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c135_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c135_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c135_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c135_dst.out", dst.data(), 256);
+}
+
+// case 136 (int32_t_high_precision): full 16x16, scalar -3
+template <typename P>
+void case_136() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c136_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c136_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c136_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c136_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c136_dst.out", dst.data(), 256);
+}
+
+// case 137 (uint32_t_high_precision): full 16x16
+template <typename P>
+void case_137() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c137_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c137_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c137_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c137_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c137_dst.out", dst.data(), 256);
+}
+
+// case 138 (uint32_t_high_precision): partial valid 13x7 of 16x16
+template <typename P>
+void case_138() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c138_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c138_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c138_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c138_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c138_dst.out", dst.data(), 256);
+}
+
+// case 139 (uint32_t_high_precision): non-square 6x40
+template <typename P>
+void case_139() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c139_dst.bin", dst.data(), 240);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_base base;
+    TASSIGN(base, 0x3c0);
+    load("c139_base.bin", base.data(), 240);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x780);
+    load("c139_exp.bin", exp.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xb40);
+    load("c139_tmp.bin", tmp.data(), 240);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c139_dst.out", dst.data(), 240);
+}
+
+// case 140 (uint32_t_high_precision): run-time valid 11x19 of 16x32
+template <typename P>
+void case_140() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c140_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(11, 19);
+    TASSIGN(base, 0x800);
+    load("c140_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(11, 19);
+    TASSIGN(exp, 0x1000);
+    load("c140_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1800);
+    load("c140_tmp.bin", tmp.data(), 512);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c140_dst.out", dst.data(), 512);
+}
+
+// case 141 (uint32_t_high_precision): odd 3x5 valid 2x3
+template <typename P>
+void case_141() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c141_dst.bin", dst.data(), 15);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_base base;
+    TASSIGN(base, 0x40);
+    load("c141_base.bin", base.data(), 15);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x80);
+    load("c141_exp.bin", exp.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c141_tmp.bin", tmp.data(), 15);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c141_dst.out", dst.data(), 15);
+}
+
+// case 142 (uint32_t_high_precision): full 16x16, scalar 0
+template <typename P>
+void case_142() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c142_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c142_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c142_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c142_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c142_dst.out", dst.data(), 256);
+}
+
+// case 143 (uint32_t_high_precision): full 16x16, scalar 1
+template <typename P>
+void case_143() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c143_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    TASSIGN(base, 0x400);
+    load("c143_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x800);
+    load("c143_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc00);
+    load("c143_tmp.bin", tmp.data(), 256);
+    profiled::TPOW<P, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+    store("c143_dst.out", dst.data(), 256);
+}
+
+// rf_a2a3_01_same_valid_shape: breaks run-time rule 01_same_valid_shape of A2A3; must stop with: PTO runtime error: TPOW [A2A3]: dst, base and exp must have the same valid row/col
+void rf_a2a3_01_same_valid_shape() {
+    using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_base = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_base base(8, 7);
+    TASSIGN(base, 0x100);
+    using Tile_exp = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_exp exp(8, 8);
+    TASSIGN(exp, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(8, 8);
+    TASSIGN(tmp, 0x300);
+    profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
 }
 
 // rf_a5_01_same_valid_shape: breaks run-time rule 01_same_valid_shape of A5; must stop with: PTO runtime error: TPOW [A5]: dst, base and exp must have the same valid row/col
@@ -2224,115 +3460,170 @@ const Entry entries[] = {
     {"c16@CPU", case_16<profile_cpu>},
     {"c17@A5", case_17<profile_a5>},
     {"c17@CPU", case_17<profile_cpu>},
+    {"c18@A2A3", case_18<profile_a2a3>},
     {"c18@A5", case_18<profile_a5>},
     {"c18@CPU", case_18<profile_cpu>},
+    {"c19@A2A3", case_19<profile_a2a3>},
     {"c19@A5", case_19<profile_a5>},
     {"c19@CPU", case_19<profile_cpu>},
+    {"c20@A2A3", case_20<profile_a2a3>},
     {"c20@A5", case_20<profile_a5>},
     {"c20@CPU", case_20<profile_cpu>},
+    {"c21@A2A3", case_21<profile_a2a3>},
     {"c21@A5", case_21<profile_a5>},
     {"c21@CPU", case_21<profile_cpu>},
+    {"c22@A2A3", case_22<profile_a2a3>},
     {"c22@A5", case_22<profile_a5>},
     {"c22@CPU", case_22<profile_cpu>},
+    {"c23@A2A3", case_23<profile_a2a3>},
     {"c23@A5", case_23<profile_a5>},
     {"c23@CPU", case_23<profile_cpu>},
+    {"c24@A2A3", case_24<profile_a2a3>},
     {"c24@A5", case_24<profile_a5>},
     {"c24@CPU", case_24<profile_cpu>},
+    {"c25@A2A3", case_25<profile_a2a3>},
     {"c25@A5", case_25<profile_a5>},
     {"c25@CPU", case_25<profile_cpu>},
+    {"c26@A2A3", case_26<profile_a2a3>},
+    {"c26@A5", case_26<profile_a5>},
     {"c26@CPU", case_26<profile_cpu>},
+    {"c27@A2A3", case_27<profile_a2a3>},
+    {"c27@A5", case_27<profile_a5>},
     {"c27@CPU", case_27<profile_cpu>},
+    {"c28@A2A3", case_28<profile_a2a3>},
     {"c28@A5", case_28<profile_a5>},
     {"c28@CPU", case_28<profile_cpu>},
+    {"c29@A2A3", case_29<profile_a2a3>},
     {"c29@A5", case_29<profile_a5>},
     {"c29@CPU", case_29<profile_cpu>},
+    {"c30@A2A3", case_30<profile_a2a3>},
     {"c30@A5", case_30<profile_a5>},
     {"c30@CPU", case_30<profile_cpu>},
+    {"c31@A2A3", case_31<profile_a2a3>},
     {"c31@A5", case_31<profile_a5>},
     {"c31@CPU", case_31<profile_cpu>},
+    {"c32@A2A3", case_32<profile_a2a3>},
     {"c32@A5", case_32<profile_a5>},
     {"c32@CPU", case_32<profile_cpu>},
+    {"c33@A2A3", case_33<profile_a2a3>},
     {"c33@A5", case_33<profile_a5>},
     {"c33@CPU", case_33<profile_cpu>},
-    {"c34@A5", case_34<profile_a5>},
     {"c34@CPU", case_34<profile_cpu>},
-    {"c35@A5", case_35<profile_a5>},
     {"c35@CPU", case_35<profile_cpu>},
+    {"c36@A2A3", case_36<profile_a2a3>},
     {"c36@A5", case_36<profile_a5>},
     {"c36@CPU", case_36<profile_cpu>},
+    {"c37@A2A3", case_37<profile_a2a3>},
     {"c37@A5", case_37<profile_a5>},
     {"c37@CPU", case_37<profile_cpu>},
+    {"c38@A2A3", case_38<profile_a2a3>},
     {"c38@A5", case_38<profile_a5>},
     {"c38@CPU", case_38<profile_cpu>},
+    {"c39@A2A3", case_39<profile_a2a3>},
     {"c39@A5", case_39<profile_a5>},
     {"c39@CPU", case_39<profile_cpu>},
+    {"c40@A2A3", case_40<profile_a2a3>},
     {"c40@A5", case_40<profile_a5>},
     {"c40@CPU", case_40<profile_cpu>},
+    {"c41@A2A3", case_41<profile_a2a3>},
     {"c41@A5", case_41<profile_a5>},
     {"c41@CPU", case_41<profile_cpu>},
+    {"c42@A2A3", case_42<profile_a2a3>},
     {"c42@A5", case_42<profile_a5>},
     {"c42@CPU", case_42<profile_cpu>},
+    {"c43@A2A3", case_43<profile_a2a3>},
     {"c43@A5", case_43<profile_a5>},
     {"c43@CPU", case_43<profile_cpu>},
+    {"c44@A2A3", case_44<profile_a2a3>},
     {"c44@A5", case_44<profile_a5>},
     {"c44@CPU", case_44<profile_cpu>},
+    {"c45@A2A3", case_45<profile_a2a3>},
     {"c45@A5", case_45<profile_a5>},
     {"c45@CPU", case_45<profile_cpu>},
+    {"c46@A2A3", case_46<profile_a2a3>},
     {"c46@A5", case_46<profile_a5>},
     {"c46@CPU", case_46<profile_cpu>},
+    {"c47@A2A3", case_47<profile_a2a3>},
     {"c47@A5", case_47<profile_a5>},
     {"c47@CPU", case_47<profile_cpu>},
+    {"c48@A2A3", case_48<profile_a2a3>},
     {"c48@A5", case_48<profile_a5>},
     {"c48@CPU", case_48<profile_cpu>},
+    {"c49@A2A3", case_49<profile_a2a3>},
     {"c49@A5", case_49<profile_a5>},
     {"c49@CPU", case_49<profile_cpu>},
+    {"c50@A2A3", case_50<profile_a2a3>},
     {"c50@A5", case_50<profile_a5>},
     {"c50@CPU", case_50<profile_cpu>},
+    {"c51@A2A3", case_51<profile_a2a3>},
     {"c51@A5", case_51<profile_a5>},
     {"c51@CPU", case_51<profile_cpu>},
+    {"c52@A2A3", case_52<profile_a2a3>},
     {"c52@A5", case_52<profile_a5>},
     {"c52@CPU", case_52<profile_cpu>},
+    {"c53@A2A3", case_53<profile_a2a3>},
     {"c53@A5", case_53<profile_a5>},
     {"c53@CPU", case_53<profile_cpu>},
+    {"c54@A2A3", case_54<profile_a2a3>},
     {"c54@A5", case_54<profile_a5>},
     {"c54@CPU", case_54<profile_cpu>},
+    {"c55@A2A3", case_55<profile_a2a3>},
     {"c55@A5", case_55<profile_a5>},
     {"c55@CPU", case_55<profile_cpu>},
+    {"c56@A2A3", case_56<profile_a2a3>},
     {"c56@A5", case_56<profile_a5>},
     {"c56@CPU", case_56<profile_cpu>},
+    {"c57@A2A3", case_57<profile_a2a3>},
     {"c57@A5", case_57<profile_a5>},
     {"c57@CPU", case_57<profile_cpu>},
+    {"c58@A2A3", case_58<profile_a2a3>},
     {"c58@A5", case_58<profile_a5>},
     {"c58@CPU", case_58<profile_cpu>},
+    {"c59@A2A3", case_59<profile_a2a3>},
     {"c59@A5", case_59<profile_a5>},
     {"c59@CPU", case_59<profile_cpu>},
+    {"c60@A2A3", case_60<profile_a2a3>},
     {"c60@A5", case_60<profile_a5>},
     {"c60@CPU", case_60<profile_cpu>},
+    {"c61@A2A3", case_61<profile_a2a3>},
     {"c61@A5", case_61<profile_a5>},
     {"c61@CPU", case_61<profile_cpu>},
+    {"c62@A2A3", case_62<profile_a2a3>},
     {"c62@A5", case_62<profile_a5>},
     {"c62@CPU", case_62<profile_cpu>},
+    {"c63@A2A3", case_63<profile_a2a3>},
     {"c63@A5", case_63<profile_a5>},
     {"c63@CPU", case_63<profile_cpu>},
+    {"c64@A2A3", case_64<profile_a2a3>},
     {"c64@A5", case_64<profile_a5>},
     {"c64@CPU", case_64<profile_cpu>},
+    {"c65@A2A3", case_65<profile_a2a3>},
     {"c65@A5", case_65<profile_a5>},
     {"c65@CPU", case_65<profile_cpu>},
+    {"c66@A2A3", case_66<profile_a2a3>},
     {"c66@A5", case_66<profile_a5>},
     {"c66@CPU", case_66<profile_cpu>},
+    {"c67@A2A3", case_67<profile_a2a3>},
     {"c67@A5", case_67<profile_a5>},
     {"c67@CPU", case_67<profile_cpu>},
+    {"c68@A2A3", case_68<profile_a2a3>},
     {"c68@A5", case_68<profile_a5>},
     {"c68@CPU", case_68<profile_cpu>},
+    {"c69@A2A3", case_69<profile_a2a3>},
     {"c69@A5", case_69<profile_a5>},
     {"c69@CPU", case_69<profile_cpu>},
+    {"c70@A2A3", case_70<profile_a2a3>},
     {"c70@A5", case_70<profile_a5>},
     {"c70@CPU", case_70<profile_cpu>},
+    {"c71@A2A3", case_71<profile_a2a3>},
     {"c71@A5", case_71<profile_a5>},
     {"c71@CPU", case_71<profile_cpu>},
+    {"c72@A2A3", case_72<profile_a2a3>},
     {"c72@A5", case_72<profile_a5>},
     {"c72@CPU", case_72<profile_cpu>},
+    {"c73@A5", case_73<profile_a5>},
     {"c73@CPU", case_73<profile_cpu>},
+    {"c74@A5", case_74<profile_a5>},
     {"c74@CPU", case_74<profile_cpu>},
     {"c75@A5", case_75<profile_a5>},
     {"c75@CPU", case_75<profile_cpu>},
@@ -2346,9 +3637,7 @@ const Entry entries[] = {
     {"c79@CPU", case_79<profile_cpu>},
     {"c80@A5", case_80<profile_a5>},
     {"c80@CPU", case_80<profile_cpu>},
-    {"c81@A5", case_81<profile_a5>},
     {"c81@CPU", case_81<profile_cpu>},
-    {"c82@A5", case_82<profile_a5>},
     {"c82@CPU", case_82<profile_cpu>},
     {"c83@A5", case_83<profile_a5>},
     {"c83@CPU", case_83<profile_cpu>},
@@ -2366,6 +3655,76 @@ const Entry entries[] = {
     {"c89@CPU", case_89<profile_cpu>},
     {"c90@A5", case_90<profile_a5>},
     {"c90@CPU", case_90<profile_cpu>},
+    {"c91@A2A3", case_91<profile_a2a3>},
+    {"c91@A5", case_91<profile_a5>},
+    {"c91@CPU", case_91<profile_cpu>},
+    {"c92@A2A3", case_92<profile_a2a3>},
+    {"c92@A5", case_92<profile_a5>},
+    {"c92@CPU", case_92<profile_cpu>},
+    {"c93@A2A3", case_93<profile_a2a3>},
+    {"c93@A5", case_93<profile_a5>},
+    {"c93@CPU", case_93<profile_cpu>},
+    {"c94@A2A3", case_94<profile_a2a3>},
+    {"c94@A5", case_94<profile_a5>},
+    {"c94@CPU", case_94<profile_cpu>},
+    {"c95@A2A3", case_95<profile_a2a3>},
+    {"c95@A5", case_95<profile_a5>},
+    {"c95@CPU", case_95<profile_cpu>},
+    {"c96@A2A3", case_96<profile_a2a3>},
+    {"c96@A5", case_96<profile_a5>},
+    {"c96@CPU", case_96<profile_cpu>},
+    {"c97@A2A3", case_97<profile_a2a3>},
+    {"c97@A5", case_97<profile_a5>},
+    {"c97@CPU", case_97<profile_cpu>},
+    {"c98@A2A3", case_98<profile_a2a3>},
+    {"c98@A5", case_98<profile_a5>},
+    {"c98@CPU", case_98<profile_cpu>},
+    {"c99@A2A3", case_99<profile_a2a3>},
+    {"c100@A2A3", case_100<profile_a2a3>},
+    {"c101@A2A3", case_101<profile_a2a3>},
+    {"c102@A2A3", case_102<profile_a2a3>},
+    {"c103@A2A3", case_103<profile_a2a3>},
+    {"c104@A2A3", case_104<profile_a2a3>},
+    {"c105@A2A3", case_105<profile_a2a3>},
+    {"c106@A2A3", case_106<profile_a2a3>},
+    {"c107@A2A3", case_107<profile_a2a3>},
+    {"c108@A2A3", case_108<profile_a2a3>},
+    {"c109@A2A3", case_109<profile_a2a3>},
+    {"c110@A2A3", case_110<profile_a2a3>},
+    {"c111@A2A3", case_111<profile_a2a3>},
+    {"c112@A2A3", case_112<profile_a2a3>},
+    {"c113@A2A3", case_113<profile_a2a3>},
+    {"c114@A2A3", case_114<profile_a2a3>},
+    {"c115@A2A3", case_115<profile_a2a3>},
+    {"c116@A2A3", case_116<profile_a2a3>},
+    {"c117@A2A3", case_117<profile_a2a3>},
+    {"c118@A2A3", case_118<profile_a2a3>},
+    {"c119@A2A3", case_119<profile_a2a3>},
+    {"c120@A2A3", case_120<profile_a2a3>},
+    {"c121@A2A3", case_121<profile_a2a3>},
+    {"c122@A2A3", case_122<profile_a2a3>},
+    {"c123@A2A3", case_123<profile_a2a3>},
+    {"c124@A2A3", case_124<profile_a2a3>},
+    {"c125@A2A3", case_125<profile_a2a3>},
+    {"c126@A2A3", case_126<profile_a2a3>},
+    {"c127@A2A3", case_127<profile_a2a3>},
+    {"c128@A2A3", case_128<profile_a2a3>},
+    {"c129@A2A3", case_129<profile_a2a3>},
+    {"c130@A2A3", case_130<profile_a2a3>},
+    {"c131@A2A3", case_131<profile_a2a3>},
+    {"c132@A2A3", case_132<profile_a2a3>},
+    {"c133@A2A3", case_133<profile_a2a3>},
+    {"c134@A2A3", case_134<profile_a2a3>},
+    {"c135@A2A3", case_135<profile_a2a3>},
+    {"c136@A2A3", case_136<profile_a2a3>},
+    {"c137@A2A3", case_137<profile_a2a3>},
+    {"c138@A2A3", case_138<profile_a2a3>},
+    {"c139@A2A3", case_139<profile_a2a3>},
+    {"c140@A2A3", case_140<profile_a2a3>},
+    {"c141@A2A3", case_141<profile_a2a3>},
+    {"c142@A2A3", case_142<profile_a2a3>},
+    {"c143@A2A3", case_143<profile_a2a3>},
+    {"rf_a2a3_01_same_valid_shape", rf_a2a3_01_same_valid_shape},
     {"rf_a5_01_same_valid_shape", rf_a5_01_same_valid_shape},
     {"rf_cpu_01_same_valid_shape", rf_cpu_01_same_valid_shape},
 };

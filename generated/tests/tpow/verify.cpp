@@ -8,6 +8,32 @@
 using namespace pto;
 
 // legal twin: every rule of the profile holds
+void legal_a2a3() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
+}
+
+// legal twin: every rule of the profile holds
+void legal_a2a3_high_precision() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
+}
+
+// legal twin: every rule of the profile holds
 void legal_a5() {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -59,16 +85,76 @@ void legal_cpu_high_precision() {
     profiled::TPOW<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
 }
 
-// breaks rule 07_unavailable (unavailable) of the A2A3 profile
-// expected-error@*:* {{TPOW [A2A3]: not available on this target profile}}
-void fail_a2a3_07_unavailable() {
+// breaks rule 00_same_dtype (same_dtype) of the A2A3 profile
+// expected-error@*:* {{TPOW [A2A3]: dst, base and exp must have the same DType}}
+void fail_a2a3_00_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_base = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
+}
+
+// breaks rule 02_row_major (row_major) of the A2A3 profile
+// expected-error@*:* {{TPOW [A2A3]: tile layout must be row-major}}
+void fail_a2a3_02_row_major() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
     using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
+}
+
+// breaks rule 03_location (location) of the A2A3 profile
+// expected-error@*:* {{TPOW [A2A3]: tile location must be TileType::Vec}}
+void fail_a2a3_03_location() {
+    using Tile_dst = Tile<TileType::Mat, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
+}
+
+// breaks rule 04_valid_bounds (valid_bounds) of the A2A3 profile
+// expected-error@*:* {{TPOW [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
+void fail_a2a3_04_valid_bounds() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 17, 16>;
+    Tile_dst dst;
+    using Tile_base = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    using Tile_exp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
+}
+
+// breaks rule 07_dtype (dtype) of the A2A3 profile
+// expected-error@*:* {{TPOW [A2A3]: DType must be one of: float, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t}}
+void fail_a2a3_07_dtype() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_base = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_base base;
+    using Tile_exp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_exp exp;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -135,15 +221,15 @@ void fail_a5_04_valid_bounds() {
 }
 
 // breaks rule 05_dtype_default (dtype) of the A5 profile
-// expected-error@*:* {{TPOW [A5]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t}}
+// expected-error@*:* {{TPOW [A5]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one of: float, half, bfloat16_t, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t}}
 void fail_a5_05_dtype_default() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TPOW<profile_a5>(dst, base, exp, tmp);
@@ -210,15 +296,15 @@ void fail_cpu_04_valid_bounds() {
 }
 
 // breaks rule 05_dtype_default (dtype) of the CPU profile
-// expected-error@*:* {{TPOW [CPU]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t}}
+// expected-error@*:* {{TPOW [CPU]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one of: float, half, bfloat16_t, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t}}
 void fail_cpu_05_dtype_default() {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_base = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_exp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TPOW<profile_cpu>(dst, base, exp, tmp);

@@ -1777,13 +1777,45 @@ struct profile_a2a3 {
     template <auto PrecisionType, typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile,
               typename... WaitEvents>
     static constexpr bool check_TPOW() {
-        static_assert(sim::always_false_v<DstTile>, "TPOW [A2A3]: not available on this target profile");
-        return (sim::always_false_v<DstTile>);
+        static_assert(std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
+                          std::is_same_v<typename DstTile::DType, typename ExpTile::DType>,
+                      "TPOW [A2A3]: dst, base and exp must have the same DType");
+        static_assert(DstTile::isRowMajor && BaseTile::isRowMajor && ExpTile::isRowMajor,
+                      "TPOW [A2A3]: tile layout must be row-major");
+        static_assert(DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec,
+                      "TPOW [A2A3]: tile location must be TileType::Vec");
+        static_assert(DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+                          BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
+                          ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols,
+                      "TPOW [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        static_assert(
+            sim::is_one_of_v<typename DstTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t> &&
+                sim::is_one_of_v<typename BaseTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                                 uint8_t> &&
+                sim::is_one_of_v<typename ExpTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t>,
+            "TPOW [A2A3]: DType must be one of: float, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t");
+        return (std::is_same_v<typename DstTile::DType, typename BaseTile::DType> &&
+                std::is_same_v<typename DstTile::DType, typename ExpTile::DType>) &&
+               (DstTile::isRowMajor && BaseTile::isRowMajor && ExpTile::isRowMajor) &&
+               (DstTile::Loc == TileType::Vec && BaseTile::Loc == TileType::Vec && ExpTile::Loc == TileType::Vec) &&
+               (DstTile::ValidRow <= DstTile::Rows && DstTile::ValidCol <= DstTile::Cols &&
+                BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
+                ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols) &&
+               (sim::is_one_of_v<typename DstTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                                 uint8_t> &&
+                sim::is_one_of_v<typename BaseTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                                 uint8_t> &&
+                sim::is_one_of_v<typename ExpTile::DType, float, int32_t, uint32_t, int16_t, uint16_t, int8_t,
+                                 uint8_t>);
     }
 
     template <typename DstTile, typename BaseTile, typename ExpTile, typename TmpTile>
     static void verify_TPOW([[maybe_unused]] const DstTile& dst, [[maybe_unused]] const BaseTile& base,
-                            [[maybe_unused]] const ExpTile& exp, [[maybe_unused]] const TmpTile& tmp) {}
+                            [[maybe_unused]] const ExpTile& exp, [[maybe_unused]] const TmpTile& tmp) {
+        if (!(dst.GetValidRow() == base.GetValidRow() && dst.GetValidCol() == base.GetValidCol() &&
+              dst.GetValidRow() == exp.GetValidRow() && dst.GetValidCol() == exp.GetValidCol()))
+            sim::fail("TPOW [A2A3]", "dst, base and exp must have the same valid row/col");
+    }
 
     // pto.vadds (specs/ops/vector_scalar/vadds.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the

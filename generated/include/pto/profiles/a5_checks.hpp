@@ -1782,14 +1782,14 @@ struct profile_a5 {
                           ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols,
                       "TPOW [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(!(PrecisionType == PowAlgorithm::DEFAULT) ||
-                          (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t,
-                                            int8_t, uint8_t> &&
-                           sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t,
-                                            int8_t, uint8_t> &&
-                           sim::is_one_of_v<typename ExpTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t,
-                                            int8_t, uint8_t>),
+                          (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t, int32_t, uint32_t,
+                                            int16_t, uint16_t, int8_t, uint8_t> &&
+                           sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t, int32_t, uint32_t,
+                                            int16_t, uint16_t, int8_t, uint8_t> &&
+                           sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t, int32_t, uint32_t,
+                                            int16_t, uint16_t, int8_t, uint8_t>),
                       "TPOW [A5]: with PrecisionType == PowAlgorithm::DEFAULT, DType must be one of: float, half, "
-                      "int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t");
+                      "bfloat16_t, int32_t, uint32_t, int16_t, uint16_t, int8_t, uint8_t");
         static_assert(!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
                           (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
                            sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
@@ -1804,12 +1804,12 @@ struct profile_a5 {
                 BaseTile::ValidRow <= BaseTile::Rows && BaseTile::ValidCol <= BaseTile::Cols &&
                 ExpTile::ValidRow <= ExpTile::Rows && ExpTile::ValidCol <= ExpTile::Cols) &&
                (!(PrecisionType == PowAlgorithm::DEFAULT) ||
-                (sim::is_one_of_v<typename DstTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                  uint8_t> &&
-                 sim::is_one_of_v<typename BaseTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                  uint8_t> &&
-                 sim::is_one_of_v<typename ExpTile::DType, float, half, int32_t, uint32_t, int16_t, uint16_t, int8_t,
-                                  uint8_t>)) &&
+                (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t, int32_t, uint32_t, int16_t,
+                                  uint16_t, int8_t, uint8_t> &&
+                 sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t, int32_t, uint32_t, int16_t,
+                                  uint16_t, int8_t, uint8_t> &&
+                 sim::is_one_of_v<typename ExpTile::DType, float, half, bfloat16_t, int32_t, uint32_t, int16_t,
+                                  uint16_t, int8_t, uint8_t>)) &&
                (!(PrecisionType == PowAlgorithm::HIGH_PRECISION) ||
                 (sim::is_one_of_v<typename DstTile::DType, float, half, bfloat16_t> &&
                  sim::is_one_of_v<typename BaseTile::DType, float, half, bfloat16_t> &&
