@@ -9,6 +9,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -80,11 +81,11 @@ D round_to_float(exact_t a, bool negative, F integral) {
         lo = static_cast<float_bits_t<D>>(lo - 1);
     const float_bits_t<D> hi = static_cast<float_bits_t<D>>(lo + 1);
     const exact_t lo_v = exact_value(from_magnitude_bits<D>(lo, false));
-    const D hi_d = from_magnitude_bits<D>(hi, false);
-    // Past the largest finite value, rounding treats infinity as the next step up (IEEE 754).
-    const exact_t hi_v = hi_d == hi_d && exact_value(hi_d) == std::numeric_limits<exact_t>::infinity()
-                             ? lo_v + (lo_v - exact_value(from_magnitude_bits<D>(static_cast<float_bits_t<D>>(lo - 1), false)))
-                             : exact_value(hi_d);
+    // Past the largest finite value, rounding treats infinity as one more step of the last binade
+    // (IEEE 754), so values from half a step above the maximum on overflow to infinity.
+    exact_t hi_v = exact_value(from_magnitude_bits<D>(hi, false));
+    if (hi_v == std::numeric_limits<exact_t>::infinity())  // lo is the largest finite value
+        hi_v = lo_v + (lo_v - exact_value(from_magnitude_bits<D>(static_cast<float_bits_t<D>>(lo - 1), false)));
     const exact_t mid = (lo_v + hi_v) / 2;
     const double t = a < mid ? 0.25 : (a == mid ? 0.5 : 0.75);
     const double k = static_cast<double>(lo & 1u);
