@@ -960,6 +960,9 @@ def _page_to_spec(
         except (semantics.ExprError, SyntaxError, ValueError) as exc:
             unplaced.append(f"math of overload {m.group(1)} not understood ({exc}): {formula}")
     kind = "lane" if vector else _kind_of_math(facts.math or "")
+    intro = _plain(facts.mechanism[facts.math_at - 1]) if facts.math_at else ""
+    if kind == "elementwise" and intro.startswith("For each") and "converted to the element type" in intro:
+        kind = "convert"  # the convert kind's iteration domain (templates/opkinds/convert/domain.md.j2)
     if not vector and any(o["kind"] == "global" for o in operands):
         # Between a GlobalTensor and one tile: a transfer; with an index tile too: a gather/scatter.
         kind = "indexed" if sum(o["kind"] == "tile" for o in operands) > 1 else "transfer"

@@ -14,6 +14,7 @@ kind".
 from __future__ import annotations
 
 from .base import OpKind
+from .convert import Convert
 from .elementwise import Elementwise
 from .indexed import Indexed
 from .lane import VectorLane
@@ -23,7 +24,16 @@ from .transfer import Transfer
 
 KINDS: dict[str, OpKind] = {
     k.name: k
-    for k in (Elementwise(), Predicate(), VectorLane(), RowReduce(), ColReduce(), Transfer(), Indexed())
+    for k in (
+        Elementwise(),
+        Convert(),
+        Predicate(),
+        VectorLane(),
+        RowReduce(),
+        ColReduce(),
+        Transfer(),
+        Indexed(),
+    )
 }
 
 

@@ -9,7 +9,7 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -18,7 +18,7 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -27,26 +27,26 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
 }
 
 // breaks rule 00_dtype (dtype) of the A2A3 profile
-// expected-error@*:* {{TCVT [A2A3]: DType must be one of: float, half, bfloat16_t}}
+// expected-error@*:* {{TCVT [A2A3]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t, int64_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
 }
 
 // breaks rule 01_dtype (dtype) of the A2A3 profile
-// expected-error@*:* {{TCVT [A2A3]: DType must be one of: int32_t, int16_t, int8_t}}
+// expected-error@*:* {{TCVT [A2A3]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t, int64_t}}
 void fail_a2a3_01_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -56,10 +56,10 @@ void fail_a2a3_01_dtype() {
     profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
 }
 
-// breaks rule 02_location (location) of the A2A3 profile
+// breaks rule 06_location (location) of the A2A3 profile
 // expected-error@*:* {{TCVT [A2A3]: tile location must be TileType::Vec}}
-void fail_a2a3_02_location() {
-    using Tile_dst = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+void fail_a2a3_06_location() {
+    using Tile_dst = Tile<TileType::Mat, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -67,10 +67,10 @@ void fail_a2a3_02_location() {
     profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
 }
 
-// breaks rule 03_valid_bounds (valid_bounds) of the A2A3 profile
+// breaks rule 07_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TCVT [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a2a3_03_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 17, 16>;
+void fail_a2a3_07_valid_bounds() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -78,21 +78,21 @@ void fail_a2a3_03_valid_bounds() {
     profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
 }
 
-// breaks rule 00_dtype (dtype) of the A5 profile
-// expected-error@*:* {{TCVT [A5]: DType must be one of: float, half, bfloat16_t}}
-void fail_a5_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+// breaks rule 02_dtype (dtype) of the A5 profile
+// expected-error@*:* {{TCVT [A5]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t, uint32_t, int64_t}}
+void fail_a5_02_dtype() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT);
 }
 
-// breaks rule 01_dtype (dtype) of the A5 profile
-// expected-error@*:* {{TCVT [A5]: DType must be one of: int32_t, int16_t, int8_t}}
-void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+// breaks rule 03_dtype (dtype) of the A5 profile
+// expected-error@*:* {{TCVT [A5]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t}}
+void fail_a5_03_dtype() {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -100,10 +100,10 @@ void fail_a5_01_dtype() {
     profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT);
 }
 
-// breaks rule 02_location (location) of the A5 profile
+// breaks rule 06_location (location) of the A5 profile
 // expected-error@*:* {{TCVT [A5]: tile location must be TileType::Vec}}
-void fail_a5_02_location() {
-    using Tile_dst = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+void fail_a5_06_location() {
+    using Tile_dst = Tile<TileType::Mat, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -111,10 +111,10 @@ void fail_a5_02_location() {
     profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT);
 }
 
-// breaks rule 03_valid_bounds (valid_bounds) of the A5 profile
+// breaks rule 07_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TCVT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a5_03_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 17, 16>;
+void fail_a5_07_valid_bounds() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -122,45 +122,23 @@ void fail_a5_03_valid_bounds() {
     profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT);
 }
 
-// breaks rule 00_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TCVT [CPU]: DType must be one of: float, half, bfloat16_t}}
-void fail_cpu_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    // expected-note@+1 {{requested here}}
-    profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-}
-
-// breaks rule 01_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TCVT [CPU]: DType must be one of: int32_t, int16_t, int8_t}}
-void fail_cpu_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    // expected-note@+1 {{requested here}}
-    profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-}
-
-// breaks rule 02_location (location) of the CPU profile
+// breaks rule 06_location (location) of the CPU profile
 // expected-error@*:* {{TCVT [CPU]: tile location must be TileType::Vec}}
-void fail_cpu_02_location() {
-    using Tile_dst = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+void fail_cpu_06_location() {
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
 }
 
-// breaks rule 03_valid_bounds (valid_bounds) of the CPU profile
+// breaks rule 07_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TCVT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_cpu_03_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 17, 16>;
+void fail_cpu_07_valid_bounds() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);

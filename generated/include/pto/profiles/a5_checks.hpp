@@ -1434,17 +1434,23 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <bool NeedSetCtrl, typename TileDataD, typename TileDataS, typename... WaitEvents>
     static constexpr bool check_TCVT() {
-        static_assert(sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>,
-                      "TCVT [A5]: DType must be one of: float, half, bfloat16_t");
-        static_assert(sim::is_one_of_v<typename TileDataD::DType, int32_t, int16_t, int8_t>,
-                      "TCVT [A5]: DType must be one of: int32_t, int16_t, int8_t");
+        static_assert(sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t,
+                                       int32_t, uint32_t, int64_t>,
+                      "TCVT [A5]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t, "
+                      "uint32_t, int64_t");
+        static_assert(sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t,
+                                       uint16_t, int32_t, uint32_t, int64_t>,
+                      "TCVT [A5]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, uint16_t, "
+                      "int32_t, uint32_t, int64_t");
         static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec,
                       "TCVT [A5]: tile location must be TileType::Vec");
         static_assert(TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
                           TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols,
                       "TCVT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>) &&
-               (sim::is_one_of_v<typename TileDataD::DType, int32_t, int16_t, int8_t>) &&
+        return (sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t,
+                                 uint32_t, int64_t>) &&
+               (sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t, uint16_t,
+                                 int32_t, uint32_t, int64_t>) &&
                (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
                (TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
                 TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols);

@@ -1338,18 +1338,12 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <bool NeedSetCtrl, typename TileDataD, typename TileDataS, typename... WaitEvents>
     static constexpr bool check_TCVT() {
-        static_assert(sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>,
-                      "TCVT [CPU]: DType must be one of: float, half, bfloat16_t");
-        static_assert(sim::is_one_of_v<typename TileDataD::DType, int32_t, int16_t, int8_t>,
-                      "TCVT [CPU]: DType must be one of: int32_t, int16_t, int8_t");
         static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec,
                       "TCVT [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
                           TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols,
                       "TCVT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t>) &&
-               (sim::is_one_of_v<typename TileDataD::DType, int32_t, int16_t, int8_t>) &&
-               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
+        return (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
                (TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
                 TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols);
     }

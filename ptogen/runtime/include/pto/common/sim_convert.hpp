@@ -1,0 +1,156 @@
+// Element conversion of TCVT between any two element types, with the rounding a RoundMode names
+// and the behaviour a SaturationMode names (the op spec's notes state and argue each decision).
+//
+// The rounding is passed in as `integral`, the op's RoundMode applied to a double (rint, floor,
+// ...), so the spec's expressions stay the single source of what each mode means. The same
+// function also rounds to a narrower floating type: the exact value lies between two adjacent
+// representable values lo < hi, and `integral` is asked about a position between two integers
+// whose lower one has lo's parity (see pick_neighbour).
+#pragma once
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "element_types.hpp"
+
+namespace pto::sim {
+
+// The exact value of any element type: x86's long double has a 64-bit significand, which holds
+// every 64-bit integer and every float, half and bfloat16_t value.
+using exact_t = long double;
+
+template <typename T>
+constexpr exact_t exact_value(T v) {
+    if constexpr (is_float16_v<T>)
+        return static_cast<exact_t>(static_cast<float>(v));
+    else
+        return static_cast<exact_t>(v);
+}
+
+// Unsigned integer holding a floating type's bit pattern.
+template <typename D>
+using float_bits_t = std::conditional_t<sizeof(D) == 2, std::uint16_t, std::conditional_t<sizeof(D) == 4, std::uint32_t, std::uint64_t>>;
+
+template <typename D>
+constexpr D from_magnitude_bits(float_bits_t<D> bits, bool negative) {
+    constexpr float_bits_t<D> sign = float_bits_t<D>(1) << (sizeof(D) * 8 - 1);
+    return std::bit_cast<D>(static_cast<float_bits_t<D>>(negative ? (bits | sign) : bits));
+}
+
+template <typename D>
+constexpr float_bits_t<D> magnitude_bits(D v) {
+    constexpr float_bits_t<D> sign = float_bits_t<D>(1) << (sizeof(D) * 8 - 1);
+    return static_cast<float_bits_t<D>>(std::bit_cast<float_bits_t<D>>(v) & ~sign);
+}
+
+template <typename D>
+constexpr D largest_finite() {
+    if constexpr (std::is_same_v<D, half>)
+        return std::bit_cast<D>(std::uint16_t{0x7bff});
+    else if constexpr (std::is_same_v<D, bfloat16_t>)
+        return std::bit_cast<D>(std::uint16_t{0x7f7f});
+    else
+        return std::numeric_limits<D>::max();
+}
+
+// A first guess at the nearest D to the non-negative value a; it may be the wrong one of the two
+// neighbours (double rounding), which pick_neighbour corrects by comparing exact values.
+template <typename D>
+D near_guess(exact_t a) {
+    if constexpr (std::is_same_v<D, float> || std::is_same_v<D, double>)
+        return static_cast<D>(a);
+    else
+        return D(static_cast<double>(a));
+}
+
+// Rounds the non-negative exact magnitude a (of a value with the given sign) to D as `integral`
+// decides: lo and hi are the neighbours of a in D; the position handed to `integral` is k + t
+// with k the parity of lo's last significand bit and t below, at or above one half as a is below,
+// at or above the midpoint, negated for negative values so that floor and ceil keep their sense.
+template <typename D, typename F>
+D round_to_float(exact_t a, bool negative, F integral) {
+    const D guess = near_guess<D>(a);
+    float_bits_t<D> lo = magnitude_bits(guess);
+    const exact_t g = exact_value(from_magnitude_bits<D>(lo, false));
+    if (g == a)
+        return from_magnitude_bits<D>(lo, negative);
+    if (g > a)
+        lo = static_cast<float_bits_t<D>>(lo - 1);
+    const float_bits_t<D> hi = static_cast<float_bits_t<D>>(lo + 1);
+    const exact_t lo_v = exact_value(from_magnitude_bits<D>(lo, false));
+    // Past the largest finite value, rounding treats infinity as one more step of the last binade
+    // (IEEE 754), so values from half a step above the maximum on overflow to infinity.
+    exact_t hi_v = exact_value(from_magnitude_bits<D>(hi, false));
+    if (hi_v == std::numeric_limits<exact_t>::infinity())  // lo is the largest finite value
+        hi_v = lo_v + (lo_v - exact_value(from_magnitude_bits<D>(static_cast<float_bits_t<D>>(lo - 1), false)));
+    const exact_t mid = (lo_v + hi_v) / 2;
+    const double t = a < mid ? 0.25 : (a == mid ? 0.5 : 0.75);
+    const double k = static_cast<double>(lo & 1u);
+    const double q = integral(negative ? -(k + t) : (k + t));
+    const bool up = (negative ? -q : q) == k + 1;
+    return from_magnitude_bits<D>(up ? hi : lo, negative);
+}
+
+// Width of the signed integer a non-saturating float-to-integer conversion goes through: the
+// conversion upstream's CPU simulator performs on x86-64 hosts (64 bits for 64-bit destinations,
+// uint32_t and uint8_t, 32 bits otherwise). Out of that range, or NaN, it yields -2^(W-1).
+template <typename D>
+inline constexpr int unsaturated_width = (sizeof(D) == 8 || std::is_same_v<D, std::uint32_t> || std::is_same_v<D, std::uint8_t>) ? 64 : 32;
+
+template <typename D>
+D float_to_integer(double v, bool saturate, double rounded) {
+    if (saturate) {
+        if (v != v)
+            return D(0);
+        const exact_t r = static_cast<exact_t>(rounded);
+        if (r <= static_cast<exact_t>(std::numeric_limits<D>::min()))
+            return std::numeric_limits<D>::min();
+        if (r >= static_cast<exact_t>(std::numeric_limits<D>::max()))
+            return std::numeric_limits<D>::max();
+        return static_cast<D>(rounded);
+    }
+    using W = std::conditional_t<unsaturated_width<D> == 64, std::int64_t, std::int32_t>;
+    const exact_t r = static_cast<exact_t>(rounded);
+    const bool inside = v == v && r >= static_cast<exact_t>(std::numeric_limits<W>::min()) &&
+                        r < -static_cast<exact_t>(std::numeric_limits<W>::min());
+    const W w = inside ? static_cast<W>(rounded) : std::numeric_limits<W>::min();
+    return static_cast<D>(w);  // modulo 2^bits of D (C++20)
+}
+
+template <typename D, typename S, typename F>
+D convert(S value, F integral, bool saturate) {
+    if constexpr (is_floating_v<D>) {
+        const exact_t x = exact_value(value);
+        D out;
+        if (x != x)
+            out = D(std::numeric_limits<float>::quiet_NaN());
+        else if (x == 0)
+            out = from_magnitude_bits<D>(0, std::signbit(static_cast<double>(x)));
+        else if (x == std::numeric_limits<exact_t>::infinity() || x == -std::numeric_limits<exact_t>::infinity())
+            out = D(static_cast<float>(x));
+        else
+            out = round_to_float<D>(x < 0 ? -x : x, x < 0, integral);
+        if (saturate && (out == D(std::numeric_limits<float>::infinity()) || out == D(-std::numeric_limits<float>::infinity())))
+            out = from_magnitude_bits<D>(magnitude_bits(largest_finite<D>()), x < 0);
+        return out;
+    } else if constexpr (is_floating_v<S>) {
+        const double v = static_cast<double>(exact_value(value));
+        return float_to_integer<D>(v, saturate, v == v ? integral(v) : v);
+    } else if constexpr (std::is_signed_v<S> == std::is_signed_v<D> && sizeof(D) >= sizeof(S)) {
+        return static_cast<D>(value);  // widening keeps every value
+    } else {
+        if (saturate) {
+            const exact_t x = static_cast<exact_t>(value);
+            if (x < static_cast<exact_t>(std::numeric_limits<D>::min()))
+                return std::numeric_limits<D>::min();
+            if (x > static_cast<exact_t>(std::numeric_limits<D>::max()))
+                return std::numeric_limits<D>::max();
+        }
+        return static_cast<D>(value);  // modulo 2^bits of D (C++20)
+    }
+}
+
+}  // namespace pto::sim
