@@ -110,8 +110,9 @@ def stub_impls() -> str:
                 for t in a.template[: a.explicit]
             )
             ids = ", ".join(f"stub::id({p.name})" for p in a.params)
+            guard = f" requires({a.requires})" if a.requires else ""  # as the CPU backend's adapter
             out.append(
-                f"template <{tparams}>\ninline void {a.function}({params}) {{\n"
+                f"template <{tparams}>{guard}\ninline void {a.function}({params}) {{\n"
                 f'    stub::calls.push_back({{"{a.function}", {{{targs}}}, {{{ids}}}}});\n}}'
             )
     out.append("}  // namespace pto")
@@ -192,6 +193,8 @@ def program(profile: str) -> tuple[str, int, list[str]]:
             if form.value_output:
                 lines.append(f"        {MACROS.tile(form.value_tile(case.tiles))}")
             lines += [f"        {dst.type_name} {tmp};" for tmp in form.own_tiles]
+            tiles = {t.name: t for t in case.tiles}
+            lines += [f"        {tiles[st['like']].type_name} {st['name']};" for st in form.scalar_tiles]
             explicit = f"<{', '.join(values)}>" if values else ""
             if form.index and op.spec.intrinsic.overloads[form.index - 1].test_template_args:
                 # value parameters after type parameters (TSTORE's atomicType): spell the types too

@@ -104,6 +104,20 @@ CASES = [
         "does not reduce",
     ),
     (
+        "scalar from a tile in the main declaration",
+        "- {name: scalar, dtype_of: TileDataSrc, operand: slope}",
+        "- {name: scalar, type: TileDataSrc, operand: slope, from_tile: true}",
+        "intrinsic.params[2].from_tile",
+        "only an overload may take a scalar as a tile",
+    ),
+    (
+        "tile operand from a tile",
+        "- {name: src, type: TileDataSrc, operand: src}",
+        "- {name: src, type: TileDataSrc, operand: src, from_tile: true}",
+        "intrinsic.params[1].from_tile",
+        "only a scalar can come from a tile",
+    ),
+    (
         "comment breaker in identifier",
         "{name: TileDataDst, kind: typename}",
         "{name: 'Tile*/Dst', kind: typename}",

@@ -786,6 +786,9 @@ def _overload(
         strays[0]["operand"] = missing[0]
     for p in params:
         tile_param = "type" in p and not p.get("events")
+        if tile_param and kinds.get(p.get("operand", "")) == "scalar":
+            p["from_tile"] = True  # the scalar arrives as a tile (TCMPS's tile form reads its (0, 0))
+            continue
         if p.get("operand") in kinds and tile_param != (kinds[p["operand"]] in ("tile", "global")):
             raise ImportProblem(f"it passes {p['operand']} as a {'tile' if tile_param else 'scalar'}")
     _match_names(

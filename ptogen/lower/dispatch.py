@@ -121,6 +121,13 @@ class Adapter:
     target_targs: list[str]
     target_args: list[str]
     explicit: int  # how many leading template parameters the call passes explicitly
+    # Type parameters that must be tiles: a scalar passed as a tile (TCMPS's tile form), so that a
+    # plain scalar argument does not also deduce this adapter.
+    tile_only: tuple[str, ...] = ()
+
+    @property
+    def requires(self) -> str:
+        return " && ".join(f"is_tile_data_v<{t}>" for t in self.tile_only)
 
     @property
     def key(self) -> str:
@@ -199,4 +206,5 @@ def adapter(form: FormView) -> Adapter | None:
         kind.sim_targs(form.op, form),
         kind.sim_args(form.op, form),
         len(call.template_args),
+        tuple(str(p.type) for p in form.params if p.from_tile and p.name in call.args),
     )

@@ -578,7 +578,24 @@ class FormView:
         assert intr is not None
         if operand == intr.tmp_in_events and not any(p.operand == operand for p in self.params):
             return operand  # bound from the events pack by the body
-        return self._param_of(operand).name
+        p = self._param_of(operand)
+        return f"{p.name}.data()[0]" if p.from_tile else p.name  # element (0, 0) in every layout
+
+    @property
+    def scalar_tiles(self) -> list[dict[str, str]]:
+        """Parameters passing a scalar operand as a tile: the name of the test's tile (`<param>_f<k>`),
+        the main call's argument it carries and the tile operand whose type and data it copies (the
+        one whose element type types the scalar in the main declaration)."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        out = []
+        for p in self.params:
+            if not p.from_tile:
+                continue
+            main = next(q for q in intr.params if q.operand == p.operand)
+            like = next(q.operand for q in intr.params if q.type is not None and q.type == main.dtype_of)
+            out.append({"name": f"{p.operand}_f{self.index}", "operand": str(p.operand), "like": str(like)})
+        return out
 
     def _types_for(self, main_param: str) -> list[str]:
         """The distinct types of this form that play the role of a template type parameter of the
@@ -655,20 +672,26 @@ class FormView:
         non-pack parameters `main_args` follows); own tiles are `<name>_f<index>` scratch tiles."""
         intr = self.op.spec.intrinsic
         assert intr is not None
-        by_operand = dict(zip([p.operand for p in intr.params if not p.events], main_args, strict=False))
+        by_operand = self.main_args_by_operand(main_args)
         own = {o.name: o for o in self.own}
         out = []
         for p in self.params:
             if p.events:
                 continue
             name = str(p.operand)
-            if name in self.extra_tiles and name not in own:  # the main form's tmp, named here
+            if p.from_tile or (name in self.extra_tiles and name not in own):  # a tile the test declares
                 out.append(f"{name}_f{self.index}")
             elif name in own:
                 out.append(f"{name}_f{self.index}" if own[name].kind == "tile" else self.test_args[name])
             else:
                 out.append(by_operand[name])
         return out
+
+    def main_args_by_operand(self, main_args: list[str]) -> dict[str, str]:
+        """The main call's arguments (`main_args`, its non-pack parameters in order) by operand."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        return dict(zip([str(p.operand) for p in intr.params if not p.events], main_args, strict=False))
 
     @property
     def expr(self) -> semantics.Node | None:
@@ -773,12 +796,19 @@ class FormView:
         pack = next((t.name for t in self.template if t.kind == "pack"), None)
         if pack is None:  # a declaration without an events pack (TPREFETCH) needs no guard
             return ""
-        own_tiles = [str(self._param_of(o).type) for o in self.extra_tiles]
+        own_tiles = self.tile_slots
         if own_tiles:
             return " && ".join(f"is_tile_data_v<{t}>" for t in own_tiles) + f" && all_events_v<{pack}...>"
-        if self.index == 0 and any(f.extra_tiles for f in forms):
+        if self.index == 0 and any(f.tile_slots for f in forms):
             return f"all_events_v<{pack}...>"
         return ""
+
+    @property
+    def tile_slots(self) -> list[str]:
+        """Types of this form's tile parameters the main form does not have as tiles: its extra
+        tiles and the scalars it takes as tiles."""
+        types = [str(self._param_of(o).type) for o in self.extra_tiles]
+        return types + [str(p.type) for p in self.params if p.from_tile]
 
     @property
     def extra_tiles(self) -> list[str]:

@@ -390,6 +390,12 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
     assert spec.intrinsic is not None
     intr = spec.intrinsic
     problems, bound = _check_declaration(("intrinsic",), intr.template, intr.params, operands)
+    for i, p in enumerate(intr.params):
+        o = operands.get(p.operand or "")
+        if p.from_tile and o is not None and o.kind == "scalar":  # the main form defines each operand
+            problems.append(
+                (("intrinsic", "params", i, "from_tile"), "only an overload may take a scalar as a tile")
+            )
     if intr.tmp_in_events is not None:
         o = operands.get(intr.tmp_in_events)
         if o is None or o.role != "tmp":
@@ -538,11 +544,13 @@ def _check_declaration(
             o = operands.get(p.operand)
             if o is None:
                 problems.append(((*at, "params", i, "operand"), f"unknown operand {p.operand!r}"))
-            elif (o.kind == "scalar") != (p.dtype_of is not None or p.value_type is not None):
+            elif p.from_tile and o.kind != "scalar":
+                problems.append(((*at, "params", i, "from_tile"), "only a scalar can come from a tile"))
+            elif (o.kind == "scalar") != (p.dtype_of is not None or p.value_type is not None or p.from_tile):
                 problems.append(
                     (
                         (*at, "params", i),
-                        "scalars use `dtype_of` or `value_type`, tiles and global tensors `type`",
+                        "scalars use `dtype_of`, `value_type` or `from_tile`; tiles and tensors `type`",
                     )
                 )
             bound.add(p.operand)

@@ -215,6 +215,11 @@ class Param(Strict):
     )
     operand: Name | None = Field(default=None, description="the operand this parameter carries")
     events: bool = Field(default=False, description="the trailing `WaitEvents&... events` pack")
+    from_tile: bool = Field(
+        default=False,
+        description="an overload's parameter that passes a scalar operand as a tile (`type`); the value is "
+        "the tile's element (0, 0), e.g. TCMPS's tile form",
+    )
 
     @model_validator(mode="after")
     def _shape(self) -> Param:
@@ -224,6 +229,8 @@ class Param(Strict):
             raise ValueError("the events pack carries no operand")
         if not self.events and self.operand is None:
             raise ValueError("a parameter must name its `operand` (or be the `events` pack)")
+        if self.from_tile and self.type is None:
+            raise ValueError("a `from_tile` parameter is a tile: give its `type`")
         return self
 
 

@@ -72,6 +72,17 @@ void case_0() {
     load("c0_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c0_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c0_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 0", main_result, dst.data());
+    }
 }
 
 // case 1 (half_uint8_t): partial valid 13x7 of 16x16
@@ -293,6 +304,17 @@ void case_13() {
     load("c13_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c13_dst.out", dst.data(), 36);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 36));
+        load("c13_dst.bin", dst.data(), 36);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 240);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 13", main_result, dst.data());
+    }
 }
 
 // case 14 (half_uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
@@ -327,6 +349,17 @@ void case_15() {
     load("c15_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c15_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c15_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 15", main_result, dst.data());
+    }
 }
 
 // case 16 (half_uint32_t): partial valid 13x7 of 16x16
@@ -548,6 +581,17 @@ void case_28() {
     load("c28_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c28_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c28_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 28", main_result, dst.data());
+    }
 }
 
 // case 29 (bfloat16_t_uint8_t): partial valid 13x7 of 16x16
@@ -769,6 +813,17 @@ void case_41() {
     load("c41_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c41_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c41_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 41", main_result, dst.data());
+    }
 }
 
 // case 42 (bfloat16_t_uint32_t): partial valid 13x7 of 16x16
@@ -990,6 +1045,17 @@ void case_54() {
     load("c54_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c54_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c54_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 54", main_result, dst.data());
+    }
 }
 
 // case 55 (float_uint8_t): partial valid 13x7 of 16x16
@@ -1211,6 +1277,17 @@ void case_67() {
     load("c67_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c67_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c67_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 67", main_result, dst.data());
+    }
 }
 
 // case 68 (float_uint32_t): partial valid 13x7 of 16x16
@@ -1432,6 +1509,17 @@ void case_80() {
     load("c80_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c80_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c80_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 80", main_result, dst.data());
+    }
 }
 
 // case 81 (int8_t_uint8_t): partial valid 13x7 of 16x16
@@ -1653,6 +1741,17 @@ void case_93() {
     load("c93_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c93_dst.out", dst.data(), 36);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 36));
+        load("c93_dst.bin", dst.data(), 36);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 240);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 93", main_result, dst.data());
+    }
 }
 
 // case 94 (int8_t_uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
@@ -1687,6 +1786,17 @@ void case_95() {
     load("c95_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c95_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c95_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 95", main_result, dst.data());
+    }
 }
 
 // case 96 (int8_t_uint32_t): partial valid 13x7 of 16x16
@@ -1908,6 +2018,17 @@ void case_108() {
     load("c108_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c108_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c108_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 108", main_result, dst.data());
+    }
 }
 
 // case 109 (uint8_t): partial valid 13x7 of 16x16
@@ -2112,6 +2233,17 @@ void case_120() {
     load("c120_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c120_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c120_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 120", main_result, dst.data());
+    }
 }
 
 // case 121 (uint8_t_uint32_t): partial valid 13x7 of 16x16
@@ -2316,6 +2448,17 @@ void case_132() {
     load("c132_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c132_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c132_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 132", main_result, dst.data());
+    }
 }
 
 // case 133 (int16_t_uint8_t): partial valid 13x7 of 16x16
@@ -2537,6 +2680,17 @@ void case_145() {
     load("c145_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c145_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c145_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 145", main_result, dst.data());
+    }
 }
 
 // case 146 (int16_t_uint32_t): partial valid 13x7 of 16x16
@@ -2758,6 +2912,17 @@ void case_158() {
     load("c158_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c158_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c158_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 158", main_result, dst.data());
+    }
 }
 
 // case 159 (uint16_t_uint8_t): partial valid 13x7 of 16x16
@@ -2962,6 +3127,17 @@ void case_170() {
     load("c170_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c170_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c170_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 170", main_result, dst.data());
+    }
 }
 
 // case 171 (uint16_t_uint32_t): partial valid 13x7 of 16x16
@@ -3166,6 +3342,17 @@ void case_182() {
     load("c182_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c182_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c182_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 182", main_result, dst.data());
+    }
 }
 
 // case 183 (int32_t_uint8_t): partial valid 13x7 of 16x16
@@ -3387,6 +3574,17 @@ void case_195() {
     load("c195_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c195_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c195_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 195", main_result, dst.data());
+    }
 }
 
 // case 196 (int32_t_uint32_t): partial valid 13x7 of 16x16
@@ -3608,6 +3806,17 @@ void case_208() {
     load("c208_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c208_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c208_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 208", main_result, dst.data());
+    }
 }
 
 // case 209 (uint32_t_uint8_t): partial valid 13x7 of 16x16
@@ -3812,6 +4021,17 @@ void case_220() {
     load("c220_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c220_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c220_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 220", main_result, dst.data());
+    }
 }
 
 // case 221 (uint32_t): partial valid 13x7 of 16x16
@@ -4016,6 +4236,17 @@ void case_232() {
     load("c232_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c232_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c232_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 232", main_result, dst.data());
+    }
 }
 
 // case 233 (int64_t_uint8_t): partial valid 13x7 of 16x16
@@ -4237,6 +4468,17 @@ void case_245() {
     load("c245_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c245_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c245_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 245", main_result, dst.data());
+    }
 }
 
 // case 246 (int64_t_uint32_t): partial valid 13x7 of 16x16
@@ -4458,6 +4700,17 @@ void case_258() {
     load("c258_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c258_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c258_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 258", main_result, dst.data());
+    }
 }
 
 // case 259 (uint64_t_uint8_t): partial valid 13x7 of 16x16
@@ -4662,6 +4915,17 @@ void case_270() {
     load("c270_src1.bin", &src1_value, 1);
     profiled::TCMPS<P>(dst, src0, src1_value, CmpMode::EQ);
     store("c270_dst.out", dst.data(), 32);
+    { // overload 1 must give the main form's result: Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 32));
+        load("c270_dst.bin", dst.data(), 32);
+        // src1 as a tile: element (0, 0) holds the scalar; the others copy src0, so reading them would change the result
+        Tile_src0 src1_f1;
+        std::memcpy(src1_f1.data(), src0.data(), sizeof(typename Tile_src0::DType) * 256);
+        src1_f1.data()[0] = static_cast<typename Tile_src0::DType>(src1_value);
+        profiled::TCMPS<P>(dst, src0, src1_f1, CmpMode::EQ);
+        same_bytes("overload 1, case 270", main_result, dst.data());
+    }
 }
 
 // case 271 (uint64_t_uint32_t): partial valid 13x7 of 16x16

@@ -459,7 +459,8 @@ PTO_INST RecordEvent TEXPANDS(TileData& dst, typename TileData::DType scalar, Wa
 // pto.tcmps (specs/ops/tile_scalar_and_immediate/tcmps.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType src1, CmpMode cmpMode,
                                WaitEvents&... events) {
     if constexpr (Profile::template check_TCMPS<TileDataDst, TileDataSrc, WaitEvents...>()) {
@@ -471,10 +472,34 @@ PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType src1, CmpMode cmpMode,
                            WaitEvents&... events) {
     return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc>(dst, src0, src1, cmpMode, events...);
+}
+namespace profiled {
+// Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
+template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataSrc1> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, CmpMode cmpMode,
+                               WaitEvents&... events) {
+    if constexpr (Profile::template check_TCMPS<TileDataDst, TileDataSrc0, WaitEvents...>()) {
+        TSYNC(events...);
+        Profile::verify_TCMPS(dst, src0);
+        MAP_INSTR_IMPL(TCMPS, dst, src0, src1, cmpMode);
+    }
+    return {};
+}
+} // namespace profiled
+
+// Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<is_tile_data_v<TileDataSrc1> && all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, CmpMode cmpMode,
+                           WaitEvents&... events) {
+    return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, cmpMode,
+                                                                                    events...);
 }
 
 // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
