@@ -582,6 +582,84 @@ class SameValidExtentRule(RuleBase):
         return {**tiles, a: replace(tiles[a], **{field_name: smaller})}, addresses
 
 
+class MinValidExtentRule(RuleBase):
+    """A tile's valid rows (or columns) are bounded below, by another operand's same extent or by a
+    count: scratch tiles that hold intermediate rows (TREM's `tmp` on A2A3). Checked when the op runs."""
+
+    kind: Literal["min_valid_extent"] = "min_valid_extent"
+    operand: Name
+    extent: Literal["rows", "cols"]
+    at_least: Name | Annotated[int, Field(ge=1, le=1 << 20)] = Field(
+        description="an operand (its same valid extent) or a count"
+    )
+    strict: bool = Field(default=False, description="more than the bound (`>`), not at least (`>=`)")
+    stage: ClassVar[Literal["static", "runtime"]] = "runtime"
+
+    @property
+    def rule_operands(self) -> list[str]:
+        return [self.operand] + ([self.at_least] if isinstance(self.at_least, str) else [])
+
+    def _getter(self) -> str:
+        return "GetValidRow" if self.extent == "rows" else "GetValidCol"
+
+    def _relation(self) -> str:
+        bound = self.at_least
+        right = f"{bound}.{self._getter()}()" if isinstance(bound, str) else str(bound)
+        return f"{self.operand}.{self._getter()}() {'>' if self.strict else '>='} {right}"
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        return self._relation()
+
+    def text(self, op: OpView) -> str:
+        what = f"valid {self.extent}"
+        if isinstance(self.at_least, str):
+            bound = (
+                f"more {what} than {self.at_least}"
+                if self.strict
+                else f"at least the {what} of {self.at_least}"
+            )
+            return f"{self.operand} must have {bound}"
+        return f"{self.operand} must have at least {self.at_least + int(self.strict)} {what}"
+
+    def doc(self, op: OpView) -> str:
+        return _with_note(f"Runtime: `{self._relation()}`", self.note)
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        import re
+
+        m = re.search(
+            r"\b(\w+)\.(GetValidRow|GetValidCol)\(\) (>=|>) "
+            r"(?:(\w+)\.(GetValidRow|GetValidCol)\(\)|(\d+)(?!\d))`?\s*(?:\((?P<note>[^()]*)\))?",
+            line.text,
+        )
+        if m is None or m.group(1) not in page.data:
+            return None
+        if m.group(4) is not None and (m.group(4) not in page.data or m.group(5) != m.group(2)):
+            return None
+        found: dict[str, Any] = {
+            "operand": m.group(1),
+            "extent": "rows" if m.group(2) == "GetValidRow" else "cols",
+            "at_least": m.group(4) if m.group(4) is not None else int(m.group(6)),
+        }
+        if m.group(3) == ">":
+            found["strict"] = True
+        if m.group("note"):
+            found["note"] = m.group("note").strip()
+        return found
+
+    def break_runtime(
+        self, tiles: dict[str, TileDecl], addresses: dict[str, int]
+    ) -> tuple[dict[str, TileDecl], dict[str, int]]:
+        rows = self.extent == "rows"
+        other = tiles[self.at_least] if isinstance(self.at_least, str) else None
+        bound = self.at_least if other is None else (other.valid_rows if rows else other.valid_cols)
+        short = int(bound) if self.strict else int(bound) - 1  # just below what the rule asks
+        t = tiles[self.operand]
+        broken = replace(t, valid_rows=short) if rows else replace(t, valid_cols=short)
+        return {**tiles, self.operand: broken}, addresses
+
+
 # ----------------------------------------------------------------------------- registry
 
 # Order is the order of import output and of the README's list.
@@ -596,6 +674,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     TmpRequiredRule,
     NoOverlapRule,
     SameValidExtentRule,
+    MinValidExtentRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

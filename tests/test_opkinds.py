@@ -9,10 +9,19 @@ from pydantic import TypeAdapter, ValidationError
 
 from ptogen.lower.views import ProjectView
 from ptogen.opkinds import KINDS
-from ptogen.rules import RULE_KINDS, PageContext, PageLine, Rule, SameValidExtentRule, kind_name
+from ptogen.rules import (
+    RULE_KINDS,
+    MinValidExtentRule,
+    PageContext,
+    PageLine,
+    Rule,
+    SameValidExtentRule,
+    kind_name,
+)
 from ptogen.spec import expr
 from ptogen.spec.load import load_specs
 from ptogen.testing import refmath
+from ptogen.testing.plan import TileDecl
 
 from .helpers import ROOT
 
@@ -107,6 +116,35 @@ def test_each_rule_kind_recognises_its_own_doc_line() -> None:
     found = SameValidExtentRule.from_page(page)
     assert found == [{"kind": "same_valid_extent", "operands": ["dst", "src"], "extent": "rows"}]
     assert len({kind_name(c) for c in RULE_KINDS}) == len(RULE_KINDS)
+
+
+def test_min_valid_extent_states_checks_breaks_and_reads_back_one_relation() -> None:
+    """A scratch tile's lower bound (TREM's tmp on A2A3): one relation is the run-time check, the
+    message, the doc line, what import reads back and the tile the run-time-fail test shrinks."""
+    trem = op("trem")
+    rules = [r for r in trem.spec.constraints if isinstance(r, MinValidExtentRule)]
+    cols, rows = (trem.rule_view(r) for r in rules)
+    assert cols.condition == "tmp.GetValidCol() >= dst.GetValidCol()"
+    assert rows.condition == "tmp.GetValidRow() >= 2"
+    assert cols.runtime_message("A2A3").endswith("TREM [A2A3]: tmp must have at least the valid cols of dst")
+    assert rows.runtime_message("A2A3").endswith("TREM [A2A3]: tmp must have at least 2 valid rows")
+    for rule in rules:
+        line = PageLine("A2A3", rule.doc(trem).replace("`", ""))
+        page = PageContext([line], {"A2A3", "A5", "CPU"}, ["dst", "tmp"], True, [])
+        assert MinValidExtentRule.from_page(page) == [
+            {"kind": rule.kind, **rule.model_dump(exclude_defaults=True)}
+        ]
+    strict = TypeAdapter(Rule).validate_python(
+        {"kind": "min_valid_extent", "operand": "tmp", "extent": "rows", "at_least": "dst", "strict": True}
+    )
+    assert strict.text(trem) == "tmp must have more valid rows than dst"
+    tiles = {n: TileDecl(n, "float", 8, 8, 8, 8, True, "Vec", "RowMajor") for n in ("dst", "tmp")}
+    broken, _ = strict.break_runtime(tiles, {})
+    assert broken["tmp"].valid_rows == 8  # equal is not more
+    broken, _ = rules[0].break_runtime(tiles, {})
+    assert broken["tmp"].valid_cols == 7  # one short of dst's
+    with pytest.raises(ValidationError):
+        TypeAdapter(Rule).validate_python({"kind": "min_valid_extent", "operand": "tmp", "extent": "rows"})
 
 
 def test_templates_never_switch_on_rule_kind() -> None:

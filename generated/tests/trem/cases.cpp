@@ -1569,6 +1569,40 @@ void rf_a2a3_06_same_valid_shape() {
     profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
 }
 
+// rf_a2a3_09_min_valid_extent: breaks run-time rule 09_min_valid_extent of A2A3; must stop with: PTO runtime error: TREM [A2A3]: tmp must have at least the valid cols of dst
+void rf_a2a3_09_min_valid_extent() {
+    using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src0 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(8, 7);
+    TASSIGN(tmp, 0x300);
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
+}
+
+// rf_a2a3_10_min_valid_extent: breaks run-time rule 10_min_valid_extent of A2A3; must stop with: PTO runtime error: TREM [A2A3]: tmp must have at least 2 valid rows
+void rf_a2a3_10_min_valid_extent() {
+    using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src0 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(1, 8);
+    TASSIGN(tmp, 0x300);
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
+}
+
 // rf_a5_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A5; must stop with: PTO runtime error: TREM [A5]: dst, src0 and src1 must have the same valid row/col
 void rf_a5_06_same_valid_shape() {
     using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
@@ -1752,6 +1786,8 @@ const Entry entries[] = {
     {"c64@A5", case_64<profile_a5>},
     {"c64@CPU", case_64<profile_cpu>},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape},
+    {"rf_a2a3_09_min_valid_extent", rf_a2a3_09_min_valid_extent},
+    {"rf_a2a3_10_min_valid_extent", rf_a2a3_10_min_valid_extent},
     {"rf_a5_06_same_valid_shape", rf_a5_06_same_valid_shape},
     {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape},
 };

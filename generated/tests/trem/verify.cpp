@@ -121,6 +121,21 @@ void fail_a2a3_07_same_dtype() {
     profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
 }
 
+// breaks rule 08_same_dtype (same_dtype) of the A2A3 profile
+// expected-error@*:* {{TREM [A2A3]: dst and tmp must have the same DType}}
+void fail_a2a3_08_same_dtype() {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
+}
+
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TREM [A5]: DType must be one of: half, float, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t}}
 void fail_a5_01_dtype() {

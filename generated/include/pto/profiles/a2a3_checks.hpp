@@ -1756,6 +1756,8 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TREM [A2A3]: dst, src0 and src1 must have the same DType");
+        static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>,
+                      "TREM [A2A3]: dst and tmp must have the same DType");
         return (sim::is_one_of_v<typename TileDataDst::DType, float, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, float, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, float, int32_t>) &&
@@ -1766,7 +1768,8 @@ struct profile_a2a3 {
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
-                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>);
+                std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
+               (std::is_same_v<typename TileDataDst::DType, typename TileDataTmp::DType>);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
@@ -1775,6 +1778,10 @@ struct profile_a2a3 {
         if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol() &&
               dst.GetValidRow() == src1.GetValidRow() && dst.GetValidCol() == src1.GetValidCol()))
             sim::fail("TREM [A2A3]", "dst, src0 and src1 must have the same valid row/col");
+        if (!(tmp.GetValidCol() >= dst.GetValidCol()))
+            sim::fail("TREM [A2A3]", "tmp must have at least the valid cols of dst");
+        if (!(tmp.GetValidRow() >= 2))
+            sim::fail("TREM [A2A3]", "tmp must have at least 2 valid rows");
     }
 
     // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)
