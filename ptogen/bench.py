@@ -237,6 +237,8 @@ def plain_cpp(node: semantics.Node, ref: Callable[[str], str]) -> str:
             return f"({go(n.args[0])} {n.value} {go(n.args[1])})"
         if n.op == "cmp":
             return f"({go(n.args[0])} {n.value} {go(n.args[1])})"
+        if n.op == "call" and n.value == "rounded":
+            return go(n.args[0])  # rounding a float to float changes nothing
         if n.op == "call" and n.value in ("max", "min", "select"):
             args = [go(a) for a in n.args]
             if n.value == "select":
