@@ -7,8 +7,6 @@ import fcntl
 import io
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,37 +22,15 @@ SHARED_CACHES = ("format", "jinja")
 THOROUGH = os.environ.get("PTOGEN_TEST_THOROUGH") == "1"
 
 
-_WARMING: subprocess.Popen[bytes] | None = None
-
-
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked `thorough` (kills, fuzzing: robustness checks that take long) run where
-    PTOGEN_TEST_THOROUGH=1, as `.ci/run` sets; the README's local test command skips them, saying so.
-
-    Tests that edit a project copy need the checkout's format cache, which a fresh clone fills with
-    one cold `check` (about 30 s). That starts now, in the background, and those tests run after
-    the others, so that no worker sits waiting for it."""
-    global _WARMING
-    items.sort(key=lambda item: "shared_cache" in getattr(item, "fixturenames", ()))
-    if _WARMING is None and any("shared_cache" in getattr(i, "fixturenames", ()) for i in items):
-        _WARMING = subprocess.Popen(
-            [sys.executable, "-c", "from tests.conftest import _warm_root_caches; _warm_root_caches()"],
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+    PTOGEN_TEST_THOROUGH=1, as `.ci/run` sets; the README's local test command skips them, saying so."""
     if THOROUGH:
         return
     skip = pytest.mark.skip(reason="thorough test: runs with PTOGEN_TEST_THOROUGH=1 (as in CI)")
     for item in items:
         if "thorough" in item.keywords:
             item.add_marker(skip)
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """No warm-up may outlive the session (a run that selected few tests may end first)."""
-    if _WARMING is not None:
-        _WARMING.wait()
 
 
 def _warm_root_caches() -> None:
