@@ -7,41 +7,41 @@
 
 namespace pto {
 
-enum class Coalesce { Row, Elem };
+enum class Coalesce : uint8_t { Row, Elem };
 
-enum class GatherOOB { Undefined, Clamp, Wrap, Zero };
+enum class GatherOOB : uint8_t { Undefined, Clamp, Wrap, Zero };
 
-enum class GatherExec { Scalar, Simt };
+enum class GatherExec : uint8_t { Scalar, Simt };
 
-enum class ScatterAtomicOp { None, Add, Max, Min };
+enum class ScatterAtomicOp : uint8_t { None, Add, Max, Min };
 
-enum class ScatterOOB { Undefined, Skip, Clamp, Wrap };
+enum class ScatterOOB : uint8_t { Undefined, Skip, Clamp, Wrap };
 
-enum class ScatterConflict { Last, Default };
+enum class ScatterConflict : uint8_t { Last, Default };
 
-enum class PowAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class PowAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class DivAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class DivAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class FmodAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class FmodAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class FmodSAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class FmodSAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class RemAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class RemAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class RemSAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class RemSAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class LogAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class LogAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class ExpAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class ExpAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class SqrtAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class SqrtAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class RsqrtAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class RsqrtAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class RecipAlgorithm { DEFAULT, HIGH_PRECISION };
+enum class RecipAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
-enum class CmpMode { EQ, NE, LT, LE, GT, GE };
+enum class CmpMode : uint8_t { EQ, NE, LT, LE, GT, GE };
 
 enum class AtomicType : uint8_t { AtomicNone, AtomicAdd };
 
@@ -49,9 +49,9 @@ enum class ReluPreMode : uint8_t { NoRelu, NormalRelu };
 
 enum class STPhase : uint8_t { Unspecified = 0, Partial = 2, Final = 3 };
 
-enum class SaturationMode { ON, OFF };
+enum class SaturationMode : uint8_t { ON, OFF };
 
-enum class RoundMode { CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC };
+enum class RoundMode : uint8_t { CAST_RINT = 1, CAST_ROUND = 2, CAST_FLOOR = 3, CAST_CEIL = 4, CAST_TRUNC = 5 };
 
 // Semantics of each CmpMode value, applied element-wise by the ops that take one.
 template <typename C>
