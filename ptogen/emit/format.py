@@ -28,7 +28,10 @@ from ..errors import GenerationError
 MARKER = "// @@ptogen-format-split 3b9d0c7e-5a41-4f62-9d8e-2c6f1a7b4e10@@"
 SEPARATOR = f"\n// clang-format off\n{MARKER}\n// clang-format on\n"
 JOIN_SUFFIXES = (".hpp", ".cpp")  # `.h` may be guessed as Objective-C from its content: never joined
-MAX_BATCH = 128  # larger batches format more slowly per file
+MAX_BATCH = 128
+# clang-format's time grows faster than the size of its input: a batch of about 200 kB formats the
+# whole tree in a third of the time that 128 joined files took (measured: 13 s against 36 s of CPU).
+MAX_BATCH_BYTES = 200_000
 
 
 def _wheel_binary() -> Path | None:
@@ -142,8 +145,20 @@ def format_cpp_many(
     single = [n for n in names if n not in set(joinable)]
     workers = os.cpu_count() or 1
     size = max(1, min(chunk, -(-len(joinable) // workers)))
-    batches = [joinable[i : i + size] for i in range(0, len(joinable), size)]
+    batches: list[list[str]] = []
+    current: list[str] = []
+    current_bytes = 0
+    for name in joinable:
+        if current and (len(current) >= size or current_bytes + len(sources[name]) > MAX_BATCH_BYTES):
+            batches.append(current)
+            current, current_bytes = [], 0
+        current.append(name)
+        current_bytes += len(sources[name])
+    if current:
+        batches.append(current)
     batches += [[n] for n in single]
+    # The longest first, so the workers finish together.
+    batches.sort(key=lambda b: -sum(len(sources[n]) for n in b))
 
     def run(batch: list[str]) -> dict[str, str]:
         if len(batch) == 1:
