@@ -55,8 +55,8 @@ def test_forms_with_modes_get_their_own_golden() -> None:
     assert modes[2] == [["AtomicType", "AtomicAdd"]]
     assert modes[5] == [["ReluPreMode", "NormalRelu"], ["AtomicType", "AtomicAdd"]]
     cases = (ROOT / "generated/tests/tstore/cases.cpp").read_text()
-    assert "profiled::TSTORE<P, STPhase::Final>(dst, src);" in cases
-    assert "profiled::TSTORE<P, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);" in cases
+    assert "profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);" in cases
+    assert "profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);" in cases
 
 
 def test_test_template_args_must_name_an_own_value_parameter(

@@ -131,11 +131,12 @@ struct Tile {
 
     // The moved-from tile keeps nothing, so it cannot alias the storage it handed over.
     Tile(Tile&& other) noexcept
-        : owned_(std::move(other.owned_)), data_(std::exchange(other.data_, nullptr)), validRow_(other.validRow_),
+        : owned_(std::exchange(other.owned_, nullptr)), data_(std::exchange(other.data_, nullptr)), validRow_(other.validRow_),
           validCol_(other.validCol_) {}
     Tile& operator=(Tile&& other) noexcept {
         if (this != &other) {
-            owned_ = std::move(other.owned_);
+            delete[] owned_;
+            owned_ = std::exchange(other.owned_, nullptr);
             data_ = std::exchange(other.data_, nullptr);
             validRow_ = other.validRow_;
             validCol_ = other.validCol_;
@@ -143,7 +144,9 @@ struct Tile {
         return *this;
     }
 
-    ~Tile() = default;
+    ~Tile() {
+        delete[] owned_;
+    }
 
     int GetValidRow() const {
         return validRow_;
@@ -169,13 +172,16 @@ struct Tile {
   private:
     struct unchecked {};
     Tile(int validRow, int validCol, unchecked)
-        : owned_(std::make_unique<DType[]>(static_cast<std::size_t>(Numel))), data_(owned_.get()), validRow_(validRow),
+        : owned_(new DType[static_cast<std::size_t>(Numel)]()), data_(owned_), validRow_(validRow),
           validCol_(validCol) {}
 
     template <typename TileT>
     friend void TASSIGN(TileT& tile, std::uintptr_t addr);
 
-    std::unique_ptr<DType[]> owned_; // null once the tile lives in the unified buffer
+    // Owned storage, null once the tile lives in the unified buffer. A plain pointer rather than a
+    // unique_ptr: every kernel instantiates tiles of many types, and unique_ptr's machinery was about
+    // a sixth of a test kernel's compile time.
+    DType* owned_;
     DType* data_;
     int validRow_;
     int validCol_;
@@ -198,7 +204,8 @@ void TASSIGN(TileT& tile, std::uintptr_t addr) {
                "the tile must lie within the 1 MiB unified buffer (addr + SizeBytes() <= 1048576)");
     sim::check(addr % alignof(D) == 0, "TASSIGN", "addr must be aligned to the element type's alignment");
     tile.data_ = reinterpret_cast<D*>(sim::unified_buffer() + addr);
-    tile.owned_.reset();
+    delete[] tile.owned_;
+    tile.owned_ = nullptr;
 }
 
 } // namespace pto
