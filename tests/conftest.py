@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import io
+import json
 import os
 import shutil
 from pathlib import Path
@@ -70,4 +71,22 @@ def project(tmp_path: Path, shared_cache: Path) -> Path:
     (tmp_path / ".ptogen-cache").mkdir()
     for name in SHARED_CACHES:
         (tmp_path / ".ptogen-cache" / name).symlink_to(shared_cache / name, target_is_directory=True)
+    _seed_units(tmp_path / ".ptogen-cache" / "gen" / "units")
     return tmp_path
+
+
+def _seed_units(target: Path) -> None:
+    """Rendered units are content-addressed too, but tests damage them on purpose: each copy gets its
+    own copy of the units the checkout's current state names (not the whole store, which grows with
+    every edit), so its first `gen` renders only what its edits change."""
+    store = ROOT / ".ptogen-cache" / "gen"
+    for state in store.glob("state-*.json"):
+        try:
+            keys = json.loads(state.read_text())["units"].values()
+        except (OSError, ValueError, KeyError, AttributeError):
+            continue  # a damaged state only costs time
+        for key in keys:
+            entry = store / "units" / key[:2] / key
+            if entry.is_file():
+                (target / key[:2]).mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(entry, target / key[:2] / key)
