@@ -118,6 +118,30 @@ CASES = [
         "only a scalar can come from a tile",
     ),
     (
+        "empty value range",
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "  - {kind: value_range, operands: [src], min: 5, max: -5}\n"
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "constraints[3].min",
+        "the range is empty",
+    ),
+    (
+        "value range of an unknown type",
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "  - {kind: value_range, operands: [src], min: 0, max: 1, dtypes: [int23_t]}\n"
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "constraints[3].dtypes[0]",
+        "unknown dtype 'int23_t'",
+    ),
+    (
+        "value range of a scalar",
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "  - {kind: value_range, operands: [slope], min: 0, max: 1}\n"
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "constraints[3].operands[0]",
+        "is not a tile",
+    ),
+    (
         "comment breaker in identifier",
         "{name: TileDataDst, kind: typename}",
         "{name: 'Tile*/Dst', kind: typename}",

@@ -17,6 +17,7 @@ from ..testing.golden import (
     compute_dtype,
     inputs,
     logical,
+    within,
 )
 from ..testing.plan import (
     OpTests,
@@ -80,15 +81,33 @@ def plan_runtime_groups(project: ProjectView, op: OpView, tests: OpTests) -> Non
                 if layout == "ColMajor":
                     col_kinds.add(kind)
                 dtypes = {**combo, **scalar_dtypes(op, combo)}
-                first = sum(len(k.cases) for k in tests.runtime)
-                cases = _runtime_cases(project, op, dtypes, variant, layout, shapes, first)
                 names = [combo[op.compute_operand]] + [
                     d for d in combo.values() if d != combo[op.compute_operand]
                 ]
                 stem = "_".join(dict.fromkeys(names))
                 suffix = variant_suffix(op, variant) + ("_colmajor" if layout == "ColMajor" else "")
-                name = f"{stem}{suffix}"
-                tests.runtime.append(RuntimeKernel(name, dtypes, variant, ok, cases))
+                # Profiles whose run-time rules bound the input values get data within the bounds,
+                # in a group of their own; the others keep the full range of the type.
+                by_range: dict[tuple[tuple[str, tuple[float, float]], ...], list[str]] = {}
+                for p in ok:
+                    by_range.setdefault(tuple(sorted(input_ranges(op, p, combo).items())), []).append(p)
+                for ranges, group in by_range.items():
+                    first = sum(len(k.cases) for k in tests.runtime)
+                    cases = _runtime_cases(project, op, dtypes, variant, layout, shapes, first)
+                    name = f"{stem}{suffix}" + ("_ranged" if ranges else "")
+                    tests.runtime.append(RuntimeKernel(name, dtypes, variant, group, cases, dict(ranges)))
+
+
+def input_ranges(op: OpView, profile: str, combo: dict[str, str]) -> dict[str, tuple[float, float]]:
+    """The ranges the profile's run-time rules demand of the inputs of this dtype combination."""
+    out: dict[str, tuple[float, float]] = {}
+    for rv in op.rules_for(profile, static=False):
+        for name, dtype in combo.items():
+            found = rv.rule.input_range(name, dtype, rv)
+            if found is not None:
+                lo, hi = out.get(name, found)
+                out[name] = (max(lo, found[0]), min(hi, found[1]))
+    return out
 
 
 def _runtime_cases(
@@ -255,6 +274,8 @@ def case_inputs(
     for name, t in case["tiles"].items():
         count = t["rows"] * t["cols"]
         arrays[name] = inputs(types[name], count, f"{gx.op_name}/{gx.entry['group']}/{k}/{name}")
+        if name in gx.entry.get("ranges", {}):
+            arrays[name] = within(arrays[name], *gx.entry["ranges"][name])
         arrays[name].tofile(data / f"c{k}_{name}.bin")
     scalars: dict[str, Any] = {}
     for name, value in case["scalars"].items():

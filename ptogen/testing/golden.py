@@ -99,6 +99,25 @@ def inputs(dt: np.dtype, count: int, seed_text: str) -> np.ndarray:
     return vals
 
 
+def within(vals: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Test inputs kept to [lo, hi] (a profile's run-time rule bounds them). Floats are clamped (NaN
+    becomes lo); the integer type's extremes become the bounds and other integers outside are folded
+    back into the range, deterministically, so the golden and the kernel read the same data."""
+    if _is_float(vals.dtype):
+        kept: list[float | int] = [
+            min(max(v, lo), hi) if v == v else lo for v in vals.astype(np.float64).tolist()
+        ]
+        return np.array(kept, dtype=np.float64).astype(vals.dtype)
+    info = np.iinfo(vals.dtype)
+    low, high = int(lo), int(hi)
+    span = high - low + 1
+    kept = [
+        high if v == info.max else low if v == info.min else v if low <= v <= high else low + (v - low) % span
+        for v in vals.tolist()
+    ]
+    return np.array(kept, dtype=object).astype(vals.dtype)
+
+
 def logical(flat: np.ndarray, rows: int, cols: int, layout: str) -> np.ndarray:
     """(rows, cols) view of a tile's storage in its layout."""
     return flat.reshape(rows, cols) if layout == "RowMajor" else flat.reshape(cols, rows).T

@@ -30,6 +30,7 @@ class TileDecl:
     dynamic: bool = False
     loc: str = "Vec"
     layout: str = "RowMajor"
+    poke: str | None = None  # a value a runtime-fail case writes to element (0, 0) before the call
 
     @property
     def type_name(self) -> str:
@@ -122,6 +123,7 @@ class RuntimeKernel:
     variant: dict[str, str]
     profiles: list[str]
     cases: list[RuntimeCase]
+    ranges: dict[str, tuple[float, float]] = field(default_factory=dict)  # input data kept within
 
 
 @dataclass
@@ -260,8 +262,16 @@ def tile_operands(op: OpView) -> list[str]:
     return [o.name for o in op.spec.operands if o.kind == "tile"]
 
 
-def _legal_tiles(op: OpView, profile: str, variant: dict[str, str]) -> dict[str, TileDecl] | None:
-    combos = op.dtype_combos(profile, variant)
+def _legal_tiles(
+    op: OpView, profile: str, variant: dict[str, str], want: dict[str, list[str]] | None = None
+) -> dict[str, TileDecl] | None:
+    """Tiles of the first dtype combination the profile allows (whose operands named in `want`
+    have one of the element types listed there)."""
+    combos = [
+        c
+        for c in op.dtype_combos(profile, variant)
+        if all(not types or c[n] in types for n, types in (want or {}).items())
+    ]
     if not combos:
         return None
     return {name: shaped(op, TileDecl(name, combos[0][name])) for name in tile_operands(op)}
@@ -460,7 +470,8 @@ def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None
     for p in project.profiles:
         for rv in op.rules_for(p.name, static=False):
             variant = dict(op.default_values)
-            tiles = _legal_tiles(op, p.name, variant)
+            want = {n: rv.rule.runtime_dtypes(rv) for n in rv.rule.rule_operands}
+            tiles = _legal_tiles(op, p.name, variant, want)
             if tiles is None:
                 continue
             tiles = {
@@ -511,6 +522,7 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
                 "group": k.id,
                 "dtypes": k.dtypes,
                 "profiles": k.profiles,
+                **({"ranges": {n: list(r) for n, r in k.ranges.items()}} if k.ranges else {}),
                 "cases": [
                     {
                         "index": c.index,

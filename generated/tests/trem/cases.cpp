@@ -1117,7 +1117,7 @@ void case_34([[maybe_unused]] Prof profile) {
     store("c34_dst.out", dst.data(), 256);
 }
 
-// case 35 (int32_t): full 16x16
+// case 35 (int32_t_ranged): full 16x16
 void case_35([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1135,21 +1135,11 @@ void case_35([[maybe_unused]] Prof profile) {
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c35_tmp.bin", tmp.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
-        break;
-    }
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
     store("c35_dst.out", dst.data(), 256);
 }
 
-// case 36 (int32_t): partial valid 13x7 of 16x16
+// case 36 (int32_t_ranged): partial valid 13x7 of 16x16
 void case_36([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -1167,21 +1157,11 @@ void case_36([[maybe_unused]] Prof profile) {
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c36_tmp.bin", tmp.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
-        break;
-    }
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
     store("c36_dst.out", dst.data(), 256);
 }
 
-// case 37 (int32_t): non-square 6x40
+// case 37 (int32_t_ranged): non-square 6x40
 void case_37([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
@@ -1199,21 +1179,11 @@ void case_37([[maybe_unused]] Prof profile) {
     Tile_tmp tmp;
     TASSIGN(tmp, 0xb40);
     load("c37_tmp.bin", tmp.data(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
-        break;
-    }
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
     store("c37_dst.out", dst.data(), 240);
 }
 
-// case 38 (int32_t): run-time valid 11x19 of 16x32
+// case 38 (int32_t_ranged): run-time valid 11x19 of 16x32
 void case_38([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
@@ -1231,21 +1201,11 @@ void case_38([[maybe_unused]] Prof profile) {
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x1800);
     load("c38_tmp.bin", tmp.data(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
-        break;
-    }
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
     store("c38_dst.out", dst.data(), 512);
 }
 
-// case 39 (int32_t): odd 3x5 valid 2x3
+// case 39 (int32_t_ranged): odd 3x5 valid 2x3
 void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -1263,21 +1223,11 @@ void case_39([[maybe_unused]] Prof profile) {
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c39_tmp.bin", tmp.data(), 15);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
-        break;
-    }
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
     store("c39_dst.out", dst.data(), 15);
 }
 
-// case 40 (int32_t): full 16x16, scalar 0
+// case 40 (int32_t_ranged): full 16x16, scalar 0
 void case_40([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1295,21 +1245,11 @@ void case_40([[maybe_unused]] Prof profile) {
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c40_tmp.bin", tmp.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
-        break;
-    }
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
     store("c40_dst.out", dst.data(), 256);
 }
 
-// case 41 (int32_t): full 16x16, scalar 1
+// case 41 (int32_t_ranged): full 16x16, scalar 1
 void case_41([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1327,21 +1267,11 @@ void case_41([[maybe_unused]] Prof profile) {
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c41_tmp.bin", tmp.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
-        break;
-    }
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
     store("c41_dst.out", dst.data(), 256);
 }
 
-// case 42 (int32_t): full 16x16, scalar -3
+// case 42 (int32_t_ranged): full 16x16, scalar -3
 void case_42([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1359,35 +1289,25 @@ void case_42([[maybe_unused]] Prof profile) {
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c42_tmp.bin", tmp.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
-        break;
-    }
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
     store("c42_dst.out", dst.data(), 256);
 }
 
-// case 43 (uint32_t): full 16x16
+// case 43 (int32_t): full 16x16
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c43_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c43_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
     load("c43_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c43_tmp.bin", tmp.data(), 256);
@@ -1404,21 +1324,21 @@ void case_43([[maybe_unused]] Prof profile) {
     store("c43_dst.out", dst.data(), 256);
 }
 
-// case 44 (uint32_t): partial valid 13x7 of 16x16
+// case 44 (int32_t): partial valid 13x7 of 16x16
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c44_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
     load("c44_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c44_tmp.bin", tmp.data(), 256);
@@ -1435,21 +1355,21 @@ void case_44([[maybe_unused]] Prof profile) {
     store("c44_dst.out", dst.data(), 256);
 }
 
-// case 45 (uint32_t): non-square 6x40
+// case 45 (int32_t): non-square 6x40
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c45_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c45_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
     load("c45_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xb40);
     load("c45_tmp.bin", tmp.data(), 240);
@@ -1466,21 +1386,21 @@ void case_45([[maybe_unused]] Prof profile) {
     store("c45_dst.out", dst.data(), 240);
 }
 
-// case 46 (uint32_t): run-time valid 11x19 of 16x32
+// case 46 (int32_t): run-time valid 11x19 of 16x32
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c46_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
     load("c46_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
     TASSIGN(src1, 0x1000);
     load("c46_src1.bin", src1.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x1800);
     load("c46_tmp.bin", tmp.data(), 512);
@@ -1497,21 +1417,21 @@ void case_46([[maybe_unused]] Prof profile) {
     store("c46_dst.out", dst.data(), 512);
 }
 
-// case 47 (uint32_t): odd 3x5 valid 2x3
+// case 47 (int32_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c47_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x40);
     load("c47_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x80);
     load("c47_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc0);
     load("c47_tmp.bin", tmp.data(), 15);
@@ -1528,21 +1448,21 @@ void case_47([[maybe_unused]] Prof profile) {
     store("c47_dst.out", dst.data(), 15);
 }
 
-// case 48 (uint32_t): full 16x16, scalar 0
+// case 48 (int32_t): full 16x16, scalar 0
 void case_48([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c48_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
     load("c48_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c48_tmp.bin", tmp.data(), 256);
@@ -1559,21 +1479,21 @@ void case_48([[maybe_unused]] Prof profile) {
     store("c48_dst.out", dst.data(), 256);
 }
 
-// case 49 (uint32_t): full 16x16, scalar 1
+// case 49 (int32_t): full 16x16, scalar 1
 void case_49([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
     load("c49_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
     load("c49_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xc00);
     load("c49_tmp.bin", tmp.data(), 256);
@@ -1590,23 +1510,23 @@ void case_49([[maybe_unused]] Prof profile) {
     store("c49_dst.out", dst.data(), 256);
 }
 
-// case 50 (int64_t): full 16x16
+// case 50 (int32_t): full 16x16, scalar -3
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c50_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c50_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1800);
+    TASSIGN(tmp, 0xc00);
     load("c50_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1621,23 +1541,23 @@ void case_50([[maybe_unused]] Prof profile) {
     store("c50_dst.out", dst.data(), 256);
 }
 
-// case 51 (int64_t): partial valid 13x7 of 16x16
+// case 51 (uint32_t): full 16x16
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c51_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c51_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c51_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1800);
+    TASSIGN(tmp, 0xc00);
     load("c51_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1652,24 +1572,24 @@ void case_51([[maybe_unused]] Prof profile) {
     store("c51_dst.out", dst.data(), 256);
 }
 
-// case 52 (int64_t): non-square 6x40
+// case 52 (uint32_t): partial valid 13x7 of 16x16
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c52_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x780);
-    load("c52_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x400);
+    load("c52_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xf00);
-    load("c52_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x800);
+    load("c52_src1.bin", src1.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1680);
-    load("c52_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0xc00);
+    load("c52_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TREM<profile_a5>(dst, src0, src1, tmp);
@@ -1680,89 +1600,58 @@ void case_52([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c52_dst.out", dst.data(), 240);
+    store("c52_dst.out", dst.data(), 256);
 }
 
-// case 53 (int64_t): run-time valid 11x19 of 16x32
+// case 53 (uint32_t): non-square 6x40
 void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c53_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x3c0);
+    load("c53_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x780);
+    load("c53_src1.bin", src1.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xb40);
+    load("c53_tmp.bin", tmp.data(), 240);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c53_dst.out", dst.data(), 240);
+}
+
+// case 54 (uint32_t): run-time valid 11x19 of 16x32
+void case_54([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c54_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x1000);
-    load("c53_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x2000);
-    load("c53_src1.bin", src1.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x3000);
-    load("c53_tmp.bin", tmp.data(), 512);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c53_dst.out", dst.data(), 512);
-}
-
-// case 54 (int64_t): odd 3x5 valid 2x3
-void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c54_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x100);
-    load("c54_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x180);
-    load("c54_tmp.bin", tmp.data(), 15);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c54_dst.out", dst.data(), 15);
-}
-
-// case 55 (int64_t): full 16x16, scalar 0
-void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
     TASSIGN(src0, 0x800);
-    load("c55_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
+    load("c54_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 19);
     TASSIGN(src1, 0x1000);
-    load("c55_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_tmp tmp;
+    load("c54_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x1800);
-    load("c55_tmp.bin", tmp.data(), 256);
+    load("c54_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TREM<profile_a5>(dst, src0, src1, tmp);
@@ -1773,26 +1662,57 @@ void case_55([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c55_dst.out", dst.data(), 256);
+    store("c54_dst.out", dst.data(), 512);
 }
 
-// case 56 (int64_t): full 16x16, scalar 1
+// case 55 (uint32_t): odd 3x5 valid 2x3
+void case_55([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c55_dst.bin", dst.data(), 15);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x40);
+    load("c55_src0.bin", src0.data(), 15);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x80);
+    load("c55_src1.bin", src1.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xc0);
+    load("c55_tmp.bin", tmp.data(), 15);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c55_dst.out", dst.data(), 15);
+}
+
+// case 56 (uint32_t): full 16x16, scalar 0
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c56_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c56_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1800);
+    TASSIGN(tmp, 0xc00);
     load("c56_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1807,23 +1727,23 @@ void case_56([[maybe_unused]] Prof profile) {
     store("c56_dst.out", dst.data(), 256);
 }
 
-// case 57 (int64_t): full 16x16, scalar -3
+// case 57 (uint32_t): full 16x16, scalar 1
 void case_57([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c57_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1000);
+    TASSIGN(src1, 0x800);
     load("c57_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1800);
+    TASSIGN(tmp, 0xc00);
     load("c57_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1838,21 +1758,21 @@ void case_57([[maybe_unused]] Prof profile) {
     store("c57_dst.out", dst.data(), 256);
 }
 
-// case 58 (uint64_t): full 16x16
+// case 58 (int64_t): full 16x16
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x800);
     load("c58_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x1000);
     load("c58_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1800);
     load("c58_tmp.bin", tmp.data(), 256);
@@ -1869,21 +1789,21 @@ void case_58([[maybe_unused]] Prof profile) {
     store("c58_dst.out", dst.data(), 256);
 }
 
-// case 59 (uint64_t): partial valid 13x7 of 16x16
+// case 59 (int64_t): partial valid 13x7 of 16x16
 void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
     TASSIGN(src0, 0x800);
     load("c59_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
     TASSIGN(src1, 0x1000);
     load("c59_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1800);
     load("c59_tmp.bin", tmp.data(), 256);
@@ -1900,21 +1820,21 @@ void case_59([[maybe_unused]] Prof profile) {
     store("c59_dst.out", dst.data(), 256);
 }
 
-// case 60 (uint64_t): non-square 6x40
+// case 60 (int64_t): non-square 6x40
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
     TASSIGN(src0, 0x780);
     load("c60_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
     TASSIGN(src1, 0xf00);
     load("c60_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1680);
     load("c60_tmp.bin", tmp.data(), 240);
@@ -1931,21 +1851,21 @@ void case_60([[maybe_unused]] Prof profile) {
     store("c60_dst.out", dst.data(), 240);
 }
 
-// case 61 (uint64_t): run-time valid 11x19 of 16x32
+// case 61 (int64_t): run-time valid 11x19 of 16x32
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x1000);
     load("c61_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
     TASSIGN(src1, 0x2000);
     load("c61_src1.bin", src1.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x3000);
     load("c61_tmp.bin", tmp.data(), 512);
@@ -1962,21 +1882,21 @@ void case_61([[maybe_unused]] Prof profile) {
     store("c61_dst.out", dst.data(), 512);
 }
 
-// case 62 (uint64_t): odd 3x5 valid 2x3
+// case 62 (int64_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c62_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
     load("c62_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x180);
     load("c62_tmp.bin", tmp.data(), 15);
@@ -1993,21 +1913,21 @@ void case_62([[maybe_unused]] Prof profile) {
     store("c62_dst.out", dst.data(), 15);
 }
 
-// case 63 (uint64_t): full 16x16, scalar 0
+// case 63 (int64_t): full 16x16, scalar 0
 void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x800);
     load("c63_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x1000);
     load("c63_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1800);
     load("c63_tmp.bin", tmp.data(), 256);
@@ -2024,21 +1944,21 @@ void case_63([[maybe_unused]] Prof profile) {
     store("c63_dst.out", dst.data(), 256);
 }
 
-// case 64 (uint64_t): full 16x16, scalar 1
+// case 64 (int64_t): full 16x16, scalar 1
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c64_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x800);
     load("c64_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x1000);
     load("c64_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1800);
     load("c64_tmp.bin", tmp.data(), 256);
@@ -2053,6 +1973,254 @@ void case_64([[maybe_unused]] Prof profile) {
         break;
     }
     store("c64_dst.out", dst.data(), 256);
+}
+
+// case 65 (int64_t): full 16x16, scalar -3
+void case_65([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c65_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c65_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c65_src1.bin", src1.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1800);
+    load("c65_tmp.bin", tmp.data(), 256);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c65_dst.out", dst.data(), 256);
+}
+
+// case 66 (uint64_t): full 16x16
+void case_66([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c66_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c66_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c66_src1.bin", src1.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1800);
+    load("c66_tmp.bin", tmp.data(), 256);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c66_dst.out", dst.data(), 256);
+}
+
+// case 67 (uint64_t): partial valid 13x7 of 16x16
+void case_67([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c67_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c67_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c67_src1.bin", src1.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1800);
+    load("c67_tmp.bin", tmp.data(), 256);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c67_dst.out", dst.data(), 256);
+}
+
+// case 68 (uint64_t): non-square 6x40
+void case_68([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c68_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x780);
+    load("c68_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xf00);
+    load("c68_src1.bin", src1.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1680);
+    load("c68_tmp.bin", tmp.data(), 240);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c68_dst.out", dst.data(), 240);
+}
+
+// case 69 (uint64_t): run-time valid 11x19 of 16x32
+void case_69([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c69_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x1000);
+    load("c69_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 19);
+    TASSIGN(src1, 0x2000);
+    load("c69_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x3000);
+    load("c69_tmp.bin", tmp.data(), 512);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c69_dst.out", dst.data(), 512);
+}
+
+// case 70 (uint64_t): odd 3x5 valid 2x3
+void case_70([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c70_dst.bin", dst.data(), 15);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c70_src0.bin", src0.data(), 15);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x100);
+    load("c70_src1.bin", src1.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x180);
+    load("c70_tmp.bin", tmp.data(), 15);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c70_dst.out", dst.data(), 15);
+}
+
+// case 71 (uint64_t): full 16x16, scalar 0
+void case_71([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c71_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c71_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c71_src1.bin", src1.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1800);
+    load("c71_tmp.bin", tmp.data(), 256);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c71_dst.out", dst.data(), 256);
+}
+
+// case 72 (uint64_t): full 16x16, scalar 1
+void case_72([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c72_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c72_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x1000);
+    load("c72_src1.bin", src1.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1800);
+    load("c72_tmp.bin", tmp.data(), 256);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREM<profile_a5>(dst, src0, src1, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREM<profile_cpu>(dst, src0, src1, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c72_dst.out", dst.data(), 256);
 }
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TREM [A2A3]: dst, src0 and src1 must have the same valid row/col
@@ -2102,6 +2270,24 @@ void rf_a2a3_10_min_valid_extent(Prof) {
     TASSIGN(src1, 0x200);
     using Tile_tmp = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(1, 8);
+    TASSIGN(tmp, 0x300);
+    profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
+}
+
+// rf_a2a3_11_value_range: breaks run-time rule 11_value_range of A2A3; must stop with: PTO runtime error: TREM [A2A3]: the int32_t elements of src0 and src1 must lie in [-16777216, 16777216]
+void rf_a2a3_11_value_range(Prof) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x100);
+    src0.data()[0] = static_cast<typename Tile_src0::DType>(16777217); // the value the rule forbids
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(8, 8);
     TASSIGN(tmp, 0x300);
     profiled::TREM<profile_a2a3>(dst, src0, src1, tmp);
 }
@@ -2222,29 +2408,13 @@ const Entry entries[] = {
     {"c34@A5", case_34, Prof::A5},
     {"c34@CPU", case_34, Prof::CPU},
     {"c35@A2A3", case_35, Prof::A2A3},
-    {"c35@A5", case_35, Prof::A5},
-    {"c35@CPU", case_35, Prof::CPU},
     {"c36@A2A3", case_36, Prof::A2A3},
-    {"c36@A5", case_36, Prof::A5},
-    {"c36@CPU", case_36, Prof::CPU},
     {"c37@A2A3", case_37, Prof::A2A3},
-    {"c37@A5", case_37, Prof::A5},
-    {"c37@CPU", case_37, Prof::CPU},
     {"c38@A2A3", case_38, Prof::A2A3},
-    {"c38@A5", case_38, Prof::A5},
-    {"c38@CPU", case_38, Prof::CPU},
     {"c39@A2A3", case_39, Prof::A2A3},
-    {"c39@A5", case_39, Prof::A5},
-    {"c39@CPU", case_39, Prof::CPU},
     {"c40@A2A3", case_40, Prof::A2A3},
-    {"c40@A5", case_40, Prof::A5},
-    {"c40@CPU", case_40, Prof::CPU},
     {"c41@A2A3", case_41, Prof::A2A3},
-    {"c41@A5", case_41, Prof::A5},
-    {"c41@CPU", case_41, Prof::CPU},
     {"c42@A2A3", case_42, Prof::A2A3},
-    {"c42@A5", case_42, Prof::A5},
-    {"c42@CPU", case_42, Prof::CPU},
     {"c43@A5", case_43, Prof::A5},
     {"c43@CPU", case_43, Prof::CPU},
     {"c44@A5", case_44, Prof::A5},
@@ -2289,9 +2459,26 @@ const Entry entries[] = {
     {"c63@CPU", case_63, Prof::CPU},
     {"c64@A5", case_64, Prof::A5},
     {"c64@CPU", case_64, Prof::CPU},
+    {"c65@A5", case_65, Prof::A5},
+    {"c65@CPU", case_65, Prof::CPU},
+    {"c66@A5", case_66, Prof::A5},
+    {"c66@CPU", case_66, Prof::CPU},
+    {"c67@A5", case_67, Prof::A5},
+    {"c67@CPU", case_67, Prof::CPU},
+    {"c68@A5", case_68, Prof::A5},
+    {"c68@CPU", case_68, Prof::CPU},
+    {"c69@A5", case_69, Prof::A5},
+    {"c69@CPU", case_69, Prof::CPU},
+    {"c70@A5", case_70, Prof::A5},
+    {"c70@CPU", case_70, Prof::CPU},
+    {"c71@A5", case_71, Prof::A5},
+    {"c71@CPU", case_71, Prof::CPU},
+    {"c72@A5", case_72, Prof::A5},
+    {"c72@CPU", case_72, Prof::CPU},
     {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape, Prof::A2A3},
     {"rf_a2a3_09_min_valid_extent", rf_a2a3_09_min_valid_extent, Prof::A2A3},
     {"rf_a2a3_10_min_valid_extent", rf_a2a3_10_min_valid_extent, Prof::A2A3},
+    {"rf_a2a3_11_value_range", rf_a2a3_11_value_range, Prof::A2A3},
     {"rf_a5_06_same_valid_shape", rf_a5_06_same_valid_shape, Prof::A5},
     {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape, Prof::CPU},
 };

@@ -1083,7 +1083,7 @@ void case_34([[maybe_unused]] Prof profile) {
     store("c34_dst.out", dst.data(), 256);
 }
 
-// case 35 (int32_t): full 16x16
+// case 35 (int32_t_ranged): full 16x16
 void case_35([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1099,21 +1099,11 @@ void case_35([[maybe_unused]] Prof profile) {
     load("c35_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c35_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
-        break;
-    }
+    profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
     store("c35_dst.out", dst.data(), 256);
 }
 
-// case 36 (int32_t): partial valid 13x7 of 16x16
+// case 36 (int32_t_ranged): partial valid 13x7 of 16x16
 void case_36([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -1129,21 +1119,11 @@ void case_36([[maybe_unused]] Prof profile) {
     load("c36_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c36_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
-        break;
-    }
+    profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
     store("c36_dst.out", dst.data(), 256);
 }
 
-// case 37 (int32_t): non-square 6x40
+// case 37 (int32_t_ranged): non-square 6x40
 void case_37([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
@@ -1159,21 +1139,11 @@ void case_37([[maybe_unused]] Prof profile) {
     load("c37_tmp.bin", tmp.data(), 240);
     int32_t scalar_value;
     load("c37_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
-        break;
-    }
+    profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
     store("c37_dst.out", dst.data(), 240);
 }
 
-// case 38 (int32_t): run-time valid 11x19 of 16x32
+// case 38 (int32_t_ranged): run-time valid 11x19 of 16x32
 void case_38([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
@@ -1189,21 +1159,11 @@ void case_38([[maybe_unused]] Prof profile) {
     load("c38_tmp.bin", tmp.data(), 512);
     int32_t scalar_value;
     load("c38_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
-        break;
-    }
+    profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
     store("c38_dst.out", dst.data(), 512);
 }
 
-// case 39 (int32_t): odd 3x5 valid 2x3
+// case 39 (int32_t_ranged): odd 3x5 valid 2x3
 void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
@@ -1219,21 +1179,11 @@ void case_39([[maybe_unused]] Prof profile) {
     load("c39_tmp.bin", tmp.data(), 15);
     int32_t scalar_value;
     load("c39_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
-        break;
-    }
+    profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
     store("c39_dst.out", dst.data(), 15);
 }
 
-// case 40 (int32_t): full 16x16, scalar 0
+// case 40 (int32_t_ranged): full 16x16, scalar 0
 void case_40([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1249,21 +1199,11 @@ void case_40([[maybe_unused]] Prof profile) {
     load("c40_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c40_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
-        break;
-    }
+    profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
     store("c40_dst.out", dst.data(), 256);
 }
 
-// case 41 (int32_t): full 16x16, scalar 1
+// case 41 (int32_t_ranged): full 16x16, scalar 1
 void case_41([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1279,21 +1219,11 @@ void case_41([[maybe_unused]] Prof profile) {
     load("c41_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c41_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
-        break;
-    }
+    profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
     store("c41_dst.out", dst.data(), 256);
 }
 
-// case 42 (int32_t): full 16x16, scalar -3
+// case 42 (int32_t_ranged): full 16x16, scalar -3
 void case_42([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1309,35 +1239,25 @@ void case_42([[maybe_unused]] Prof profile) {
     load("c42_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c42_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
-        break;
-    }
+    profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
     store("c42_dst.out", dst.data(), 256);
 }
 
-// case 43 (uint32_t): full 16x16
+// case 43 (int32_t): full 16x16
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c43_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c43_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x800);
     load("c43_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c43_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1352,21 +1272,21 @@ void case_43([[maybe_unused]] Prof profile) {
     store("c43_dst.out", dst.data(), 256);
 }
 
-// case 44 (uint32_t): partial valid 13x7 of 16x16
+// case 44 (int32_t): partial valid 13x7 of 16x16
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c44_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x800);
     load("c44_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c44_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1381,21 +1301,21 @@ void case_44([[maybe_unused]] Prof profile) {
     store("c44_dst.out", dst.data(), 256);
 }
 
-// case 45 (uint32_t): non-square 6x40
+// case 45 (int32_t): non-square 6x40
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c45_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x3c0);
     load("c45_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x780);
     load("c45_tmp.bin", tmp.data(), 240);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c45_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1410,21 +1330,21 @@ void case_45([[maybe_unused]] Prof profile) {
     store("c45_dst.out", dst.data(), 240);
 }
 
-// case 46 (uint32_t): run-time valid 11x19 of 16x32
+// case 46 (int32_t): run-time valid 11x19 of 16x32
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c46_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
     TASSIGN(src, 0x800);
     load("c46_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x1000);
     load("c46_tmp.bin", tmp.data(), 512);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c46_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1439,21 +1359,21 @@ void case_46([[maybe_unused]] Prof profile) {
     store("c46_dst.out", dst.data(), 512);
 }
 
-// case 47 (uint32_t): odd 3x5 valid 2x3
+// case 47 (int32_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c47_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
     load("c47_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c47_tmp.bin", tmp.data(), 15);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c47_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1468,21 +1388,21 @@ void case_47([[maybe_unused]] Prof profile) {
     store("c47_dst.out", dst.data(), 15);
 }
 
-// case 48 (uint32_t): full 16x16, scalar 0
+// case 48 (int32_t): full 16x16, scalar 0
 void case_48([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c48_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x800);
     load("c48_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c48_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1497,21 +1417,21 @@ void case_48([[maybe_unused]] Prof profile) {
     store("c48_dst.out", dst.data(), 256);
 }
 
-// case 49 (uint32_t): full 16x16, scalar 1
+// case 49 (int32_t): full 16x16, scalar 1
 void case_49([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c49_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x800);
     load("c49_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c49_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1526,21 +1446,21 @@ void case_49([[maybe_unused]] Prof profile) {
     store("c49_dst.out", dst.data(), 256);
 }
 
-// case 50 (int64_t): full 16x16
+// case 50 (int32_t): full 16x16, scalar -3
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c50_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c50_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    int32_t scalar_value;
     load("c50_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1555,21 +1475,21 @@ void case_50([[maybe_unused]] Prof profile) {
     store("c50_dst.out", dst.data(), 256);
 }
 
-// case 51 (int64_t): partial valid 13x7 of 16x16
+// case 51 (uint32_t): full 16x16
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c51_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c51_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c51_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    uint32_t scalar_value;
     load("c51_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1584,21 +1504,21 @@ void case_51([[maybe_unused]] Prof profile) {
     store("c51_dst.out", dst.data(), 256);
 }
 
-// case 52 (int64_t): non-square 6x40
+// case 52 (uint32_t): partial valid 13x7 of 16x16
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c52_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x780);
-    load("c52_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x400);
+    load("c52_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xf00);
-    load("c52_tmp.bin", tmp.data(), 240);
-    int64_t scalar_value;
+    TASSIGN(tmp, 0x800);
+    load("c52_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
     load("c52_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1610,24 +1530,24 @@ void case_52([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c52_dst.out", dst.data(), 240);
+    store("c52_dst.out", dst.data(), 256);
 }
 
-// case 53 (int64_t): run-time valid 11x19 of 16x32
+// case 53 (uint32_t): non-square 6x40
 void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x1000);
-    load("c53_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x2000);
-    load("c53_tmp.bin", tmp.data(), 512);
-    int64_t scalar_value;
+    load("c53_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x3c0);
+    load("c53_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x780);
+    load("c53_tmp.bin", tmp.data(), 240);
+    uint32_t scalar_value;
     load("c53_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1639,24 +1559,24 @@ void case_53([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c53_dst.out", dst.data(), 512);
+    store("c53_dst.out", dst.data(), 240);
 }
 
-// case 54 (int64_t): odd 3x5 valid 2x3
+// case 54 (uint32_t): run-time valid 11x19 of 16x32
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c54_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c54_tmp.bin", tmp.data(), 15);
-    int64_t scalar_value;
+    load("c54_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x800);
+    load("c54_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1000);
+    load("c54_tmp.bin", tmp.data(), 512);
+    uint32_t scalar_value;
     load("c54_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1668,24 +1588,24 @@ void case_54([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c54_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 512);
 }
 
-// case 55 (int64_t): full 16x16, scalar 0
+// case 55 (uint32_t): odd 3x5 valid 2x3
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c55_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x800);
-    load("c55_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x40);
+    load("c55_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
-    load("c55_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    TASSIGN(tmp, 0x80);
+    load("c55_tmp.bin", tmp.data(), 15);
+    uint32_t scalar_value;
     load("c55_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1697,24 +1617,24 @@ void case_55([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c55_dst.out", dst.data(), 256);
+    store("c55_dst.out", dst.data(), 15);
 }
 
-// case 56 (int64_t): full 16x16, scalar 1
+// case 56 (uint32_t): full 16x16, scalar 0
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c56_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c56_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    uint32_t scalar_value;
     load("c56_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1729,21 +1649,21 @@ void case_56([[maybe_unused]] Prof profile) {
     store("c56_dst.out", dst.data(), 256);
 }
 
-// case 57 (int64_t): full 16x16, scalar -3
+// case 57 (uint32_t): full 16x16, scalar 1
 void case_57([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c57_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c57_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    uint32_t scalar_value;
     load("c57_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1758,21 +1678,21 @@ void case_57([[maybe_unused]] Prof profile) {
     store("c57_dst.out", dst.data(), 256);
 }
 
-// case 58 (uint64_t): full 16x16
+// case 58 (int64_t): full 16x16
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c58_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1000);
     load("c58_tmp.bin", tmp.data(), 256);
-    uint64_t scalar_value;
+    int64_t scalar_value;
     load("c58_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1787,21 +1707,21 @@ void case_58([[maybe_unused]] Prof profile) {
     store("c58_dst.out", dst.data(), 256);
 }
 
-// case 59 (uint64_t): partial valid 13x7 of 16x16
+// case 59 (int64_t): partial valid 13x7 of 16x16
 void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c59_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1000);
     load("c59_tmp.bin", tmp.data(), 256);
-    uint64_t scalar_value;
+    int64_t scalar_value;
     load("c59_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1816,21 +1736,21 @@ void case_59([[maybe_unused]] Prof profile) {
     store("c59_dst.out", dst.data(), 256);
 }
 
-// case 60 (uint64_t): non-square 6x40
+// case 60 (int64_t): non-square 6x40
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x780);
     load("c60_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0xf00);
     load("c60_tmp.bin", tmp.data(), 240);
-    uint64_t scalar_value;
+    int64_t scalar_value;
     load("c60_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1845,21 +1765,21 @@ void case_60([[maybe_unused]] Prof profile) {
     store("c60_dst.out", dst.data(), 240);
 }
 
-// case 61 (uint64_t): run-time valid 11x19 of 16x32
+// case 61 (int64_t): run-time valid 11x19 of 16x32
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
     TASSIGN(src, 0x1000);
     load("c61_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x2000);
     load("c61_tmp.bin", tmp.data(), 512);
-    uint64_t scalar_value;
+    int64_t scalar_value;
     load("c61_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1874,21 +1794,21 @@ void case_61([[maybe_unused]] Prof profile) {
     store("c61_dst.out", dst.data(), 512);
 }
 
-// case 62 (uint64_t): odd 3x5 valid 2x3
+// case 62 (int64_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
     load("c62_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x100);
     load("c62_tmp.bin", tmp.data(), 15);
-    uint64_t scalar_value;
+    int64_t scalar_value;
     load("c62_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1903,21 +1823,21 @@ void case_62([[maybe_unused]] Prof profile) {
     store("c62_dst.out", dst.data(), 15);
 }
 
-// case 63 (uint64_t): full 16x16, scalar 0
+// case 63 (int64_t): full 16x16, scalar 0
 void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c63_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1000);
     load("c63_tmp.bin", tmp.data(), 256);
-    uint64_t scalar_value;
+    int64_t scalar_value;
     load("c63_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1932,21 +1852,21 @@ void case_63([[maybe_unused]] Prof profile) {
     store("c63_dst.out", dst.data(), 256);
 }
 
-// case 64 (uint64_t): full 16x16, scalar 1
+// case 64 (int64_t): full 16x16, scalar 1
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c64_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c64_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x1000);
     load("c64_tmp.bin", tmp.data(), 256);
-    uint64_t scalar_value;
+    int64_t scalar_value;
     load("c64_scalar.bin", &scalar_value, 1);
     switch (profile) {
     case Prof::A5:
@@ -1961,1456 +1881,1776 @@ void case_64([[maybe_unused]] Prof profile) {
     store("c64_dst.out", dst.data(), 256);
 }
 
-// case 65 (half_high_precision): full 16x16
+// case 65 (int64_t): full 16x16, scalar -3
 void case_65([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c65_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x800);
     load("c65_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
+    TASSIGN(tmp, 0x1000);
     load("c65_tmp.bin", tmp.data(), 256);
-    half scalar_value;
+    int64_t scalar_value;
     load("c65_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
     store("c65_dst.out", dst.data(), 256);
 }
 
-// case 66 (half_high_precision): partial valid 13x7 of 16x16
+// case 66 (uint64_t): full 16x16
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c66_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x800);
     load("c66_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
+    TASSIGN(tmp, 0x1000);
     load("c66_tmp.bin", tmp.data(), 256);
-    half scalar_value;
+    uint64_t scalar_value;
     load("c66_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
     store("c66_dst.out", dst.data(), 256);
 }
 
-// case 67 (half_high_precision): non-square 6x40
+// case 67 (uint64_t): partial valid 13x7 of 16x16
 void case_67([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c67_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c67_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x800);
+    load("c67_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c67_tmp.bin", tmp.data(), 240);
-    half scalar_value;
+    TASSIGN(tmp, 0x1000);
+    load("c67_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
     load("c67_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c67_dst.out", dst.data(), 240);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c67_dst.out", dst.data(), 256);
 }
 
-// case 68 (half_high_precision): run-time valid 11x19 of 16x32
+// case 68 (uint64_t): non-square 6x40
 void case_68([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c68_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x780);
+    load("c68_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xf00);
+    load("c68_tmp.bin", tmp.data(), 240);
+    uint64_t scalar_value;
+    load("c68_scalar.bin", &scalar_value, 1);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c68_dst.out", dst.data(), 240);
+}
+
+// case 69 (uint64_t): run-time valid 11x19 of 16x32
+void case_69([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c68_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c69_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x400);
-    load("c68_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x1000);
+    load("c69_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x800);
-    load("c68_tmp.bin", tmp.data(), 512);
-    half scalar_value;
-    load("c68_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c68_dst.out", dst.data(), 512);
-}
-
-// case 69 (half_high_precision): odd 3x5 valid 2x3
-void case_69([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c69_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c69_tmp.bin", tmp.data(), 15);
-    half scalar_value;
+    TASSIGN(tmp, 0x2000);
+    load("c69_tmp.bin", tmp.data(), 512);
+    uint64_t scalar_value;
     load("c69_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c69_dst.out", dst.data(), 15);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c69_dst.out", dst.data(), 512);
 }
 
-// case 70 (half_high_precision): full 16x16, scalar 0.0
+// case 70 (uint64_t): odd 3x5 valid 2x3
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c70_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c70_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x80);
+    load("c70_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c70_tmp.bin", tmp.data(), 256);
-    half scalar_value;
+    TASSIGN(tmp, 0x100);
+    load("c70_tmp.bin", tmp.data(), 15);
+    uint64_t scalar_value;
     load("c70_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c70_dst.out", dst.data(), 256);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c70_dst.out", dst.data(), 15);
 }
 
-// case 71 (half_high_precision): full 16x16, scalar 1.0
+// case 71 (uint64_t): full 16x16, scalar 0
 void case_71([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c71_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x800);
     load("c71_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
+    TASSIGN(tmp, 0x1000);
     load("c71_tmp.bin", tmp.data(), 256);
-    half scalar_value;
+    uint64_t scalar_value;
     load("c71_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
     store("c71_dst.out", dst.data(), 256);
 }
 
-// case 72 (half_high_precision): full 16x16, scalar -0.5
+// case 72 (uint64_t): full 16x16, scalar 1
 void case_72([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c72_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x800);
     load("c72_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
+    TASSIGN(tmp, 0x1000);
     load("c72_tmp.bin", tmp.data(), 256);
-    half scalar_value;
+    uint64_t scalar_value;
     load("c72_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TREMS<profile_a5>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
     store("c72_dst.out", dst.data(), 256);
 }
 
-// case 73 (half_high_precision_colmajor): col-major 12x20 valid 9x15
+// case 73 (half_high_precision): full 16x16
 void case_73([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c73_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c73_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c73_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c73_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x400);
-    load("c73_tmp.bin", tmp.data(), 240);
+    load("c73_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c73_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c73_dst.out", dst.data(), 240);
+    store("c73_dst.out", dst.data(), 256);
 }
 
-// case 74 (half_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
+// case 74 (half_high_precision): partial valid 13x7 of 16x16
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c74_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c74_src.bin", src.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x100);
-    load("c74_tmp.bin", tmp.data(), 64);
+    load("c74_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c74_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x400);
+    load("c74_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c74_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c74_dst.out", dst.data(), 64);
+    store("c74_dst.out", dst.data(), 256);
 }
 
-// case 75 (float_high_precision): full 16x16
+// case 75 (half_high_precision): non-square 6x40
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c75_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c75_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x200);
+    load("c75_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
-    load("c75_tmp.bin", tmp.data(), 256);
-    float scalar_value;
+    TASSIGN(tmp, 0x400);
+    load("c75_tmp.bin", tmp.data(), 240);
+    half scalar_value;
     load("c75_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    }
-    store("c75_dst.out", dst.data(), 256);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c75_dst.out", dst.data(), 240);
 }
 
-// case 76 (float_high_precision): partial valid 13x7 of 16x16
+// case 76 (half_high_precision): run-time valid 11x19 of 16x32
 void case_76([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c76_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
-    load("c76_tmp.bin", tmp.data(), 256);
-    float scalar_value;
-    load("c76_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    }
-    store("c76_dst.out", dst.data(), 256);
-}
-
-// case 77 (float_high_precision): non-square 6x40
-void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x3c0);
-    load("c77_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x780);
-    load("c77_tmp.bin", tmp.data(), 240);
-    float scalar_value;
-    load("c77_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    }
-    store("c77_dst.out", dst.data(), 240);
-}
-
-// case 78 (float_high_precision): run-time valid 11x19 of 16x32
-void case_78([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c78_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c76_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x800);
-    load("c78_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x400);
+    load("c76_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1000);
-    load("c78_tmp.bin", tmp.data(), 512);
-    float scalar_value;
-    load("c78_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    }
-    store("c78_dst.out", dst.data(), 512);
+    TASSIGN(tmp, 0x800);
+    load("c76_tmp.bin", tmp.data(), 512);
+    half scalar_value;
+    load("c76_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c76_dst.out", dst.data(), 512);
 }
 
-// case 79 (float_high_precision): odd 3x5 valid 2x3
-void case_79([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+// case 77 (half_high_precision): odd 3x5 valid 2x3
+void case_77([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c79_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c77_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
-    load("c79_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c77_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c79_tmp.bin", tmp.data(), 15);
-    float scalar_value;
-    load("c79_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    }
-    store("c79_dst.out", dst.data(), 15);
+    load("c77_tmp.bin", tmp.data(), 15);
+    half scalar_value;
+    load("c77_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c77_dst.out", dst.data(), 15);
 }
 
-// case 80 (float_high_precision): full 16x16, scalar 0.0
+// case 78 (half_high_precision): full 16x16, scalar 0.0
+void case_78([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c78_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c78_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x400);
+    load("c78_tmp.bin", tmp.data(), 256);
+    half scalar_value;
+    load("c78_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c78_dst.out", dst.data(), 256);
+}
+
+// case 79 (half_high_precision): full 16x16, scalar 1.0
+void case_79([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c79_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c79_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x400);
+    load("c79_tmp.bin", tmp.data(), 256);
+    half scalar_value;
+    load("c79_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c79_dst.out", dst.data(), 256);
+}
+
+// case 80 (half_high_precision): full 16x16, scalar -0.5
 void case_80([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c80_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c80_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
+    TASSIGN(tmp, 0x400);
     load("c80_tmp.bin", tmp.data(), 256);
-    float scalar_value;
+    half scalar_value;
     load("c80_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    }
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c80_dst.out", dst.data(), 256);
 }
 
-// case 81 (float_high_precision): full 16x16, scalar 1.0
+// case 81 (half_high_precision_colmajor): col-major 12x20 valid 9x15
 void case_81([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c81_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c81_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c81_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x200);
+    load("c81_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
-    load("c81_tmp.bin", tmp.data(), 256);
-    float scalar_value;
+    TASSIGN(tmp, 0x400);
+    load("c81_tmp.bin", tmp.data(), 240);
+    half scalar_value;
     load("c81_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    }
-    store("c81_dst.out", dst.data(), 256);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c81_dst.out", dst.data(), 240);
 }
 
-// case 82 (float_high_precision): full 16x16, scalar -0.5
+// case 82 (half_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
 void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c82_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
-    load("c82_tmp.bin", tmp.data(), 256);
-    float scalar_value;
+    load("c82_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(5, 6);
+    TASSIGN(src, 0x80);
+    load("c82_src.bin", src.data(), 64);
+    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(5, 6);
+    TASSIGN(tmp, 0x100);
+    load("c82_tmp.bin", tmp.data(), 64);
+    half scalar_value;
     load("c82_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::A5:
-        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    }
-    store("c82_dst.out", dst.data(), 256);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c82_dst.out", dst.data(), 64);
 }
 
-// case 83 (int16_t_high_precision): full 16x16
+// case 83 (float_high_precision): full 16x16
 void case_83([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c83_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x400);
     load("c83_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
+    TASSIGN(tmp, 0x800);
     load("c83_tmp.bin", tmp.data(), 256);
-    int16_t scalar_value;
+    float scalar_value;
     load("c83_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::A5:
+        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    }
     store("c83_dst.out", dst.data(), 256);
 }
 
-// case 84 (int16_t_high_precision): partial valid 13x7 of 16x16
+// case 84 (float_high_precision): partial valid 13x7 of 16x16
 void case_84([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c84_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x400);
     load("c84_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
+    TASSIGN(tmp, 0x800);
     load("c84_tmp.bin", tmp.data(), 256);
-    int16_t scalar_value;
+    float scalar_value;
     load("c84_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::A5:
+        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    }
     store("c84_dst.out", dst.data(), 256);
 }
 
-// case 85 (int16_t_high_precision): non-square 6x40
+// case 85 (float_high_precision): non-square 6x40
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c85_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x3c0);
     load("c85_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
+    TASSIGN(tmp, 0x780);
     load("c85_tmp.bin", tmp.data(), 240);
-    int16_t scalar_value;
+    float scalar_value;
     load("c85_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::A5:
+        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    }
     store("c85_dst.out", dst.data(), 240);
 }
 
-// case 86 (int16_t_high_precision): run-time valid 11x19 of 16x32
+// case 86 (float_high_precision): run-time valid 11x19 of 16x32
 void case_86([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c86_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x800);
     load("c86_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x800);
+    TASSIGN(tmp, 0x1000);
     load("c86_tmp.bin", tmp.data(), 512);
-    int16_t scalar_value;
+    float scalar_value;
     load("c86_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::A5:
+        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    }
     store("c86_dst.out", dst.data(), 512);
 }
 
-// case 87 (int16_t_high_precision): odd 3x5 valid 2x3
+// case 87 (float_high_precision): odd 3x5 valid 2x3
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c87_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
     load("c87_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c87_tmp.bin", tmp.data(), 15);
-    int16_t scalar_value;
+    float scalar_value;
     load("c87_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::A5:
+        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    }
     store("c87_dst.out", dst.data(), 15);
 }
 
-// case 88 (int16_t_high_precision): full 16x16, scalar 0
+// case 88 (float_high_precision): full 16x16, scalar 0.0
 void case_88([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c88_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x400);
     load("c88_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
+    TASSIGN(tmp, 0x800);
     load("c88_tmp.bin", tmp.data(), 256);
-    int16_t scalar_value;
+    float scalar_value;
     load("c88_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::A5:
+        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    }
     store("c88_dst.out", dst.data(), 256);
 }
 
-// case 89 (int16_t_high_precision): full 16x16, scalar 1
+// case 89 (float_high_precision): full 16x16, scalar 1.0
 void case_89([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c89_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x400);
     load("c89_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
+    TASSIGN(tmp, 0x800);
     load("c89_tmp.bin", tmp.data(), 256);
-    int16_t scalar_value;
+    float scalar_value;
     load("c89_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::A5:
+        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    }
     store("c89_dst.out", dst.data(), 256);
 }
 
-// case 90 (int16_t_high_precision): full 16x16, scalar -3
+// case 90 (float_high_precision): full 16x16, scalar -0.5
 void case_90([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c90_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x200);
+    TASSIGN(src, 0x400);
     load("c90_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
+    TASSIGN(tmp, 0x800);
     load("c90_tmp.bin", tmp.data(), 256);
-    int16_t scalar_value;
+    float scalar_value;
     load("c90_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::A5:
+        profiled::TREMS<profile_a5, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+        break;
+    }
     store("c90_dst.out", dst.data(), 256);
 }
 
-// case 91 (int16_t_high_precision_colmajor): col-major 12x20 valid 9x15
+// case 91 (int16_t_high_precision): full 16x16
 void case_91([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c91_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c91_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c91_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c91_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x400);
-    load("c91_tmp.bin", tmp.data(), 240);
+    load("c91_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c91_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c91_dst.out", dst.data(), 240);
+    store("c91_dst.out", dst.data(), 256);
 }
 
-// case 92 (int16_t_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
+// case 92 (int16_t_high_precision): partial valid 13x7 of 16x16
 void case_92([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c92_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c92_src.bin", src.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x100);
-    load("c92_tmp.bin", tmp.data(), 64);
+    load("c92_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c92_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x400);
+    load("c92_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c92_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c92_dst.out", dst.data(), 64);
+    store("c92_dst.out", dst.data(), 256);
 }
 
-// case 93 (uint16_t_high_precision): full 16x16
+// case 93 (int16_t_high_precision): non-square 6x40
 void case_93([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c93_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c93_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c93_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c93_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x400);
-    load("c93_tmp.bin", tmp.data(), 256);
-    uint16_t scalar_value;
+    load("c93_tmp.bin", tmp.data(), 240);
+    int16_t scalar_value;
     load("c93_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c93_dst.out", dst.data(), 256);
+    store("c93_dst.out", dst.data(), 240);
 }
 
-// case 94 (uint16_t_high_precision): partial valid 13x7 of 16x16
+// case 94 (int16_t_high_precision): run-time valid 11x19 of 16x32
 void case_94([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c94_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c94_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c94_tmp.bin", tmp.data(), 256);
-    uint16_t scalar_value;
-    load("c94_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c94_dst.out", dst.data(), 256);
-}
-
-// case 95 (uint16_t_high_precision): non-square 6x40
-void case_95([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c95_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c95_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c95_tmp.bin", tmp.data(), 240);
-    uint16_t scalar_value;
-    load("c95_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c95_dst.out", dst.data(), 240);
-}
-
-// case 96 (uint16_t_high_precision): run-time valid 11x19 of 16x32
-void case_96([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c96_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c94_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
     TASSIGN(src, 0x400);
-    load("c96_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c94_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x800);
-    load("c96_tmp.bin", tmp.data(), 512);
-    uint16_t scalar_value;
-    load("c96_scalar.bin", &scalar_value, 1);
+    load("c94_tmp.bin", tmp.data(), 512);
+    int16_t scalar_value;
+    load("c94_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c96_dst.out", dst.data(), 512);
+    store("c94_dst.out", dst.data(), 512);
 }
 
-// case 97 (uint16_t_high_precision): odd 3x5 valid 2x3
-void case_97([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+// case 95 (int16_t_high_precision): odd 3x5 valid 2x3
+void case_95([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c97_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c95_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
-    load("c97_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c95_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c97_tmp.bin", tmp.data(), 15);
-    uint16_t scalar_value;
-    load("c97_scalar.bin", &scalar_value, 1);
+    load("c95_tmp.bin", tmp.data(), 15);
+    int16_t scalar_value;
+    load("c95_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c97_dst.out", dst.data(), 15);
+    store("c95_dst.out", dst.data(), 15);
 }
 
-// case 98 (uint16_t_high_precision): full 16x16, scalar 0
+// case 96 (int16_t_high_precision): full 16x16, scalar 0
+void case_96([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c96_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c96_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x400);
+    load("c96_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c96_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c96_dst.out", dst.data(), 256);
+}
+
+// case 97 (int16_t_high_precision): full 16x16, scalar 1
+void case_97([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c97_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c97_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x400);
+    load("c97_tmp.bin", tmp.data(), 256);
+    int16_t scalar_value;
+    load("c97_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c97_dst.out", dst.data(), 256);
+}
+
+// case 98 (int16_t_high_precision): full 16x16, scalar -3
 void case_98([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c98_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
     load("c98_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x400);
     load("c98_tmp.bin", tmp.data(), 256);
-    uint16_t scalar_value;
+    int16_t scalar_value;
     load("c98_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c98_dst.out", dst.data(), 256);
 }
 
-// case 99 (uint16_t_high_precision): full 16x16, scalar 1
+// case 99 (int16_t_high_precision_colmajor): col-major 12x20 valid 9x15
 void case_99([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c99_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c99_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x400);
+    load("c99_tmp.bin", tmp.data(), 240);
+    int16_t scalar_value;
+    load("c99_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c99_dst.out", dst.data(), 240);
+}
+
+// case 100 (int16_t_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
+void case_100([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c100_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(5, 6);
+    TASSIGN(src, 0x80);
+    load("c100_src.bin", src.data(), 64);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(5, 6);
+    TASSIGN(tmp, 0x100);
+    load("c100_tmp.bin", tmp.data(), 64);
+    int16_t scalar_value;
+    load("c100_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c100_dst.out", dst.data(), 64);
+}
+
+// case 101 (uint16_t_high_precision): full 16x16
+void case_101([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c99_dst.bin", dst.data(), 256);
+    load("c101_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c99_src.bin", src.data(), 256);
+    load("c101_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x400);
-    load("c99_tmp.bin", tmp.data(), 256);
-    uint16_t scalar_value;
-    load("c99_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c99_dst.out", dst.data(), 256);
-}
-
-// case 100 (int32_t_high_precision): full 16x16
-void case_100([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c100_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c100_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
-    load("c100_tmp.bin", tmp.data(), 256);
-    int32_t scalar_value;
-    load("c100_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c100_dst.out", dst.data(), 256);
-}
-
-// case 101 (int32_t_high_precision): partial valid 13x7 of 16x16
-void case_101([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c101_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c101_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
     load("c101_tmp.bin", tmp.data(), 256);
-    int32_t scalar_value;
+    uint16_t scalar_value;
     load("c101_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c101_dst.out", dst.data(), 256);
 }
 
-// case 102 (int32_t_high_precision): non-square 6x40
+// case 102 (uint16_t_high_precision): partial valid 13x7 of 16x16
 void case_102([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c102_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c102_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x3c0);
-    load("c102_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x200);
+    load("c102_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x780);
-    load("c102_tmp.bin", tmp.data(), 240);
-    int32_t scalar_value;
+    TASSIGN(tmp, 0x400);
+    load("c102_tmp.bin", tmp.data(), 256);
+    uint16_t scalar_value;
     load("c102_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c102_dst.out", dst.data(), 240);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c102_dst.out", dst.data(), 256);
 }
 
-// case 103 (int32_t_high_precision): run-time valid 11x19 of 16x32
+// case 103 (uint16_t_high_precision): non-square 6x40
 void case_103([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c103_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c103_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x400);
+    load("c103_tmp.bin", tmp.data(), 240);
+    uint16_t scalar_value;
+    load("c103_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c103_dst.out", dst.data(), 240);
+}
+
+// case 104 (uint16_t_high_precision): run-time valid 11x19 of 16x32
+void case_104([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c103_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    load("c104_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x800);
-    load("c103_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x400);
+    load("c104_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1000);
-    load("c103_tmp.bin", tmp.data(), 512);
-    int32_t scalar_value;
-    load("c103_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c103_dst.out", dst.data(), 512);
+    TASSIGN(tmp, 0x800);
+    load("c104_tmp.bin", tmp.data(), 512);
+    uint16_t scalar_value;
+    load("c104_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c104_dst.out", dst.data(), 512);
 }
 
-// case 104 (int32_t_high_precision): odd 3x5 valid 2x3
-void case_104([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+// case 105 (uint16_t_high_precision): odd 3x5 valid 2x3
+void case_105([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c104_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c105_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
-    load("c104_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c105_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
-    load("c104_tmp.bin", tmp.data(), 15);
-    int32_t scalar_value;
-    load("c104_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c104_dst.out", dst.data(), 15);
-}
-
-// case 105 (int32_t_high_precision): full 16x16, scalar 0
-void case_105([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c105_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c105_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
-    load("c105_tmp.bin", tmp.data(), 256);
-    int32_t scalar_value;
+    load("c105_tmp.bin", tmp.data(), 15);
+    uint16_t scalar_value;
     load("c105_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c105_dst.out", dst.data(), 256);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c105_dst.out", dst.data(), 15);
 }
 
-// case 106 (int32_t_high_precision): full 16x16, scalar 1
+// case 106 (uint16_t_high_precision): full 16x16, scalar 0
 void case_106([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c106_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c106_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
+    TASSIGN(tmp, 0x400);
     load("c106_tmp.bin", tmp.data(), 256);
-    int32_t scalar_value;
+    uint16_t scalar_value;
     load("c106_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c106_dst.out", dst.data(), 256);
 }
 
-// case 107 (int32_t_high_precision): full 16x16, scalar -3
+// case 107 (uint16_t_high_precision): full 16x16, scalar 1
 void case_107([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c107_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x200);
     load("c107_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
+    TASSIGN(tmp, 0x400);
     load("c107_tmp.bin", tmp.data(), 256);
-    int32_t scalar_value;
+    uint16_t scalar_value;
     load("c107_scalar.bin", &scalar_value, 1);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c107_dst.out", dst.data(), 256);
 }
 
-// case 108 (uint32_t_high_precision): full 16x16
+// case 108 (int32_t_high_precision_ranged): full 16x16
 void case_108([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c108_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c108_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x800);
     load("c108_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c108_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c108_dst.out", dst.data(), 256);
 }
 
-// case 109 (uint32_t_high_precision): partial valid 13x7 of 16x16
+// case 109 (int32_t_high_precision_ranged): partial valid 13x7 of 16x16
 void case_109([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c109_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c109_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x800);
     load("c109_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c109_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c109_dst.out", dst.data(), 256);
 }
 
-// case 110 (uint32_t_high_precision): non-square 6x40
+// case 110 (int32_t_high_precision_ranged): non-square 6x40
 void case_110([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c110_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x3c0);
     load("c110_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x780);
     load("c110_tmp.bin", tmp.data(), 240);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c110_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c110_dst.out", dst.data(), 240);
 }
 
-// case 111 (uint32_t_high_precision): run-time valid 11x19 of 16x32
+// case 111 (int32_t_high_precision_ranged): run-time valid 11x19 of 16x32
 void case_111([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c111_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
     TASSIGN(src, 0x800);
     load("c111_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
     TASSIGN(tmp, 0x1000);
     load("c111_tmp.bin", tmp.data(), 512);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c111_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c111_dst.out", dst.data(), 512);
 }
 
-// case 112 (uint32_t_high_precision): odd 3x5 valid 2x3
+// case 112 (int32_t_high_precision_ranged): odd 3x5 valid 2x3
 void case_112([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c112_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x40);
     load("c112_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x80);
     load("c112_tmp.bin", tmp.data(), 15);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c112_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c112_dst.out", dst.data(), 15);
 }
 
-// case 113 (uint32_t_high_precision): full 16x16, scalar 0
+// case 113 (int32_t_high_precision_ranged): full 16x16, scalar 0
 void case_113([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c113_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c113_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x800);
     load("c113_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c113_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c113_dst.out", dst.data(), 256);
 }
 
-// case 114 (uint32_t_high_precision): full 16x16, scalar 1
+// case 114 (int32_t_high_precision_ranged): full 16x16, scalar 1
 void case_114([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c114_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c114_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x800);
     load("c114_tmp.bin", tmp.data(), 256);
-    uint32_t scalar_value;
+    int32_t scalar_value;
     load("c114_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c114_dst.out", dst.data(), 256);
 }
 
-// case 115 (int64_t_high_precision): full 16x16
+// case 115 (int32_t_high_precision_ranged): full 16x16, scalar -3
 void case_115([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c115_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c115_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c115_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    int32_t scalar_value;
     load("c115_scalar.bin", &scalar_value, 1);
-    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c115_dst.out", dst.data(), 256);
 }
 
-// case 116 (int64_t_high_precision): partial valid 13x7 of 16x16
+// case 116 (int32_t_high_precision): full 16x16
 void case_116([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c116_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c116_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c116_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    int32_t scalar_value;
     load("c116_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c116_dst.out", dst.data(), 256);
 }
 
-// case 117 (int64_t_high_precision): non-square 6x40
+// case 117 (int32_t_high_precision): partial valid 13x7 of 16x16
 void case_117([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c117_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c117_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x780);
-    load("c117_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x400);
+    load("c117_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xf00);
-    load("c117_tmp.bin", tmp.data(), 240);
-    int64_t scalar_value;
+    TASSIGN(tmp, 0x800);
+    load("c117_tmp.bin", tmp.data(), 256);
+    int32_t scalar_value;
     load("c117_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c117_dst.out", dst.data(), 240);
+    store("c117_dst.out", dst.data(), 256);
 }
 
-// case 118 (int64_t_high_precision): run-time valid 11x19 of 16x32
+// case 118 (int32_t_high_precision): non-square 6x40
 void case_118([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c118_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x1000);
-    load("c118_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x2000);
-    load("c118_tmp.bin", tmp.data(), 512);
-    int64_t scalar_value;
+    load("c118_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x3c0);
+    load("c118_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x780);
+    load("c118_tmp.bin", tmp.data(), 240);
+    int32_t scalar_value;
     load("c118_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c118_dst.out", dst.data(), 512);
+    store("c118_dst.out", dst.data(), 240);
 }
 
-// case 119 (int64_t_high_precision): odd 3x5 valid 2x3
+// case 119 (int32_t_high_precision): run-time valid 11x19 of 16x32
 void case_119([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c119_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c119_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c119_tmp.bin", tmp.data(), 15);
-    int64_t scalar_value;
+    load("c119_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x800);
+    load("c119_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1000);
+    load("c119_tmp.bin", tmp.data(), 512);
+    int32_t scalar_value;
     load("c119_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c119_dst.out", dst.data(), 15);
+    store("c119_dst.out", dst.data(), 512);
 }
 
-// case 120 (int64_t_high_precision): full 16x16, scalar 0
+// case 120 (int32_t_high_precision): odd 3x5 valid 2x3
 void case_120([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c120_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c120_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x800);
-    load("c120_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x40);
+    load("c120_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
-    load("c120_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    TASSIGN(tmp, 0x80);
+    load("c120_tmp.bin", tmp.data(), 15);
+    int32_t scalar_value;
     load("c120_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c120_dst.out", dst.data(), 256);
+    store("c120_dst.out", dst.data(), 15);
 }
 
-// case 121 (int64_t_high_precision): full 16x16, scalar 1
+// case 121 (int32_t_high_precision): full 16x16, scalar 0
 void case_121([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c121_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c121_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c121_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    int32_t scalar_value;
     load("c121_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c121_dst.out", dst.data(), 256);
 }
 
-// case 122 (int64_t_high_precision): full 16x16, scalar -3
+// case 122 (int32_t_high_precision): full 16x16, scalar 1
 void case_122([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c122_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c122_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c122_tmp.bin", tmp.data(), 256);
-    int64_t scalar_value;
+    int32_t scalar_value;
     load("c122_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c122_dst.out", dst.data(), 256);
 }
 
-// case 123 (uint64_t_high_precision): full 16x16
+// case 123 (int32_t_high_precision): full 16x16, scalar -3
 void case_123([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c123_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c123_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c123_tmp.bin", tmp.data(), 256);
-    uint64_t scalar_value;
+    int32_t scalar_value;
     load("c123_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c123_dst.out", dst.data(), 256);
 }
 
-// case 124 (uint64_t_high_precision): partial valid 13x7 of 16x16
+// case 124 (uint32_t_high_precision): full 16x16
 void case_124([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c124_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c124_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c124_tmp.bin", tmp.data(), 256);
-    uint64_t scalar_value;
+    uint32_t scalar_value;
     load("c124_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c124_dst.out", dst.data(), 256);
 }
 
-// case 125 (uint64_t_high_precision): non-square 6x40
+// case 125 (uint32_t_high_precision): partial valid 13x7 of 16x16
 void case_125([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c125_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c125_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x780);
-    load("c125_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x400);
+    load("c125_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xf00);
-    load("c125_tmp.bin", tmp.data(), 240);
-    uint64_t scalar_value;
+    TASSIGN(tmp, 0x800);
+    load("c125_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
     load("c125_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c125_dst.out", dst.data(), 240);
+    store("c125_dst.out", dst.data(), 256);
 }
 
-// case 126 (uint64_t_high_precision): run-time valid 11x19 of 16x32
+// case 126 (uint32_t_high_precision): non-square 6x40
 void case_126([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c126_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x1000);
-    load("c126_src.bin", src.data(), 512);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x2000);
-    load("c126_tmp.bin", tmp.data(), 512);
-    uint64_t scalar_value;
+    load("c126_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x3c0);
+    load("c126_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x780);
+    load("c126_tmp.bin", tmp.data(), 240);
+    uint32_t scalar_value;
     load("c126_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c126_dst.out", dst.data(), 512);
+    store("c126_dst.out", dst.data(), 240);
 }
 
-// case 127 (uint64_t_high_precision): odd 3x5 valid 2x3
+// case 127 (uint32_t_high_precision): run-time valid 11x19 of 16x32
 void case_127([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c127_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c127_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c127_tmp.bin", tmp.data(), 15);
-    uint64_t scalar_value;
+    load("c127_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x800);
+    load("c127_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x1000);
+    load("c127_tmp.bin", tmp.data(), 512);
+    uint32_t scalar_value;
     load("c127_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c127_dst.out", dst.data(), 15);
+    store("c127_dst.out", dst.data(), 512);
 }
 
-// case 128 (uint64_t_high_precision): full 16x16, scalar 0
+// case 128 (uint32_t_high_precision): odd 3x5 valid 2x3
 void case_128([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c128_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c128_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x800);
-    load("c128_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x40);
+    load("c128_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
-    load("c128_tmp.bin", tmp.data(), 256);
-    uint64_t scalar_value;
+    TASSIGN(tmp, 0x80);
+    load("c128_tmp.bin", tmp.data(), 15);
+    uint32_t scalar_value;
     load("c128_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c128_dst.out", dst.data(), 256);
+    store("c128_dst.out", dst.data(), 15);
 }
 
-// case 129 (uint64_t_high_precision): full 16x16, scalar 1
+// case 129 (uint32_t_high_precision): full 16x16, scalar 0
 void case_129([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c129_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x400);
     load("c129_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1000);
+    TASSIGN(tmp, 0x800);
     load("c129_tmp.bin", tmp.data(), 256);
-    uint64_t scalar_value;
+    uint32_t scalar_value;
     load("c129_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
     store("c129_dst.out", dst.data(), 256);
+}
+
+// case 130 (uint32_t_high_precision): full 16x16, scalar 1
+void case_130([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c130_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c130_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x800);
+    load("c130_tmp.bin", tmp.data(), 256);
+    uint32_t scalar_value;
+    load("c130_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c130_dst.out", dst.data(), 256);
+}
+
+// case 131 (int64_t_high_precision): full 16x16
+void case_131([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c131_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c131_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1000);
+    load("c131_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c131_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c131_dst.out", dst.data(), 256);
+}
+
+// case 132 (int64_t_high_precision): partial valid 13x7 of 16x16
+void case_132([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c132_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c132_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1000);
+    load("c132_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c132_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c132_dst.out", dst.data(), 256);
+}
+
+// case 133 (int64_t_high_precision): non-square 6x40
+void case_133([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c133_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x780);
+    load("c133_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xf00);
+    load("c133_tmp.bin", tmp.data(), 240);
+    int64_t scalar_value;
+    load("c133_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c133_dst.out", dst.data(), 240);
+}
+
+// case 134 (int64_t_high_precision): run-time valid 11x19 of 16x32
+void case_134([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c134_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x1000);
+    load("c134_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x2000);
+    load("c134_tmp.bin", tmp.data(), 512);
+    int64_t scalar_value;
+    load("c134_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c134_dst.out", dst.data(), 512);
+}
+
+// case 135 (int64_t_high_precision): odd 3x5 valid 2x3
+void case_135([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c135_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c135_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x100);
+    load("c135_tmp.bin", tmp.data(), 15);
+    int64_t scalar_value;
+    load("c135_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c135_dst.out", dst.data(), 15);
+}
+
+// case 136 (int64_t_high_precision): full 16x16, scalar 0
+void case_136([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c136_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c136_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1000);
+    load("c136_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c136_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c136_dst.out", dst.data(), 256);
+}
+
+// case 137 (int64_t_high_precision): full 16x16, scalar 1
+void case_137([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c137_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c137_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1000);
+    load("c137_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c137_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c137_dst.out", dst.data(), 256);
+}
+
+// case 138 (int64_t_high_precision): full 16x16, scalar -3
+void case_138([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c138_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c138_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1000);
+    load("c138_tmp.bin", tmp.data(), 256);
+    int64_t scalar_value;
+    load("c138_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c138_dst.out", dst.data(), 256);
+}
+
+// case 139 (uint64_t_high_precision): full 16x16
+void case_139([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c139_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c139_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1000);
+    load("c139_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c139_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c139_dst.out", dst.data(), 256);
+}
+
+// case 140 (uint64_t_high_precision): partial valid 13x7 of 16x16
+void case_140([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c140_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c140_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1000);
+    load("c140_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c140_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c140_dst.out", dst.data(), 256);
+}
+
+// case 141 (uint64_t_high_precision): non-square 6x40
+void case_141([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c141_dst.bin", dst.data(), 240);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x780);
+    load("c141_src.bin", src.data(), 240);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0xf00);
+    load("c141_tmp.bin", tmp.data(), 240);
+    uint64_t scalar_value;
+    load("c141_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c141_dst.out", dst.data(), 240);
+}
+
+// case 142 (uint64_t_high_precision): run-time valid 11x19 of 16x32
+void case_142([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c142_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x1000);
+    load("c142_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(11, 19);
+    TASSIGN(tmp, 0x2000);
+    load("c142_tmp.bin", tmp.data(), 512);
+    uint64_t scalar_value;
+    load("c142_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c142_dst.out", dst.data(), 512);
+}
+
+// case 143 (uint64_t_high_precision): odd 3x5 valid 2x3
+void case_143([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c143_dst.bin", dst.data(), 15);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c143_src.bin", src.data(), 15);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x100);
+    load("c143_tmp.bin", tmp.data(), 15);
+    uint64_t scalar_value;
+    load("c143_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c143_dst.out", dst.data(), 15);
+}
+
+// case 144 (uint64_t_high_precision): full 16x16, scalar 0
+void case_144([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c144_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c144_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1000);
+    load("c144_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c144_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c144_dst.out", dst.data(), 256);
+}
+
+// case 145 (uint64_t_high_precision): full 16x16, scalar 1
+void case_145([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c145_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c145_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    TASSIGN(tmp, 0x1000);
+    load("c145_tmp.bin", tmp.data(), 256);
+    uint64_t scalar_value;
+    load("c145_scalar.bin", &scalar_value, 1);
+    profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
+    store("c145_dst.out", dst.data(), 256);
 }
 
 // rf_a2a3_07_same_valid_shape: breaks run-time rule 07_same_valid_shape of A2A3; must stop with: PTO runtime error: TREMS [A2A3]: dst and src must have the same valid row/col
@@ -3422,6 +3662,49 @@ void rf_a2a3_07_same_valid_shape(Prof) {
     Tile_src src(8, 7);
     TASSIGN(src, 0x100);
     using Tile_tmp = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(8, 8);
+    TASSIGN(tmp, 0x200);
+    profiled::TREMS<profile_a2a3>(dst, src, Tile_src::DType{}, tmp);
+}
+
+// rf_a2a3_10_min_valid_extent: breaks run-time rule 10_min_valid_extent of A2A3; must stop with: PTO runtime error: TREMS [A2A3]: tmp must have at least the valid cols of dst
+void rf_a2a3_10_min_valid_extent(Prof) {
+    using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(8, 8);
+    TASSIGN(src, 0x100);
+    using Tile_tmp = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(8, 7);
+    TASSIGN(tmp, 0x200);
+    profiled::TREMS<profile_a2a3>(dst, src, Tile_src::DType{}, tmp);
+}
+
+// rf_a2a3_11_min_valid_extent: breaks run-time rule 11_min_valid_extent of A2A3; must stop with: PTO runtime error: TREMS [A2A3]: tmp must have at least 1 valid row
+void rf_a2a3_11_min_valid_extent(Prof) {
+    using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(8, 8);
+    TASSIGN(src, 0x100);
+    using Tile_tmp = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_tmp tmp(0, 8);
+    TASSIGN(tmp, 0x200);
+    profiled::TREMS<profile_a2a3>(dst, src, Tile_src::DType{}, tmp);
+}
+
+// rf_a2a3_12_value_range: breaks run-time rule 12_value_range of A2A3; must stop with: PTO runtime error: TREMS [A2A3]: the int32_t elements of src must lie in [-16777216, 16777216]
+void rf_a2a3_12_value_range(Prof) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(8, 8);
+    TASSIGN(src, 0x100);
+    src.data()[0] = static_cast<typename Tile_src::DType>(16777217); // the value the rule forbids
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
     TASSIGN(tmp, 0x200);
     profiled::TREMS<profile_a2a3>(dst, src, Tile_src::DType{}, tmp);
@@ -3541,29 +3824,13 @@ const Entry entries[] = {
     {"c34@A5", case_34, Prof::A5},
     {"c34@CPU", case_34, Prof::CPU},
     {"c35@A2A3", case_35, Prof::A2A3},
-    {"c35@A5", case_35, Prof::A5},
-    {"c35@CPU", case_35, Prof::CPU},
     {"c36@A2A3", case_36, Prof::A2A3},
-    {"c36@A5", case_36, Prof::A5},
-    {"c36@CPU", case_36, Prof::CPU},
     {"c37@A2A3", case_37, Prof::A2A3},
-    {"c37@A5", case_37, Prof::A5},
-    {"c37@CPU", case_37, Prof::CPU},
     {"c38@A2A3", case_38, Prof::A2A3},
-    {"c38@A5", case_38, Prof::A5},
-    {"c38@CPU", case_38, Prof::CPU},
     {"c39@A2A3", case_39, Prof::A2A3},
-    {"c39@A5", case_39, Prof::A5},
-    {"c39@CPU", case_39, Prof::CPU},
     {"c40@A2A3", case_40, Prof::A2A3},
-    {"c40@A5", case_40, Prof::A5},
-    {"c40@CPU", case_40, Prof::CPU},
     {"c41@A2A3", case_41, Prof::A2A3},
-    {"c41@A5", case_41, Prof::A5},
-    {"c41@CPU", case_41, Prof::CPU},
     {"c42@A2A3", case_42, Prof::A2A3},
-    {"c42@A5", case_42, Prof::A5},
-    {"c42@CPU", case_42, Prof::CPU},
     {"c43@A5", case_43, Prof::A5},
     {"c43@CPU", case_43, Prof::CPU},
     {"c44@A5", case_44, Prof::A5},
@@ -3608,47 +3875,55 @@ const Entry entries[] = {
     {"c63@CPU", case_63, Prof::CPU},
     {"c64@A5", case_64, Prof::A5},
     {"c64@CPU", case_64, Prof::CPU},
+    {"c65@A5", case_65, Prof::A5},
     {"c65@CPU", case_65, Prof::CPU},
+    {"c66@A5", case_66, Prof::A5},
     {"c66@CPU", case_66, Prof::CPU},
+    {"c67@A5", case_67, Prof::A5},
     {"c67@CPU", case_67, Prof::CPU},
+    {"c68@A5", case_68, Prof::A5},
     {"c68@CPU", case_68, Prof::CPU},
+    {"c69@A5", case_69, Prof::A5},
     {"c69@CPU", case_69, Prof::CPU},
+    {"c70@A5", case_70, Prof::A5},
     {"c70@CPU", case_70, Prof::CPU},
+    {"c71@A5", case_71, Prof::A5},
     {"c71@CPU", case_71, Prof::CPU},
+    {"c72@A5", case_72, Prof::A5},
     {"c72@CPU", case_72, Prof::CPU},
     {"c73@CPU", case_73, Prof::CPU},
     {"c74@CPU", case_74, Prof::CPU},
-    {"c75@A2A3", case_75, Prof::A2A3},
-    {"c75@A5", case_75, Prof::A5},
     {"c75@CPU", case_75, Prof::CPU},
-    {"c76@A2A3", case_76, Prof::A2A3},
-    {"c76@A5", case_76, Prof::A5},
     {"c76@CPU", case_76, Prof::CPU},
-    {"c77@A2A3", case_77, Prof::A2A3},
-    {"c77@A5", case_77, Prof::A5},
     {"c77@CPU", case_77, Prof::CPU},
-    {"c78@A2A3", case_78, Prof::A2A3},
-    {"c78@A5", case_78, Prof::A5},
     {"c78@CPU", case_78, Prof::CPU},
-    {"c79@A2A3", case_79, Prof::A2A3},
-    {"c79@A5", case_79, Prof::A5},
     {"c79@CPU", case_79, Prof::CPU},
-    {"c80@A2A3", case_80, Prof::A2A3},
-    {"c80@A5", case_80, Prof::A5},
     {"c80@CPU", case_80, Prof::CPU},
-    {"c81@A2A3", case_81, Prof::A2A3},
-    {"c81@A5", case_81, Prof::A5},
     {"c81@CPU", case_81, Prof::CPU},
-    {"c82@A2A3", case_82, Prof::A2A3},
-    {"c82@A5", case_82, Prof::A5},
     {"c82@CPU", case_82, Prof::CPU},
+    {"c83@A2A3", case_83, Prof::A2A3},
+    {"c83@A5", case_83, Prof::A5},
     {"c83@CPU", case_83, Prof::CPU},
+    {"c84@A2A3", case_84, Prof::A2A3},
+    {"c84@A5", case_84, Prof::A5},
     {"c84@CPU", case_84, Prof::CPU},
+    {"c85@A2A3", case_85, Prof::A2A3},
+    {"c85@A5", case_85, Prof::A5},
     {"c85@CPU", case_85, Prof::CPU},
+    {"c86@A2A3", case_86, Prof::A2A3},
+    {"c86@A5", case_86, Prof::A5},
     {"c86@CPU", case_86, Prof::CPU},
+    {"c87@A2A3", case_87, Prof::A2A3},
+    {"c87@A5", case_87, Prof::A5},
     {"c87@CPU", case_87, Prof::CPU},
+    {"c88@A2A3", case_88, Prof::A2A3},
+    {"c88@A5", case_88, Prof::A5},
     {"c88@CPU", case_88, Prof::CPU},
+    {"c89@A2A3", case_89, Prof::A2A3},
+    {"c89@A5", case_89, Prof::A5},
     {"c89@CPU", case_89, Prof::CPU},
+    {"c90@A2A3", case_90, Prof::A2A3},
+    {"c90@A5", case_90, Prof::A5},
     {"c90@CPU", case_90, Prof::CPU},
     {"c91@CPU", case_91, Prof::CPU},
     {"c92@CPU", case_92, Prof::CPU},
@@ -3659,30 +3934,22 @@ const Entry entries[] = {
     {"c97@CPU", case_97, Prof::CPU},
     {"c98@CPU", case_98, Prof::CPU},
     {"c99@CPU", case_99, Prof::CPU},
-    {"c100@A2A3", case_100, Prof::A2A3},
     {"c100@CPU", case_100, Prof::CPU},
-    {"c101@A2A3", case_101, Prof::A2A3},
     {"c101@CPU", case_101, Prof::CPU},
-    {"c102@A2A3", case_102, Prof::A2A3},
     {"c102@CPU", case_102, Prof::CPU},
-    {"c103@A2A3", case_103, Prof::A2A3},
     {"c103@CPU", case_103, Prof::CPU},
-    {"c104@A2A3", case_104, Prof::A2A3},
     {"c104@CPU", case_104, Prof::CPU},
-    {"c105@A2A3", case_105, Prof::A2A3},
     {"c105@CPU", case_105, Prof::CPU},
-    {"c106@A2A3", case_106, Prof::A2A3},
     {"c106@CPU", case_106, Prof::CPU},
-    {"c107@A2A3", case_107, Prof::A2A3},
     {"c107@CPU", case_107, Prof::CPU},
-    {"c108@CPU", case_108, Prof::CPU},
-    {"c109@CPU", case_109, Prof::CPU},
-    {"c110@CPU", case_110, Prof::CPU},
-    {"c111@CPU", case_111, Prof::CPU},
-    {"c112@CPU", case_112, Prof::CPU},
-    {"c113@CPU", case_113, Prof::CPU},
-    {"c114@CPU", case_114, Prof::CPU},
-    {"c115@CPU", case_115, Prof::CPU},
+    {"c108@A2A3", case_108, Prof::A2A3},
+    {"c109@A2A3", case_109, Prof::A2A3},
+    {"c110@A2A3", case_110, Prof::A2A3},
+    {"c111@A2A3", case_111, Prof::A2A3},
+    {"c112@A2A3", case_112, Prof::A2A3},
+    {"c113@A2A3", case_113, Prof::A2A3},
+    {"c114@A2A3", case_114, Prof::A2A3},
+    {"c115@A2A3", case_115, Prof::A2A3},
     {"c116@CPU", case_116, Prof::CPU},
     {"c117@CPU", case_117, Prof::CPU},
     {"c118@CPU", case_118, Prof::CPU},
@@ -3697,7 +3964,26 @@ const Entry entries[] = {
     {"c127@CPU", case_127, Prof::CPU},
     {"c128@CPU", case_128, Prof::CPU},
     {"c129@CPU", case_129, Prof::CPU},
+    {"c130@CPU", case_130, Prof::CPU},
+    {"c131@CPU", case_131, Prof::CPU},
+    {"c132@CPU", case_132, Prof::CPU},
+    {"c133@CPU", case_133, Prof::CPU},
+    {"c134@CPU", case_134, Prof::CPU},
+    {"c135@CPU", case_135, Prof::CPU},
+    {"c136@CPU", case_136, Prof::CPU},
+    {"c137@CPU", case_137, Prof::CPU},
+    {"c138@CPU", case_138, Prof::CPU},
+    {"c139@CPU", case_139, Prof::CPU},
+    {"c140@CPU", case_140, Prof::CPU},
+    {"c141@CPU", case_141, Prof::CPU},
+    {"c142@CPU", case_142, Prof::CPU},
+    {"c143@CPU", case_143, Prof::CPU},
+    {"c144@CPU", case_144, Prof::CPU},
+    {"c145@CPU", case_145, Prof::CPU},
     {"rf_a2a3_07_same_valid_shape", rf_a2a3_07_same_valid_shape, Prof::A2A3},
+    {"rf_a2a3_10_min_valid_extent", rf_a2a3_10_min_valid_extent, Prof::A2A3},
+    {"rf_a2a3_11_min_valid_extent", rf_a2a3_11_min_valid_extent, Prof::A2A3},
+    {"rf_a2a3_12_value_range", rf_a2a3_12_value_range, Prof::A2A3},
     {"rf_a5_07_same_valid_shape", rf_a5_07_same_valid_shape, Prof::A5},
     {"rf_cpu_07_same_valid_shape", rf_cpu_07_same_valid_shape, Prof::CPU},
 };

@@ -250,6 +250,12 @@ struct profile_a2a3 {
                              [[maybe_unused]] const TileDataTmp& tmp) {
         if (!(dst.GetValidRow() == src.GetValidRow() && dst.GetValidCol() == src.GetValidCol()))
             sim::fail("TREMS [A2A3]", "dst and src must have the same valid row/col");
+        if (!(tmp.GetValidCol() >= dst.GetValidCol()))
+            sim::fail("TREMS [A2A3]", "tmp must have at least the valid cols of dst");
+        if (!(tmp.GetValidRow() >= 1))
+            sim::fail("TREMS [A2A3]", "tmp must have at least 1 valid row");
+        if (!(sim::values_within<int32_t>(src, -16777216.0L, 16777216.0L)))
+            sim::fail("TREMS [A2A3]", "the int32_t elements of src must lie in [-16777216, 16777216]");
     }
 
     // pto.tmins (specs/ops/tile_scalar_and_immediate/tmins.yaml)
@@ -1782,6 +1788,9 @@ struct profile_a2a3 {
             sim::fail("TREM [A2A3]", "tmp must have at least the valid cols of dst");
         if (!(tmp.GetValidRow() >= 2))
             sim::fail("TREM [A2A3]", "tmp must have at least 2 valid rows");
+        if (!(sim::values_within<int32_t>(src0, -16777216.0L, 16777216.0L) &&
+              sim::values_within<int32_t>(src1, -16777216.0L, 16777216.0L)))
+            sim::fail("TREM [A2A3]", "the int32_t elements of src0 and src1 must lie in [-16777216, 16777216]");
     }
 
     // pto.tpow (specs/ops/elementwise_tile_tile/tpow.yaml)

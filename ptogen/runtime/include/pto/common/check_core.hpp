@@ -49,4 +49,30 @@ bool tiles_overlap(const A& a, const B& b) {
     return a0 < b0 + B::SizeBytes() && b0 < a0 + A::SizeBytes();
 }
 
+// Whether every element of the tile's valid region lies in [lo, hi]; a tile whose element type is
+// not among `Only` (when any are named) is not checked. Bounds are long double, so every bound a
+// spec states for a 32-bit element converts exactly.
+template <typename... Only, typename TileT>
+bool values_within(const TileT& t, long double lo, long double hi) {
+    using D = typename TileT::DType;
+    if constexpr (sizeof...(Only) > 0 && !is_one_of_v<D, Only...>) {
+        return true;
+    } else {
+        for (int r = 0; r < t.GetValidRow(); ++r)
+            for (int c = 0; c < t.GetValidCol(); ++c) {
+                // Plain row- or column-major storage (what value-range rules' Vec tiles have),
+                // indexed through data() so the check also builds over upstream's tiles.
+                const int i = TileT::isRowMajor ? r * TileT::Cols + c : c * TileT::Rows + r;
+                long double v;
+                if constexpr (std::is_arithmetic_v<D>)
+                    v = static_cast<long double>(t.data()[i]);
+                else // half, bfloat16_t: through float
+                    v = static_cast<long double>(static_cast<float>(t.data()[i]));
+                if (!(v >= lo && v <= hi))
+                    return false;
+            }
+        return true;
+    }
+}
+
 } // namespace pto::sim
