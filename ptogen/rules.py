@@ -181,6 +181,11 @@ class RuleBase(Strict):
         """Element types the breaking case's operands must have (empty: any the profile allows)."""
         return []
 
+    def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        """The test plan's tiles adjusted so that this run-time rule holds (a scratch tile made
+        taller, say); the plan's shapes already satisfy most rules as they are."""
+        return tiles
+
     def input_range(self, operand: str, dtype: str, rv: RuleView) -> tuple[float, float] | None:
         """The range legal test data of `operand` (of element type `dtype`) must keep to, if any."""
         return None
@@ -657,6 +662,23 @@ class MinValidExtentRule(RuleBase):
         if m.group("note"):
             found["note"] = m.group("note").strip()
         return found
+
+    def _needed(self, tiles: dict[str, TileDecl]) -> int:
+        rows = self.extent == "rows"
+        other = tiles[self.at_least] if isinstance(self.at_least, str) else None
+        bound = self.at_least if other is None else (other.valid_rows if rows else other.valid_cols)
+        return int(bound) + int(self.strict)
+
+    def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        t = tiles.get(self.operand)
+        if t is None:
+            return tiles
+        need = self._needed(tiles)
+        if self.extent == "rows" and t.valid_rows < need:
+            t = replace(t, rows=max(t.rows, need), valid_rows=need)
+        elif self.extent == "cols" and t.valid_cols < need:
+            t = replace(t, cols=max(t.cols, need), valid_cols=need)
+        return {**tiles, self.operand: t}
 
     def break_runtime(
         self, tiles: dict[str, TileDecl], addresses: dict[str, int]

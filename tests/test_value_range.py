@@ -56,3 +56,14 @@ def test_the_check_and_its_failing_case_are_generated() -> None:
         ]
     }
     assert any(k.endswith("_value_range") and "must lie in" in m for k, m in fails.items())
+
+
+def test_legal_cases_give_tprelu_a_taller_tmp() -> None:
+    """TPRELU on A2A3 needs more valid rows in tmp than in dst: the plan legalises every runtime
+    case (for all profiles: tmp is scratch), and only the runtime-fail case breaks it."""
+    manifest = json.loads((ROOT / "generated/tests/tprelu/manifest.json").read_text())["manifest"]
+    cases = [c for g in manifest["runtime"] for c in g["cases"]]
+    assert cases
+    for c in cases:
+        assert c["tiles"]["tmp"]["valid_rows"] > c["tiles"]["dst"]["valid_rows"], c["label"]
+    assert any(f["case"].endswith("_min_valid_extent") for f in manifest["runtime_fail"])

@@ -26,6 +26,7 @@ from ..testing.plan import (
     TileDecl,
     dtype_def,
     layout_addresses,
+    legalised,
     make_call,
     plan_rule_cases,
     scalar_dtypes,
@@ -139,10 +140,13 @@ def _runtime_cases(
                 plan.append((f"full 16x16, {a} {v}", ROW_MAJOR_SHAPES[0], typical, {**first, a: v}))
     cases = []
     for index, (label, (_, rows, cols, vr, vc, dyn), value, attr_values) in enumerate(plan, start):
-        tiles = {
-            n: shaped(op, TileDecl(n, dtypes[n], rows, cols, vr, vc, dyn, "Vec", layout))
-            for n in tile_operands(op)
-        }
+        tiles = legalised(
+            op,
+            {
+                n: shaped(op, TileDecl(n, dtypes[n], rows, cols, vr, vc, dyn, "Vec", layout))
+                for n in tile_operands(op)
+            },
+        )
         scalar_values = dict.fromkeys(scalars, value)
         call = make_call(op, tiles, variant, {s: f"{s}_value" for s in scalars}, attrs=attr_values)
         decls = list(tiles.values())

@@ -277,6 +277,14 @@ def _legal_tiles(
     return {name: shaped(op, TileDecl(name, combos[0][name])) for name in tile_operands(op)}
 
 
+def legalised(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+    """Tiles that satisfy every run-time rule of every profile (each rule adjusts what it needs)."""
+    for rule in op.spec.constraints:
+        if not rule.is_static:
+            tiles = rule.legalise(tiles)
+    return tiles
+
+
 def shaped(op: OpView, tile: TileDecl) -> TileDecl:
     """A tile as the op's kind shapes that operand (a row reduction's dst is R x 1, say), given the
     shape of its source."""
@@ -478,6 +486,7 @@ def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None
                 n: shaped(op, replace(t, rows=8, cols=8, valid_rows=8, valid_cols=8, dynamic=True))
                 for n, t in tiles.items()
             }
+            tiles = legalised(op, tiles)
             addresses = layout_addresses(project, list(tiles.values()))
             tiles, addresses = rv.rule.break_runtime(tiles, addresses)
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))

@@ -1330,6 +1330,8 @@ struct profile_a2a3 {
         if (!(!sim::tiles_overlap(tmp, src0) && !sim::tiles_overlap(tmp, src1) && !sim::tiles_overlap(tmp, dst) &&
               !sim::tiles_overlap(src0, src1) && !sim::tiles_overlap(src0, dst) && !sim::tiles_overlap(src1, dst)))
             sim::fail("TPRELU [A2A3]", "tmp, src0, src1 and dst must not overlap in memory");
+        if (!(tmp.GetValidRow() > dst.GetValidRow()))
+            sim::fail("TPRELU [A2A3]", "tmp must have more valid rows than dst");
     }
 
     // pto.taddc (specs/ops/elementwise_tile_tile/taddc.yaml)
