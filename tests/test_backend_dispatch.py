@@ -192,8 +192,10 @@ def program(profile: str) -> tuple[str, int, list[str]]:
             lines.append("    {")
             if form.value_output:
                 lines.append(f"        {MACROS.tile(form.value_tile(case.tiles))}")
-            lines += [f"        {dst.type_name} {tmp};" for tmp in form.own_tiles]
             tiles = {t.name: t for t in case.tiles}
+            for tmp in form.own_tiles:  # a scratch tile the case has (TPRELU's tmp) keeps its shape
+                like = tiles.get(tmp.removesuffix(f"_f{form.index}"), dst)
+                lines.append(f"        {like.type_name} {tmp};")
             lines += [f"        {tiles[st['like']].type_name} {st['name']};" for st in form.scalar_tiles]
             explicit = f"<{', '.join(values)}>" if values else ""
             if form.index and op.spec.intrinsic.overloads[form.index - 1].test_template_args:
