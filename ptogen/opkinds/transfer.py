@@ -62,6 +62,17 @@ SHAPES = [
 ]
 
 
+def nz_shapes(block: int) -> list[tuple[str, int, int, int, int, bool]]:
+    """NZ cases for a block of `block` elements (32 bytes): the tile is the NZ tile (column-major
+    boxes of 16 x `block`, row-major inside) and the GlobalTensor the same matrix in NZ order.
+    (label, rows, cols, valid rows, valid cols, dynamic valid shape)"""
+    return [
+        (f"NZ full 32x{2 * block}", 32, 2 * block, 32, 2 * block, False),
+        (f"NZ partial valid 13x{block + 3} of 16x{2 * block}", 16, 2 * block, 13, block + 3, False),
+        (f"NZ run-time valid 11x{block - 1} of 32x{block}", 32, block, 11, block - 1, True),
+    ]
+
+
 class Transfer(OpKind):
     name: ClassVar[str] = "transfer"
 
@@ -191,6 +202,16 @@ class Transfer(OpKind):
                 cases.append(
                     RuntimeCase(index, label, [t], {}, call, layout_addresses(project, [t]), globals=[g])
                 )
+            bits = next(d.bits for d in project.targets.dtypes if d.name == dtype)
+            # Every profile moves a Vec tile NZ to NZ, except 64-bit elements (ND or DN only).
+            if bits <= 32:
+                for label, rows, cols, vr, vc, dyn in nz_shapes(256 // bits):
+                    t = TileDecl(tile, dtype, rows, cols, vr, vc, dyn, "Vec", "ColMajor", slayout="RowMajor")
+                    g = GlobalDecl(glob, dtype, rows, cols, cols, "NZ", block=256 // bits)
+                    call = make_call(op, {tile: t}, dict(op.default_values), {})
+                    index = first + len(cases)
+                    addresses = layout_addresses(project, [t])
+                    cases.append(RuntimeCase(index, label, [t], {}, call, addresses, globals=[g]))
             tests.runtime.append(RuntimeKernel(dtype, {tile: dtype, glob: dtype}, {}, on, cases))
         plan_rule_cases(project, op, tests)
 
@@ -211,10 +232,8 @@ class Transfer(OpKind):
             tile_flat.tofile(data / f"c{k}_{t_name}.bin")
             buf.tofile(data / f"c{k}_{g_name}.bin")
             vr, vc = t["valid_rows"], t["valid_cols"]
-            # Address of global element (i, j) in the buffer, as the layout maps it.
-            i, j = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
-            addr = i * g["ld"] + j if g["layout"] == "ND" else i + j * g["ld"]
-            tile = logical(tile_flat.copy(), t["rows"], t["cols"], t["layout"])
+            addr = global_addresses(g, vr, vc)
+            tile = tile_logical(tile_flat, t)
             if dst == t_name:  # load: the tile's valid region takes the global elements
                 want_tile = tile.copy()
                 want_tile[:vr, :vc] = buf[addr]
@@ -240,7 +259,7 @@ class Transfer(OpKind):
             ) -> Outcome:
                 got = np.fromfile(data_dir / f"c{k}_{dst}.out", dtype=dtype)
                 if "layout" in out and out["layout"] in ("RowMajor", "ColMajor"):
-                    got = logical(got, out["rows"], out["cols"], out["layout"])
+                    got = tile_logical(got, out)
                 differs = _bits(got) != _bits(want)
                 inside, outside = differs & region, differs & ~region
                 if inside.any():
@@ -293,3 +312,31 @@ class Transfer(OpKind):
             return Outcome("pass", what)
 
         return check
+
+
+def global_addresses(g: dict[str, Any], rows: int, cols: int) -> np.ndarray:
+    """Buffer index of each element (i, j) of the rows x cols region of a GlobalTensor's matrix: the
+    matrix indices split over the five dimensions as the layout folds them (innermost last in each
+    group), then weighted by the strides."""
+    d, s = g["shape"], g["strides"]
+    i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    groups = {"ND": ([0, 1, 2, 3], [4]), "DN": ([3], [0, 1, 2, 4]), "NZ": ([2, 3], [0, 1, 4])}
+    row_dims, col_dims = groups[g["layout"]]
+    addr = np.zeros_like(i)
+    for index, dims in ((i, row_dims), (j, col_dims)):
+        rest = index.copy()
+        for dim in reversed(dims):
+            addr += (rest % d[dim]) * s[dim]
+            rest //= d[dim]
+    return addr
+
+
+def tile_logical(flat: np.ndarray, t: dict[str, Any]) -> np.ndarray:
+    """A tile's storage as its rows x cols matrix: plain row- or column-major, or boxed NZ
+    (16-row boxes of 32 bytes, row-major inside, the boxes column after column)."""
+    rows, cols = t["rows"], t["cols"]
+    if t.get("slayout") != "RowMajor":
+        return logical(flat.copy(), rows, cols, t["layout"])
+    inner_cols = 32 // flat.dtype.itemsize
+    boxes = flat.reshape(cols // inner_cols, rows // 16, 16, inner_cols)  # [box col][box row][r][c]
+    return boxes.transpose(1, 2, 0, 3).reshape(rows, cols).copy()

@@ -31,6 +31,7 @@ class TileDecl:
     loc: str = "Vec"
     layout: str = "RowMajor"
     poke: str | None = None  # a value a runtime-fail case writes to element (0, 0) before the call
+    slayout: str | None = None  # inner (fractal box) layout of a boxed tile: "RowMajor" for NZ
 
     @property
     def type_name(self) -> str:
@@ -39,30 +40,44 @@ class TileDecl:
 
 @dataclass(frozen=True)
 class GlobalDecl:
-    """A GlobalTensor operand over a host buffer: a rows x cols matrix (Shape dimensions 3 and 4),
-    rows contiguous (ND, `ld` elements apart) or columns contiguous (DN, `ld` elements apart)."""
+    """A GlobalTensor operand over a host buffer, seen as a rows x cols matrix: rows contiguous (ND,
+    `ld` elements apart), columns contiguous (DN, `ld` elements apart), or fractal (NZ: column
+    blocks of `block` elements, each a run of rows x `block` contiguous elements, 16 rows to a
+    fractal)."""
 
     name: str
     dtype: str
     rows: int
     cols: int
     ld: int
-    layout: str = "ND"  # "ND" or "DN"
+    layout: str = "ND"  # "ND", "DN" or "NZ"
     dynamic: bool = False  # extents and leading stride given at run time
+    block: int = 0  # NZ: elements of one block row (32 bytes)
 
     @property
     def type_name(self) -> str:
         return f"Global_{self.name}"
 
     @property
+    def shape(self) -> list[int]:
+        """Extents of dimensions 0..4."""
+        if self.layout == "NZ":
+            return [1, self.cols // self.block, self.rows // 16, 16, self.block]
+        return [1, 1, 1, self.rows, self.cols]
+
+    @property
     def strides(self) -> list[int]:
         """Element strides of dimensions 0..4 (the outer three span the whole buffer)."""
+        if self.layout == "NZ":
+            return [self.size, self.rows * self.block, 16 * self.block, self.block, 1]
         inner = [self.ld, 1] if self.layout == "ND" else [1, self.ld]
         return [self.size] * 3 + inner
 
     @property
     def size(self) -> int:
         """Elements of the host buffer."""
+        if self.layout == "NZ":
+            return self.rows * self.cols
         return self.ld * (self.rows if self.layout == "ND" else self.cols)
 
 
@@ -545,6 +560,7 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
                                 "valid_rows": x.valid_rows,
                                 "valid_cols": x.valid_cols,
                                 "layout": x.layout,
+                                **({"slayout": x.slayout} if x.slayout else {}),
                             }
                             for x in c.tiles
                         },
@@ -556,6 +572,8 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
                                         "cols": g.cols,
                                         "ld": g.ld,
                                         "layout": g.layout,
+                                        "shape": g.shape,
+                                        "strides": g.strides,
                                         "size": g.size,
                                     }
                                     for g in c.globals

@@ -261,17 +261,92 @@ void case_7([[maybe_unused]] Prof profile) {
     store("c7_dst.out", dst.data(), 64);
 }
 
-// case 8 (bfloat16_t): ND full 16x16
+// case 8 (half): NZ full 32x32
 void case_8([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c8_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<half[]>(1024);
+    using Global_src = GlobalTensor<half, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c8_src.bin", src_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c8_dst.out", dst.data(), 1024);
+}
+
+// case 9 (half): NZ partial valid 13x19 of 16x32
+void case_9([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c9_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<half[]>(512);
+    using Global_src = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c9_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c9_dst.out", dst.data(), 512);
+}
+
+// case 10 (half): NZ run-time valid 11x15 of 32x16
+void case_10([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 15);
+    TASSIGN(dst, 0x0);
+    load("c10_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<half[]>(512);
+    using Global_src = GlobalTensor<half, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c10_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c10_dst.out", dst.data(), 512);
+}
+
+// case 11 (bfloat16_t): ND full 16x16
+void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 256);
+    load("c11_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<bfloat16_t[]>(256);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c8_src.bin", src_buf.get(), 256);
+    load("c11_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -283,20 +358,20 @@ void case_8([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c8_dst.out", dst.data(), 256);
+    store("c11_dst.out", dst.data(), 256);
 }
 
-// case 9 (bfloat16_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_9([[maybe_unused]] Prof profile) {
+// case 12 (bfloat16_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_12([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 256);
+    load("c12_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<bfloat16_t[]>(117);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c9_src.bin", src_buf.get(), 117);
+    load("c12_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -308,20 +383,20 @@ void case_9([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c9_dst.out", dst.data(), 256);
+    store("c12_dst.out", dst.data(), 256);
 }
 
-// case 10 (bfloat16_t): ND non-square 6x40
-void case_10([[maybe_unused]] Prof profile) {
+// case 13 (bfloat16_t): ND non-square 6x40
+void case_13([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 240);
+    load("c13_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<bfloat16_t[]>(240);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c10_src.bin", src_buf.get(), 240);
+    load("c13_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -333,21 +408,21 @@ void case_10([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c10_dst.out", dst.data(), 240);
+    store("c13_dst.out", dst.data(), 240);
 }
 
-// case 11 (bfloat16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_11([[maybe_unused]] Prof profile) {
+// case 14 (bfloat16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_14([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 512);
+    load("c14_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<bfloat16_t[]>(264);
     using Global_src =
         GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c11_src.bin", src_buf.get(), 264);
+    load("c14_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -359,20 +434,20 @@ void case_11([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c11_dst.out", dst.data(), 512);
+    store("c14_dst.out", dst.data(), 512);
 }
 
-// case 12 (bfloat16_t): ND odd 3x5 valid 2x3, row stride 4
-void case_12([[maybe_unused]] Prof profile) {
+// case 15 (bfloat16_t): ND odd 3x5 valid 2x3, row stride 4
+void case_15([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 15);
+    load("c15_dst.bin", dst.data(), 15);
     auto src_buf = std::make_unique<bfloat16_t[]>(8);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c12_src.bin", src_buf.get(), 8);
+    load("c15_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -384,20 +459,20 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c12_dst.out", dst.data(), 15);
+    store("c15_dst.out", dst.data(), 15);
 }
 
-// case 13 (bfloat16_t): DN full 8x8
-void case_13([[maybe_unused]] Prof profile) {
+// case 16 (bfloat16_t): DN full 8x8
+void case_16([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c13_dst.bin", dst.data(), 64);
+    load("c16_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<bfloat16_t[]>(64);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c13_src.bin", src_buf.get(), 64);
+    load("c16_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -409,20 +484,20 @@ void case_13([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c13_dst.out", dst.data(), 64);
+    store("c16_dst.out", dst.data(), 64);
 }
 
-// case 14 (bfloat16_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_14([[maybe_unused]] Prof profile) {
+// case 17 (bfloat16_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_17([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 240);
+    load("c17_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<bfloat16_t[]>(165);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c14_src.bin", src_buf.get(), 165);
+    load("c17_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -434,21 +509,21 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c14_dst.out", dst.data(), 240);
+    store("c17_dst.out", dst.data(), 240);
 }
 
-// case 15 (bfloat16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_15([[maybe_unused]] Prof profile) {
+// case 18 (bfloat16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_18([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 64);
+    load("c18_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<bfloat16_t[]>(42);
     using Global_src =
         GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c15_src.bin", src_buf.get(), 42);
+    load("c18_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -460,20 +535,96 @@ void case_15([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c15_dst.out", dst.data(), 64);
+    store("c18_dst.out", dst.data(), 64);
 }
 
-// case 16 (float): ND full 16x16
-void case_16([[maybe_unused]] Prof profile) {
+// case 19 (bfloat16_t): NZ full 32x32
+void case_19([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c19_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<bfloat16_t[]>(1024);
+    using Global_src = GlobalTensor<bfloat16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c19_src.bin", src_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c19_dst.out", dst.data(), 1024);
+}
+
+// case 20 (bfloat16_t): NZ partial valid 13x19 of 16x32
+void case_20([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c20_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<bfloat16_t[]>(512);
+    using Global_src = GlobalTensor<bfloat16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c20_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c20_dst.out", dst.data(), 512);
+}
+
+// case 21 (bfloat16_t): NZ run-time valid 11x15 of 32x16
+void case_21([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, bfloat16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 15);
+    TASSIGN(dst, 0x0);
+    load("c21_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<bfloat16_t[]>(512);
+    using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c21_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c21_dst.out", dst.data(), 512);
+}
+
+// case 22 (float): ND full 16x16
+void case_22([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 256);
+    load("c22_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<float[]>(256);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c16_src.bin", src_buf.get(), 256);
+    load("c22_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -485,20 +636,20 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c16_dst.out", dst.data(), 256);
+    store("c22_dst.out", dst.data(), 256);
 }
 
-// case 17 (float): ND partial valid 13x7 of 16x16, row stride 9
-void case_17([[maybe_unused]] Prof profile) {
+// case 23 (float): ND partial valid 13x7 of 16x16, row stride 9
+void case_23([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c17_dst.bin", dst.data(), 256);
+    load("c23_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<float[]>(117);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c17_src.bin", src_buf.get(), 117);
+    load("c23_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -510,20 +661,20 @@ void case_17([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c17_dst.out", dst.data(), 256);
+    store("c23_dst.out", dst.data(), 256);
 }
 
-// case 18 (float): ND non-square 6x40
-void case_18([[maybe_unused]] Prof profile) {
+// case 24 (float): ND non-square 6x40
+void case_24([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 240);
+    load("c24_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<float[]>(240);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c18_src.bin", src_buf.get(), 240);
+    load("c24_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -535,21 +686,21 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c18_dst.out", dst.data(), 240);
+    store("c24_dst.out", dst.data(), 240);
 }
 
-// case 19 (float): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_19([[maybe_unused]] Prof profile) {
+// case 25 (float): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_25([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 512);
+    load("c25_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<float[]>(264);
     using Global_src =
         GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c19_src.bin", src_buf.get(), 264);
+    load("c25_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -561,20 +712,20 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c19_dst.out", dst.data(), 512);
+    store("c25_dst.out", dst.data(), 512);
 }
 
-// case 20 (float): ND odd 3x5 valid 2x3, row stride 4
-void case_20([[maybe_unused]] Prof profile) {
+// case 26 (float): ND odd 3x5 valid 2x3, row stride 4
+void case_26([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 15);
+    load("c26_dst.bin", dst.data(), 15);
     auto src_buf = std::make_unique<float[]>(8);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c20_src.bin", src_buf.get(), 8);
+    load("c26_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -586,20 +737,20 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c20_dst.out", dst.data(), 15);
+    store("c26_dst.out", dst.data(), 15);
 }
 
-// case 21 (float): DN full 8x8
-void case_21([[maybe_unused]] Prof profile) {
+// case 27 (float): DN full 8x8
+void case_27([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c21_dst.bin", dst.data(), 64);
+    load("c27_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<float[]>(64);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c21_src.bin", src_buf.get(), 64);
+    load("c27_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -611,20 +762,20 @@ void case_21([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c21_dst.out", dst.data(), 64);
+    store("c27_dst.out", dst.data(), 64);
 }
 
-// case 22 (float): DN partial valid 9x15 of 12x20, column stride 11
-void case_22([[maybe_unused]] Prof profile) {
+// case 28 (float): DN partial valid 9x15 of 12x20, column stride 11
+void case_28([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 240);
+    load("c28_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<float[]>(165);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c22_src.bin", src_buf.get(), 165);
+    load("c28_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -636,172 +787,21 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c22_dst.out", dst.data(), 240);
+    store("c28_dst.out", dst.data(), 240);
 }
 
-// case 23 (float): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_23([[maybe_unused]] Prof profile) {
+// case 29 (float): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_29([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c23_dst.bin", dst.data(), 64);
+    load("c29_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<float[]>(42);
     using Global_src =
         GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c23_src.bin", src_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c23_dst.out", dst.data(), 64);
-}
-
-// case 24 (int8_t): ND full 16x16
-void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int8_t[]>(256);
-    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c24_src.bin", src_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c24_dst.out", dst.data(), 256);
-}
-
-// case 25 (int8_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int8_t[]>(117);
-    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c25_src.bin", src_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c25_dst.out", dst.data(), 256);
-}
-
-// case 26 (int8_t): ND non-square 6x40
-void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<int8_t[]>(240);
-    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c26_src.bin", src_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c26_dst.out", dst.data(), 240);
-}
-
-// case 27 (int8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<int8_t[]>(264);
-    using Global_src =
-        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
-
-    load("c27_src.bin", src_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c27_dst.out", dst.data(), 512);
-}
-
-// case 28 (int8_t): ND odd 3x5 valid 2x3, row stride 4
-void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<int8_t[]>(8);
-    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c28_src.bin", src_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c28_dst.out", dst.data(), 15);
-}
-
-// case 29 (int8_t): DN full 8x8
-void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<int8_t[]>(64);
-    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c29_src.bin", src_buf.get(), 64);
+    load("c29_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -816,17 +816,17 @@ void case_29([[maybe_unused]] Prof profile) {
     store("c29_dst.out", dst.data(), 64);
 }
 
-// case 30 (int8_t): DN partial valid 9x15 of 12x20, column stride 11
+// case 30 (float): NZ full 32x16
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, float, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<int8_t[]>(165);
-    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    load("c30_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<float[]>(512);
+    using Global_src = GlobalTensor<float, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c30_src.bin", src_buf.get(), 165);
+    load("c30_src.bin", src_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -838,43 +838,42 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c30_dst.out", dst.data(), 240);
+    store("c30_dst.out", dst.data(), 512);
 }
 
-// case 31 (int8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+// case 31 (float): NZ partial valid 13x11 of 16x16
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
-    TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<int8_t[]>(42);
-    using Global_src =
-        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
-
-    load("c31_src.bin", src_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c31_dst.out", dst.data(), 64);
-}
-
-// case 32 (uint8_t): ND full 16x16
-void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
+    load("c31_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<float[]>(256);
+    using Global_src = GlobalTensor<float, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c31_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c31_dst.out", dst.data(), 256);
+}
+
+// case 32 (float): NZ run-time valid 11x7 of 32x8
+void case_32([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 7);
+    TASSIGN(dst, 0x0);
     load("c32_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint8_t[]>(256);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<float[]>(256);
+    using Global_src = GlobalTensor<float, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
     load("c32_src.bin", src_buf.get(), 256);
@@ -892,17 +891,17 @@ void case_32([[maybe_unused]] Prof profile) {
     store("c32_dst.out", dst.data(), 256);
 }
 
-// case 33 (uint8_t): ND partial valid 13x7 of 16x16, row stride 9
+// case 33 (int8_t): ND full 16x16
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c33_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint8_t[]>(117);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c33_src.bin", src_buf.get(), 117);
+    load("c33_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -917,320 +916,319 @@ void case_33([[maybe_unused]] Prof profile) {
     store("c33_dst.out", dst.data(), 256);
 }
 
-// case 34 (uint8_t): ND non-square 6x40
+// case 34 (int8_t): ND partial valid 13x7 of 16x16, row stride 9
 void case_34([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c34_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int8_t[]>(117);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c34_src.bin", src_buf.get(), 117);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c34_dst.out", dst.data(), 256);
+}
+
+// case 35 (int8_t): ND non-square 6x40
+void case_35([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c35_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<int8_t[]>(240);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c35_src.bin", src_buf.get(), 240);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c35_dst.out", dst.data(), 240);
+}
+
+// case 36 (int8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_36([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c36_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int8_t[]>(264);
+    using Global_src =
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
+
+    load("c36_src.bin", src_buf.get(), 264);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c36_dst.out", dst.data(), 512);
+}
+
+// case 37 (int8_t): ND odd 3x5 valid 2x3, row stride 4
+void case_37([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c37_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<int8_t[]>(8);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c37_src.bin", src_buf.get(), 8);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c37_dst.out", dst.data(), 15);
+}
+
+// case 38 (int8_t): DN full 8x8
+void case_38([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c38_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int8_t[]>(64);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c38_src.bin", src_buf.get(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c38_dst.out", dst.data(), 64);
+}
+
+// case 39 (int8_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_39([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c39_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<int8_t[]>(165);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c39_src.bin", src_buf.get(), 165);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c39_dst.out", dst.data(), 240);
+}
+
+// case 40 (int8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_40([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c40_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int8_t[]>(42);
+    using Global_src =
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
+
+    load("c40_src.bin", src_buf.get(), 42);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c40_dst.out", dst.data(), 64);
+}
+
+// case 41 (int8_t): NZ full 32x64
+void case_41([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 64, BLayout::ColMajor, 32, 64, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c41_dst.bin", dst.data(), 2048);
+    auto src_buf = std::make_unique<int8_t[]>(2048);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 2, 2, 16, 32>, Stride<2048, 1024, 512, 32, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c41_src.bin", src_buf.get(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c41_dst.out", dst.data(), 2048);
+}
+
+// case 42 (int8_t): NZ partial valid 13x35 of 16x64
+void case_42([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 64, BLayout::ColMajor, 13, 35, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c42_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<int8_t[]>(1024);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 2, 1, 16, 32>, Stride<1024, 512, 512, 32, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c42_src.bin", src_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c42_dst.out", dst.data(), 1024);
+}
+
+// case 43 (int8_t): NZ run-time valid 11x31 of 32x32
+void case_43([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 31);
+    TASSIGN(dst, 0x0);
+    load("c43_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<int8_t[]>(1024);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 2, 16, 32>, Stride<1024, 1024, 512, 32, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c43_src.bin", src_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c43_dst.out", dst.data(), 1024);
+}
+
+// case 44 (uint8_t): ND full 16x16
+void case_44([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c44_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint8_t[]>(256);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c44_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c44_dst.out", dst.data(), 256);
+}
+
+// case 45 (uint8_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_45([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c45_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint8_t[]>(117);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c45_src.bin", src_buf.get(), 117);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c45_dst.out", dst.data(), 256);
+}
+
+// case 46 (uint8_t): ND non-square 6x40
+void case_46([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
+    load("c46_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<uint8_t[]>(240);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c34_src.bin", src_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c34_dst.out", dst.data(), 240);
-}
-
-// case 35 (uint8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<uint8_t[]>(264);
-    using Global_src =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
-
-    load("c35_src.bin", src_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c35_dst.out", dst.data(), 512);
-}
-
-// case 36 (uint8_t): ND odd 3x5 valid 2x3, row stride 4
-void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<uint8_t[]>(8);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c36_src.bin", src_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c36_dst.out", dst.data(), 15);
-}
-
-// case 37 (uint8_t): DN full 8x8
-void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint8_t[]>(64);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c37_src.bin", src_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c37_dst.out", dst.data(), 64);
-}
-
-// case 38 (uint8_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint8_t[]>(165);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c38_src.bin", src_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c38_dst.out", dst.data(), 240);
-}
-
-// case 39 (uint8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_39([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
-    TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint8_t[]>(42);
-    using Global_src =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
-
-    load("c39_src.bin", src_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c39_dst.out", dst.data(), 64);
-}
-
-// case 40 (int16_t): ND full 16x16
-void case_40([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int16_t[]>(256);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c40_src.bin", src_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c40_dst.out", dst.data(), 256);
-}
-
-// case 41 (int16_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int16_t[]>(117);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c41_src.bin", src_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c41_dst.out", dst.data(), 256);
-}
-
-// case 42 (int16_t): ND non-square 6x40
-void case_42([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c42_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<int16_t[]>(240);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c42_src.bin", src_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c42_dst.out", dst.data(), 240);
-}
-
-// case 43 (int16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<int16_t[]>(264);
-    using Global_src =
-        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
-
-    load("c43_src.bin", src_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c43_dst.out", dst.data(), 512);
-}
-
-// case 44 (int16_t): ND odd 3x5 valid 2x3, row stride 4
-void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<int16_t[]>(8);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c44_src.bin", src_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c44_dst.out", dst.data(), 15);
-}
-
-// case 45 (int16_t): DN full 8x8
-void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<int16_t[]>(64);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c45_src.bin", src_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c45_dst.out", dst.data(), 64);
-}
-
-// case 46 (int16_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c46_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<int16_t[]>(165);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c46_src.bin", src_buf.get(), 165);
+    load("c46_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1245,18 +1243,18 @@ void case_46([[maybe_unused]] Prof profile) {
     store("c46_dst.out", dst.data(), 240);
 }
 
-// case 47 (int16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+// case 47 (uint8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<int16_t[]>(42);
+    load("c47_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<uint8_t[]>(264);
     using Global_src =
-        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c47_src.bin", src_buf.get(), 42);
+    load("c47_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1268,20 +1266,20 @@ void case_47([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c47_dst.out", dst.data(), 64);
+    store("c47_dst.out", dst.data(), 512);
 }
 
-// case 48 (uint16_t): ND full 16x16
+// case 48 (uint8_t): ND odd 3x5 valid 2x3, row stride 4
 void case_48([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c48_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint16_t[]>(256);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    load("c48_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<uint8_t[]>(8);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c48_src.bin", src_buf.get(), 256);
+    load("c48_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1293,20 +1291,20 @@ void case_48([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c48_dst.out", dst.data(), 256);
+    store("c48_dst.out", dst.data(), 15);
 }
 
-// case 49 (uint16_t): ND partial valid 13x7 of 16x16, row stride 9
+// case 49 (uint8_t): DN full 8x8
 void case_49([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c49_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint16_t[]>(117);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    load("c49_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint8_t[]>(64);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c49_src.bin", src_buf.get(), 117);
+    load("c49_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1318,20 +1316,20 @@ void case_49([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c49_dst.out", dst.data(), 256);
+    store("c49_dst.out", dst.data(), 64);
 }
 
-// case 50 (uint16_t): ND non-square 6x40
+// case 50 (uint8_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint16_t[]>(240);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<uint8_t[]>(165);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c50_src.bin", src_buf.get(), 240);
+    load("c50_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1346,119 +1344,18 @@ void case_50([[maybe_unused]] Prof profile) {
     store("c50_dst.out", dst.data(), 240);
 }
 
-// case 51 (uint16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+// case 51 (uint8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<uint16_t[]>(264);
-    using Global_src =
-        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
-
-    load("c51_src.bin", src_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c51_dst.out", dst.data(), 512);
-}
-
-// case 52 (uint16_t): ND odd 3x5 valid 2x3, row stride 4
-void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<uint16_t[]>(8);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c52_src.bin", src_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c52_dst.out", dst.data(), 15);
-}
-
-// case 53 (uint16_t): DN full 8x8
-void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint16_t[]>(64);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c53_src.bin", src_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c53_dst.out", dst.data(), 64);
-}
-
-// case 54 (uint16_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint16_t[]>(165);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c54_src.bin", src_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c54_dst.out", dst.data(), 240);
-}
-
-// case 55 (uint16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint16_t[]>(42);
+    load("c51_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint8_t[]>(42);
     using Global_src =
-        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c55_src.bin", src_buf.get(), 42);
+    load("c51_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1470,20 +1367,120 @@ void case_55([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c55_dst.out", dst.data(), 64);
+    store("c51_dst.out", dst.data(), 64);
 }
 
-// case 56 (int32_t): ND full 16x16
+// case 52 (uint8_t): NZ full 32x64
+void case_52([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 64, BLayout::ColMajor, 32, 64, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c52_dst.bin", dst.data(), 2048);
+    auto src_buf = std::make_unique<uint8_t[]>(2048);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 2, 2, 16, 32>, Stride<2048, 1024, 512, 32, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c52_src.bin", src_buf.get(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c52_dst.out", dst.data(), 2048);
+}
+
+// case 53 (uint8_t): NZ partial valid 13x35 of 16x64
+void case_53([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 64, BLayout::ColMajor, 13, 35, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c53_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 2, 1, 16, 32>, Stride<1024, 512, 512, 32, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c53_src.bin", src_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c53_dst.out", dst.data(), 1024);
+}
+
+// case 54 (uint8_t): NZ run-time valid 11x31 of 32x32
+void case_54([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 31);
+    TASSIGN(dst, 0x0);
+    load("c54_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 2, 16, 32>, Stride<1024, 1024, 512, 32, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c54_src.bin", src_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c54_dst.out", dst.data(), 1024);
+}
+
+// case 55 (int16_t): ND full 16x16
+void case_55([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c55_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int16_t[]>(256);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c55_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c55_dst.out", dst.data(), 256);
+}
+
+// case 56 (int16_t): ND partial valid 13x7 of 16x16, row stride 9
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int32_t[]>(256);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int16_t[]>(117);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c56_src.bin", src_buf.get(), 256);
+    load("c56_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1498,17 +1495,17 @@ void case_56([[maybe_unused]] Prof profile) {
     store("c56_dst.out", dst.data(), 256);
 }
 
-// case 57 (int32_t): ND partial valid 13x7 of 16x16, row stride 9
+// case 57 (int16_t): ND non-square 6x40
 void case_57([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c57_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int32_t[]>(117);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    load("c57_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<int16_t[]>(240);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c57_src.bin", src_buf.get(), 117);
+    load("c57_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1520,46 +1517,21 @@ void case_57([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c57_dst.out", dst.data(), 256);
+    store("c57_dst.out", dst.data(), 240);
 }
 
-// case 58 (int32_t): ND non-square 6x40
+// case 58 (int16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<int32_t[]>(240);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c58_src.bin", src_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c58_dst.out", dst.data(), 240);
-}
-
-// case 59 (int32_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c59_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<int32_t[]>(264);
+    load("c58_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int16_t[]>(264);
     using Global_src =
-        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c59_src.bin", src_buf.get(), 264);
+    load("c58_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1571,20 +1543,45 @@ void case_59([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c59_dst.out", dst.data(), 512);
+    store("c58_dst.out", dst.data(), 512);
 }
 
-// case 60 (int32_t): ND odd 3x5 valid 2x3, row stride 4
+// case 59 (int16_t): ND odd 3x5 valid 2x3, row stride 4
+void case_59([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c59_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<int16_t[]>(8);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c59_src.bin", src_buf.get(), 8);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c59_dst.out", dst.data(), 15);
+}
+
+// case 60 (int16_t): DN full 8x8
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c60_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<int32_t[]>(8);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    load("c60_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int16_t[]>(64);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c60_src.bin", src_buf.get(), 8);
+    load("c60_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1596,20 +1593,20 @@ void case_60([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c60_dst.out", dst.data(), 15);
+    store("c60_dst.out", dst.data(), 64);
 }
 
-// case 61 (int32_t): DN full 8x8
+// case 61 (int16_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c61_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<int32_t[]>(64);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    load("c61_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<int16_t[]>(165);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c61_src.bin", src_buf.get(), 64);
+    load("c61_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1621,46 +1618,21 @@ void case_61([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c61_dst.out", dst.data(), 64);
+    store("c61_dst.out", dst.data(), 240);
 }
 
-// case 62 (int32_t): DN partial valid 9x15 of 12x20, column stride 11
+// case 62 (int16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<int32_t[]>(165);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c62_src.bin", src_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c62_dst.out", dst.data(), 240);
-}
-
-// case 63 (int32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c63_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<int32_t[]>(42);
+    load("c62_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int16_t[]>(42);
     using Global_src =
-        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c63_src.bin", src_buf.get(), 42);
+    load("c62_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1672,20 +1644,45 @@ void case_63([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c63_dst.out", dst.data(), 64);
+    store("c62_dst.out", dst.data(), 64);
 }
 
-// case 64 (uint32_t): ND full 16x16
+// case 63 (int16_t): NZ full 32x32
+void case_63([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c63_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<int16_t[]>(1024);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c63_src.bin", src_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c63_dst.out", dst.data(), 1024);
+}
+
+// case 64 (int16_t): NZ partial valid 13x19 of 16x32
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c64_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint32_t[]>(256);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    load("c64_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int16_t[]>(512);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c64_src.bin", src_buf.get(), 256);
+    load("c64_src.bin", src_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1697,20 +1694,20 @@ void case_64([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c64_dst.out", dst.data(), 256);
+    store("c64_dst.out", dst.data(), 512);
 }
 
-// case 65 (uint32_t): ND partial valid 13x7 of 16x16, row stride 9
+// case 65 (int16_t): NZ run-time valid 11x15 of 32x16
 void case_65([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 15);
     TASSIGN(dst, 0x0);
-    load("c65_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint32_t[]>(117);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    load("c65_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int16_t[]>(512);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c65_src.bin", src_buf.get(), 117);
+    load("c65_src.bin", src_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1722,20 +1719,20 @@ void case_65([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c65_dst.out", dst.data(), 256);
+    store("c65_dst.out", dst.data(), 512);
 }
 
-// case 66 (uint32_t): ND non-square 6x40
+// case 66 (uint16_t): ND full 16x16
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c66_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint32_t[]>(240);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    load("c66_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint16_t[]>(256);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c66_src.bin", src_buf.get(), 240);
+    load("c66_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1747,21 +1744,71 @@ void case_66([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c66_dst.out", dst.data(), 240);
+    store("c66_dst.out", dst.data(), 256);
 }
 
-// case 67 (uint32_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+// case 67 (uint16_t): ND partial valid 13x7 of 16x16, row stride 9
 void case_67([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c67_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint16_t[]>(117);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c67_src.bin", src_buf.get(), 117);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c67_dst.out", dst.data(), 256);
+}
+
+// case 68 (uint16_t): ND non-square 6x40
+void case_68([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c68_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<uint16_t[]>(240);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c68_src.bin", src_buf.get(), 240);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c68_dst.out", dst.data(), 240);
+}
+
+// case 69 (uint16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_69([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<uint32_t[]>(264);
+    load("c69_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<uint16_t[]>(264);
     using Global_src =
-        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c67_src.bin", src_buf.get(), 264);
+    load("c69_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1773,70 +1820,20 @@ void case_67([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c67_dst.out", dst.data(), 512);
+    store("c69_dst.out", dst.data(), 512);
 }
 
-// case 68 (uint32_t): ND odd 3x5 valid 2x3, row stride 4
-void case_68([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c68_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<uint32_t[]>(8);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c68_src.bin", src_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c68_dst.out", dst.data(), 15);
-}
-
-// case 69 (uint32_t): DN full 8x8
-void case_69([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint32_t[]>(64);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c69_src.bin", src_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c69_dst.out", dst.data(), 64);
-}
-
-// case 70 (uint32_t): DN partial valid 9x15 of 12x20, column stride 11
+// case 70 (uint16_t): ND odd 3x5 valid 2x3, row stride 4
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint32_t[]>(165);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    load("c70_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<uint16_t[]>(8);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c70_src.bin", src_buf.get(), 165);
+    load("c70_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1848,21 +1845,20 @@ void case_70([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c70_dst.out", dst.data(), 240);
+    store("c70_dst.out", dst.data(), 15);
 }
 
-// case 71 (uint32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+// case 71 (uint16_t): DN full 8x8
 void case_71([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c71_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint32_t[]>(42);
-    using Global_src =
-        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
+    auto src_buf = std::make_unique<uint16_t[]>(64);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    Global_src src(src_buf.get());
 
-    load("c71_src.bin", src_buf.get(), 42);
+    load("c71_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1877,17 +1873,17 @@ void case_71([[maybe_unused]] Prof profile) {
     store("c71_dst.out", dst.data(), 64);
 }
 
-// case 72 (int64_t): ND full 16x16
+// case 72 (uint16_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_72([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c72_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int64_t[]>(256);
-    using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    load("c72_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<uint16_t[]>(165);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c72_src.bin", src_buf.get(), 256);
+    load("c72_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1899,20 +1895,21 @@ void case_72([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c72_dst.out", dst.data(), 256);
+    store("c72_dst.out", dst.data(), 240);
 }
 
-// case 73 (int64_t): ND partial valid 13x7 of 16x16, row stride 9
+// case 73 (uint16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_73([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c73_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int64_t[]>(117);
-    using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
+    load("c73_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint16_t[]>(42);
+    using Global_src =
+        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c73_src.bin", src_buf.get(), 117);
+    load("c73_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1924,20 +1921,20 @@ void case_73([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c73_dst.out", dst.data(), 256);
+    store("c73_dst.out", dst.data(), 64);
 }
 
-// case 74 (int64_t): ND non-square 6x40
+// case 74 (uint16_t): NZ full 32x32
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c74_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<int64_t[]>(240);
-    using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    load("c74_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<uint16_t[]>(1024);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c74_src.bin", src_buf.get(), 240);
+    load("c74_src.bin", src_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1949,21 +1946,20 @@ void case_74([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c74_dst.out", dst.data(), 240);
+    store("c74_dst.out", dst.data(), 1024);
 }
 
-// case 75 (int64_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+// case 75 (uint16_t): NZ partial valid 13x19 of 16x32
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c75_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<int64_t[]>(264);
-    using Global_src =
-        GlobalTensor<int64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
+    auto src_buf = std::make_unique<uint16_t[]>(512);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
 
-    load("c75_src.bin", src_buf.get(), 264);
+    load("c75_src.bin", src_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1978,17 +1974,697 @@ void case_75([[maybe_unused]] Prof profile) {
     store("c75_dst.out", dst.data(), 512);
 }
 
-// case 76 (int64_t): ND odd 3x5 valid 2x3, row stride 4
+// case 76 (uint16_t): NZ run-time valid 11x15 of 32x16
 void case_76([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 15);
+    TASSIGN(dst, 0x0);
+    load("c76_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<uint16_t[]>(512);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c76_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c76_dst.out", dst.data(), 512);
+}
+
+// case 77 (int32_t): ND full 16x16
+void case_77([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c77_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int32_t[]>(256);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c77_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c77_dst.out", dst.data(), 256);
+}
+
+// case 78 (int32_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_78([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c78_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int32_t[]>(117);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c78_src.bin", src_buf.get(), 117);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c78_dst.out", dst.data(), 256);
+}
+
+// case 79 (int32_t): ND non-square 6x40
+void case_79([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c79_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<int32_t[]>(240);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c79_src.bin", src_buf.get(), 240);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c79_dst.out", dst.data(), 240);
+}
+
+// case 80 (int32_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_80([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c80_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int32_t[]>(264);
+    using Global_src =
+        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
+
+    load("c80_src.bin", src_buf.get(), 264);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c80_dst.out", dst.data(), 512);
+}
+
+// case 81 (int32_t): ND odd 3x5 valid 2x3, row stride 4
+void case_81([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c81_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<int32_t[]>(8);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c81_src.bin", src_buf.get(), 8);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c81_dst.out", dst.data(), 15);
+}
+
+// case 82 (int32_t): DN full 8x8
+void case_82([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c82_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int32_t[]>(64);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c82_src.bin", src_buf.get(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c82_dst.out", dst.data(), 64);
+}
+
+// case 83 (int32_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_83([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c83_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<int32_t[]>(165);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c83_src.bin", src_buf.get(), 165);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c83_dst.out", dst.data(), 240);
+}
+
+// case 84 (int32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_84([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c84_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int32_t[]>(42);
+    using Global_src =
+        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
+
+    load("c84_src.bin", src_buf.get(), 42);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c84_dst.out", dst.data(), 64);
+}
+
+// case 85 (int32_t): NZ full 32x16
+void case_85([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c85_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int32_t[]>(512);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c85_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c85_dst.out", dst.data(), 512);
+}
+
+// case 86 (int32_t): NZ partial valid 13x11 of 16x16
+void case_86([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c86_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int32_t[]>(256);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c86_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c86_dst.out", dst.data(), 256);
+}
+
+// case 87 (int32_t): NZ run-time valid 11x7 of 32x8
+void case_87([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 7);
+    TASSIGN(dst, 0x0);
+    load("c87_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int32_t[]>(256);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c87_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c87_dst.out", dst.data(), 256);
+}
+
+// case 88 (uint32_t): ND full 16x16
+void case_88([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c88_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint32_t[]>(256);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c88_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c88_dst.out", dst.data(), 256);
+}
+
+// case 89 (uint32_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_89([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c89_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint32_t[]>(117);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c89_src.bin", src_buf.get(), 117);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c89_dst.out", dst.data(), 256);
+}
+
+// case 90 (uint32_t): ND non-square 6x40
+void case_90([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c90_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<uint32_t[]>(240);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c90_src.bin", src_buf.get(), 240);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c90_dst.out", dst.data(), 240);
+}
+
+// case 91 (uint32_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_91([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c91_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<uint32_t[]>(264);
+    using Global_src =
+        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
+
+    load("c91_src.bin", src_buf.get(), 264);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c91_dst.out", dst.data(), 512);
+}
+
+// case 92 (uint32_t): ND odd 3x5 valid 2x3, row stride 4
+void case_92([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c92_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<uint32_t[]>(8);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c92_src.bin", src_buf.get(), 8);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c92_dst.out", dst.data(), 15);
+}
+
+// case 93 (uint32_t): DN full 8x8
+void case_93([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c93_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint32_t[]>(64);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c93_src.bin", src_buf.get(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c93_dst.out", dst.data(), 64);
+}
+
+// case 94 (uint32_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_94([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c94_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<uint32_t[]>(165);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c94_src.bin", src_buf.get(), 165);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c94_dst.out", dst.data(), 240);
+}
+
+// case 95 (uint32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_95([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c95_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint32_t[]>(42);
+    using Global_src =
+        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
+
+    load("c95_src.bin", src_buf.get(), 42);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c95_dst.out", dst.data(), 64);
+}
+
+// case 96 (uint32_t): NZ full 32x16
+void case_96([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c96_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<uint32_t[]>(512);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c96_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c96_dst.out", dst.data(), 512);
+}
+
+// case 97 (uint32_t): NZ partial valid 13x11 of 16x16
+void case_97([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c97_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint32_t[]>(256);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c97_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c97_dst.out", dst.data(), 256);
+}
+
+// case 98 (uint32_t): NZ run-time valid 11x7 of 32x8
+void case_98([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 7);
+    TASSIGN(dst, 0x0);
+    load("c98_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint32_t[]>(256);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c98_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c98_dst.out", dst.data(), 256);
+}
+
+// case 99 (int64_t): ND full 16x16
+void case_99([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c99_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int64_t[]>(256);
+    using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c99_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c99_dst.out", dst.data(), 256);
+}
+
+// case 100 (int64_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_100([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c100_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int64_t[]>(117);
+    using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c100_src.bin", src_buf.get(), 117);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c100_dst.out", dst.data(), 256);
+}
+
+// case 101 (int64_t): ND non-square 6x40
+void case_101([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c101_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<int64_t[]>(240);
+    using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c101_src.bin", src_buf.get(), 240);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c101_dst.out", dst.data(), 240);
+}
+
+// case 102 (int64_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_102([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c102_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int64_t[]>(264);
+    using Global_src =
+        GlobalTensor<int64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
+
+    load("c102_src.bin", src_buf.get(), 264);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c102_dst.out", dst.data(), 512);
+}
+
+// case 103 (int64_t): ND odd 3x5 valid 2x3, row stride 4
+void case_103([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 15);
+    load("c103_dst.bin", dst.data(), 15);
     auto src_buf = std::make_unique<int64_t[]>(8);
     using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c76_src.bin", src_buf.get(), 8);
+    load("c103_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2000,20 +2676,20 @@ void case_76([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c76_dst.out", dst.data(), 15);
+    store("c103_dst.out", dst.data(), 15);
 }
 
-// case 77 (int64_t): DN full 8x8
-void case_77([[maybe_unused]] Prof profile) {
+// case 104 (int64_t): DN full 8x8
+void case_104([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 64);
+    load("c104_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<int64_t[]>(64);
     using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c77_src.bin", src_buf.get(), 64);
+    load("c104_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2025,20 +2701,20 @@ void case_77([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c77_dst.out", dst.data(), 64);
+    store("c104_dst.out", dst.data(), 64);
 }
 
-// case 78 (int64_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_78([[maybe_unused]] Prof profile) {
+// case 105 (int64_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_105([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c78_dst.bin", dst.data(), 240);
+    load("c105_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<int64_t[]>(165);
     using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c78_src.bin", src_buf.get(), 165);
+    load("c105_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2050,21 +2726,21 @@ void case_78([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c78_dst.out", dst.data(), 240);
+    store("c105_dst.out", dst.data(), 240);
 }
 
-// case 79 (int64_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_79([[maybe_unused]] Prof profile) {
+// case 106 (int64_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_106([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c79_dst.bin", dst.data(), 64);
+    load("c106_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<int64_t[]>(42);
     using Global_src =
         GlobalTensor<int64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c79_src.bin", src_buf.get(), 42);
+    load("c106_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2076,20 +2752,20 @@ void case_79([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c79_dst.out", dst.data(), 64);
+    store("c106_dst.out", dst.data(), 64);
 }
 
-// case 80 (uint64_t): ND full 16x16
-void case_80([[maybe_unused]] Prof profile) {
+// case 107 (uint64_t): ND full 16x16
+void case_107([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c80_dst.bin", dst.data(), 256);
+    load("c107_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<uint64_t[]>(256);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c80_src.bin", src_buf.get(), 256);
+    load("c107_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2101,20 +2777,20 @@ void case_80([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c80_dst.out", dst.data(), 256);
+    store("c107_dst.out", dst.data(), 256);
 }
 
-// case 81 (uint64_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_81([[maybe_unused]] Prof profile) {
+// case 108 (uint64_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_108([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c81_dst.bin", dst.data(), 256);
+    load("c108_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<uint64_t[]>(117);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c81_src.bin", src_buf.get(), 117);
+    load("c108_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2126,20 +2802,20 @@ void case_81([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c81_dst.out", dst.data(), 256);
+    store("c108_dst.out", dst.data(), 256);
 }
 
-// case 82 (uint64_t): ND non-square 6x40
-void case_82([[maybe_unused]] Prof profile) {
+// case 109 (uint64_t): ND non-square 6x40
+void case_109([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 240);
+    load("c109_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<uint64_t[]>(240);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c82_src.bin", src_buf.get(), 240);
+    load("c109_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2151,21 +2827,21 @@ void case_82([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c82_dst.out", dst.data(), 240);
+    store("c109_dst.out", dst.data(), 240);
 }
 
-// case 83 (uint64_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_83([[maybe_unused]] Prof profile) {
+// case 110 (uint64_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_110([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c83_dst.bin", dst.data(), 512);
+    load("c110_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<uint64_t[]>(264);
     using Global_src =
         GlobalTensor<uint64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c83_src.bin", src_buf.get(), 264);
+    load("c110_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2177,20 +2853,20 @@ void case_83([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c83_dst.out", dst.data(), 512);
+    store("c110_dst.out", dst.data(), 512);
 }
 
-// case 84 (uint64_t): ND odd 3x5 valid 2x3, row stride 4
-void case_84([[maybe_unused]] Prof profile) {
+// case 111 (uint64_t): ND odd 3x5 valid 2x3, row stride 4
+void case_111([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c84_dst.bin", dst.data(), 15);
+    load("c111_dst.bin", dst.data(), 15);
     auto src_buf = std::make_unique<uint64_t[]>(8);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c84_src.bin", src_buf.get(), 8);
+    load("c111_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2202,20 +2878,20 @@ void case_84([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c84_dst.out", dst.data(), 15);
+    store("c111_dst.out", dst.data(), 15);
 }
 
-// case 85 (uint64_t): DN full 8x8
-void case_85([[maybe_unused]] Prof profile) {
+// case 112 (uint64_t): DN full 8x8
+void case_112([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 64);
+    load("c112_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<uint64_t[]>(64);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c85_src.bin", src_buf.get(), 64);
+    load("c112_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2227,20 +2903,20 @@ void case_85([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c85_dst.out", dst.data(), 64);
+    store("c112_dst.out", dst.data(), 64);
 }
 
-// case 86 (uint64_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_86([[maybe_unused]] Prof profile) {
+// case 113 (uint64_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_113([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c86_dst.bin", dst.data(), 240);
+    load("c113_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<uint64_t[]>(165);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c86_src.bin", src_buf.get(), 165);
+    load("c113_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2252,21 +2928,21 @@ void case_86([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c86_dst.out", dst.data(), 240);
+    store("c113_dst.out", dst.data(), 240);
 }
 
-// case 87 (uint64_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_87([[maybe_unused]] Prof profile) {
+// case 114 (uint64_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_114([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c87_dst.bin", dst.data(), 64);
+    load("c114_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<uint64_t[]>(42);
     using Global_src =
         GlobalTensor<uint64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c87_src.bin", src_buf.get(), 42);
+    load("c114_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2278,7 +2954,7 @@ void case_87([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c87_dst.out", dst.data(), 64);
+    store("c114_dst.out", dst.data(), 64);
 }
 
 struct Entry {
@@ -2288,94 +2964,121 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},   {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},   {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},   {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},   {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},   {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},   {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},   {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},   {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3},   {"c8@A5", case_8, Prof::A5},   {"c8@CPU", case_8, Prof::CPU},
-    {"c9@A2A3", case_9, Prof::A2A3},   {"c9@A5", case_9, Prof::A5},   {"c9@CPU", case_9, Prof::CPU},
-    {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5}, {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5}, {"c11@CPU", case_11, Prof::CPU},
-    {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5}, {"c12@CPU", case_12, Prof::CPU},
-    {"c13@A2A3", case_13, Prof::A2A3}, {"c13@A5", case_13, Prof::A5}, {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5}, {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5}, {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5}, {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5}, {"c17@CPU", case_17, Prof::CPU},
-    {"c18@A2A3", case_18, Prof::A2A3}, {"c18@A5", case_18, Prof::A5}, {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A2A3", case_19, Prof::A2A3}, {"c19@A5", case_19, Prof::A5}, {"c19@CPU", case_19, Prof::CPU},
-    {"c20@A2A3", case_20, Prof::A2A3}, {"c20@A5", case_20, Prof::A5}, {"c20@CPU", case_20, Prof::CPU},
-    {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5}, {"c21@CPU", case_21, Prof::CPU},
-    {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5}, {"c22@CPU", case_22, Prof::CPU},
-    {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5}, {"c23@CPU", case_23, Prof::CPU},
-    {"c24@A2A3", case_24, Prof::A2A3}, {"c24@A5", case_24, Prof::A5}, {"c24@CPU", case_24, Prof::CPU},
-    {"c25@A2A3", case_25, Prof::A2A3}, {"c25@A5", case_25, Prof::A5}, {"c25@CPU", case_25, Prof::CPU},
-    {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5}, {"c26@CPU", case_26, Prof::CPU},
-    {"c27@A2A3", case_27, Prof::A2A3}, {"c27@A5", case_27, Prof::A5}, {"c27@CPU", case_27, Prof::CPU},
-    {"c28@A2A3", case_28, Prof::A2A3}, {"c28@A5", case_28, Prof::A5}, {"c28@CPU", case_28, Prof::CPU},
-    {"c29@A2A3", case_29, Prof::A2A3}, {"c29@A5", case_29, Prof::A5}, {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A2A3", case_30, Prof::A2A3}, {"c30@A5", case_30, Prof::A5}, {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A2A3", case_31, Prof::A2A3}, {"c31@A5", case_31, Prof::A5}, {"c31@CPU", case_31, Prof::CPU},
-    {"c32@A2A3", case_32, Prof::A2A3}, {"c32@A5", case_32, Prof::A5}, {"c32@CPU", case_32, Prof::CPU},
-    {"c33@A2A3", case_33, Prof::A2A3}, {"c33@A5", case_33, Prof::A5}, {"c33@CPU", case_33, Prof::CPU},
-    {"c34@A2A3", case_34, Prof::A2A3}, {"c34@A5", case_34, Prof::A5}, {"c34@CPU", case_34, Prof::CPU},
-    {"c35@A2A3", case_35, Prof::A2A3}, {"c35@A5", case_35, Prof::A5}, {"c35@CPU", case_35, Prof::CPU},
-    {"c36@A2A3", case_36, Prof::A2A3}, {"c36@A5", case_36, Prof::A5}, {"c36@CPU", case_36, Prof::CPU},
-    {"c37@A2A3", case_37, Prof::A2A3}, {"c37@A5", case_37, Prof::A5}, {"c37@CPU", case_37, Prof::CPU},
-    {"c38@A2A3", case_38, Prof::A2A3}, {"c38@A5", case_38, Prof::A5}, {"c38@CPU", case_38, Prof::CPU},
-    {"c39@A2A3", case_39, Prof::A2A3}, {"c39@A5", case_39, Prof::A5}, {"c39@CPU", case_39, Prof::CPU},
-    {"c40@A2A3", case_40, Prof::A2A3}, {"c40@A5", case_40, Prof::A5}, {"c40@CPU", case_40, Prof::CPU},
-    {"c41@A2A3", case_41, Prof::A2A3}, {"c41@A5", case_41, Prof::A5}, {"c41@CPU", case_41, Prof::CPU},
-    {"c42@A2A3", case_42, Prof::A2A3}, {"c42@A5", case_42, Prof::A5}, {"c42@CPU", case_42, Prof::CPU},
-    {"c43@A2A3", case_43, Prof::A2A3}, {"c43@A5", case_43, Prof::A5}, {"c43@CPU", case_43, Prof::CPU},
-    {"c44@A2A3", case_44, Prof::A2A3}, {"c44@A5", case_44, Prof::A5}, {"c44@CPU", case_44, Prof::CPU},
-    {"c45@A2A3", case_45, Prof::A2A3}, {"c45@A5", case_45, Prof::A5}, {"c45@CPU", case_45, Prof::CPU},
-    {"c46@A2A3", case_46, Prof::A2A3}, {"c46@A5", case_46, Prof::A5}, {"c46@CPU", case_46, Prof::CPU},
-    {"c47@A2A3", case_47, Prof::A2A3}, {"c47@A5", case_47, Prof::A5}, {"c47@CPU", case_47, Prof::CPU},
-    {"c48@A2A3", case_48, Prof::A2A3}, {"c48@A5", case_48, Prof::A5}, {"c48@CPU", case_48, Prof::CPU},
-    {"c49@A2A3", case_49, Prof::A2A3}, {"c49@A5", case_49, Prof::A5}, {"c49@CPU", case_49, Prof::CPU},
-    {"c50@A2A3", case_50, Prof::A2A3}, {"c50@A5", case_50, Prof::A5}, {"c50@CPU", case_50, Prof::CPU},
-    {"c51@A2A3", case_51, Prof::A2A3}, {"c51@A5", case_51, Prof::A5}, {"c51@CPU", case_51, Prof::CPU},
-    {"c52@A2A3", case_52, Prof::A2A3}, {"c52@A5", case_52, Prof::A5}, {"c52@CPU", case_52, Prof::CPU},
-    {"c53@A2A3", case_53, Prof::A2A3}, {"c53@A5", case_53, Prof::A5}, {"c53@CPU", case_53, Prof::CPU},
-    {"c54@A2A3", case_54, Prof::A2A3}, {"c54@A5", case_54, Prof::A5}, {"c54@CPU", case_54, Prof::CPU},
-    {"c55@A2A3", case_55, Prof::A2A3}, {"c55@A5", case_55, Prof::A5}, {"c55@CPU", case_55, Prof::CPU},
-    {"c56@A2A3", case_56, Prof::A2A3}, {"c56@A5", case_56, Prof::A5}, {"c56@CPU", case_56, Prof::CPU},
-    {"c57@A2A3", case_57, Prof::A2A3}, {"c57@A5", case_57, Prof::A5}, {"c57@CPU", case_57, Prof::CPU},
-    {"c58@A2A3", case_58, Prof::A2A3}, {"c58@A5", case_58, Prof::A5}, {"c58@CPU", case_58, Prof::CPU},
-    {"c59@A2A3", case_59, Prof::A2A3}, {"c59@A5", case_59, Prof::A5}, {"c59@CPU", case_59, Prof::CPU},
-    {"c60@A2A3", case_60, Prof::A2A3}, {"c60@A5", case_60, Prof::A5}, {"c60@CPU", case_60, Prof::CPU},
-    {"c61@A2A3", case_61, Prof::A2A3}, {"c61@A5", case_61, Prof::A5}, {"c61@CPU", case_61, Prof::CPU},
-    {"c62@A2A3", case_62, Prof::A2A3}, {"c62@A5", case_62, Prof::A5}, {"c62@CPU", case_62, Prof::CPU},
-    {"c63@A2A3", case_63, Prof::A2A3}, {"c63@A5", case_63, Prof::A5}, {"c63@CPU", case_63, Prof::CPU},
-    {"c64@A2A3", case_64, Prof::A2A3}, {"c64@A5", case_64, Prof::A5}, {"c64@CPU", case_64, Prof::CPU},
-    {"c65@A2A3", case_65, Prof::A2A3}, {"c65@A5", case_65, Prof::A5}, {"c65@CPU", case_65, Prof::CPU},
-    {"c66@A2A3", case_66, Prof::A2A3}, {"c66@A5", case_66, Prof::A5}, {"c66@CPU", case_66, Prof::CPU},
-    {"c67@A2A3", case_67, Prof::A2A3}, {"c67@A5", case_67, Prof::A5}, {"c67@CPU", case_67, Prof::CPU},
-    {"c68@A2A3", case_68, Prof::A2A3}, {"c68@A5", case_68, Prof::A5}, {"c68@CPU", case_68, Prof::CPU},
-    {"c69@A2A3", case_69, Prof::A2A3}, {"c69@A5", case_69, Prof::A5}, {"c69@CPU", case_69, Prof::CPU},
-    {"c70@A2A3", case_70, Prof::A2A3}, {"c70@A5", case_70, Prof::A5}, {"c70@CPU", case_70, Prof::CPU},
-    {"c71@A2A3", case_71, Prof::A2A3}, {"c71@A5", case_71, Prof::A5}, {"c71@CPU", case_71, Prof::CPU},
-    {"c72@A2A3", case_72, Prof::A2A3}, {"c72@A5", case_72, Prof::A5}, {"c72@CPU", case_72, Prof::CPU},
-    {"c73@A2A3", case_73, Prof::A2A3}, {"c73@A5", case_73, Prof::A5}, {"c73@CPU", case_73, Prof::CPU},
-    {"c74@A2A3", case_74, Prof::A2A3}, {"c74@A5", case_74, Prof::A5}, {"c74@CPU", case_74, Prof::CPU},
-    {"c75@A2A3", case_75, Prof::A2A3}, {"c75@A5", case_75, Prof::A5}, {"c75@CPU", case_75, Prof::CPU},
-    {"c76@A2A3", case_76, Prof::A2A3}, {"c76@A5", case_76, Prof::A5}, {"c76@CPU", case_76, Prof::CPU},
-    {"c77@A2A3", case_77, Prof::A2A3}, {"c77@A5", case_77, Prof::A5}, {"c77@CPU", case_77, Prof::CPU},
-    {"c78@A2A3", case_78, Prof::A2A3}, {"c78@A5", case_78, Prof::A5}, {"c78@CPU", case_78, Prof::CPU},
-    {"c79@A2A3", case_79, Prof::A2A3}, {"c79@A5", case_79, Prof::A5}, {"c79@CPU", case_79, Prof::CPU},
-    {"c80@A2A3", case_80, Prof::A2A3}, {"c80@A5", case_80, Prof::A5}, {"c80@CPU", case_80, Prof::CPU},
-    {"c81@A2A3", case_81, Prof::A2A3}, {"c81@A5", case_81, Prof::A5}, {"c81@CPU", case_81, Prof::CPU},
-    {"c82@A2A3", case_82, Prof::A2A3}, {"c82@A5", case_82, Prof::A5}, {"c82@CPU", case_82, Prof::CPU},
-    {"c83@A2A3", case_83, Prof::A2A3}, {"c83@A5", case_83, Prof::A5}, {"c83@CPU", case_83, Prof::CPU},
-    {"c84@A2A3", case_84, Prof::A2A3}, {"c84@A5", case_84, Prof::A5}, {"c84@CPU", case_84, Prof::CPU},
-    {"c85@A2A3", case_85, Prof::A2A3}, {"c85@A5", case_85, Prof::A5}, {"c85@CPU", case_85, Prof::CPU},
-    {"c86@A2A3", case_86, Prof::A2A3}, {"c86@A5", case_86, Prof::A5}, {"c86@CPU", case_86, Prof::CPU},
-    {"c87@A2A3", case_87, Prof::A2A3}, {"c87@A5", case_87, Prof::A5}, {"c87@CPU", case_87, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},     {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},     {"c1@A5", case_1, Prof::A5},     {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},     {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},     {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},     {"c4@A5", case_4, Prof::A5},     {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3},     {"c5@A5", case_5, Prof::A5},     {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3},     {"c6@A5", case_6, Prof::A5},     {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},     {"c7@A5", case_7, Prof::A5},     {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},     {"c8@A5", case_8, Prof::A5},     {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},     {"c9@A5", case_9, Prof::A5},     {"c9@CPU", case_9, Prof::CPU},
+    {"c10@A2A3", case_10, Prof::A2A3},   {"c10@A5", case_10, Prof::A5},   {"c10@CPU", case_10, Prof::CPU},
+    {"c11@A2A3", case_11, Prof::A2A3},   {"c11@A5", case_11, Prof::A5},   {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A2A3", case_12, Prof::A2A3},   {"c12@A5", case_12, Prof::A5},   {"c12@CPU", case_12, Prof::CPU},
+    {"c13@A2A3", case_13, Prof::A2A3},   {"c13@A5", case_13, Prof::A5},   {"c13@CPU", case_13, Prof::CPU},
+    {"c14@A2A3", case_14, Prof::A2A3},   {"c14@A5", case_14, Prof::A5},   {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A2A3", case_15, Prof::A2A3},   {"c15@A5", case_15, Prof::A5},   {"c15@CPU", case_15, Prof::CPU},
+    {"c16@A2A3", case_16, Prof::A2A3},   {"c16@A5", case_16, Prof::A5},   {"c16@CPU", case_16, Prof::CPU},
+    {"c17@A2A3", case_17, Prof::A2A3},   {"c17@A5", case_17, Prof::A5},   {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A2A3", case_18, Prof::A2A3},   {"c18@A5", case_18, Prof::A5},   {"c18@CPU", case_18, Prof::CPU},
+    {"c19@A2A3", case_19, Prof::A2A3},   {"c19@A5", case_19, Prof::A5},   {"c19@CPU", case_19, Prof::CPU},
+    {"c20@A2A3", case_20, Prof::A2A3},   {"c20@A5", case_20, Prof::A5},   {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A2A3", case_21, Prof::A2A3},   {"c21@A5", case_21, Prof::A5},   {"c21@CPU", case_21, Prof::CPU},
+    {"c22@A2A3", case_22, Prof::A2A3},   {"c22@A5", case_22, Prof::A5},   {"c22@CPU", case_22, Prof::CPU},
+    {"c23@A2A3", case_23, Prof::A2A3},   {"c23@A5", case_23, Prof::A5},   {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A2A3", case_24, Prof::A2A3},   {"c24@A5", case_24, Prof::A5},   {"c24@CPU", case_24, Prof::CPU},
+    {"c25@A2A3", case_25, Prof::A2A3},   {"c25@A5", case_25, Prof::A5},   {"c25@CPU", case_25, Prof::CPU},
+    {"c26@A2A3", case_26, Prof::A2A3},   {"c26@A5", case_26, Prof::A5},   {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A2A3", case_27, Prof::A2A3},   {"c27@A5", case_27, Prof::A5},   {"c27@CPU", case_27, Prof::CPU},
+    {"c28@A2A3", case_28, Prof::A2A3},   {"c28@A5", case_28, Prof::A5},   {"c28@CPU", case_28, Prof::CPU},
+    {"c29@A2A3", case_29, Prof::A2A3},   {"c29@A5", case_29, Prof::A5},   {"c29@CPU", case_29, Prof::CPU},
+    {"c30@A2A3", case_30, Prof::A2A3},   {"c30@A5", case_30, Prof::A5},   {"c30@CPU", case_30, Prof::CPU},
+    {"c31@A2A3", case_31, Prof::A2A3},   {"c31@A5", case_31, Prof::A5},   {"c31@CPU", case_31, Prof::CPU},
+    {"c32@A2A3", case_32, Prof::A2A3},   {"c32@A5", case_32, Prof::A5},   {"c32@CPU", case_32, Prof::CPU},
+    {"c33@A2A3", case_33, Prof::A2A3},   {"c33@A5", case_33, Prof::A5},   {"c33@CPU", case_33, Prof::CPU},
+    {"c34@A2A3", case_34, Prof::A2A3},   {"c34@A5", case_34, Prof::A5},   {"c34@CPU", case_34, Prof::CPU},
+    {"c35@A2A3", case_35, Prof::A2A3},   {"c35@A5", case_35, Prof::A5},   {"c35@CPU", case_35, Prof::CPU},
+    {"c36@A2A3", case_36, Prof::A2A3},   {"c36@A5", case_36, Prof::A5},   {"c36@CPU", case_36, Prof::CPU},
+    {"c37@A2A3", case_37, Prof::A2A3},   {"c37@A5", case_37, Prof::A5},   {"c37@CPU", case_37, Prof::CPU},
+    {"c38@A2A3", case_38, Prof::A2A3},   {"c38@A5", case_38, Prof::A5},   {"c38@CPU", case_38, Prof::CPU},
+    {"c39@A2A3", case_39, Prof::A2A3},   {"c39@A5", case_39, Prof::A5},   {"c39@CPU", case_39, Prof::CPU},
+    {"c40@A2A3", case_40, Prof::A2A3},   {"c40@A5", case_40, Prof::A5},   {"c40@CPU", case_40, Prof::CPU},
+    {"c41@A2A3", case_41, Prof::A2A3},   {"c41@A5", case_41, Prof::A5},   {"c41@CPU", case_41, Prof::CPU},
+    {"c42@A2A3", case_42, Prof::A2A3},   {"c42@A5", case_42, Prof::A5},   {"c42@CPU", case_42, Prof::CPU},
+    {"c43@A2A3", case_43, Prof::A2A3},   {"c43@A5", case_43, Prof::A5},   {"c43@CPU", case_43, Prof::CPU},
+    {"c44@A2A3", case_44, Prof::A2A3},   {"c44@A5", case_44, Prof::A5},   {"c44@CPU", case_44, Prof::CPU},
+    {"c45@A2A3", case_45, Prof::A2A3},   {"c45@A5", case_45, Prof::A5},   {"c45@CPU", case_45, Prof::CPU},
+    {"c46@A2A3", case_46, Prof::A2A3},   {"c46@A5", case_46, Prof::A5},   {"c46@CPU", case_46, Prof::CPU},
+    {"c47@A2A3", case_47, Prof::A2A3},   {"c47@A5", case_47, Prof::A5},   {"c47@CPU", case_47, Prof::CPU},
+    {"c48@A2A3", case_48, Prof::A2A3},   {"c48@A5", case_48, Prof::A5},   {"c48@CPU", case_48, Prof::CPU},
+    {"c49@A2A3", case_49, Prof::A2A3},   {"c49@A5", case_49, Prof::A5},   {"c49@CPU", case_49, Prof::CPU},
+    {"c50@A2A3", case_50, Prof::A2A3},   {"c50@A5", case_50, Prof::A5},   {"c50@CPU", case_50, Prof::CPU},
+    {"c51@A2A3", case_51, Prof::A2A3},   {"c51@A5", case_51, Prof::A5},   {"c51@CPU", case_51, Prof::CPU},
+    {"c52@A2A3", case_52, Prof::A2A3},   {"c52@A5", case_52, Prof::A5},   {"c52@CPU", case_52, Prof::CPU},
+    {"c53@A2A3", case_53, Prof::A2A3},   {"c53@A5", case_53, Prof::A5},   {"c53@CPU", case_53, Prof::CPU},
+    {"c54@A2A3", case_54, Prof::A2A3},   {"c54@A5", case_54, Prof::A5},   {"c54@CPU", case_54, Prof::CPU},
+    {"c55@A2A3", case_55, Prof::A2A3},   {"c55@A5", case_55, Prof::A5},   {"c55@CPU", case_55, Prof::CPU},
+    {"c56@A2A3", case_56, Prof::A2A3},   {"c56@A5", case_56, Prof::A5},   {"c56@CPU", case_56, Prof::CPU},
+    {"c57@A2A3", case_57, Prof::A2A3},   {"c57@A5", case_57, Prof::A5},   {"c57@CPU", case_57, Prof::CPU},
+    {"c58@A2A3", case_58, Prof::A2A3},   {"c58@A5", case_58, Prof::A5},   {"c58@CPU", case_58, Prof::CPU},
+    {"c59@A2A3", case_59, Prof::A2A3},   {"c59@A5", case_59, Prof::A5},   {"c59@CPU", case_59, Prof::CPU},
+    {"c60@A2A3", case_60, Prof::A2A3},   {"c60@A5", case_60, Prof::A5},   {"c60@CPU", case_60, Prof::CPU},
+    {"c61@A2A3", case_61, Prof::A2A3},   {"c61@A5", case_61, Prof::A5},   {"c61@CPU", case_61, Prof::CPU},
+    {"c62@A2A3", case_62, Prof::A2A3},   {"c62@A5", case_62, Prof::A5},   {"c62@CPU", case_62, Prof::CPU},
+    {"c63@A2A3", case_63, Prof::A2A3},   {"c63@A5", case_63, Prof::A5},   {"c63@CPU", case_63, Prof::CPU},
+    {"c64@A2A3", case_64, Prof::A2A3},   {"c64@A5", case_64, Prof::A5},   {"c64@CPU", case_64, Prof::CPU},
+    {"c65@A2A3", case_65, Prof::A2A3},   {"c65@A5", case_65, Prof::A5},   {"c65@CPU", case_65, Prof::CPU},
+    {"c66@A2A3", case_66, Prof::A2A3},   {"c66@A5", case_66, Prof::A5},   {"c66@CPU", case_66, Prof::CPU},
+    {"c67@A2A3", case_67, Prof::A2A3},   {"c67@A5", case_67, Prof::A5},   {"c67@CPU", case_67, Prof::CPU},
+    {"c68@A2A3", case_68, Prof::A2A3},   {"c68@A5", case_68, Prof::A5},   {"c68@CPU", case_68, Prof::CPU},
+    {"c69@A2A3", case_69, Prof::A2A3},   {"c69@A5", case_69, Prof::A5},   {"c69@CPU", case_69, Prof::CPU},
+    {"c70@A2A3", case_70, Prof::A2A3},   {"c70@A5", case_70, Prof::A5},   {"c70@CPU", case_70, Prof::CPU},
+    {"c71@A2A3", case_71, Prof::A2A3},   {"c71@A5", case_71, Prof::A5},   {"c71@CPU", case_71, Prof::CPU},
+    {"c72@A2A3", case_72, Prof::A2A3},   {"c72@A5", case_72, Prof::A5},   {"c72@CPU", case_72, Prof::CPU},
+    {"c73@A2A3", case_73, Prof::A2A3},   {"c73@A5", case_73, Prof::A5},   {"c73@CPU", case_73, Prof::CPU},
+    {"c74@A2A3", case_74, Prof::A2A3},   {"c74@A5", case_74, Prof::A5},   {"c74@CPU", case_74, Prof::CPU},
+    {"c75@A2A3", case_75, Prof::A2A3},   {"c75@A5", case_75, Prof::A5},   {"c75@CPU", case_75, Prof::CPU},
+    {"c76@A2A3", case_76, Prof::A2A3},   {"c76@A5", case_76, Prof::A5},   {"c76@CPU", case_76, Prof::CPU},
+    {"c77@A2A3", case_77, Prof::A2A3},   {"c77@A5", case_77, Prof::A5},   {"c77@CPU", case_77, Prof::CPU},
+    {"c78@A2A3", case_78, Prof::A2A3},   {"c78@A5", case_78, Prof::A5},   {"c78@CPU", case_78, Prof::CPU},
+    {"c79@A2A3", case_79, Prof::A2A3},   {"c79@A5", case_79, Prof::A5},   {"c79@CPU", case_79, Prof::CPU},
+    {"c80@A2A3", case_80, Prof::A2A3},   {"c80@A5", case_80, Prof::A5},   {"c80@CPU", case_80, Prof::CPU},
+    {"c81@A2A3", case_81, Prof::A2A3},   {"c81@A5", case_81, Prof::A5},   {"c81@CPU", case_81, Prof::CPU},
+    {"c82@A2A3", case_82, Prof::A2A3},   {"c82@A5", case_82, Prof::A5},   {"c82@CPU", case_82, Prof::CPU},
+    {"c83@A2A3", case_83, Prof::A2A3},   {"c83@A5", case_83, Prof::A5},   {"c83@CPU", case_83, Prof::CPU},
+    {"c84@A2A3", case_84, Prof::A2A3},   {"c84@A5", case_84, Prof::A5},   {"c84@CPU", case_84, Prof::CPU},
+    {"c85@A2A3", case_85, Prof::A2A3},   {"c85@A5", case_85, Prof::A5},   {"c85@CPU", case_85, Prof::CPU},
+    {"c86@A2A3", case_86, Prof::A2A3},   {"c86@A5", case_86, Prof::A5},   {"c86@CPU", case_86, Prof::CPU},
+    {"c87@A2A3", case_87, Prof::A2A3},   {"c87@A5", case_87, Prof::A5},   {"c87@CPU", case_87, Prof::CPU},
+    {"c88@A2A3", case_88, Prof::A2A3},   {"c88@A5", case_88, Prof::A5},   {"c88@CPU", case_88, Prof::CPU},
+    {"c89@A2A3", case_89, Prof::A2A3},   {"c89@A5", case_89, Prof::A5},   {"c89@CPU", case_89, Prof::CPU},
+    {"c90@A2A3", case_90, Prof::A2A3},   {"c90@A5", case_90, Prof::A5},   {"c90@CPU", case_90, Prof::CPU},
+    {"c91@A2A3", case_91, Prof::A2A3},   {"c91@A5", case_91, Prof::A5},   {"c91@CPU", case_91, Prof::CPU},
+    {"c92@A2A3", case_92, Prof::A2A3},   {"c92@A5", case_92, Prof::A5},   {"c92@CPU", case_92, Prof::CPU},
+    {"c93@A2A3", case_93, Prof::A2A3},   {"c93@A5", case_93, Prof::A5},   {"c93@CPU", case_93, Prof::CPU},
+    {"c94@A2A3", case_94, Prof::A2A3},   {"c94@A5", case_94, Prof::A5},   {"c94@CPU", case_94, Prof::CPU},
+    {"c95@A2A3", case_95, Prof::A2A3},   {"c95@A5", case_95, Prof::A5},   {"c95@CPU", case_95, Prof::CPU},
+    {"c96@A2A3", case_96, Prof::A2A3},   {"c96@A5", case_96, Prof::A5},   {"c96@CPU", case_96, Prof::CPU},
+    {"c97@A2A3", case_97, Prof::A2A3},   {"c97@A5", case_97, Prof::A5},   {"c97@CPU", case_97, Prof::CPU},
+    {"c98@A2A3", case_98, Prof::A2A3},   {"c98@A5", case_98, Prof::A5},   {"c98@CPU", case_98, Prof::CPU},
+    {"c99@A2A3", case_99, Prof::A2A3},   {"c99@A5", case_99, Prof::A5},   {"c99@CPU", case_99, Prof::CPU},
+    {"c100@A2A3", case_100, Prof::A2A3}, {"c100@A5", case_100, Prof::A5}, {"c100@CPU", case_100, Prof::CPU},
+    {"c101@A2A3", case_101, Prof::A2A3}, {"c101@A5", case_101, Prof::A5}, {"c101@CPU", case_101, Prof::CPU},
+    {"c102@A2A3", case_102, Prof::A2A3}, {"c102@A5", case_102, Prof::A5}, {"c102@CPU", case_102, Prof::CPU},
+    {"c103@A2A3", case_103, Prof::A2A3}, {"c103@A5", case_103, Prof::A5}, {"c103@CPU", case_103, Prof::CPU},
+    {"c104@A2A3", case_104, Prof::A2A3}, {"c104@A5", case_104, Prof::A5}, {"c104@CPU", case_104, Prof::CPU},
+    {"c105@A2A3", case_105, Prof::A2A3}, {"c105@A5", case_105, Prof::A5}, {"c105@CPU", case_105, Prof::CPU},
+    {"c106@A2A3", case_106, Prof::A2A3}, {"c106@A5", case_106, Prof::A5}, {"c106@CPU", case_106, Prof::CPU},
+    {"c107@A2A3", case_107, Prof::A2A3}, {"c107@A5", case_107, Prof::A5}, {"c107@CPU", case_107, Prof::CPU},
+    {"c108@A2A3", case_108, Prof::A2A3}, {"c108@A5", case_108, Prof::A5}, {"c108@CPU", case_108, Prof::CPU},
+    {"c109@A2A3", case_109, Prof::A2A3}, {"c109@A5", case_109, Prof::A5}, {"c109@CPU", case_109, Prof::CPU},
+    {"c110@A2A3", case_110, Prof::A2A3}, {"c110@A5", case_110, Prof::A5}, {"c110@CPU", case_110, Prof::CPU},
+    {"c111@A2A3", case_111, Prof::A2A3}, {"c111@A5", case_111, Prof::A5}, {"c111@CPU", case_111, Prof::CPU},
+    {"c112@A2A3", case_112, Prof::A2A3}, {"c112@A5", case_112, Prof::A5}, {"c112@CPU", case_112, Prof::CPU},
+    {"c113@A2A3", case_113, Prof::A2A3}, {"c113@A5", case_113, Prof::A5}, {"c113@CPU", case_113, Prof::CPU},
+    {"c114@A2A3", case_114, Prof::A2A3}, {"c114@A5", case_114, Prof::A5}, {"c114@CPU", case_114, Prof::CPU},
 };
 
 } // namespace

@@ -2,13 +2,18 @@
 // Five dimensions, each with an extent (Shape) and a distance in elements between neighbours along
 // it (Stride); every extent and stride is a template argument, or DYNAMIC and given at run time.
 // Element (i0, i1, i2, i3, i4) lives at data() + i0*s0 + i1*s1 + i2*s2 + i3*s3 + i4*s4.
-// The transfer ops see the last two dimensions as a matrix: row i is index i3 and column j is i4.
-// Layout names how that matrix sits in memory: ND keeps each row contiguous (s4 == 1, row-major),
-// DN keeps each column contiguous (s3 == 1, column-major). NZ (fractal) is not modelled.
+// The transfer ops see the tensor as a matrix, its indices folded as the layout says:
+//   ND (rows contiguous, s4 == 1): row i runs over (i0, i1, i2, i3), column j is i4;
+//   DN (columns contiguous, s3 == 1): row i is i3, column j runs over (i0, i1, i2, i4);
+//   NZ (fractal, s4 == 1): row i runs over (i2, i3), column j over (i0, i1, i4): a matrix stored
+//       as column blocks of d4 elements (32 bytes), each block d2 x d3 rows of d4 contiguous elements.
+// The first index listed is the outermost (i = ((i0 * d1 + i1) * d2 + i2) * d3 + i3 for ND).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <type_traits>
 
 #include "sim_support.hpp"
@@ -110,7 +115,8 @@ struct GlobalTensor {
                                                 Stride_::staticStride[2], Stride_::staticStride[3],
                                                 Stride_::staticStride[4]};
 
-    static_assert(Layout_ != Layout::NZ, "GlobalTensor: the CPU simulator does not model Layout::NZ");
+    static_assert(Layout_ != Layout::NZ || staticStride[4] == DYNAMIC || staticStride[4] == 1,
+                  "GlobalTensor: Layout::NZ keeps a block row contiguous (Stride dimension 4 must be 1)");
     static_assert(Layout_ != Layout::ND || staticStride[4] == DYNAMIC || staticStride[4] == 1,
                   "GlobalTensor: Layout::ND keeps rows contiguous (Stride dimension 4 must be 1)");
     static_assert(Layout_ != Layout::DN || staticStride[3] == DYNAMIC || staticStride[3] == 1,
@@ -126,6 +132,8 @@ struct GlobalTensor {
                    "Layout::ND keeps rows contiguous (stride of dimension 4 must be 1)");
         sim::check(Layout_ != Layout::DN || stride_.stride[3] == 1, "GlobalTensor",
                    "Layout::DN keeps columns contiguous (stride of dimension 3 must be 1)");
+        sim::check(Layout_ != Layout::NZ || stride_.stride[4] == 1, "GlobalTensor",
+                   "Layout::NZ keeps a block row contiguous (stride of dimension 4 must be 1)");
     }
 
     DType* data() {
@@ -169,18 +177,52 @@ struct GlobalTensor {
         data_[offset_of(i0, i1, i2, i3, i4)] = value;
     }
 
-    // Element (i, j) of the matrix the transfer ops see (dimensions 3 and 4, outer indices 0).
+    // Rows and columns of the matrix the transfer ops see (see the top of this file).
+    int64_t matrix_rows() const {
+        const int64_t* d = shape_.shape;
+        return Layout_ == Layout::ND ? d[0] * d[1] * d[2] * d[3] : Layout_ == Layout::DN ? d[3] : d[2] * d[3];
+    }
+    int64_t matrix_cols() const {
+        const int64_t* d = shape_.shape;
+        return Layout_ == Layout::ND ? d[4] : d[0] * d[1] * (Layout_ == Layout::DN ? d[2] : 1) * d[4];
+    }
+
+    // Element (i, j) of that matrix.
     DType& at(int64_t i, int64_t j) {
-        return data_[i * stride_.stride[3] + j * stride_.stride[4]];
+        return data_[matrix_offset(i, j)];
     }
     const DType& at(int64_t i, int64_t j) const {
-        return data_[i * stride_.stride[3] + j * stride_.stride[4]];
+        return data_[matrix_offset(i, j)];
     }
 
   private:
     int64_t offset_of(int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4) const {
         const int64_t* st = stride_.stride;
         return i0 * st[0] + i1 * st[1] + i2 * st[2] + i3 * st[3] + i4 * st[4];
+    }
+
+    // The five indices of matrix element (i, j): each matrix index splits over its dimensions,
+    // innermost first.
+    int64_t matrix_offset(int64_t i, int64_t j) const {
+        const int64_t* d = shape_.shape;
+        int64_t k[5] = {0, 0, 0, 0, 0};
+        const auto split = [&](int64_t v, std::initializer_list<int> dims) {
+            for (auto it = std::rbegin(dims); it != std::rend(dims); ++it) {
+                k[*it] = v % d[*it];
+                v /= d[*it];
+            }
+        };
+        if constexpr (Layout_ == Layout::ND) {
+            split(i, {0, 1, 2, 3});
+            k[4] = j;
+        } else if constexpr (Layout_ == Layout::DN) {
+            k[3] = i;
+            split(j, {0, 1, 2, 4});
+        } else {
+            split(i, {2, 3});
+            split(j, {0, 1, 4});
+        }
+        return offset_of(k[0], k[1], k[2], k[3], k[4]);
     }
 
     DType* data_ = nullptr;

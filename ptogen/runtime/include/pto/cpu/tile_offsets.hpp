@@ -34,4 +34,18 @@ constexpr std::size_t GetTileElementOffset(std::size_t r, std::size_t c) {
     }
 }
 
+namespace sim {
+
+// Element (r, c) of a tile (plain or boxed layout) or of anything else that has at(r, c) (a
+// GlobalTensor's matrix).
+template <typename T>
+auto& element_at(T& x, int r, int c) {
+    if constexpr (is_tile_v<T>)
+        return x.data()[GetTileElementOffset<std::remove_cvref_t<T>>(r, c)];
+    else
+        return x.at(r, c);
+}
+
+} // namespace sim
+
 } // namespace pto
