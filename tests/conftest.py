@@ -17,7 +17,7 @@ from .helpers import ROOT
 # Content-addressed caches (each entry keyed by a hash of everything that makes it, and checked
 # when read), so every project copy of a test session may share them: a test that edits one spec
 # then formats a few files instead of all of them.
-SHARED_CACHES = ("format", "jinja")
+SHARED_CACHES = ("format", "jinja", "yaml")
 
 
 THOROUGH = os.environ.get("PTOGEN_TEST_THOROUGH") == "1"

@@ -119,7 +119,9 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
         raise SpecErrors(
             [SpecError(_display(targets_file, root), None, "", "missing: profiles and dtypes live here")]
         )
-    targets_doc = load_yaml(targets_file, _display(targets_file, root))
+    # Parses are cached by content next to the other caches (`.ptogen-cache/yaml`).
+    cache = root / ".ptogen-cache" / "yaml"
+    targets_doc = load_yaml(targets_file, _display(targets_file, root), cache)
     targets: Targets = _parse_model(Targets, targets_doc)
     enum_cases = _parse_enum_cases(targets, targets_doc)
 
@@ -130,7 +132,7 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
             continue
         display = _display(path, root)
         try:
-            doc = load_yaml(path, display)
+            doc = load_yaml(path, display, cache)
             spec: OpSpec = _parse_model(OpSpec, doc)
         except SpecError as exc:
             errors.append(exc)

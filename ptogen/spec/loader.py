@@ -13,6 +13,11 @@ refusal happens before any large structure exists.
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
+import json
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -206,8 +211,57 @@ def _line_of_offset(text: str, position: int | None) -> int | None:
     return text.count("\n", 0, position) + 1
 
 
-def load_yaml(path: Path, display: str | None = None) -> LoadedDoc:
-    """Load one YAML file as plain data; every problem becomes a SpecError with its line."""
+@functools.cache
+def _loader_identity() -> bytes:
+    """This module's source and PyYAML's version: a cached parse is valid only for the code that
+    made it."""
+    return hashlib.sha256(Path(__file__).read_bytes() + yaml.__version__.encode()).digest()
+
+
+def _json_plain(x: Any) -> bool:
+    """Whether JSON gives `x` back exactly (string keys; str, int, float, bool, None, lists)."""
+    if isinstance(x, dict):
+        return all(isinstance(k, str) and _json_plain(v) for k, v in x.items())
+    if isinstance(x, list):
+        return all(_json_plain(v) for v in x)
+    return x is None or isinstance(x, str | int | float | bool)
+
+
+def _cached(cache: Path, key: str, name: str) -> LoadedDoc | None:
+    """A parse stored by `_store`: '<sha256 of body>\\n<body>'; anything else is a miss."""
+    try:
+        digest, _, body = (cache / key[:2] / key).read_bytes().partition(b"\n")
+        if hashlib.sha256(body).hexdigest().encode() != digest:
+            return None
+        entry = json.loads(body)
+        lines = {tuple(p): int(line) for p, line in entry["lines"]}
+        return LoadedDoc(data=entry["data"], source=SourceMap(name, lines))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _store(cache: Path, key: str, doc: LoadedDoc) -> None:
+    if not _json_plain(doc.data):
+        return
+    body = json.dumps(
+        {"data": doc.data, "lines": [[list(p), n] for p, n in doc.source.lines.items()]}
+    ).encode()
+    target = cache / key[:2] / key
+    partial = target.with_name(f".{key}.{os.getpid()}.tmp")
+    with contextlib.suppress(OSError):  # the cache only saves time
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_bytes(hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
+        os.replace(partial, target)
+    with contextlib.suppress(OSError):
+        partial.unlink(missing_ok=True)
+
+
+def load_yaml(path: Path, display: str | None = None, cache: Path | None = None) -> LoadedDoc:
+    """Load one YAML file as plain data; every problem becomes a SpecError with its line.
+
+    With `cache`, a parse is stored under the hash of the file's bytes (and of this module), so an
+    unchanged file is read back from JSON instead of being parsed again (only files that load
+    without error are stored; a damaged entry is a miss)."""
     name = display or str(path)
     reason = unsafe_path_reason(name)
     if reason is not None:
@@ -218,6 +272,11 @@ def load_yaml(path: Path, display: str | None = None) -> LoadedDoc:
         raise SpecError(name, None, "", f"cannot read: {exc.strerror or exc}") from None
     if len(raw) > MAX_BYTES:
         raise SpecError(name, None, "", f"{len(raw)} bytes is too large for a spec (limit {MAX_BYTES})")
+    key = hashlib.sha256(_loader_identity() + raw).hexdigest() if cache is not None else ""
+    if cache is not None:
+        hit = _cached(cache, key, name)
+        if hit is not None:
+            return hit
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -237,4 +296,7 @@ def load_yaml(path: Path, display: str | None = None) -> LoadedDoc:
         ) from None
     except yaml.YAMLError as exc:
         raise SpecError(name, None, "", f"invalid YAML: {exc}") from None
-    return LoadedDoc(data=data, source=SourceMap(name, builder.lines))
+    doc = LoadedDoc(data=data, source=SourceMap(name, builder.lines))
+    if cache is not None:
+        _store(cache, key, doc)
+    return doc
