@@ -24,8 +24,15 @@ THOROUGH = os.environ.get("PTOGEN_TEST_THOROUGH") == "1"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked `thorough` (kills, fuzzing: robustness checks that take long) run where
+    """The op kernels first: they are most of the work and need no project copy, so while the
+    first test that does warms the shared caches, the other worker keeps compiling instead of
+    waiting (and the short tests even the workers out at the end).
+
+    Tests marked `thorough` (kills, fuzzing: robustness checks that take long) run where
     PTOGEN_TEST_THOROUGH=1, as `.ci/run` sets; the README's local test command skips them, saying so."""
+    items.sort(
+        key=lambda item: 0 if item.nodeid.startswith("tests/test_simulator.py::test_op_kernels") else 1
+    )
     if THOROUGH:
         return
     skip = pytest.mark.skip(reason="thorough test: runs with PTOGEN_TEST_THOROUGH=1 (as in CI)")
