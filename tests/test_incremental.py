@@ -100,6 +100,7 @@ def test_a_template_change_invalidates_every_unit(project: Path, monkeypatch: py
     assert len(runs) == 1 and len(runs[0]) == len(specs) + 1
 
 
+@pytest.mark.thorough  # a long robustness check (five generations over a damaged cache): CI runs it
 def test_a_damaged_cache_still_gives_the_right_tree(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
