@@ -154,6 +154,11 @@ class RuleBase(Strict):
         """A rule that cannot fail is documented but generates no check."""
         return False
 
+    def admits(self, op: OpView, combo: dict[str, str]) -> bool:
+        """Whether operands of these element types (canonical C++ names) can satisfy the rule;
+        the test plan runs only combinations every rule of the profile admits."""
+        return True
+
     # ----------------------------------------------------------------- import
     @classmethod
     def from_page(cls, page: PageContext) -> list[dict[str, Any]]:
@@ -470,6 +475,88 @@ class TmpRequiredRule(RuleBase):
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         return Broken(dict(tiles), with_tmp=False)
+
+
+class DTypePairsRule(RuleBase):
+    """The element types of two operands form one of a table of pairs (TCVT's conversions a
+    target implements): `pairs` maps each type of the first operand to the types the second may
+    have with it."""
+
+    kind: Literal["dtype_pairs"] = "dtype_pairs"
+    operands: list[Name] = Field(min_length=2, max_length=2, description="[from, to]")
+    pairs: dict[TypeName, list[TypeName]] = Field(min_length=1)
+    page_prefixes: ClassVar[tuple[str, ...]] = ("type pairs (",)
+
+    def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
+        yield from super().check(spec, targets)
+        spellings = [n for t in targets.dtypes for n in (t.name, *t.aliases)]
+        for key, values in self.pairs.items():
+            for j, d in [(None, key)] + list(enumerate(values)):
+                if not targets.has_dtype(d):
+                    where: tuple[str | int, ...] = ("pairs", key) if j is None else ("pairs", key, j)
+                    yield where, f"unknown dtype {d!r}{did_you_mean(d, spellings)}"
+
+    def _table(self, op: OpView) -> dict[str, list[str]]:
+        """The pairs in canonical C++ spellings."""
+        name = {
+            s: op.targets.dtype(s).name for s in [*self.pairs, *(d for v in self.pairs.values() for d in v)]
+        }
+        return {name[s]: list(dict.fromkeys(name[d] for d in ds)) for s, ds in self.pairs.items()}
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        a, b = rv.types
+        terms = [
+            f"(std::is_same_v<typename {a}::DType, {s}> && "
+            f"sim::is_one_of_v<typename {b}::DType, {', '.join(ds)}>)"
+            for s, ds in self._table(op).items()
+        ]
+        return "(" + " || ".join(terms) + ")"
+
+    def text(self, op: OpView) -> str:
+        a, b = self.operands
+        return f"the element types of {a} and {b} must be one of the documented conversion pairs"
+
+    def doc(self, op: OpView) -> str:
+        a, b = self.operands
+        listed = "; ".join(f"`{s}` to {', '.join(f'`{d}`' for d in ds)}" for s, ds in self.pairs.items())
+        return _with_note(f"Type pairs (`{a}` to `{b}`): {listed}", self.note)
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        import re
+
+        m = re.match(r"Type pairs \((\w+) to (\w+)\): (.+?)\.?\s*(?:\((?P<note>[^()]*)\))?\.?$", line.text)
+        if m is None or not {m.group(1), m.group(2)} <= set(page.data):
+            return None
+        pairs: dict[str, list[str]] = {}
+        for part in m.group(3).split("; "):
+            source, _, targets = part.partition(" to ")
+            pairs[source.strip()] = [t.strip() for t in targets.split(",") if t.strip()]
+        found: dict[str, Any] = {"operands": [m.group(1), m.group(2)], "pairs": pairs}
+        if m.group("note"):
+            found["note"] = m.group("note").strip()
+        return found
+
+    def admits(self, op: OpView, combo: dict[str, str]) -> bool:
+        a, b = self.operands
+        if a not in combo or b not in combo:
+            return True
+        return combo[b] in self._table(op).get(combo[a], [])
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        # A pair whose two types the profile's dtype rules each allow, but not together.
+        a, b = self.operands
+        table = self._table(bx.op)
+        firsts = bx.op.operand_dtypes(bx.profile, a) or list(table)
+        seconds = bx.op.operand_dtypes(bx.profile, b) or [d for ds in table.values() for d in ds]
+        for s in firsts:
+            for d in seconds:
+                if d not in table.get(s, []):
+                    out = {**tiles, a: replace(tiles[a], dtype=s), b: replace(tiles[b], dtype=d)}
+                    return Broken(out, changed=b)
+        raise ValueError(
+            f"{bx.op.name} [{bx.profile}]: every allowed pair is in the table; nothing breaks it"
+        )
 
 
 # ----------------------------------------------------------------------------- run-time rules
@@ -791,6 +878,7 @@ class ValueRangeRule(RuleBase):
 # Order is the order of import output and of the README's list.
 RULE_KINDS: tuple[type[RuleBase], ...] = (
     DTypeRule,
+    DTypePairsRule,
     LocationRule,
     ValidBoundsRule,
     SameValidShapeRule,

@@ -142,6 +142,14 @@ CASES = [
         "is not a tile",
     ),
     (
+        "unknown dtype in a pair table",
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "  - {kind: dtype_pairs, operands: [src, dst], pairs: {half: [flaot]}}\n"
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "constraints[3].pairs.half[0]",
+        "unknown dtype 'flaot'",
+    ),
+    (
         "comment breaker in identifier",
         "{name: TileDataDst, kind: typename}",
         "{name: 'Tile*/Dst', kind: typename}",

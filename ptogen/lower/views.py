@@ -457,7 +457,11 @@ class OpView:
             chosen = {o: c["@" + ",".join(lists[o])] for o in self.tiles if lists[o] is not None}  # type: ignore[arg-type]
             compute = chosen[self.compute_operand]
             out.append({o: chosen.get(o, compute) for o in self.tiles})
-        return out
+        return [c for c in out if self.admits(profile, c)]
+
+    def admits(self, profile: str, combo: dict[str, str]) -> bool:
+        """Whether every static rule of the profile admits operands of these element types."""
+        return all(rv.rule.admits(self, combo) for rv in self.rules_for(profile, static=True))
 
     @property
     def default_values(self) -> dict[str, str]:

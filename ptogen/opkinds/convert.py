@@ -102,7 +102,7 @@ class Convert(Elementwise):
             if not op.available(profile):
                 return []
             lists = [op.operand_dtypes(profile, n) or vocab for n in (src, dst)]
-            return [(s, d) for s in lists[0] for d in lists[1]]
+            return [(s, d) for s in lists[0] for d in lists[1] if op.admits(profile, {src: s, dst: d})]
 
         legal = {p: pairs(p) for p in profiles}
         every = sorted(

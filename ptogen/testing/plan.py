@@ -476,11 +476,17 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
 def _collateral(
     op: OpView, profile: str, broken: RuleView, tiles: dict[str, TileDecl], variant: dict[str, str]
 ) -> list[RuleView]:
-    """Dtype rules of the profile that the tiles breaking `broken` violate as well."""
+    """Type rules of the profile that the tiles breaking `broken` violate as well: dtype lists,
+    and rules that do not admit the combination of element types (a pair table)."""
     out = []
+    combo = {n: t.dtype for n, t in tiles.items()}
     for rv in op.rules_for(profile, static=True):
         rule = rv.rule
-        if rv is broken or not isinstance(rule, DTypeRule):
+        if rv is broken:
+            continue
+        if not isinstance(rule, DTypeRule):
+            if not rule.admits(op, combo):
+                out.append(rv)
             continue
         if rule.when and variant.get(rule.when.param) != rule.when.equals:
             continue

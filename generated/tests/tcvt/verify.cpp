@@ -36,6 +36,7 @@ void legal_cpu() {
 
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TCVT [A2A3]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t, int64_t}}
+// expected-error@*:* {{TCVT [A2A3]: the element types of src and dst must be one of the documented conversion pairs}}
 void fail_a2a3_00_dtype() {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -47,6 +48,7 @@ void fail_a2a3_00_dtype() {
 
 // breaks rule 01_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TCVT [A2A3]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t, int64_t}}
+// expected-error@*:* {{TCVT [A2A3]: the element types of src and dst must be one of the documented conversion pairs}}
 void fail_a2a3_01_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -78,8 +80,20 @@ void fail_a2a3_07_valid_bounds() {
     profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
 }
 
+// breaks rule 09_dtype_pairs (dtype_pairs) of the A2A3 profile
+// expected-error@*:* {{TCVT [A2A3]: the element types of src and dst must be one of the documented conversion pairs}}
+void fail_a2a3_09_dtype_pairs() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
+}
+
 // breaks rule 02_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TCVT [A5]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t, uint32_t, int64_t}}
+// expected-error@*:* {{TCVT [A5]: the element types of src and dst must be one of the documented conversion pairs}}
 void fail_a5_02_dtype() {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -91,6 +105,7 @@ void fail_a5_02_dtype() {
 
 // breaks rule 03_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TCVT [A5]: DType must be one of: float, half, bfloat16_t, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t}}
+// expected-error@*:* {{TCVT [A5]: the element types of src and dst must be one of the documented conversion pairs}}
 void fail_a5_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -115,6 +130,17 @@ void fail_a5_06_location() {
 // expected-error@*:* {{TCVT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_07_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 17, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT);
+}
+
+// breaks rule 10_dtype_pairs (dtype_pairs) of the A5 profile
+// expected-error@*:* {{TCVT [A5]: the element types of src and dst must be one of the documented conversion pairs}}
+void fail_a5_10_dtype_pairs() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;

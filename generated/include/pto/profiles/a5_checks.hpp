@@ -1447,13 +1447,51 @@ struct profile_a5 {
         static_assert(TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
                           TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols,
                       "TCVT [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        static_assert(
+            ((std::is_same_v<typename TileDataS::DType, float> &&
+              sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int16_t, int32_t, int64_t>) ||
+             (std::is_same_v<typename TileDataS::DType, half> &&
+              sim::is_one_of_v<typename TileDataD::DType, float, int32_t, int16_t, int8_t, uint8_t>) ||
+             (std::is_same_v<typename TileDataS::DType, bfloat16_t> &&
+              sim::is_one_of_v<typename TileDataD::DType, float, int32_t, half>) ||
+             (std::is_same_v<typename TileDataS::DType, int16_t> &&
+              sim::is_one_of_v<typename TileDataD::DType, uint8_t, half, float, uint32_t, int32_t>) ||
+             (std::is_same_v<typename TileDataS::DType, int32_t> &&
+              sim::is_one_of_v<typename TileDataD::DType, float, int16_t, uint16_t, int64_t, uint8_t>) ||
+             (std::is_same_v<typename TileDataS::DType, int64_t> &&
+              sim::is_one_of_v<typename TileDataD::DType, float, int32_t>) ||
+             (std::is_same_v<typename TileDataS::DType, uint8_t> &&
+              sim::is_one_of_v<typename TileDataD::DType, half, uint16_t>) ||
+             (std::is_same_v<typename TileDataS::DType, int8_t> &&
+              sim::is_one_of_v<typename TileDataD::DType, half, int16_t, int32_t>) ||
+             (std::is_same_v<typename TileDataS::DType, uint32_t> &&
+              sim::is_one_of_v<typename TileDataD::DType, uint8_t, uint16_t, int16_t>)),
+            "TCVT [A5]: the element types of src and dst must be one of the documented conversion pairs");
         return (sim::is_one_of_v<typename TileDataS::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t, int32_t,
                                  uint32_t, int64_t>) &&
                (sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int8_t, uint8_t, int16_t, uint16_t,
                                  int32_t, uint32_t, int64_t>) &&
                (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
                (TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
-                TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols);
+                TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols) &&
+               (((std::is_same_v<typename TileDataS::DType, float> &&
+                  sim::is_one_of_v<typename TileDataD::DType, float, half, bfloat16_t, int16_t, int32_t, int64_t>) ||
+                 (std::is_same_v<typename TileDataS::DType, half> &&
+                  sim::is_one_of_v<typename TileDataD::DType, float, int32_t, int16_t, int8_t, uint8_t>) ||
+                 (std::is_same_v<typename TileDataS::DType, bfloat16_t> &&
+                  sim::is_one_of_v<typename TileDataD::DType, float, int32_t, half>) ||
+                 (std::is_same_v<typename TileDataS::DType, int16_t> &&
+                  sim::is_one_of_v<typename TileDataD::DType, uint8_t, half, float, uint32_t, int32_t>) ||
+                 (std::is_same_v<typename TileDataS::DType, int32_t> &&
+                  sim::is_one_of_v<typename TileDataD::DType, float, int16_t, uint16_t, int64_t, uint8_t>) ||
+                 (std::is_same_v<typename TileDataS::DType, int64_t> &&
+                  sim::is_one_of_v<typename TileDataD::DType, float, int32_t>) ||
+                 (std::is_same_v<typename TileDataS::DType, uint8_t> &&
+                  sim::is_one_of_v<typename TileDataD::DType, half, uint16_t>) ||
+                 (std::is_same_v<typename TileDataS::DType, int8_t> &&
+                  sim::is_one_of_v<typename TileDataD::DType, half, int16_t, int32_t>) ||
+                 (std::is_same_v<typename TileDataS::DType, uint32_t> &&
+                  sim::is_one_of_v<typename TileDataD::DType, uint8_t, uint16_t, int16_t>)));
     }
 
     template <typename TileDataD, typename TileDataS>
