@@ -459,6 +459,18 @@ class OpView:
             out.append({o: chosen.get(o, compute) for o in self.tiles})
         return [c for c in out if self.admits(profile, c)]
 
+    def test_dtypes(self, profile: str, when: dict[str, str] | None = None) -> list[str]:
+        """`allowed_dtypes` less the types the generated test plan leaves out (`test_matrix: false`)."""
+        return [d for d in self.allowed_dtypes(profile, when) if d not in self._untested]
+
+    def test_combos(self, profile: str, when: dict[str, str] | None = None) -> list[dict[str, str]]:
+        """`dtype_combos` whose every type the generated test plan runs."""
+        return [c for c in self.dtype_combos(profile, when) if not set(c.values()) & self._untested]
+
+    @property
+    def _untested(self) -> set[str]:
+        return {d.name for d in self.targets.dtypes if not d.test_matrix}
+
     def admits(self, profile: str, combo: dict[str, str]) -> bool:
         """Whether every static rule of the profile admits operands of these element types."""
         return all(rv.rule.admits(self, combo) for rv in self.rules_for(profile, static=True))

@@ -96,13 +96,19 @@ class Convert(Elementwise):
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
         dst, src = op.spec.semantics.domain, self.source(op)
         vocab = [d.name for d in project.targets.dtypes]
+        untested = {d.name for d in project.targets.dtypes if not d.test_matrix}
         profiles = [p.name for p in project.profiles]
 
         def pairs(profile: str) -> list[tuple[str, str]]:
             if not op.available(profile):
                 return []
             lists = [op.operand_dtypes(profile, n) or vocab for n in (src, dst)]
-            return [(s, d) for s in lists[0] for d in lists[1] if op.admits(profile, {src: s, dst: d})]
+            return [
+                (s, d)
+                for s in lists[0]
+                for d in lists[1]
+                if op.admits(profile, {src: s, dst: d}) and not {s, d} & untested
+            ]
 
         legal = {p: pairs(p) for p in profiles}
         every = sorted(

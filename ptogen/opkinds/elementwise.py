@@ -63,11 +63,11 @@ def plan_runtime_groups(project: ProjectView, op: OpView, tests: OpTests) -> Non
     for variant in op.value_variants:
         combos: list[dict[str, str]] = []
         for p in profiles:
-            combos += [c for c in op.dtype_combos(p, variant) if c not in combos]
+            combos += [c for c in op.test_combos(p, variant) if c not in combos]
         combos.sort(key=lambda c: [order.index(c[op.compute_operand])] + [order.index(v) for v in c.values()])
         col_kinds: set[str] = set()
         for combo in combos:
-            on = [p for p in profiles if combo in op.dtype_combos(p, variant)]
+            on = [p for p in profiles if combo in op.test_combos(p, variant)]
             # Column-major addressing does not depend on the element type: one float and one
             # integer combination per op prove it; every combination is proven row-major.
             kind = "float" if dtype_def(project, combo[op.compute_operand]).kind == "float" else "int"

@@ -369,10 +369,10 @@ class Indexed(OpKind):
         gathers = self.gathers(op)
         dtypes: list[str] = []
         for p in profiles:
-            dtypes += [d for d in op.allowed_dtypes(p) if d not in dtypes]
+            dtypes += [d for d in op.test_dtypes(p) if d not in dtypes]
         first = 0
         for dtype in sorted(dtypes, key=order.index):
-            on = [p for p in profiles if dtype in op.allowed_dtypes(p)]
+            on = [p for p in profiles if dtype in op.test_dtypes(p)]
             groups: list[tuple[str, str, list[Case], list[str]]] = [
                 (dtype, "int32_t", CASES + (GATHER_ONLY if gathers else SCATTER_ONLY), on),
                 (f"{dtype}_colidx", "int32_t", COLUMN_INDEX, [p for p in on if p != "A2A3"]),

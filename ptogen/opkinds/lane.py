@@ -46,11 +46,11 @@ def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
     order = [d.name for d in project.targets.dtypes]
     dtypes: list[str] = []
     for p in profiles:
-        dtypes += [d for d in op.allowed_dtypes(p) if d not in dtypes]
+        dtypes += [d for d in op.test_dtypes(p) if d not in dtypes]
     first = 0
     for dtype in sorted(dtypes, key=order.index):
         d = dtype_def(project, dtype)
-        on = [p for p in profiles if dtype in op.allowed_dtypes(p)]
+        on = [p for p in profiles if dtype in op.test_dtypes(p)]
         scalars = special_scalars(op, d)
         tests.vector.append(
             VectorKernel(
@@ -69,7 +69,7 @@ def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
             if rv.kind != "dtype":
                 continue
             bad = other_dtype(project, rv.dtypes_cpp, ["int32_t", "int16_t", "float", "half"])
-            ok = op.allowed_dtypes(p)
+            ok = op.test_dtypes(p)
             tests.compile.append(
                 CompileCase(
                     f"fail_{p.lower()}_{rv.id}",

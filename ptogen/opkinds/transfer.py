@@ -188,9 +188,9 @@ class Transfer(OpKind):
         tile, glob = self.tile_operand(op), self.global_operand(op)
         dtypes: list[str] = []
         for p in profiles:
-            dtypes += [d for d in op.allowed_dtypes(p) if d not in dtypes]
+            dtypes += [d for d in op.test_dtypes(p) if d not in dtypes]
         for dtype in sorted(dtypes, key=order.index):
-            on = [p for p in profiles if dtype in op.allowed_dtypes(p)]
+            on = [p for p in profiles if dtype in op.test_dtypes(p)]
             first = sum(len(k.cases) for k in tests.runtime)
             cases = []
             for index, (label, rows, cols, vr, vc, dyn, layout, ld) in enumerate(SHAPES, first):

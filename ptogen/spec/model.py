@@ -38,8 +38,20 @@ class DTypeDef(Strict):
     aliases: list[TypeName] = Field(default_factory=list, description="other C++ spellings, e.g. float16_t")
     asm: Name = Field(description="PTO assembly spelling, e.g. f16")
     kind: Literal["float", "int", "uint"]
-    bits: Literal[8, 16, 32, 64]
-    numpy: Name = Field(description="numpy / ml_dtypes name of the same type, e.g. float16, bfloat16")
+    bits: Literal[4, 8, 16, 32, 64]
+    numpy: Name = Field(
+        description="numpy / ml_dtypes name of the same type, e.g. float16, bfloat16 (for a 4-bit type, "
+        "of its storage unit, uint8)"
+    )
+    per_byte: Literal[1, 2] = Field(
+        1,
+        description="elements one byte of storage holds: 2 for the twin 4-bit floats, 1 for every other type",
+    )
+    test_matrix: bool = Field(
+        True,
+        description="whether the generated test plan runs kernels of this type; the 4-bit types are left "
+        "out of it and exercised by tests/test_packed_types.py",
+    )
 
 
 class ProfileDef(Strict):

@@ -284,7 +284,7 @@ def _legal_tiles(
     have one of the element types listed there)."""
     combos = [
         c
-        for c in op.dtype_combos(profile, variant)
+        for c in op.test_combos(profile, variant)
         if all(not types or c[n] in types for n, types in (want or {}).items())
     ]
     if not combos:

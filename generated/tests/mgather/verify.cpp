@@ -35,12 +35,12 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
-    auto src_buf = std::make_unique<half[]>(256);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     profiled::MGATHER<profile_cpu>(dst, src, indexes);
@@ -181,15 +181,30 @@ void fail_a5_07_valid_bounds() {
     profiled::MGATHER<profile_a5>(dst, src, indexes);
 }
 
+// breaks rule 02_dtype (dtype) of the CPU profile
+// expected-error@*:* {{MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
+void fail_cpu_02_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    auto src_buf = std::make_unique<int4b_t[]>(256);
+    using Global_src = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::MGATHER<profile_cpu>(dst, src, indexes);
+}
+
 // breaks rule 04_dtype (dtype) of the CPU profile
 // expected-error@*:* {{MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t}}
 void fail_cpu_04_dtype() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
-    auto src_buf = std::make_unique<half[]>(256);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     // expected-note@+1 {{requested here}}
@@ -199,12 +214,12 @@ void fail_cpu_04_dtype() {
 // breaks rule 07_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{MGATHER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
-    auto src_buf = std::make_unique<half[]>(272);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(272);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     // expected-note@+1 {{requested here}}

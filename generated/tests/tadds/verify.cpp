@@ -18,18 +18,18 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     profiled::TADDS<profile_a5>(dst, src, Tile_src::DType{});
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     profiled::TADDS<profile_cpu>(dst, src, Tile_src::DType{});
 }
@@ -89,12 +89,23 @@ void fail_a2a3_07_same_dtype() {
     profiled::TADDS<profile_a2a3>(dst, src, Tile_src::DType{});
 }
 
+// breaks rule 01_dtype (dtype) of the A5 profile
+// expected-error@*:* {{TADDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t}}
+void fail_a5_01_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TADDS<profile_a5>(dst, src, Tile_src::DType{});
+}
+
 // breaks rule 03_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TADDS [A5]: tile layout must be row-major}}
 void fail_a5_03_row_major() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TADDS<profile_a5>(dst, src, Tile_src::DType{});
@@ -103,9 +114,9 @@ void fail_a5_03_row_major() {
 // breaks rule 04_location (location) of the A5 profile
 // expected-error@*:* {{TADDS [A5]: tile location must be TileType::Vec}}
 void fail_a5_04_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TADDS<profile_a5>(dst, src, Tile_src::DType{});
@@ -114,9 +125,9 @@ void fail_a5_04_location() {
 // breaks rule 05_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TADDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_05_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TADDS<profile_a5>(dst, src, Tile_src::DType{});
@@ -125,20 +136,31 @@ void fail_a5_05_valid_bounds() {
 // breaks rule 07_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TADDS [A5]: dst and src must have the same DType}}
 void fail_a5_07_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TADDS<profile_a5>(dst, src, Tile_src::DType{});
 }
 
+// breaks rule 02_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TADDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t}}
+void fail_cpu_02_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TADDS<profile_cpu>(dst, src, Tile_src::DType{});
+}
+
 // breaks rule 04_location (location) of the CPU profile
 // expected-error@*:* {{TADDS [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_04_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TADDS<profile_cpu>(dst, src, Tile_src::DType{});
@@ -147,9 +169,9 @@ void fail_cpu_04_location() {
 // breaks rule 05_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TADDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_05_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TADDS<profile_cpu>(dst, src, Tile_src::DType{});
@@ -158,9 +180,9 @@ void fail_cpu_05_valid_bounds() {
 // breaks rule 07_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TADDS [CPU]: dst and src must have the same DType}}
 void fail_cpu_07_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TADDS<profile_cpu>(dst, src, Tile_src::DType{});

@@ -6789,12 +6789,12 @@ void rf_a5_08_same_valid_shape(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x40);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 7);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x140);
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
 }
 
@@ -6803,12 +6803,12 @@ void rf_a5_09_same_valid_extent(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x40);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x140);
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
 }
 
@@ -6817,12 +6817,12 @@ void rf_cpu_08_same_valid_shape(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x40);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 7);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x140);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
 }
 
@@ -6831,12 +6831,12 @@ void rf_cpu_09_same_valid_extent(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x40);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0xc0);
+    TASSIGN(src1, 0x140);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
 }
 

@@ -22,9 +22,9 @@ void legal_a2a3() {
 void legal_a5() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
 }
@@ -33,9 +33,9 @@ void legal_a5() {
 void legal_cpu() {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
 }
@@ -105,14 +105,27 @@ void fail_a2a3_10_same_dtype() {
     profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
 }
 
+// breaks rule 02_dtype (dtype) of the A5 profile
+// expected-error@*:* {{TCMP [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, uint8_t, int8_t, float, half, bfloat16_t}}
+void fail_a5_02_dtype() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
+}
+
 // breaks rule 03_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TCMP [A5]: DType must be one of: uint32_t}}
 void fail_a5_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -123,9 +136,9 @@ void fail_a5_03_dtype() {
 void fail_a5_06_location() {
     using Tile_dst = Tile<TileType::Mat, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -136,9 +149,9 @@ void fail_a5_06_location() {
 void fail_a5_07_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -149,12 +162,25 @@ void fail_a5_07_valid_bounds() {
 void fail_a5_10_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
+}
+
+// breaks rule 04_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TCMP [CPU]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, uint8_t, int8_t, float, half, bfloat16_t}}
+void fail_cpu_04_dtype() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    // expected-note@+1 {{requested here}}
+    profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
 }
 
 // breaks rule 05_dtype (dtype) of the CPU profile
@@ -162,9 +188,9 @@ void fail_a5_10_same_dtype() {
 void fail_cpu_05_dtype() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
@@ -175,9 +201,9 @@ void fail_cpu_05_dtype() {
 void fail_cpu_06_location() {
     using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
@@ -188,9 +214,9 @@ void fail_cpu_06_location() {
 void fail_cpu_07_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
@@ -201,9 +227,9 @@ void fail_cpu_07_valid_bounds() {
 void fail_cpu_10_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);

@@ -5473,7 +5473,7 @@ void rf_a5_08_same_valid_extent(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x40);
     profiled::TCMPS<profile_a5>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
@@ -5484,7 +5484,7 @@ void rf_cpu_08_same_valid_extent(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x40);
     profiled::TCMPS<profile_cpu>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);

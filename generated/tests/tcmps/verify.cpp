@@ -20,7 +20,7 @@ void legal_a2a3() {
 void legal_a5() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     profiled::TCMPS<profile_a5>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
 }
@@ -29,7 +29,7 @@ void legal_a5() {
 void legal_cpu() {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     profiled::TCMPS<profile_cpu>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
 }
@@ -94,7 +94,18 @@ void fail_a2a3_07_valid_bounds() {
 void fail_a5_01_row_major() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::ColMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    // expected-note@+1 {{requested here}}
+    profiled::TCMPS<profile_a5>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
+}
+
+// breaks rule 02_dtype (dtype) of the A5 profile
+// expected-error@*:* {{TCMPS [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t}}
+void fail_a5_02_dtype() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_a5>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
@@ -105,7 +116,7 @@ void fail_a5_01_row_major() {
 void fail_a5_05_dtype() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_a5>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
@@ -116,7 +127,7 @@ void fail_a5_05_dtype() {
 void fail_a5_06_location() {
     using Tile_dst = Tile<TileType::Mat, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_a5>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
@@ -127,10 +138,21 @@ void fail_a5_06_location() {
 void fail_a5_07_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_a5>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
+}
+
+// breaks rule 03_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TCMPS [CPU]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t}}
+void fail_cpu_03_dtype() {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    // expected-note@+1 {{requested here}}
+    profiled::TCMPS<profile_cpu>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
 }
 
 // breaks rule 04_dtype (dtype) of the CPU profile
@@ -138,7 +160,7 @@ void fail_a5_07_valid_bounds() {
 void fail_cpu_04_dtype() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_cpu>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
@@ -149,7 +171,7 @@ void fail_cpu_04_dtype() {
 void fail_cpu_06_location() {
     using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_cpu>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
@@ -160,7 +182,7 @@ void fail_cpu_06_location() {
 void fail_cpu_07_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_cpu>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);

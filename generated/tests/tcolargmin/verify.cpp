@@ -183,6 +183,19 @@ void fail_cpu_00_dtype() {
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
 }
 
+// breaks rule 03_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TCOLARGMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t}}
+void fail_cpu_03_dtype() {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
+}
+
 // breaks rule 04_location (location) of the CPU profile
 // expected-error@*:* {{TCOLARGMIN [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_04_location() {

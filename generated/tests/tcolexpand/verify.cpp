@@ -27,9 +27,9 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
     profiled::TCOLEXPAND<profile_cpu>(dst, src);
 }
@@ -144,12 +144,23 @@ void fail_a5_07_row_major() {
     profiled::TCOLEXPAND<profile_a5>(dst, src);
 }
 
+// breaks rule 02_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TCOLEXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float, int64_t, uint64_t}}
+void fail_cpu_02_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TCOLEXPAND<profile_cpu>(dst, src);
+}
+
 // breaks rule 03_location (location) of the CPU profile
 // expected-error@*:* {{TCOLEXPAND [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_03_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TCOLEXPAND<profile_cpu>(dst, src);
@@ -158,9 +169,9 @@ void fail_cpu_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TCOLEXPAND [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TCOLEXPAND<profile_cpu>(dst, src);
@@ -169,9 +180,9 @@ void fail_cpu_04_valid_bounds() {
 // breaks rule 06_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TCOLEXPAND [CPU]: dst and src must have the same DType}}
 void fail_cpu_06_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TCOLEXPAND<profile_cpu>(dst, src);
@@ -180,9 +191,9 @@ void fail_cpu_06_same_dtype() {
 // breaks rule 07_row_major (row_major) of the CPU profile
 // expected-error@*:* {{TCOLEXPAND [CPU]: tile layout must be row-major}}
 void fail_cpu_07_row_major() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TCOLEXPAND<profile_cpu>(dst, src);

@@ -16,14 +16,14 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     profiled::TEXPANDS<profile_a5>(dst, Tile_dst::DType{});
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     profiled::TEXPANDS<profile_cpu>(dst, Tile_dst::DType{});
 }
@@ -55,10 +55,19 @@ void fail_a2a3_05_valid_bounds() {
     profiled::TEXPANDS<profile_a2a3>(dst, Tile_dst::DType{});
 }
 
+// breaks rule 01_dtype (dtype) of the A5 profile
+// expected-error@*:* {{TEXPANDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, bfloat16_t, float}}
+void fail_a5_01_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXPANDS<profile_a5>(dst, Tile_dst::DType{});
+}
+
 // breaks rule 03_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TEXPANDS [A5]: tile layout must be row-major}}
 void fail_a5_03_row_major() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_a5>(dst, Tile_dst::DType{});
@@ -67,7 +76,7 @@ void fail_a5_03_row_major() {
 // breaks rule 04_location (location) of the A5 profile
 // expected-error@*:* {{TEXPANDS [A5]: tile location must be TileType::Vec}}
 void fail_a5_04_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_a5>(dst, Tile_dst::DType{});
@@ -76,16 +85,25 @@ void fail_a5_04_location() {
 // breaks rule 05_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TEXPANDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_05_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_a5>(dst, Tile_dst::DType{});
 }
 
+// breaks rule 02_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TEXPANDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, bfloat16_t, float}}
+void fail_cpu_02_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    // expected-note@+1 {{requested here}}
+    profiled::TEXPANDS<profile_cpu>(dst, Tile_dst::DType{});
+}
+
 // breaks rule 04_location (location) of the CPU profile
 // expected-error@*:* {{TEXPANDS [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_04_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_cpu>(dst, Tile_dst::DType{});
@@ -94,7 +112,7 @@ void fail_cpu_04_location() {
 // breaks rule 05_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TEXPANDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_05_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_cpu>(dst, Tile_dst::DType{});

@@ -9,10 +9,10 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    auto src_buf = std::make_unique<half[]>(256);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     profiled::TPREFETCH<profile_a2a3>(dst, src);
@@ -20,10 +20,10 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    auto src_buf = std::make_unique<half[]>(256);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     profiled::TPREFETCH<profile_a5>(dst, src);
@@ -31,22 +31,35 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    auto src_buf = std::make_unique<half[]>(256);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     profiled::TPREFETCH<profile_cpu>(dst, src);
 }
 
+// breaks rule 00_dtype (dtype) of the A2A3 profile
+// expected-error@*:* {{TPREFETCH [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
+void fail_a2a3_00_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    auto src_buf = std::make_unique<int4b_t[]>(256);
+    using Global_src = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TPREFETCH<profile_a2a3>(dst, src);
+}
+
 // breaks rule 03_location (location) of the A2A3 profile
 // expected-error@*:* {{TPREFETCH [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_03_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    auto src_buf = std::make_unique<half[]>(256);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     // expected-note@+1 {{requested here}}
@@ -56,23 +69,36 @@ void fail_a2a3_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TPREFETCH [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    auto src_buf = std::make_unique<half[]>(272);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(272);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     // expected-note@+1 {{requested here}}
     profiled::TPREFETCH<profile_a2a3>(dst, src);
 }
 
+// breaks rule 01_dtype (dtype) of the A5 profile
+// expected-error@*:* {{TPREFETCH [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
+void fail_a5_01_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    auto src_buf = std::make_unique<int4b_t[]>(256);
+    using Global_src = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TPREFETCH<profile_a5>(dst, src);
+}
+
 // breaks rule 03_location (location) of the A5 profile
 // expected-error@*:* {{TPREFETCH [A5]: tile location must be TileType::Vec}}
 void fail_a5_03_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    auto src_buf = std::make_unique<half[]>(256);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     // expected-note@+1 {{requested here}}
@@ -82,23 +108,36 @@ void fail_a5_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TPREFETCH [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    auto src_buf = std::make_unique<half[]>(272);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(272);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     // expected-note@+1 {{requested here}}
     profiled::TPREFETCH<profile_a5>(dst, src);
 }
 
+// breaks rule 02_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TPREFETCH [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
+void fail_cpu_02_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    auto src_buf = std::make_unique<int4b_t[]>(256);
+    using Global_src = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TPREFETCH<profile_cpu>(dst, src);
+}
+
 // breaks rule 03_location (location) of the CPU profile
 // expected-error@*:* {{TPREFETCH [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_03_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    auto src_buf = std::make_unique<half[]>(256);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     // expected-note@+1 {{requested here}}
@@ -108,10 +147,10 @@ void fail_cpu_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TPREFETCH [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    auto src_buf = std::make_unique<half[]>(272);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int8_t[]>(272);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     // expected-note@+1 {{requested here}}

@@ -170,6 +170,19 @@ void fail_a5_07_row_major() {
     profiled::TROWMIN<profile_a5>(dst, src, tmp);
 }
 
+// breaks rule 02_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TROWMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t}}
+void fail_cpu_02_dtype() {
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp tmp;
+    // expected-note@+1 {{requested here}}
+    profiled::TROWMIN<profile_cpu>(dst, src, tmp);
+}
+
 // breaks rule 03_location (location) of the CPU profile
 // expected-error@*:* {{TROWMIN [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_03_location() {

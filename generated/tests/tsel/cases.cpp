@@ -4355,41 +4355,41 @@ void rf_a2a3_05_same_valid_shape(Prof) {
 
 // rf_a5_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A5; must stop with: PTO runtime error: TSEL [A5]: dst, src0 and src1 must have the same valid row/col
 void rf_a5_05_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(8, 1);
-    TASSIGN(mask, 0x80);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x40);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0xc0);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x80);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x140);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0xc0);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x1c0);
+    TASSIGN(tmp, 0x100);
     profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
 }
 
 // rf_cpu_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of CPU; must stop with: PTO runtime error: TSEL [CPU]: dst, src0 and src1 must have the same valid row/col
 void rf_cpu_05_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
     using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(8, 1);
-    TASSIGN(mask, 0x80);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x40);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0xc0);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x80);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x140);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0xc0);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x1c0);
+    TASSIGN(tmp, 0x100);
     profiled::TSEL<profile_cpu>(dst, mask, src0, src1, tmp);
 }
 

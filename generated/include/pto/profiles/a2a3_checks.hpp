@@ -3133,9 +3133,15 @@ struct profile_a2a3 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TLOAD() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TLOAD [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TLOAD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
     template <typename TileData>
@@ -3146,10 +3152,16 @@ struct profile_a2a3 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData>
     static constexpr bool check_TPREFETCH() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TPREFETCH [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(TileData::Loc == TileType::Vec, "TPREFETCH [A2A3]: tile location must be TileType::Vec");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TPREFETCH [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (TileData::Loc == TileType::Vec) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
@@ -3161,9 +3173,15 @@ struct profile_a2a3 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TSTORE() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TSTORE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TSTORE [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
     template <typename TileData>

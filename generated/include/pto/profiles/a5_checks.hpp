@@ -21,6 +21,12 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TADDS() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
+                      "TADDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
+                      "int64_t, uint64_t, half, float, bfloat16_t");
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TADDS [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TADDS [A5]: tile location must be TileType::Vec");
@@ -29,7 +35,11 @@ struct profile_a5 {
                       "TADDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TADDS [A5]: dst and src must have the same DType");
-        return (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
+               (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
@@ -73,6 +83,12 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSUBS() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
+                      "TSUBS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
+                      "int64_t, uint64_t, half, float, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TSUBS [A5]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -80,7 +96,11 @@ struct profile_a5 {
                       "TSUBS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TSUBS [A5]: dst and src must have the same DType");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
@@ -293,6 +313,12 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMINS() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
+                      "TMINS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
+                      "int64_t, uint64_t, half, float, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TMINS [A5]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -300,7 +326,11 @@ struct profile_a5 {
                       "TMINS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TMINS [A5]: dst and src must have the same DType");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
@@ -622,11 +652,17 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TEXPANDS() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TEXPANDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(TileData::isRowMajor, "TEXPANDS [A5]: tile layout must be row-major");
         static_assert(TileData::Loc == TileType::Vec, "TEXPANDS [A5]: tile location must be TileType::Vec");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TEXPANDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::isRowMajor) && (TileData::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (TileData::isRowMajor) && (TileData::Loc == TileType::Vec) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
@@ -639,6 +675,10 @@ struct profile_a5 {
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCMPS() {
         static_assert(TileDataDst::isRowMajor && TileDataSrc::isRowMajor, "TCMPS [A5]: tile layout must be row-major");
+        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, int64_t, uint64_t, float,
+                                       int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t>,
+                      "TCMPS [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, "
+                      "uint16_t, half, uint8_t, int8_t, bfloat16_t");
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t>,
                       "TCMPS [A5]: DType must be one of: uint32_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
@@ -647,6 +687,8 @@ struct profile_a5 {
                           TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                       "TCMPS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (TileDataDst::isRowMajor && TileDataSrc::isRowMajor) &&
+               (sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                                 uint16_t, half, uint8_t, int8_t, bfloat16_t>) &&
                (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -698,6 +740,14 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TADD() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float,
+                                       int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float,
+                                           int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float,
+                                           int16_t, uint16_t, half, bfloat16_t, uint8_t, int8_t>,
+                      "TADD [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, "
+                      "uint16_t, half, bfloat16_t, uint8_t, int8_t");
         static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TADD [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -711,7 +761,13 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TADD [A5]: dst, src0 and src1 must have the same DType");
-        return (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                                 uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                                 uint16_t, half, bfloat16_t, uint8_t, int8_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                                 uint16_t, half, bfloat16_t, uint8_t, int8_t>) &&
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -855,6 +911,14 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUB() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                       int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half>,
+                      "TSUB [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, "
+                      "uint8_t, int8_t, bfloat16_t, float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TSUB [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -868,7 +932,13 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TSUB [A5]: dst, src0 and src1 must have the same DType");
-        return (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, bfloat16_t, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, bfloat16_t, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, bfloat16_t, float, half>) &&
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -941,6 +1011,14 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMIN() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                       int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half>,
+                      "TMIN [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, "
+                      "uint8_t, int8_t, bfloat16_t, float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TMIN [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -954,7 +1032,13 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TMIN [A5]: dst, src0 and src1 must have the same DType");
-        return (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, bfloat16_t, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, bfloat16_t, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, bfloat16_t, float, half>) &&
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -977,6 +1061,14 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMAX() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                       int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                           int16_t, uint8_t, int8_t, bfloat16_t, float, half>,
+                      "TMAX [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, "
+                      "uint8_t, int8_t, bfloat16_t, float, half");
         static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TMAX [A5]: tile layout must be row-major");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -990,7 +1082,13 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TMAX [A5]: dst, src0 and src1 must have the same DType");
-        return (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, bfloat16_t, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, bfloat16_t, float, half> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, bfloat16_t, float, half>) &&
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1013,6 +1111,12 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCMP() {
+        static_assert(sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                       int16_t, uint8_t, int8_t, float, half, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                           int16_t, uint8_t, int8_t, float, half, bfloat16_t>,
+                      "TCMP [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, "
+                      "uint8_t, int8_t, float, half, bfloat16_t");
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t>,
                       "TCMP [A5]: DType must be one of: uint32_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -1025,7 +1129,11 @@ struct profile_a5 {
                       "TCMP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
                       "TCMP [A5]: src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
+        return (sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, float, half, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, float, half, bfloat16_t>) &&
+               (sim::is_one_of_v<typename TileDataDst::DType, uint32_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1505,10 +1613,24 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
     static constexpr bool check_TSEL() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float> &&
+                          sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                          sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TSEL [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(sim::is_one_of_v<typename MaskTile::DType, uint8_t>, "TSEL [A5]: DType must be one of: uint8_t");
         static_assert(TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor,
                       "TSEL [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename MaskTile::DType, uint8_t>) &&
+        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float> &&
+                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float> &&
+                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (sim::is_one_of_v<typename MaskTile::DType, uint8_t>) &&
                (TileData::isRowMajor && TileData::isRowMajor && TileData::isRowMajor);
     }
 
@@ -3168,9 +3290,15 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TLOAD() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>,
+                      "TLOAD [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TLOAD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>) &&
+               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
     template <typename TileData>
@@ -3181,10 +3309,16 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData>
     static constexpr bool check_TPREFETCH() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TPREFETCH [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(TileData::Loc == TileType::Vec, "TPREFETCH [A5]: tile location must be TileType::Vec");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TPREFETCH [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (TileData::Loc == TileType::Vec) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
@@ -3196,9 +3330,15 @@ struct profile_a5 {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TSTORE() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>,
+                      "TSTORE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TSTORE [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>) &&
+               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
     template <typename TileData>

@@ -21,6 +21,12 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TADDS() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
+                      "TADDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
+                      "int64_t, uint64_t, half, float, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TADDS [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -28,7 +34,11 @@ struct profile_cpu {
                       "TADDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TADDS [CPU]: dst and src must have the same DType");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
@@ -74,6 +84,12 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TSUBS() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
+                      "TSUBS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
+                      "int64_t, uint64_t, half, float, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TSUBS [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -81,7 +97,11 @@ struct profile_cpu {
                       "TSUBS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TSUBS [CPU]: dst and src must have the same DType");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
@@ -277,6 +297,12 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TMINS() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                       int32_t, int64_t, uint64_t, half, float, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t,
+                                           int32_t, int64_t, uint64_t, half, float, bfloat16_t>,
+                      "TMINS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
+                      "int64_t, uint64_t, half, float, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TMINS [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -284,7 +310,11 @@ struct profile_cpu {
                       "TMINS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TMINS [CPU]: dst and src must have the same DType");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, float, bfloat16_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
@@ -589,10 +619,16 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename... WaitEvents>
     static constexpr bool check_TEXPANDS() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TEXPANDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(TileData::Loc == TileType::Vec, "TEXPANDS [CPU]: tile location must be TileType::Vec");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TEXPANDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileData::DType, uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (TileData::Loc == TileType::Vec) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
@@ -604,6 +640,10 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCMPS() {
+        static_assert(sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, int64_t, uint64_t, float,
+                                       int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t>,
+                      "TCMPS [CPU]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, "
+                      "uint16_t, half, uint8_t, int8_t, bfloat16_t");
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t>,
                       "TCMPS [CPU]: DType must be one of: uint8_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
@@ -611,7 +651,9 @@ struct profile_cpu {
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                           TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols,
                       "TCMPS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
+        return (sim::is_one_of_v<typename TileDataSrc::DType, int32_t, uint32_t, int64_t, uint64_t, float, int16_t,
+                                 uint16_t, half, uint8_t, int8_t, bfloat16_t>) &&
+               (sim::is_one_of_v<typename TileDataDst::DType, uint8_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols);
@@ -629,11 +671,21 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataMask, typename TileDataSrc, typename TileDataTmp,
               typename... WaitEvents>
     static constexpr bool check_TSELS() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                       uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TSELS [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(sim::is_one_of_v<typename TileDataMask::DType, uint8_t, uint16_t, uint32_t>,
                       "TSELS [CPU]: DType must be one of: uint8_t, uint16_t, uint32_t");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TSELS [CPU]: dst and src must have the same DType");
-        return (sim::is_one_of_v<typename TileDataMask::DType, uint8_t, uint16_t, uint32_t>) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (sim::is_one_of_v<typename TileDataMask::DType, uint8_t, uint16_t, uint32_t>) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>);
     }
 
@@ -649,6 +701,14 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TADD() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                       uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t>,
+                      "TADD [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, "
+                      "uint16_t, bfloat16_t, uint8_t, int8_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                           TileDataSrc1::Loc == TileType::Vec,
                       "TADD [CPU]: tile location must be TileType::Vec");
@@ -660,7 +720,13 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TADD [CPU]: dst, src0 and src1 must have the same DType");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, bfloat16_t, uint8_t, int8_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
@@ -796,6 +862,14 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TSUB() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                       uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>,
+                      "TSUB [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, "
+                      "uint16_t, uint8_t, int8_t, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                           TileDataSrc1::Loc == TileType::Vec,
                       "TSUB [CPU]: tile location must be TileType::Vec");
@@ -807,7 +881,13 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TSUB [CPU]: dst, src0 and src1 must have the same DType");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
@@ -876,6 +956,14 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMIN() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                       uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>,
+                      "TMIN [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, "
+                      "uint16_t, uint8_t, int8_t, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                           TileDataSrc1::Loc == TileType::Vec,
                       "TMIN [CPU]: tile location must be TileType::Vec");
@@ -887,7 +975,13 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TMIN [CPU]: dst, src0 and src1 must have the same DType");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
@@ -909,6 +1003,14 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TMAX() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                       uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t,
+                                           int64_t, uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>,
+                      "TMAX [CPU]: DType must be one of: int32_t, int16_t, half, float, uint32_t, int64_t, uint64_t, "
+                      "uint16_t, uint8_t, int8_t, bfloat16_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                           TileDataSrc1::Loc == TileType::Vec,
                       "TMAX [CPU]: tile location must be TileType::Vec");
@@ -920,7 +1022,13 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TMAX [CPU]: dst, src0 and src1 must have the same DType");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc0::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, int32_t, int16_t, half, float, uint32_t, int64_t,
+                                 uint64_t, uint16_t, uint8_t, int8_t, bfloat16_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
@@ -942,6 +1050,12 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
     static constexpr bool check_TCMP() {
+        static_assert(sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                       int16_t, uint8_t, int8_t, float, half, bfloat16_t> &&
+                          sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t,
+                                           int16_t, uint8_t, int8_t, float, half, bfloat16_t>,
+                      "TCMP [CPU]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, "
+                      "uint8_t, int8_t, float, half, bfloat16_t");
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint8_t, uint32_t>,
                       "TCMP [CPU]: DType must be one of: uint8_t, uint32_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
@@ -954,7 +1068,11 @@ struct profile_cpu {
                       "TCMP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(std::is_same_v<typename TileDataSrc0::DType, typename TileDataSrc1::DType>,
                       "TCMP [CPU]: src0 and src1 must have the same DType");
-        return (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, uint32_t>) &&
+        return (sim::is_one_of_v<typename TileDataSrc0::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, float, half, bfloat16_t> &&
+                sim::is_one_of_v<typename TileDataSrc1::DType, uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t,
+                                 uint8_t, int8_t, float, half, bfloat16_t>) &&
+               (sim::is_one_of_v<typename TileDataDst::DType, uint8_t, uint32_t>) &&
                (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
                 TileDataSrc1::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -1359,8 +1477,22 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename MaskTile, typename TmpTile, typename... WaitEvents>
     static constexpr bool check_TSEL() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float> &&
+                          sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float> &&
+                          sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                           uint32_t, int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TSEL [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(sim::is_one_of_v<typename MaskTile::DType, uint8_t>, "TSEL [CPU]: DType must be one of: uint8_t");
-        return (sim::is_one_of_v<typename MaskTile::DType, uint8_t>);
+        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float> &&
+                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float> &&
+                sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (sim::is_one_of_v<typename MaskTile::DType, uint8_t>);
     }
 
     template <typename TileData, typename MaskTile, typename TmpTile>
@@ -1927,6 +2059,12 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWMAX() {
+        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
+                          sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t,
+                                           int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
+                      "TROWMAX [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
+                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
         static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
                       "TROWMAX [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
@@ -1935,7 +2073,11 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
                       "TROWMAX [CPU]: dst and src must have the same DType");
         static_assert(TileDataIn::isRowMajor, "TROWMAX [CPU]: tile layout must be row-major");
-        return (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
+                sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
+               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
                (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
                 TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
                (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
@@ -1953,6 +2095,12 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TROWMIN() {
+        static_assert(sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
+                          sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t,
+                                           int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
+                      "TROWMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
+                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
         static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
                       "TROWMIN [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
@@ -1961,7 +2109,11 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>,
                       "TROWMIN [CPU]: dst and src must have the same DType");
         static_assert(TileDataIn::isRowMajor, "TROWMIN [CPU]: tile layout must be row-major");
-        return (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileDataOut::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
+                sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
+               (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
                (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
                 TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
                (std::is_same_v<typename TileDataOut::DType, typename TileDataIn::DType>) && (TileDataIn::isRowMajor);
@@ -2012,6 +2164,10 @@ struct profile_cpu {
     static constexpr bool check_TROWARGMAX() {
         static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
                       "TROWARGMAX [CPU]: DType must be one of: uint32_t, int32_t");
+        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
+                      "TROWARGMAX [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
+                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
         static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
                       "TROWARGMAX [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
@@ -2019,6 +2175,8 @@ struct profile_cpu {
                       "TROWARGMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(TileDataIn::isRowMajor, "TROWARGMAX [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
+               (sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
                (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
                (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
                 TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
@@ -2039,6 +2197,10 @@ struct profile_cpu {
     static constexpr bool check_TROWARGMIN() {
         static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
                       "TROWARGMIN [CPU]: DType must be one of: uint32_t, int32_t");
+        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
+                      "TROWARGMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
+                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
         static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
                       "TROWARGMIN [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
@@ -2046,6 +2208,8 @@ struct profile_cpu {
                       "TROWARGMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(TileDataIn::isRowMajor, "TROWARGMIN [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
+               (sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
                (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
                (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
                 TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
@@ -2209,6 +2373,10 @@ struct profile_cpu {
     static constexpr bool check_TCOLARGMAX() {
         static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
                       "TCOLARGMAX [CPU]: DType must be one of: uint32_t, int32_t");
+        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
+                      "TCOLARGMAX [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
+                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
         static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
                       "TCOLARGMAX [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
@@ -2216,6 +2384,8 @@ struct profile_cpu {
                       "TCOLARGMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(TileDataIn::isRowMajor, "TCOLARGMAX [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
+               (sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
                (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
                (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
                 TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
@@ -2236,6 +2406,10 @@ struct profile_cpu {
     static constexpr bool check_TCOLARGMIN() {
         static_assert(sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>,
                       "TCOLARGMIN [CPU]: DType must be one of: uint32_t, int32_t");
+        static_assert(sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
+                      "TCOLARGMIN [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, "
+                      "uint16_t, int32_t, uint32_t, int64_t, uint64_t");
         static_assert(TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec,
                       "TCOLARGMIN [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
@@ -2243,6 +2417,8 @@ struct profile_cpu {
                       "TCOLARGMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         static_assert(TileDataIn::isRowMajor, "TCOLARGMIN [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataOut::DType, uint32_t, int32_t>) &&
+               (sim::is_one_of_v<typename TileDataIn::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
+                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>) &&
                (TileDataOut::Loc == TileType::Vec && TileDataIn::Loc == TileType::Vec) &&
                (TileDataOut::ValidRow <= TileDataOut::Rows && TileDataOut::ValidCol <= TileDataOut::Cols &&
                 TileDataIn::ValidRow <= TileDataIn::Rows && TileDataIn::ValidCol <= TileDataIn::Cols) &&
@@ -2261,6 +2437,12 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TROWEXPAND() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                       uint32_t, half, bfloat16_t, float, int64_t, uint64_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                           uint32_t, half, bfloat16_t, float, int64_t, uint64_t>,
+                      "TROWEXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "half, bfloat16_t, float, int64_t, uint64_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TROWEXPAND [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -2269,7 +2451,11 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TROWEXPAND [CPU]: dst and src must have the same DType");
         static_assert(TileDataDst::isRowMajor, "TROWEXPAND [CPU]: tile layout must be row-major");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 half, bfloat16_t, float, int64_t, uint64_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 half, bfloat16_t, float, int64_t, uint64_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) && (TileDataDst::isRowMajor);
@@ -2286,6 +2472,12 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
     static constexpr bool check_TCOLEXPAND() {
+        static_assert(sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                       uint32_t, half, bfloat16_t, float, int64_t, uint64_t> &&
+                          sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t,
+                                           uint32_t, half, bfloat16_t, float, int64_t, uint64_t>,
+                      "TCOLEXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "half, bfloat16_t, float, int64_t, uint64_t");
         static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec,
                       "TCOLEXPAND [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
@@ -2294,7 +2486,11 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>,
                       "TCOLEXPAND [CPU]: dst and src must have the same DType");
         static_assert(TileDataDst::isRowMajor, "TCOLEXPAND [CPU]: tile layout must be row-major");
-        return (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileDataDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 half, bfloat16_t, float, int64_t, uint64_t> &&
+                sim::is_one_of_v<typename TileDataSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 half, bfloat16_t, float, int64_t, uint64_t>) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataSrc::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
                 TileDataSrc::ValidRow <= TileDataSrc::Rows && TileDataSrc::ValidCol <= TileDataSrc::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc::DType>) && (TileDataDst::isRowMajor);
@@ -3030,10 +3226,16 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData>
     static constexpr bool check_TPREFETCH() {
+        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float>,
+                      "TPREFETCH [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(TileData::Loc == TileType::Vec, "TPREFETCH [CPU]: tile location must be TileType::Vec");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TPREFETCH [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (TileData::Loc == TileType::Vec) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
@@ -3060,13 +3262,19 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileDst, typename GlobalData, typename TileInd, typename... WaitEvents>
     static constexpr bool check_MGATHER() {
+        static_assert(sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float>,
+                      "MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                        int64_t, uint64_t>,
                       "MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t");
         static_assert(TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols,
                       "MGATHER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+        return (sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t>) &&
                (TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols);
     }
@@ -3079,13 +3287,19 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename GlobalData, typename TileSrc, typename TileInd, typename... WaitEvents>
     static constexpr bool check_MSCATTER() {
+        static_assert(sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                       int64_t, uint64_t, half, bfloat16_t, float>,
+                      "MSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
+                      "int64_t, uint64_t, half, bfloat16_t, float");
         static_assert(sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                        int64_t, uint64_t>,
                       "MSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t");
         static_assert(TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols,
                       "MSCATTER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+        return (sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
+                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+               (sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t>) &&
                (TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols);
     }

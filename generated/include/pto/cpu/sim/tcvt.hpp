@@ -19,7 +19,7 @@ PTO_INTERNAL void TCVT_impl(T_dst& dst, T_src& src, RoundMode mode, bool saturat
     const int cols = dst.GetValidCol();
     for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < cols; ++c) {
-            dst.at(r, c) = sim::convert<D, S>(src.at(r, c), integral, saturate);
+            dst.SetElement(r, c, sim::convert<D, S>(src.GetElement(r, c), integral, saturate));
         }
     }
 }

@@ -2,7 +2,8 @@
 // CPU-simulator implementation of pto.tprefetch: dst(i, j) = src(i, j) over dst's valid region.
 // The GlobalTensor `src` is seen as a matrix whose rows and columns fold its five dimensions as its
 // layout says (ND, DN, NZ; see global_tensor.hpp); the tile's element (i, j) sits where its layout puts it
-// (a boxed NZ tile included). Elements are copied bit for bit; nothing outside the transferred region is written.
+// (a boxed NZ tile included). Elements are copied bit for bit; the tile's elements outside its valid region
+// take its pad value (none for PadValue::Null, which leaves them as they were); nothing else is written.
 #pragma once
 
 #include <cstring>
@@ -20,16 +21,16 @@ PTO_INTERNAL void TPREFETCH_impl(T_dst& dst, T_src& src) {
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();
     if constexpr (is_global_tensor_v<T_src>) {
-        sim::check(rows <= src.matrix_rows() && cols <= src.matrix_cols(), "TPREFETCH",
-                   "the transferred region must lie within the GlobalTensor's matrix (its rows x cols as the layout "
-                   "folds Shape)");
+        sim::check(src.covers(rows, cols), "TPREFETCH",
+                   "the transferred region must lie within the memory the GlobalTensor's Shape and Stride span");
     } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
         sim::check(rows <= src.GetValidRow() && cols <= src.GetValidCol(), "TPREFETCH",
                    "the transferred region must lie within the source tile's valid region");
     }
+    sim::fill_padding(dst);
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c)
-            std::memcpy(&sim::element_at(dst, r, c), &sim::element_at(src, r, c), sizeof(typename T_dst::DType));
+            sim::copy_element(dst, r, c, src, r, c);
 }
 
 } // namespace pto::cpu

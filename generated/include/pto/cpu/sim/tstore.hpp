@@ -2,7 +2,7 @@
 // CPU-simulator implementation of pto.tstore: dst(i, j) = src(i, j) over src's valid region.
 // The GlobalTensor `dst` is seen as a matrix whose rows and columns fold its five dimensions as its
 // layout says (ND, DN, NZ; see global_tensor.hpp); the tile's element (i, j) sits where its layout puts it
-// (a boxed NZ tile included). Elements are copied bit for bit; nothing outside the transferred region is written.
+// (a boxed NZ tile included). Elements are copied bit for bit; nothing else is written.
 #pragma once
 
 #include <cstring>
@@ -22,16 +22,15 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src) {
     const int rows = src.GetValidRow();
     const int cols = src.GetValidCol();
     if constexpr (is_global_tensor_v<T_dst>) {
-        sim::check(rows <= dst.matrix_rows() && cols <= dst.matrix_cols(), "TSTORE",
-                   "the transferred region must lie within the GlobalTensor's matrix (its rows x cols as the layout "
-                   "folds Shape)");
+        sim::check(dst.covers(rows, cols), "TSTORE",
+                   "the transferred region must lie within the memory the GlobalTensor's Shape and Stride span");
     } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
         sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
                    "the transferred region must lie within the source tile's valid region");
     }
     for (int r = 0; r < rows; ++r)
         for (int c = 0; c < cols; ++c)
-            std::memcpy(&sim::element_at(dst, r, c), &sim::element_at(src, r, c), sizeof(typename T_dst::DType));
+            sim::copy_element(dst, r, c, src, r, c);
 }
 
 // With the store modes AtomicType, applied in this order in the compute type:
@@ -44,25 +43,28 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, AtomicType mode0) {
         return;
     }
     using T = typename T_dst::DType;
-    using C = sim::compute_t<T>;
-    static_assert(std::is_same_v<T, typename T_src::DType>,
-                  "TSTORE: the simulator applies store modes to one element type");
-    const int rows = src.GetValidRow();
-    const int cols = src.GetValidCol();
-    if constexpr (is_global_tensor_v<T_dst>) {
-        sim::check(rows <= dst.matrix_rows() && cols <= dst.matrix_cols(), "TSTORE",
-                   "the transferred region must lie within the GlobalTensor's matrix (its rows x cols as the layout "
-                   "folds Shape)");
-    } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
-        sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
-                   "the transferred region must lie within the source tile's valid region");
-    }
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) {
-            C v = static_cast<C>(sim::element_at(src, r, c));
-            v = apply_AtomicType<C>(mode0, static_cast<C>(sim::element_at(dst, r, c)), v);
-            sim::element_at(dst, r, c) = sim::narrow<T>(v);
+    if constexpr (is_packed_v<T>) {
+        sim::fail("TSTORE", "the store modes do not apply to a 4-bit element type");
+    } else {
+        using C = sim::compute_t<T>;
+        static_assert(std::is_same_v<T, typename T_src::DType>,
+                      "TSTORE: the simulator applies store modes to one element type");
+        const int rows = src.GetValidRow();
+        const int cols = src.GetValidCol();
+        if constexpr (is_global_tensor_v<T_dst>) {
+            sim::check(dst.covers(rows, cols), "TSTORE",
+                       "the transferred region must lie within the memory the GlobalTensor's Shape and Stride span");
+        } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
+            sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
+                       "the transferred region must lie within the source tile's valid region");
         }
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c) {
+                C v = static_cast<C>(sim::element_at(src, r, c));
+                v = apply_AtomicType<C>(mode0, static_cast<C>(sim::element_at(dst, r, c)), v);
+                sim::element_at(dst, r, c) = sim::narrow<T>(v);
+            }
+    }
 }
 
 // With the store modes ReluPreMode, AtomicType, applied in this order in the compute type:
@@ -76,26 +78,29 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, ReluPreMode mode0, AtomicT
         return;
     }
     using T = typename T_dst::DType;
-    using C = sim::compute_t<T>;
-    static_assert(std::is_same_v<T, typename T_src::DType>,
-                  "TSTORE: the simulator applies store modes to one element type");
-    const int rows = src.GetValidRow();
-    const int cols = src.GetValidCol();
-    if constexpr (is_global_tensor_v<T_dst>) {
-        sim::check(rows <= dst.matrix_rows() && cols <= dst.matrix_cols(), "TSTORE",
-                   "the transferred region must lie within the GlobalTensor's matrix (its rows x cols as the layout "
-                   "folds Shape)");
-    } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
-        sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
-                   "the transferred region must lie within the source tile's valid region");
-    }
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c) {
-            C v = static_cast<C>(sim::element_at(src, r, c));
-            v = apply_ReluPreMode<C>(mode0, v);
-            v = apply_AtomicType<C>(mode1, static_cast<C>(sim::element_at(dst, r, c)), v);
-            sim::element_at(dst, r, c) = sim::narrow<T>(v);
+    if constexpr (is_packed_v<T>) {
+        sim::fail("TSTORE", "the store modes do not apply to a 4-bit element type");
+    } else {
+        using C = sim::compute_t<T>;
+        static_assert(std::is_same_v<T, typename T_src::DType>,
+                      "TSTORE: the simulator applies store modes to one element type");
+        const int rows = src.GetValidRow();
+        const int cols = src.GetValidCol();
+        if constexpr (is_global_tensor_v<T_dst>) {
+            sim::check(dst.covers(rows, cols), "TSTORE",
+                       "the transferred region must lie within the memory the GlobalTensor's Shape and Stride span");
+        } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
+            sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
+                       "the transferred region must lie within the source tile's valid region");
         }
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c) {
+                C v = static_cast<C>(sim::element_at(src, r, c));
+                v = apply_ReluPreMode<C>(mode0, v);
+                v = apply_AtomicType<C>(mode1, static_cast<C>(sim::element_at(dst, r, c)), v);
+                sim::element_at(dst, r, c) = sim::narrow<T>(v);
+            }
+    }
 }
 
 } // namespace pto::cpu

@@ -16,3 +16,4 @@
 #include "global_tensor.hpp"
 #include "event.hpp"
 #include "vreg.hpp"
+#include <pto/cpu/tile_offsets.hpp>

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "element_types.hpp"
+#include "packed_types.hpp"
 
 namespace pto::sim {
 
@@ -120,9 +121,64 @@ D float_to_integer(double v, bool saturate, double rounded) {
     return static_cast<D>(w);  // modulo 2^bits of D (C++20)
 }
 
+// Saturation bounds of the 4-bit types, upstream's: float4_e1m2x2_t's [-4, 3.5] reaches past its
+// largest value (1.75), and a clamped value still goes through the encoding below.
+template <typename T>
+constexpr double packed_lowest() {
+    return std::is_same_v<T, int4b_t> ? -8.0 : std::is_same_v<T, float4_e2m1x2_t> ? -6.0 : -4.0;
+}
+template <typename T>
+constexpr double packed_highest() {
+    return std::is_same_v<T, int4b_t> ? 7.0 : std::is_same_v<T, float4_e2m1x2_t> ? 6.0 : 3.5;
+}
+
+// max(lo, min(hi, x)) in this order, so NaN becomes hi, as upstream's simulator clamps.
+constexpr double clamp_as_upstream(double x, double lo, double hi) {
+    const double below = x < hi ? x : hi;
+    return lo < below ? below : lo;
+}
+
+template <typename D, typename S, typename F>
+D convert(S value, F integral, bool saturate);
+
+// Conversions to and from the 4-bit types. An int4b_t source converts as its value does (to another
+// integer type as an int8_t); a 4-bit float source is first rounded to an integer as the RoundMode
+// says (upstream's behaviour), then converts as that float does, and keeps its code when it goes to
+// the other 4-bit float. To a 4-bit type: with saturation the value is first clamped
+// to the type's bounds, a floating value is then rounded to an integer as the RoundMode says, and
+// the result is encoded: an int4b_t clamped to [-8, 7] whatever the saturation, a 4-bit float by its
+// truncating encoding (packed_types.hpp).
+template <typename D, typename S, typename F>
+D convert_packed(S value, F integral, bool saturate) {
+    if constexpr (IsTwinType<S>() && IsTwinType<D>()) {
+        return D::FromRaw(value.RawData());
+    } else if constexpr (std::is_same_v<S, int4b_t>) {
+        if constexpr (is_integer_v<D>)
+            return convert<D, std::int8_t>(static_cast<std::int8_t>(value), integral, saturate);
+        else
+            return convert<D, float>(static_cast<float>(static_cast<std::int8_t>(value)), integral, saturate);
+    } else if constexpr (is_packed_v<S>) {
+        // Upstream's simulator (and its tests' goldens) round a 4-bit float to an integer as the
+        // RoundMode says on its way to any wider type: 1.5 becomes 2.0 under CAST_RINT.
+        return convert<D, float>(static_cast<float>(integral(static_cast<double>(value))), integral, saturate);
+    } else {
+        double x = static_cast<double>(exact_value(value));
+        if (saturate)
+            x = clamp_as_upstream(x, packed_lowest<D>(), packed_highest<D>());
+        if constexpr (is_floating_v<S>)
+            x = x == x ? integral(x) : x;
+        if constexpr (std::is_same_v<D, int4b_t>)
+            return int4b_t(static_cast<std::int32_t>(clamp_as_upstream(x, -8.0, 7.0)));
+        else
+            return D(x);
+    }
+}
+
 template <typename D, typename S, typename F>
 D convert(S value, F integral, bool saturate) {
-    if constexpr (is_floating_v<D>) {
+    if constexpr (is_packed_v<D> || is_packed_v<S>) {
+        return convert_packed<D, S>(value, integral, saturate);
+    } else if constexpr (is_floating_v<D>) {
         const exact_t x = exact_value(value);
         D out;
         if (x != x)

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "element_types.hpp"
+#include "packed_types.hpp"
 #include "sim_support.hpp"
 
 namespace pto {
@@ -58,6 +59,10 @@ inline std::byte* unified_buffer() {
 template <typename TileT>
 void TASSIGN(TileT& tile, std::uintptr_t addr);
 
+// Where element (r, c) sits in a tile's storage, in elements (pto/cpu/tile_offsets.hpp).
+template <typename TileData>
+constexpr std::size_t GetTileElementOffset(std::size_t r, std::size_t c);
+
 // Deliberately free of checks on DType, Loc, layout and valid bounds: those are per-op rules, and the
 // generated static_asserts must be the ones that report them. The last four parameters complete
 // the ten-parameter form that existing PTO code spells out; the simulator stores the elements
@@ -107,9 +112,17 @@ struct Tile {
     static constexpr int RowStride = isRowMajor ? Cols_ : 1; // elements between (r, c) and (r + 1, c)
     static constexpr int ColStride = isRowMajor ? 1 : Rows_; // elements between (r, c) and (r, c + 1)
     static constexpr int Numel = Rows_ * Cols_;
+    // Values of DType the storage holds: one per element, or one per two for a twin type.
+    static constexpr std::size_t Units = storage_units<DType_>(static_cast<std::size_t>(Numel));
 
     static constexpr std::size_t SizeBytes() {
-        return sizeof(DType) * static_cast<std::size_t>(Numel);
+        return sizeof(DType) * Units;
+    }
+    static constexpr std::size_t GetSizeInUnits() {
+        return Units;
+    }
+    static constexpr std::size_t GetSizeInBytes() {
+        return SizeBytes();
     }
 
     // Owns zeroed heap storage (large tiles would not fit on the stack) until TASSIGN rebinds it.
@@ -162,17 +175,28 @@ struct Tile {
         return data_;
     }
 
+    // Element (r, c) of a plain layout by reference; twin types have no element reference.
     DType& at(int r, int c) {
+        static_assert(!IsTwinType<DType>(), "Tile::at: a twin type's element is half a byte; use GetElement/SetElement");
         return data_[r * RowStride + c * ColStride];
     }
     const DType& at(int r, int c) const {
+        static_assert(!IsTwinType<DType>(), "Tile::at: a twin type's element is half a byte; use GetElement/SetElement");
         return data_[r * RowStride + c * ColStride];
+    }
+
+    // Element (r, c) by value, in any layout (boxed ones included) and for twin types.
+    DType GetElement(int r, int c) const {
+        return GetProperDataPart(data_, GetTileElementOffset<Tile>(static_cast<std::size_t>(r), static_cast<std::size_t>(c)));
+    }
+    void SetElement(int r, int c, const DType& value) {
+        SetProperDataPart(data_, GetTileElementOffset<Tile>(static_cast<std::size_t>(r), static_cast<std::size_t>(c)), value);
     }
 
   private:
     struct unchecked {};
     Tile(int validRow, int validCol, unchecked)
-        : owned_(new DType[static_cast<std::size_t>(Numel)]()), data_(owned_), validRow_(validRow),
+        : owned_(new DType[Units]()), data_(owned_), validRow_(validRow),
           validCol_(validCol) {}
 
     template <typename TileT>
