@@ -150,6 +150,22 @@ CASES = [
         "unknown dtype 'flaot'",
     ),
     (
+        "table layout of a tile",
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "  - {kind: table_layout, operands: [src, dst], layouts: {ND: plain}}\n"
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "constraints[3].operands[0]",
+        "is not a GlobalTensor",
+    ),
+    (
+        "unknown table layout",
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "  - {kind: table_layout, operands: [src, dst], layouts: {ZN: plain}}\n"
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "constraints[3].layouts.ZN",
+        "Input should be 'ND', 'DN' or 'NZ'",
+    ),
+    (
         "comment breaker in identifier",
         "{name: TileDataDst, kind: typename}",
         "{name: 'Tile*/Dst', kind: typename}",

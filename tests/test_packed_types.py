@@ -131,7 +131,8 @@ static void load_store() {
     Tile<TileType::Vec, T, 8, 16, L == Layout::ND ? BLayout::RowMajor : BLayout::ColMajor, DYNAMIC, DYNAMIC,
          SLayout::NoneBox, 512, Pad>
         t(R, K);
-    std::memset(static_cast<void*>(t.data()), 0xff, decltype(t)::SizeBytes());  // code 15 everywhere before the load
+    // code 15 everywhere before the load
+    std::memset(static_cast<void*>(t.data()), 0xff, decltype(t)::SizeBytes());
     TLOAD(t, g);
     uint8_t out[8 * 16 / 2];
     std::memset(out, 0xee, sizeof out);

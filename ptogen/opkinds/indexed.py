@@ -36,6 +36,7 @@ from ..testing.plan import (
 )
 from ..testing.results import Outcome
 from .base import Job, OpKind
+from .transfer import global_addresses, tile_logical
 
 if TYPE_CHECKING:
     from ..lower.views import FormView, OpView, ProjectView
@@ -49,9 +50,10 @@ MODES = {
 }
 
 # One runtime case: (label, mode, oob, atomic, table rows x cols and leading dimension, tile rows x
-# cols, valid rows x cols, dynamic, index layout, out-of-range indices). Row tables are rows x cols
-# matrices, Elem tables flat; an empty mode calls the plain form.
-Case = tuple[str, str, str, str, tuple[int, int, int], tuple[int, int], tuple[int, int], bool, str, bool]
+# cols, valid rows x cols, dynamic, index layout, out-of-range indices, table layout). ND Row tables
+# are rows x cols matrices, ND Elem tables flat; NZ tables are their rows x cols matrix in both modes
+# (with an NZ tile); an empty mode calls the plain form.
+Case = tuple[str, str, str, str, tuple[int, int, int], tuple[int, int], tuple[int, int], bool, str, bool, str]
 
 
 def _c(
@@ -65,8 +67,9 @@ def _c(
     dynamic: bool = False,
     index_layout: str = "RowMajor",
     out_of_range: bool = False,
+    table_layout: str = "ND",
 ) -> Case:
-    return (label, mode, oob, atomic, table, tile, valid, dynamic, index_layout, out_of_range)
+    return (label, mode, oob, atomic, table, tile, valid, dynamic, index_layout, out_of_range, table_layout)
 
 
 CASES: list[Case] = [
@@ -167,6 +170,59 @@ CASES: list[Case] = [
         (3, 16),
     ),
 ]
+
+
+def nz_cases(block: int) -> list[Case]:
+    """Cases of an NZ table (fractal column blocks of `block` elements, 32 bytes) with an NZ tile:
+    rows are whole 16-row fractals, columns whole blocks; the tile's valid region may be partial or
+    set at run time (the table's shape is static, as the NZ rule asks)."""
+    b2 = 2 * block
+    return [
+        _c(
+            f"NZ Row, full 16x{b2} of table 48x{b2}",
+            "Row",
+            "Undefined",
+            "None",
+            (48, b2, b2),
+            (16, b2),
+            (16, b2),
+            table_layout="NZ",
+        ),
+        _c(
+            f"NZ Row, partial valid 5x{block + 3} of 16x{b2}, table 32x{b2}",
+            "Row",
+            "Undefined",
+            "None",
+            (32, b2, b2),
+            (16, b2),
+            (5, block + 3),
+            table_layout="NZ",
+        ),
+        _c(
+            f"NZ Row, Clamp, out-of-range and negative indices, table 32x{block}",
+            "Row",
+            "Clamp",
+            "None",
+            (32, block, block),
+            (16, block),
+            (16, block),
+            out_of_range=True,
+            table_layout="NZ",
+        ),
+        _c(
+            f"NZ Elem, run-time valid 11x{block - 1} of 16x{b2}, table 32x{b2}",
+            "Elem",
+            "Undefined",
+            "None",
+            (32, b2, b2),
+            (16, b2),
+            (11, block - 1),
+            dynamic=True,
+            table_layout="NZ",
+        ),
+    ]
+
+
 GATHER_ONLY: list[Case] = [
     _c(
         "Row, Zero, out-of-range and negative indices",
@@ -362,6 +418,15 @@ class Indexed(OpKind):
         ]
 
     # ----------------------------------------------------------------- tests
+    def table_layouts(self, op: OpView, profile: str) -> list[str]:
+        """GlobalTensor layouts the profile's table_layout rules admit (ND when none says)."""
+        allowed: list[str] | None = None
+        for rv in op.rules_for(profile, static=True):
+            layouts = getattr(rv.rule, "layouts", None)
+            if rv.kind == "table_layout" and layouts:
+                allowed = [x for x in (allowed if allowed is not None else layouts) if x in layouts]
+        return ["ND"] if allowed is None else allowed
+
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
         profiles = [p.name for p in project.profiles]
         order = [d.name for d in project.targets.dtypes]
@@ -381,6 +446,10 @@ class Indexed(OpKind):
                 groups.append((f"{dtype}_u32", "uint32_t", CASES[:2] + CASES[5:6], on))
             if not gathers and dtype in ATOMIC_DTYPES:
                 groups.append((f"{dtype}_atomic", "int32_t", ATOMIC, on))
+            bits = next(d.bits for d in project.targets.dtypes if d.name == dtype)
+            nz_on = [p for p in on if "NZ" in self.table_layouts(op, p)]
+            if nz_on and bits <= 32:  # 64-bit elements have no NZ form on the pages
+                groups.append((f"{dtype}_nz", "int32_t", nz_cases(256 // bits), nz_on))
             for gid, idx_dtype, cases, where in groups:
                 planned = []
                 for k, case in enumerate(cases, first):
@@ -402,8 +471,14 @@ class Indexed(OpKind):
         index: str,
         table: str,
     ) -> RuntimeCase:
-        label, mode, oob, atomic, (trows, tcols, ld), (rows, cols), (vr, vc), dyn, idx_layout, _ = case
-        t = TileDecl(data, dtype, rows, cols, vr, vc, dyn, "Vec", "RowMajor")
+        label, mode, oob, atomic, (trows, tcols, ld), (rows, cols), (vr, vc), dyn, idx_layout, _, tl = case
+        if tl == "NZ":
+            t = TileDecl(data, dtype, rows, cols, vr, vc, dyn, "Vec", "ColMajor", slayout="RowMajor")
+            block = 256 // next(d.bits for d in project.targets.dtypes if d.name == dtype)
+            g = GlobalDecl(table, dtype, trows, tcols, tcols, "NZ", block=block)
+        else:
+            t = TileDecl(data, dtype, rows, cols, vr, vc, dyn, "Vec", "RowMajor")
+            g = GlobalDecl(table, dtype, trows, tcols, ld, "ND", dyn)
         if (mode or "Row") == "Row":
             if idx_layout == "RowMajor":
                 i = TileDecl(index, idx_dtype, 1, rows, 1, vr, dyn, "Vec", "RowMajor")
@@ -411,7 +486,6 @@ class Indexed(OpKind):
                 i = TileDecl(index, idx_dtype, rows, 1, vr, 1, dyn, "Vec", "ColMajor")
         else:
             i = TileDecl(index, idx_dtype, rows, cols, vr, vc, dyn, "Vec", "RowMajor")
-        g = GlobalDecl(table, dtype, trows, tcols, ld, "ND", dyn)
         targs: list[str] = []
         if mode:
             targs = [f"Coalesce::{mode}"]
@@ -467,8 +541,15 @@ class Indexed(OpKind):
             tile_flat.tofile(data_dir / f"c{k}_{data}.bin")
             idx_flat.tofile(data_dir / f"c{k}_{index}.bin")
             buf.tofile(data_dir / f"c{k}_{table}.bin")
-            tile = logical(tile_flat.copy(), t["rows"], t["cols"], t["layout"])
+            tile = tile_logical(tile_flat, t)
             unsigned = (raw.astype(np.int64) & 0xFFFFFFFF).astype(np.int64)  # indices read as uint32_t
+            # Buffer index of each table matrix element; an ND Elem index is a buffer index itself.
+            addr = global_addresses(g, g["rows"], g["cols"])
+            nz = g["layout"] == "NZ"
+
+            def flat_at(slot: int, addr: np.ndarray = addr, nz: bool = nz, cols: int = g["cols"]) -> int:
+                return int(addr[slot // cols, slot % cols]) if nz else slot
+
             if gathers:
                 want = tile.copy()
                 region = np.zeros(want.shape, dtype=bool)
@@ -476,9 +557,9 @@ class Indexed(OpKind):
                 for n in range(count):
                     slot, keep = _remap(int(unsigned[n]), cap, attrs["oob"])
                     if row_mode:
-                        want[n, :vc] = buf[slot * g["ld"] + np.arange(vc)] if keep else dtype.type(0)
+                        want[n, :vc] = buf[addr[slot, :vc]] if keep else dtype.type(0)
                     else:
-                        want[n // vc, n % vc] = buf[slot] if keep else dtype.type(0)
+                        want[n // vc, n % vc] = buf[flat_at(slot)] if keep else dtype.type(0)
                 out = t
             else:
                 want = buf.copy()
@@ -489,12 +570,13 @@ class Indexed(OpKind):
                         continue
                     if row_mode:
                         for j in range(vc):
-                            at = slot * g["ld"] + j
+                            at = int(addr[slot, j])
                             want[at] = _combine(want[at], tile[n, j], attrs["atomic"], dtype)
                             region[at] = True
                     else:
-                        want[slot] = _combine(want[slot], tile[n // vc, n % vc], attrs["atomic"], dtype)
-                        region[slot] = True
+                        at = flat_at(slot)
+                        want[at] = _combine(want[at], tile[n // vc, n % vc], attrs["atomic"], dtype)
+                        region[at] = True
                 out = g
             label = f"{gx.label} case {k} ({case['label']})"
 
@@ -509,7 +591,7 @@ class Indexed(OpKind):
             ) -> Outcome:
                 got = np.fromfile(d / f"c{k}_{dst}.out", dtype=dtype)
                 if out.get("layout") in ("RowMajor", "ColMajor"):
-                    got = logical(got, out["rows"], out["cols"], out["layout"])
+                    got = tile_logical(got, out)
                 differs = _bits(got) != _bits(want)
                 inside, outside = differs & region, differs & ~region
                 if inside.any():

@@ -70,6 +70,8 @@ def _field_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
         ):
             path.append(part)
             node = node[part]
+        elif isinstance(node, dict) and part == node.get("kind"):
+            continue  # the tag of the discriminated union of rule kinds, not a key
         elif isinstance(node, dict) and isinstance(part, str) and not any(c in part for c in "[]-"):
             # A missing or extra field: name it, though it has no line of its own.
             path.append(part)

@@ -81,14 +81,19 @@ class GlobalDecl:
         return self.ld * (self.rows if self.layout == "ND" else self.cols)
 
 
-def global_decls(op: OpView, tiles: dict[str, TileDecl]) -> list[GlobalDecl]:
-    """GlobalTensor operands of a call, typed like the compute tile and shaped like its valid region."""
+def global_decls(
+    op: OpView, tiles: dict[str, TileDecl], layouts: dict[str, str] | None = None
+) -> list[GlobalDecl]:
+    """GlobalTensor operands of a call, typed like the compute tile and shaped like its valid region
+    (ND unless `layouts` names another layout for an operand)."""
     t = tiles.get(op.compute_operand) or next(iter(tiles.values()))
-    return [
-        GlobalDecl(o.name, t.dtype, t.valid_rows, t.valid_cols, t.valid_cols)
-        for o in op.spec.operands
-        if o.kind == "global"
-    ]
+    out = []
+    for o in op.spec.operands:
+        if o.kind == "global":
+            layout = (layouts or {}).get(o.name, "ND")
+            ld = t.valid_rows if layout == "DN" else t.valid_cols
+            out.append(GlobalDecl(o.name, t.dtype, t.valid_rows, t.valid_cols, ld, layout))
+    return out
 
 
 @dataclass
@@ -468,7 +473,7 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
                     call,
                     f"breaks rule {rv.id} ({rv.kind}) of the {p.name} profile",
                     _collateral(op, p.name, rv, broken.tiles, variant),
-                    global_decls(op, broken.tiles),
+                    global_decls(op, broken.tiles, broken.global_layouts),
                 )
             )
 

@@ -94,9 +94,9 @@ void fail_a2a3_05_location() {
 // breaks rule 06_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{MGATHER [A2A3]: tile layout must be row-major}}
 void fail_a2a3_06_row_major() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_indexes indexes;
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -106,9 +106,24 @@ void fail_a2a3_06_row_major() {
     profiled::MGATHER<profile_a2a3>(dst, src, indexes);
 }
 
-// breaks rule 07_valid_bounds (valid_bounds) of the A2A3 profile
+// breaks rule 07_table_layout (table_layout) of the A2A3 profile
+// expected-error@*:* {{MGATHER [A2A3]: src must be Layout::ND with a row-major dst, or Layout::NZ of Shape[3] 16 and Shape[4] 32 bytes with an NZ dst (BLayout::ColMajor, SLayout::RowMajor, 512-byte fractals, whole 16-row, 32-byte boxes)}}
+void fail_a2a3_07_table_layout() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 1, 16>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::MGATHER<profile_a2a3>(dst, src, indexes);
+}
+
+// breaks rule 10_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{MGATHER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a2a3_07_valid_bounds() {
+void fail_a2a3_10_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -166,9 +181,24 @@ void fail_a5_05_location() {
     profiled::MGATHER<profile_a5>(dst, src, indexes);
 }
 
-// breaks rule 07_valid_bounds (valid_bounds) of the A5 profile
+// breaks rule 08_table_layout (table_layout) of the A5 profile
+// expected-error@*:* {{MGATHER [A5]: src must be Layout::ND with a row- or column-major dst}}
+void fail_a5_08_table_layout() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 1, 16>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::MGATHER<profile_a5>(dst, src, indexes);
+}
+
+// breaks rule 10_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{MGATHER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a5_07_valid_bounds() {
+void fail_a5_10_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -211,9 +241,24 @@ void fail_cpu_04_dtype() {
     profiled::MGATHER<profile_cpu>(dst, src, indexes);
 }
 
-// breaks rule 07_valid_bounds (valid_bounds) of the CPU profile
+// breaks rule 09_table_layout (table_layout) of the CPU profile
+// expected-error@*:* {{MGATHER [CPU]: src must be Layout::ND with a row- or column-major dst, or Layout::NZ of Shape[3] 16 and Shape[4] 32 bytes with an NZ dst (BLayout::ColMajor, SLayout::RowMajor, 512-byte fractals, whole 16-row, 32-byte boxes)}}
+void fail_cpu_09_table_layout() {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_indexes indexes;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 1, 16>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::MGATHER<profile_cpu>(dst, src, indexes);
+}
+
+// breaks rule 10_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{MGATHER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_cpu_07_valid_bounds() {
+void fail_cpu_10_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;

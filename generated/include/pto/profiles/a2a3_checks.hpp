@@ -3200,14 +3200,27 @@ struct profile_a2a3 {
                       "MGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
         static_assert(TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec,
                       "MGATHER [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileDst::isRowMajor && TileInd::isRowMajor, "MGATHER [A2A3]: tile layout must be row-major");
+        static_assert(TileInd::isRowMajor, "MGATHER [A2A3]: tile layout must be row-major");
+        static_assert((GlobalData::layout == Layout::ND && TileDst::isRowMajor && !TileDst::isBoxedLayout) ||
+                          (GlobalData::layout == Layout::NZ && !TileDst::isRowMajor &&
+                           TileDst::SFractal == SLayout::RowMajor && TileDst::SFractalSize == 512 &&
+                           TileDst::Rows % 16 == 0 && TileDst::Cols % (32 / sizeof(typename TileDst::DType)) == 0 &&
+                           GlobalData::staticShape[3] == 16 &&
+                           GlobalData::staticShape[4] == 32 / sizeof(typename TileDst::DType)),
+                      "MGATHER [A2A3]: src must be Layout::ND with a row-major dst, or Layout::NZ of Shape[3] 16 and "
+                      "Shape[4] 32 bytes with an NZ dst (BLayout::ColMajor, SLayout::RowMajor, 512-byte fractals, "
+                      "whole 16-row, 32-byte boxes)");
         static_assert(TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols,
                       "MGATHER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
                                  bfloat16_t, float>) &&
                (sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>) &&
-               (TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec) &&
-               (TileDst::isRowMajor && TileInd::isRowMajor) &&
+               (TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec) && (TileInd::isRowMajor) &&
+               ((GlobalData::layout == Layout::ND && TileDst::isRowMajor && !TileDst::isBoxedLayout) ||
+                (GlobalData::layout == Layout::NZ && !TileDst::isRowMajor && TileDst::SFractal == SLayout::RowMajor &&
+                 TileDst::SFractalSize == 512 && TileDst::Rows % 16 == 0 &&
+                 TileDst::Cols % (32 / sizeof(typename TileDst::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
+                 GlobalData::staticShape[4] == 32 / sizeof(typename TileDst::DType))) &&
                (TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols);
     }
 
@@ -3227,14 +3240,27 @@ struct profile_a2a3 {
                       "MSCATTER [A2A3]: DType must be one of: int32_t, uint32_t");
         static_assert(TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec,
                       "MSCATTER [A2A3]: tile location must be TileType::Vec");
-        static_assert(TileSrc::isRowMajor && TileInd::isRowMajor, "MSCATTER [A2A3]: tile layout must be row-major");
+        static_assert(TileInd::isRowMajor, "MSCATTER [A2A3]: tile layout must be row-major");
+        static_assert((GlobalData::layout == Layout::ND && TileSrc::isRowMajor && !TileSrc::isBoxedLayout) ||
+                          (GlobalData::layout == Layout::NZ && !TileSrc::isRowMajor &&
+                           TileSrc::SFractal == SLayout::RowMajor && TileSrc::SFractalSize == 512 &&
+                           TileSrc::Rows % 16 == 0 && TileSrc::Cols % (32 / sizeof(typename TileSrc::DType)) == 0 &&
+                           GlobalData::staticShape[3] == 16 &&
+                           GlobalData::staticShape[4] == 32 / sizeof(typename TileSrc::DType)),
+                      "MSCATTER [A2A3]: dst must be Layout::ND with a row-major src, or Layout::NZ of Shape[3] 16 and "
+                      "Shape[4] 32 bytes with an NZ src (BLayout::ColMajor, SLayout::RowMajor, 512-byte fractals, "
+                      "whole 16-row, 32-byte boxes)");
         static_assert(TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols,
                       "MSCATTER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
                                  bfloat16_t, float>) &&
                (sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>) &&
-               (TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec) &&
-               (TileSrc::isRowMajor && TileInd::isRowMajor) &&
+               (TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec) && (TileInd::isRowMajor) &&
+               ((GlobalData::layout == Layout::ND && TileSrc::isRowMajor && !TileSrc::isBoxedLayout) ||
+                (GlobalData::layout == Layout::NZ && !TileSrc::isRowMajor && TileSrc::SFractal == SLayout::RowMajor &&
+                 TileSrc::SFractalSize == 512 && TileSrc::Rows % 16 == 0 &&
+                 TileSrc::Cols % (32 / sizeof(typename TileSrc::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
+                 GlobalData::staticShape[4] == 32 / sizeof(typename TileSrc::DType))) &&
                (TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols);
     }
 

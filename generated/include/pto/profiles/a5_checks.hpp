@@ -3357,12 +3357,15 @@ struct profile_a5 {
                       "MGATHER [A5]: DType must be one of: int32_t, uint32_t");
         static_assert(TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec,
                       "MGATHER [A5]: tile location must be TileType::Vec");
+        static_assert((GlobalData::layout == Layout::ND && !TileDst::isBoxedLayout),
+                      "MGATHER [A5]: src must be Layout::ND with a row- or column-major dst");
         static_assert(TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols,
                       "MGATHER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
                                  bfloat16_t, float>) &&
                (sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>) &&
                (TileDst::Loc == TileType::Vec && TileInd::Loc == TileType::Vec) &&
+               ((GlobalData::layout == Layout::ND && !TileDst::isBoxedLayout)) &&
                (TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols);
     }
 
@@ -3382,12 +3385,15 @@ struct profile_a5 {
                       "MSCATTER [A5]: DType must be one of: int32_t, uint32_t");
         static_assert(TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec,
                       "MSCATTER [A5]: tile location must be TileType::Vec");
+        static_assert((GlobalData::layout == Layout::ND && !TileSrc::isBoxedLayout),
+                      "MSCATTER [A5]: dst must be Layout::ND with a row- or column-major src");
         static_assert(TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols,
                       "MSCATTER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half,
                                  bfloat16_t, float>) &&
                (sim::is_one_of_v<typename TileInd::DType, int32_t, uint32_t>) &&
                (TileSrc::Loc == TileType::Vec && TileInd::Loc == TileType::Vec) &&
+               ((GlobalData::layout == Layout::ND && !TileSrc::isBoxedLayout)) &&
                (TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols);
     }
 

@@ -3270,12 +3270,26 @@ struct profile_cpu {
                                        int64_t, uint64_t>,
                       "MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t");
+        static_assert((GlobalData::layout == Layout::ND && !TileDst::isBoxedLayout) ||
+                          (GlobalData::layout == Layout::NZ && !TileDst::isRowMajor &&
+                           TileDst::SFractal == SLayout::RowMajor && TileDst::SFractalSize == 512 &&
+                           TileDst::Rows % 16 == 0 && TileDst::Cols % (32 / sizeof(typename TileDst::DType)) == 0 &&
+                           GlobalData::staticShape[3] == 16 &&
+                           GlobalData::staticShape[4] == 32 / sizeof(typename TileDst::DType)),
+                      "MGATHER [CPU]: src must be Layout::ND with a row- or column-major dst, or Layout::NZ of "
+                      "Shape[3] 16 and Shape[4] 32 bytes with an NZ dst (BLayout::ColMajor, SLayout::RowMajor, "
+                      "512-byte fractals, whole 16-row, 32-byte boxes)");
         static_assert(TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols,
                       "MGATHER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileDst::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float>) &&
                (sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t>) &&
+               ((GlobalData::layout == Layout::ND && !TileDst::isBoxedLayout) ||
+                (GlobalData::layout == Layout::NZ && !TileDst::isRowMajor && TileDst::SFractal == SLayout::RowMajor &&
+                 TileDst::SFractalSize == 512 && TileDst::Rows % 16 == 0 &&
+                 TileDst::Cols % (32 / sizeof(typename TileDst::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
+                 GlobalData::staticShape[4] == 32 / sizeof(typename TileDst::DType))) &&
                (TileDst::ValidRow <= TileDst::Rows && TileDst::ValidCol <= TileDst::Cols);
     }
 
@@ -3295,12 +3309,26 @@ struct profile_cpu {
                                        int64_t, uint64_t>,
                       "MSCATTER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t");
+        static_assert((GlobalData::layout == Layout::ND && !TileSrc::isBoxedLayout) ||
+                          (GlobalData::layout == Layout::NZ && !TileSrc::isRowMajor &&
+                           TileSrc::SFractal == SLayout::RowMajor && TileSrc::SFractalSize == 512 &&
+                           TileSrc::Rows % 16 == 0 && TileSrc::Cols % (32 / sizeof(typename TileSrc::DType)) == 0 &&
+                           GlobalData::staticShape[3] == 16 &&
+                           GlobalData::staticShape[4] == 32 / sizeof(typename TileSrc::DType)),
+                      "MSCATTER [CPU]: dst must be Layout::ND with a row- or column-major src, or Layout::NZ of "
+                      "Shape[3] 16 and Shape[4] 32 bytes with an NZ src (BLayout::ColMajor, SLayout::RowMajor, "
+                      "512-byte fractals, whole 16-row, 32-byte boxes)");
         static_assert(TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols,
                       "MSCATTER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileSrc::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float>) &&
                (sim::is_one_of_v<typename TileInd::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t>) &&
+               ((GlobalData::layout == Layout::ND && !TileSrc::isBoxedLayout) ||
+                (GlobalData::layout == Layout::NZ && !TileSrc::isRowMajor && TileSrc::SFractal == SLayout::RowMajor &&
+                 TileSrc::SFractalSize == 512 && TileSrc::Rows % 16 == 0 &&
+                 TileSrc::Cols % (32 / sizeof(typename TileSrc::DType)) == 0 && GlobalData::staticShape[3] == 16 &&
+                 GlobalData::staticShape[4] == 32 / sizeof(typename TileSrc::DType))) &&
                (TileSrc::ValidRow <= TileSrc::Rows && TileSrc::ValidCol <= TileSrc::Cols);
     }
 

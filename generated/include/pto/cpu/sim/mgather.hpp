@@ -3,6 +3,7 @@
 // over `dst`'s valid region. Coalesce::Row: index r picks row r' of the table, the matrix of Shape
 // dimensions 3 and 4 (element (i, j) at i * stride[3] + j * stride[4]; capacity Shape[3]). Coalesce::Elem:
 // index (i, j) is an element offset from the table's base (capacity: the product of the five extents).
+// An NZ table is its matrix of Shape[2] * 16 rows and Shape[0] * Shape[1] * Shape[4] columns in both modes.
 // Indices are read as uint32_t, so a negative index is a large one.
 #pragma once
 
@@ -53,8 +54,11 @@ PTO_INTERNAL void MGATHER_impl(TileDst& dst, GlobalData& src, TileInd& indexes) 
     static_assert(std::is_integral_v<typename TileInd::DType>, "MGATHER: indexes must be of an integral type");
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();
+    // An NZ table (fractal column blocks) is read as its rows x cols matrix: Row mode picks matrix
+    // rows, Elem mode splits a linear index into (index / cols, index % cols) of that matrix.
+    constexpr bool nz = GlobalData::layout == Layout::NZ;
     auto* base = src.data();
-    std::uint64_t capacity = static_cast<std::uint64_t>(src.GetShape(3));
+    std::uint64_t capacity = static_cast<std::uint64_t>(nz ? src.matrix_rows() : src.GetShape(3));
     if constexpr (CMode == Coalesce::Elem)
         capacity = static_cast<std::uint64_t>(src.GetShape(0) * src.GetShape(1) * src.GetShape(2) * src.GetShape(3) *
                                               src.GetShape(4));
@@ -72,18 +76,31 @@ PTO_INTERNAL void MGATHER_impl(TileDst& dst, GlobalData& src, TileInd& indexes) 
         return true;
     };
     const auto s3 = src.GetStride(3), s4 = src.GetStride(4);
+    const auto mcols = static_cast<std::uint64_t>(src.matrix_cols());
+    auto row_element = [&](std::uint64_t slot, int c) -> auto& {
+        if constexpr (nz)
+            return src.at(static_cast<int64_t>(slot), c);
+        else
+            return base[slot * s3 + c * s4];
+    };
+    auto flat_element = [&](std::uint64_t slot) -> auto& {
+        if constexpr (nz)
+            return src.at(static_cast<int64_t>(slot / mcols), static_cast<int64_t>(slot % mcols));
+        else
+            return base[slot];
+    };
     for (int r = 0; r < rows; ++r) {
         if constexpr (CMode == Coalesce::Row) {
             std::uint64_t slot = 0;
             const bool hit = remap(row_index(indexes, r), slot);
             for (int c = 0; c < cols; ++c) {
-                element(dst, r, c) = hit ? base[slot * s3 + c * s4] : T(0);
+                element(dst, r, c) = hit ? row_element(slot, c) : T(0);
             }
         } else {
             for (int c = 0; c < cols; ++c) {
                 std::uint64_t slot = 0;
                 const bool hit = remap(static_cast<std::uint32_t>(element(indexes, r, c)), slot);
-                element(dst, r, c) = hit ? base[slot] : T(0);
+                element(dst, r, c) = hit ? flat_element(slot) : T(0);
             }
         }
     }

@@ -3,6 +3,7 @@
 // over `src`'s valid region. Coalesce::Row: index r picks row r' of the table, the matrix of Shape
 // dimensions 3 and 4 (element (i, j) at i * stride[3] + j * stride[4]; capacity Shape[3]). Coalesce::Elem:
 // index (i, j) is an element offset from the table's base (capacity: the product of the five extents).
+// An NZ table is its matrix of Shape[2] * 16 rows and Shape[0] * Shape[1] * Shape[4] columns in both modes.
 // Indices are read as uint32_t, so a negative index is a large one.
 #pragma once
 
@@ -73,8 +74,11 @@ PTO_INTERNAL void MSCATTER_impl(GlobalData& dst, TileSrc& src, TileInd& indexes)
     static_assert(std::is_integral_v<typename TileInd::DType>, "MSCATTER: indexes must be of an integral type");
     const int rows = src.GetValidRow();
     const int cols = src.GetValidCol();
+    // An NZ table (fractal column blocks) is read as its rows x cols matrix: Row mode picks matrix
+    // rows, Elem mode splits a linear index into (index / cols, index % cols) of that matrix.
+    constexpr bool nz = GlobalData::layout == Layout::NZ;
     auto* base = dst.data();
-    std::uint64_t capacity = static_cast<std::uint64_t>(dst.GetShape(3));
+    std::uint64_t capacity = static_cast<std::uint64_t>(nz ? dst.matrix_rows() : dst.GetShape(3));
     if constexpr (CMode == Coalesce::Elem)
         capacity = static_cast<std::uint64_t>(dst.GetShape(0) * dst.GetShape(1) * dst.GetShape(2) * dst.GetShape(3) *
                                               dst.GetShape(4));
@@ -92,13 +96,26 @@ PTO_INTERNAL void MSCATTER_impl(GlobalData& dst, TileSrc& src, TileInd& indexes)
         return true;
     };
     const auto s3 = dst.GetStride(3), s4 = dst.GetStride(4);
+    const auto mcols = static_cast<std::uint64_t>(dst.matrix_cols());
+    auto row_element = [&](std::uint64_t slot, int c) -> auto& {
+        if constexpr (nz)
+            return dst.at(static_cast<int64_t>(slot), c);
+        else
+            return base[slot * s3 + c * s4];
+    };
+    auto flat_element = [&](std::uint64_t slot) -> auto& {
+        if constexpr (nz)
+            return dst.at(static_cast<int64_t>(slot / mcols), static_cast<int64_t>(slot % mcols));
+        else
+            return base[slot];
+    };
     for (int r = 0; r < rows; ++r) {
         if constexpr (CMode == Coalesce::Row) {
             std::uint64_t slot = 0;
             const bool hit = remap(row_index(indexes, r), slot);
             for (int c = 0; c < cols; ++c) {
                 if (hit) {
-                    auto& to = base[slot * s3 + c * s4];
+                    auto& to = row_element(slot, c);
                     to = combine<Atomic>(to, element(src, r, c));
                 }
             }
@@ -106,8 +123,10 @@ PTO_INTERNAL void MSCATTER_impl(GlobalData& dst, TileSrc& src, TileInd& indexes)
             for (int c = 0; c < cols; ++c) {
                 std::uint64_t slot = 0;
                 const bool hit = remap(static_cast<std::uint32_t>(element(indexes, r, c)), slot);
-                if (hit)
-                    base[slot] = combine<Atomic>(base[slot], element(src, r, c));
+                if (hit) {
+                    auto& to = flat_element(slot);
+                    to = combine<Atomic>(to, element(src, r, c));
+                }
             }
         }
     }
