@@ -51,14 +51,18 @@ if TYPE_CHECKING:
 # The tile is row-major for ND and column-major for DN (the pairs every profile's Vec loads take);
 # a leading dimension wider than the region leaves gaps in the buffer that a store must not touch.
 SHAPES = [
-    ("ND full 16x16", 16, 16, 16, 16, False, "ND", 16),
-    ("ND partial valid 13x7 of 16x16, row stride 9", 16, 16, 13, 7, False, "ND", 9),
-    ("ND non-square 6x40", 6, 40, 6, 40, False, "ND", 40),
-    ("ND run-time valid 11x19 of 16x32, run-time row stride 24", 16, 32, 11, 19, True, "ND", 24),
-    ("ND odd 3x5 valid 2x3, row stride 4", 3, 5, 2, 3, False, "ND", 4),
-    ("DN full 8x8", 8, 8, 8, 8, False, "DN", 8),
-    ("DN partial valid 9x15 of 12x20, column stride 11", 12, 20, 9, 15, False, "DN", 11),
-    ("DN run-time valid 5x6 of 8x8, run-time column stride 7", 8, 8, 5, 6, True, "DN", 7),
+    ("ND full 16x16", 16, 16, 16, 16, False, "ND", 16, None),
+    ("ND partial valid 13x7 of 16x16, row stride 9", 16, 16, 13, 7, False, "ND", 9, None),
+    ("ND non-square 6x40", 6, 40, 6, 40, False, "ND", 40, None),
+    ("ND run-time valid 11x19 of 16x32, run-time row stride 24", 16, 32, 11, 19, True, "ND", 24, None),
+    ("ND odd 3x5 valid 2x3, row stride 4", 3, 5, 2, 3, False, "ND", 4, None),
+    ("DN full 8x8", 8, 8, 8, 8, False, "DN", 8, None),
+    ("DN partial valid 9x15 of 12x20, column stride 11", 12, 20, 9, 15, False, "DN", 11, None),
+    ("DN run-time valid 5x6 of 8x8, run-time column stride 7", 8, 8, 5, 6, True, "DN", 7, None),
+    # A load pads the tile outside its valid region as its PadValue says (a store ignores it).
+    ("ND partial valid 5x9 of 8x16, PadValue::Max", 8, 16, 5, 9, False, "ND", 12, "Max"),
+    ("DN run-time valid 6x5 of 8x8, PadValue::Min", 8, 8, 6, 5, True, "DN", 9, "Min"),
+    ("ND partial valid 3x4 of 4x8, PadValue::Zero", 4, 8, 3, 4, False, "ND", 4, "Zero"),
 ]
 
 
@@ -193,9 +197,18 @@ class Transfer(OpKind):
             on = [p for p in profiles if dtype in op.test_dtypes(p)]
             first = sum(len(k.cases) for k in tests.runtime)
             cases = []
-            for index, (label, rows, cols, vr, vc, dyn, layout, ld) in enumerate(SHAPES, first):
+            for index, (label, rows, cols, vr, vc, dyn, layout, ld, pad) in enumerate(SHAPES, first):
                 t = TileDecl(
-                    tile, dtype, rows, cols, vr, vc, dyn, "Vec", "RowMajor" if layout == "ND" else "ColMajor"
+                    tile,
+                    dtype,
+                    rows,
+                    cols,
+                    vr,
+                    vc,
+                    dyn,
+                    "Vec",
+                    "RowMajor" if layout == "ND" else "ColMajor",
+                    pad=pad,
                 )
                 g = GlobalDecl(glob, dtype, vr, vc, ld, layout, dyn)
                 call = make_call(op, {tile: t}, dict(op.default_values), {})
@@ -236,8 +249,12 @@ class Transfer(OpKind):
             tile = tile_logical(tile_flat, t)
             if dst == t_name:  # load: the tile's valid region takes the global elements
                 want_tile = tile.copy()
+                region = np.zeros(want_tile.shape, dtype=bool)
+                if t.get("pad"):  # and the rest of the tile its pad value
+                    want_tile[:, :] = pad_value(dtype, t["pad"])
+                    region[:, :] = True
                 want_tile[:vr, :vc] = buf[addr]
-                want, region = want_tile, np.zeros(want_tile.shape, dtype=bool)
+                want = want_tile
                 region[:vr, :vc] = True
                 out = t
             else:  # store: the buffer's mapped positions take the tile's valid region
@@ -329,6 +346,17 @@ def global_addresses(g: dict[str, Any], rows: int, cols: int) -> np.ndarray:
             addr += (rest % d[dim]) * s[dim]
             rest //= d[dim]
     return addr
+
+
+def pad_value(dtype: np.dtype, pad: str) -> Any:
+    """The element a PadValue names: 0 (Zero), +-infinity for a floating type, else the type's
+    largest or smallest value (Max, Min)."""
+    if pad == "Zero":
+        return dtype.type(0)
+    if dtype.kind == "f" or dtype.name == "bfloat16":
+        return dtype.type(np.inf if pad == "Max" else -np.inf)
+    info = np.iinfo(dtype)
+    return dtype.type(info.max if pad == "Max" else info.min)
 
 
 def tile_logical(flat: np.ndarray, t: dict[str, Any]) -> np.ndarray:

@@ -32,6 +32,7 @@ class TileDecl:
     layout: str = "RowMajor"
     poke: str | None = None  # a value a runtime-fail case writes to element (0, 0) before the call
     slayout: str | None = None  # inner (fractal box) layout of a boxed tile: "RowMajor" for NZ
+    pad: str | None = None  # PadValue of the tile ("Zero", "Max", "Min"); None: Null
 
     @property
     def type_name(self) -> str:
@@ -572,6 +573,7 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
                                 "valid_cols": x.valid_cols,
                                 "layout": x.layout,
                                 **({"slayout": x.slayout} if x.slayout else {}),
+                                **({"pad": x.pad} if x.pad else {}),
                             }
                             for x in c.tiles
                         },

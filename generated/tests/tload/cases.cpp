@@ -261,17 +261,93 @@ void case_7([[maybe_unused]] Prof profile) {
     store("c7_dst.out", dst.data(), 64);
 }
 
-// case 8 (half): NZ full 32x32
+// case 8 (half): ND partial valid 5x9 of 8x16, PadValue::Max
 void case_8([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c8_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<half[]>(60);
+    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c8_src.bin", src_buf.get(), 60);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c8_dst.out", dst.data(), 128);
+}
+
+// case 9 (half): DN run-time valid 6x5 of 8x8, PadValue::Min
+void case_9([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst(6, 5);
+    TASSIGN(dst, 0x0);
+    load("c9_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<half[]>(45);
+    using Global_src = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
+
+    load("c9_src.bin", src_buf.get(), 45);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c9_dst.out", dst.data(), 64);
+}
+
+// case 10 (half): ND partial valid 3x4 of 4x8, PadValue::Zero
+void case_10([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c10_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<half[]>(12);
+    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c10_src.bin", src_buf.get(), 12);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c10_dst.out", dst.data(), 32);
+}
+
+// case 11 (half): NZ full 32x32
+void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 1024);
+    load("c11_dst.bin", dst.data(), 1024);
     auto src_buf = std::make_unique<half[]>(1024);
     using Global_src = GlobalTensor<half, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c8_src.bin", src_buf.get(), 1024);
+    load("c11_src.bin", src_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -283,20 +359,20 @@ void case_8([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c8_dst.out", dst.data(), 1024);
+    store("c11_dst.out", dst.data(), 1024);
 }
 
-// case 9 (half): NZ partial valid 13x19 of 16x32
-void case_9([[maybe_unused]] Prof profile) {
+// case 12 (half): NZ partial valid 13x19 of 16x32
+void case_12([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 512);
+    load("c12_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<half[]>(512);
     using Global_src = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c9_src.bin", src_buf.get(), 512);
+    load("c12_src.bin", src_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -308,20 +384,20 @@ void case_9([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c9_dst.out", dst.data(), 512);
+    store("c12_dst.out", dst.data(), 512);
 }
 
-// case 10 (half): NZ run-time valid 11x15 of 32x16
-void case_10([[maybe_unused]] Prof profile) {
+// case 13 (half): NZ run-time valid 11x15 of 32x16
+void case_13([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_dst dst(11, 15);
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 512);
+    load("c13_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<half[]>(512);
     using Global_src = GlobalTensor<half, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c10_src.bin", src_buf.get(), 512);
+    load("c13_src.bin", src_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -333,20 +409,20 @@ void case_10([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c10_dst.out", dst.data(), 512);
+    store("c13_dst.out", dst.data(), 512);
 }
 
-// case 11 (bfloat16_t): ND full 16x16
-void case_11([[maybe_unused]] Prof profile) {
+// case 14 (bfloat16_t): ND full 16x16
+void case_14([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 256);
+    load("c14_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<bfloat16_t[]>(256);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c11_src.bin", src_buf.get(), 256);
+    load("c14_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -358,20 +434,20 @@ void case_11([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c11_dst.out", dst.data(), 256);
+    store("c14_dst.out", dst.data(), 256);
 }
 
-// case 12 (bfloat16_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_12([[maybe_unused]] Prof profile) {
+// case 15 (bfloat16_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_15([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 256);
+    load("c15_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<bfloat16_t[]>(117);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c12_src.bin", src_buf.get(), 117);
+    load("c15_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -383,20 +459,20 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c12_dst.out", dst.data(), 256);
+    store("c15_dst.out", dst.data(), 256);
 }
 
-// case 13 (bfloat16_t): ND non-square 6x40
-void case_13([[maybe_unused]] Prof profile) {
+// case 16 (bfloat16_t): ND non-square 6x40
+void case_16([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c13_dst.bin", dst.data(), 240);
+    load("c16_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<bfloat16_t[]>(240);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c13_src.bin", src_buf.get(), 240);
+    load("c16_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -408,21 +484,21 @@ void case_13([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c13_dst.out", dst.data(), 240);
+    store("c16_dst.out", dst.data(), 240);
 }
 
-// case 14 (bfloat16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_14([[maybe_unused]] Prof profile) {
+// case 17 (bfloat16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_17([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 512);
+    load("c17_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<bfloat16_t[]>(264);
     using Global_src =
         GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c14_src.bin", src_buf.get(), 264);
+    load("c17_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -434,20 +510,20 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c14_dst.out", dst.data(), 512);
+    store("c17_dst.out", dst.data(), 512);
 }
 
-// case 15 (bfloat16_t): ND odd 3x5 valid 2x3, row stride 4
-void case_15([[maybe_unused]] Prof profile) {
+// case 18 (bfloat16_t): ND odd 3x5 valid 2x3, row stride 4
+void case_18([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 15);
+    load("c18_dst.bin", dst.data(), 15);
     auto src_buf = std::make_unique<bfloat16_t[]>(8);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c15_src.bin", src_buf.get(), 8);
+    load("c18_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -459,20 +535,20 @@ void case_15([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c15_dst.out", dst.data(), 15);
+    store("c18_dst.out", dst.data(), 15);
 }
 
-// case 16 (bfloat16_t): DN full 8x8
-void case_16([[maybe_unused]] Prof profile) {
+// case 19 (bfloat16_t): DN full 8x8
+void case_19([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 64);
+    load("c19_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<bfloat16_t[]>(64);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c16_src.bin", src_buf.get(), 64);
+    load("c19_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -484,20 +560,20 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c16_dst.out", dst.data(), 64);
+    store("c19_dst.out", dst.data(), 64);
 }
 
-// case 17 (bfloat16_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_17([[maybe_unused]] Prof profile) {
+// case 20 (bfloat16_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_20([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c17_dst.bin", dst.data(), 240);
+    load("c20_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<bfloat16_t[]>(165);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c17_src.bin", src_buf.get(), 165);
+    load("c20_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -509,21 +585,21 @@ void case_17([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c17_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 240);
 }
 
-// case 18 (bfloat16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_18([[maybe_unused]] Prof profile) {
+// case 21 (bfloat16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_21([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 64);
+    load("c21_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<bfloat16_t[]>(42);
     using Global_src =
         GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c18_src.bin", src_buf.get(), 42);
+    load("c21_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -535,20 +611,99 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c18_dst.out", dst.data(), 64);
+    store("c21_dst.out", dst.data(), 64);
 }
 
-// case 19 (bfloat16_t): NZ full 32x32
-void case_19([[maybe_unused]] Prof profile) {
+// case 22 (bfloat16_t): ND partial valid 5x9 of 8x16, PadValue::Max
+void case_22([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c22_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<bfloat16_t[]>(60);
+    using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c22_src.bin", src_buf.get(), 60);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c22_dst.out", dst.data(), 128);
+}
+
+// case 23 (bfloat16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
+void case_23([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
+                          PadValue::Min>;
+    Tile_dst dst(6, 5);
+    TASSIGN(dst, 0x0);
+    load("c23_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<bfloat16_t[]>(45);
+    using Global_src =
+        GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
+
+    load("c23_src.bin", src_buf.get(), 45);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c23_dst.out", dst.data(), 64);
+}
+
+// case 24 (bfloat16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
+void case_24([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c24_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<bfloat16_t[]>(12);
+    using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c24_src.bin", src_buf.get(), 12);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c24_dst.out", dst.data(), 32);
+}
+
+// case 25 (bfloat16_t): NZ full 32x32
+void case_25([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 1024);
+    load("c25_dst.bin", dst.data(), 1024);
     auto src_buf = std::make_unique<bfloat16_t[]>(1024);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c19_src.bin", src_buf.get(), 1024);
+    load("c25_src.bin", src_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -560,20 +715,20 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c19_dst.out", dst.data(), 1024);
+    store("c25_dst.out", dst.data(), 1024);
 }
 
-// case 20 (bfloat16_t): NZ partial valid 13x19 of 16x32
-void case_20([[maybe_unused]] Prof profile) {
+// case 26 (bfloat16_t): NZ partial valid 13x19 of 16x32
+void case_26([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 512);
+    load("c26_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<bfloat16_t[]>(512);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c20_src.bin", src_buf.get(), 512);
+    load("c26_src.bin", src_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -585,21 +740,21 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c20_dst.out", dst.data(), 512);
+    store("c26_dst.out", dst.data(), 512);
 }
 
-// case 21 (bfloat16_t): NZ run-time valid 11x15 of 32x16
-void case_21([[maybe_unused]] Prof profile) {
+// case 27 (bfloat16_t): NZ run-time valid 11x15 of 32x16
+void case_27([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, bfloat16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_dst dst(11, 15);
     TASSIGN(dst, 0x0);
-    load("c21_dst.bin", dst.data(), 512);
+    load("c27_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<bfloat16_t[]>(512);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c21_src.bin", src_buf.get(), 512);
+    load("c27_src.bin", src_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -611,20 +766,20 @@ void case_21([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c21_dst.out", dst.data(), 512);
+    store("c27_dst.out", dst.data(), 512);
 }
 
-// case 22 (float): ND full 16x16
-void case_22([[maybe_unused]] Prof profile) {
+// case 28 (float): ND full 16x16
+void case_28([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 256);
+    load("c28_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<float[]>(256);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c22_src.bin", src_buf.get(), 256);
+    load("c28_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -636,20 +791,20 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c22_dst.out", dst.data(), 256);
+    store("c28_dst.out", dst.data(), 256);
 }
 
-// case 23 (float): ND partial valid 13x7 of 16x16, row stride 9
-void case_23([[maybe_unused]] Prof profile) {
+// case 29 (float): ND partial valid 13x7 of 16x16, row stride 9
+void case_29([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c23_dst.bin", dst.data(), 256);
+    load("c29_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<float[]>(117);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c23_src.bin", src_buf.get(), 117);
+    load("c29_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -661,20 +816,20 @@ void case_23([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c23_dst.out", dst.data(), 256);
+    store("c29_dst.out", dst.data(), 256);
 }
 
-// case 24 (float): ND non-square 6x40
-void case_24([[maybe_unused]] Prof profile) {
+// case 30 (float): ND non-square 6x40
+void case_30([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 240);
+    load("c30_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<float[]>(240);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c24_src.bin", src_buf.get(), 240);
+    load("c30_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -686,21 +841,21 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c24_dst.out", dst.data(), 240);
+    store("c30_dst.out", dst.data(), 240);
 }
 
-// case 25 (float): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_25([[maybe_unused]] Prof profile) {
+// case 31 (float): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_31([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 512);
+    load("c31_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<float[]>(264);
     using Global_src =
         GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c25_src.bin", src_buf.get(), 264);
+    load("c31_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -712,20 +867,20 @@ void case_25([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c25_dst.out", dst.data(), 512);
+    store("c31_dst.out", dst.data(), 512);
 }
 
-// case 26 (float): ND odd 3x5 valid 2x3, row stride 4
-void case_26([[maybe_unused]] Prof profile) {
+// case 32 (float): ND odd 3x5 valid 2x3, row stride 4
+void case_32([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 15);
+    load("c32_dst.bin", dst.data(), 15);
     auto src_buf = std::make_unique<float[]>(8);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c26_src.bin", src_buf.get(), 8);
+    load("c32_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -737,20 +892,20 @@ void case_26([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c26_dst.out", dst.data(), 15);
+    store("c32_dst.out", dst.data(), 15);
 }
 
-// case 27 (float): DN full 8x8
-void case_27([[maybe_unused]] Prof profile) {
+// case 33 (float): DN full 8x8
+void case_33([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 64);
+    load("c33_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<float[]>(64);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c27_src.bin", src_buf.get(), 64);
+    load("c33_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -762,20 +917,20 @@ void case_27([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c27_dst.out", dst.data(), 64);
+    store("c33_dst.out", dst.data(), 64);
 }
 
-// case 28 (float): DN partial valid 9x15 of 12x20, column stride 11
-void case_28([[maybe_unused]] Prof profile) {
+// case 34 (float): DN partial valid 9x15 of 12x20, column stride 11
+void case_34([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 240);
+    load("c34_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<float[]>(165);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c28_src.bin", src_buf.get(), 165);
+    load("c34_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -787,21 +942,21 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c28_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 240);
 }
 
-// case 29 (float): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_29([[maybe_unused]] Prof profile) {
+// case 35 (float): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_35([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 64);
+    load("c35_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<float[]>(42);
     using Global_src =
         GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c29_src.bin", src_buf.get(), 42);
+    load("c35_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -813,20 +968,97 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c29_dst.out", dst.data(), 64);
+    store("c35_dst.out", dst.data(), 64);
 }
 
-// case 30 (float): NZ full 32x16
-void case_30([[maybe_unused]] Prof profile) {
+// case 36 (float): ND partial valid 5x9 of 8x16, PadValue::Max
+void case_36([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c36_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<float[]>(60);
+    using Global_src = GlobalTensor<float, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c36_src.bin", src_buf.get(), 60);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c36_dst.out", dst.data(), 128);
+}
+
+// case 37 (float): DN run-time valid 6x5 of 8x8, PadValue::Min
+void case_37([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst(6, 5);
+    TASSIGN(dst, 0x0);
+    load("c37_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<float[]>(45);
+    using Global_src =
+        GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
+
+    load("c37_src.bin", src_buf.get(), 45);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c37_dst.out", dst.data(), 64);
+}
+
+// case 38 (float): ND partial valid 3x4 of 4x8, PadValue::Zero
+void case_38([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c38_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<float[]>(12);
+    using Global_src = GlobalTensor<float, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c38_src.bin", src_buf.get(), 12);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c38_dst.out", dst.data(), 32);
+}
+
+// case 39 (float): NZ full 32x16
+void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 512);
+    load("c39_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<float[]>(512);
     using Global_src = GlobalTensor<float, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c30_src.bin", src_buf.get(), 512);
+    load("c39_src.bin", src_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -838,20 +1070,20 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c30_dst.out", dst.data(), 512);
+    store("c39_dst.out", dst.data(), 512);
 }
 
-// case 31 (float): NZ partial valid 13x11 of 16x16
-void case_31([[maybe_unused]] Prof profile) {
+// case 40 (float): NZ partial valid 13x11 of 16x16
+void case_40([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 256);
+    load("c40_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<float[]>(256);
     using Global_src = GlobalTensor<float, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c31_src.bin", src_buf.get(), 256);
+    load("c40_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -863,20 +1095,20 @@ void case_31([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c31_dst.out", dst.data(), 256);
+    store("c40_dst.out", dst.data(), 256);
 }
 
-// case 32 (float): NZ run-time valid 11x7 of 32x8
-void case_32([[maybe_unused]] Prof profile) {
+// case 41 (float): NZ run-time valid 11x7 of 32x8
+void case_41([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_dst dst(11, 7);
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 256);
+    load("c41_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<float[]>(256);
     using Global_src = GlobalTensor<float, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c32_src.bin", src_buf.get(), 256);
+    load("c41_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -888,20 +1120,20 @@ void case_32([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c32_dst.out", dst.data(), 256);
+    store("c41_dst.out", dst.data(), 256);
 }
 
-// case 33 (int8_t): ND full 16x16
-void case_33([[maybe_unused]] Prof profile) {
+// case 42 (int8_t): ND full 16x16
+void case_42([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 256);
+    load("c42_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c33_src.bin", src_buf.get(), 256);
+    load("c42_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -913,20 +1145,20 @@ void case_33([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c33_dst.out", dst.data(), 256);
+    store("c42_dst.out", dst.data(), 256);
 }
 
-// case 34 (int8_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_34([[maybe_unused]] Prof profile) {
+// case 43 (int8_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_43([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 256);
+    load("c43_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<int8_t[]>(117);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c34_src.bin", src_buf.get(), 117);
+    load("c43_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -938,20 +1170,20 @@ void case_34([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c34_dst.out", dst.data(), 256);
+    store("c43_dst.out", dst.data(), 256);
 }
 
-// case 35 (int8_t): ND non-square 6x40
-void case_35([[maybe_unused]] Prof profile) {
+// case 44 (int8_t): ND non-square 6x40
+void case_44([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 240);
+    load("c44_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<int8_t[]>(240);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c35_src.bin", src_buf.get(), 240);
+    load("c44_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -963,21 +1195,21 @@ void case_35([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c35_dst.out", dst.data(), 240);
+    store("c44_dst.out", dst.data(), 240);
 }
 
-// case 36 (int8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_36([[maybe_unused]] Prof profile) {
+// case 45 (int8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_45([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 512);
+    load("c45_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<int8_t[]>(264);
     using Global_src =
         GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c36_src.bin", src_buf.get(), 264);
+    load("c45_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -989,20 +1221,20 @@ void case_36([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c36_dst.out", dst.data(), 512);
+    store("c45_dst.out", dst.data(), 512);
 }
 
-// case 37 (int8_t): ND odd 3x5 valid 2x3, row stride 4
-void case_37([[maybe_unused]] Prof profile) {
+// case 46 (int8_t): ND odd 3x5 valid 2x3, row stride 4
+void case_46([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 15);
+    load("c46_dst.bin", dst.data(), 15);
     auto src_buf = std::make_unique<int8_t[]>(8);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c37_src.bin", src_buf.get(), 8);
+    load("c46_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1014,20 +1246,20 @@ void case_37([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c37_dst.out", dst.data(), 15);
+    store("c46_dst.out", dst.data(), 15);
 }
 
-// case 38 (int8_t): DN full 8x8
-void case_38([[maybe_unused]] Prof profile) {
+// case 47 (int8_t): DN full 8x8
+void case_47([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 64);
+    load("c47_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<int8_t[]>(64);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c38_src.bin", src_buf.get(), 64);
+    load("c47_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1039,20 +1271,20 @@ void case_38([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c38_dst.out", dst.data(), 64);
+    store("c47_dst.out", dst.data(), 64);
 }
 
-// case 39 (int8_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_39([[maybe_unused]] Prof profile) {
+// case 48 (int8_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_48([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 240);
+    load("c48_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<int8_t[]>(165);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c39_src.bin", src_buf.get(), 165);
+    load("c48_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1064,247 +1296,21 @@ void case_39([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c39_dst.out", dst.data(), 240);
+    store("c48_dst.out", dst.data(), 240);
 }
 
-// case 40 (int8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_40([[maybe_unused]] Prof profile) {
+// case 49 (int8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_49([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 64);
+    load("c49_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<int8_t[]>(42);
     using Global_src =
         GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c40_src.bin", src_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c40_dst.out", dst.data(), 64);
-}
-
-// case 41 (int8_t): NZ full 32x64
-void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 64, BLayout::ColMajor, 32, 64, SLayout::RowMajor, 512>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 2048);
-    auto src_buf = std::make_unique<int8_t[]>(2048);
-    using Global_src = GlobalTensor<int8_t, Shape<1, 2, 2, 16, 32>, Stride<2048, 1024, 512, 32, 1>, Layout::NZ>;
-    Global_src src(src_buf.get());
-
-    load("c41_src.bin", src_buf.get(), 2048);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c41_dst.out", dst.data(), 2048);
-}
-
-// case 42 (int8_t): NZ partial valid 13x35 of 16x64
-void case_42([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 64, BLayout::ColMajor, 13, 35, SLayout::RowMajor, 512>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c42_dst.bin", dst.data(), 1024);
-    auto src_buf = std::make_unique<int8_t[]>(1024);
-    using Global_src = GlobalTensor<int8_t, Shape<1, 2, 1, 16, 32>, Stride<1024, 512, 512, 32, 1>, Layout::NZ>;
-    Global_src src(src_buf.get());
-
-    load("c42_src.bin", src_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c42_dst.out", dst.data(), 1024);
-}
-
-// case 43 (int8_t): NZ run-time valid 11x31 of 32x32
-void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_dst dst(11, 31);
-    TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 1024);
-    auto src_buf = std::make_unique<int8_t[]>(1024);
-    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 2, 16, 32>, Stride<1024, 1024, 512, 32, 1>, Layout::NZ>;
-    Global_src src(src_buf.get());
-
-    load("c43_src.bin", src_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c43_dst.out", dst.data(), 1024);
-}
-
-// case 44 (uint8_t): ND full 16x16
-void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint8_t[]>(256);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c44_src.bin", src_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c44_dst.out", dst.data(), 256);
-}
-
-// case 45 (uint8_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint8_t[]>(117);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c45_src.bin", src_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c45_dst.out", dst.data(), 256);
-}
-
-// case 46 (uint8_t): ND non-square 6x40
-void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c46_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint8_t[]>(240);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c46_src.bin", src_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c46_dst.out", dst.data(), 240);
-}
-
-// case 47 (uint8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<uint8_t[]>(264);
-    using Global_src =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
-
-    load("c47_src.bin", src_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c47_dst.out", dst.data(), 512);
-}
-
-// case 48 (uint8_t): ND odd 3x5 valid 2x3, row stride 4
-void case_48([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c48_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<uint8_t[]>(8);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c48_src.bin", src_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c48_dst.out", dst.data(), 15);
-}
-
-// case 49 (uint8_t): DN full 8x8
-void case_49([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c49_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint8_t[]>(64);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c49_src.bin", src_buf.get(), 64);
+    load("c49_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1319,17 +1325,17 @@ void case_49([[maybe_unused]] Prof profile) {
     store("c49_dst.out", dst.data(), 64);
 }
 
-// case 50 (uint8_t): DN partial valid 9x15 of 12x20, column stride 11
+// case 50 (int8_t): ND partial valid 5x9 of 8x16, PadValue::Max
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c50_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint8_t[]>(165);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    load("c50_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<int8_t[]>(60);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c50_src.bin", src_buf.get(), 165);
+    load("c50_src.bin", src_buf.get(), 60);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1341,21 +1347,22 @@ void case_50([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c50_dst.out", dst.data(), 240);
+    store("c50_dst.out", dst.data(), 128);
 }
 
-// case 51 (uint8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+// case 51 (int8_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst(6, 5);
     TASSIGN(dst, 0x0);
     load("c51_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint8_t[]>(42);
+    auto src_buf = std::make_unique<int8_t[]>(45);
     using Global_src =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
 
-    load("c51_src.bin", src_buf.get(), 42);
+    load("c51_src.bin", src_buf.get(), 45);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1370,17 +1377,17 @@ void case_51([[maybe_unused]] Prof profile) {
     store("c51_dst.out", dst.data(), 64);
 }
 
-// case 52 (uint8_t): NZ full 32x64
+// case 52 (int8_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 64, BLayout::ColMajor, 32, 64, SLayout::RowMajor, 512>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 2048);
-    auto src_buf = std::make_unique<uint8_t[]>(2048);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 2, 2, 16, 32>, Stride<2048, 1024, 512, 32, 1>, Layout::NZ>;
+    load("c52_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<int8_t[]>(12);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c52_src.bin", src_buf.get(), 2048);
+    load("c52_src.bin", src_buf.get(), 12);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1392,20 +1399,20 @@ void case_52([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c52_dst.out", dst.data(), 2048);
+    store("c52_dst.out", dst.data(), 32);
 }
 
-// case 53 (uint8_t): NZ partial valid 13x35 of 16x64
+// case 53 (int8_t): NZ full 32x64
 void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 64, BLayout::ColMajor, 13, 35, SLayout::RowMajor, 512>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 64, BLayout::ColMajor, 32, 64, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 1024);
-    auto src_buf = std::make_unique<uint8_t[]>(1024);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 2, 1, 16, 32>, Stride<1024, 512, 512, 32, 1>, Layout::NZ>;
+    load("c53_dst.bin", dst.data(), 2048);
+    auto src_buf = std::make_unique<int8_t[]>(2048);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 2, 2, 16, 32>, Stride<2048, 1024, 512, 32, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c53_src.bin", src_buf.get(), 1024);
+    load("c53_src.bin", src_buf.get(), 2048);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1417,17 +1424,17 @@ void case_53([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c53_dst.out", dst.data(), 1024);
+    store("c53_dst.out", dst.data(), 2048);
 }
 
-// case 54 (uint8_t): NZ run-time valid 11x31 of 32x32
+// case 54 (int8_t): NZ partial valid 13x35 of 16x64
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_dst dst(11, 31);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 64, BLayout::ColMajor, 13, 35, SLayout::RowMajor, 512>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c54_dst.bin", dst.data(), 1024);
-    auto src_buf = std::make_unique<uint8_t[]>(1024);
-    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 2, 16, 32>, Stride<1024, 1024, 512, 32, 1>, Layout::NZ>;
+    auto src_buf = std::make_unique<int8_t[]>(1024);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 2, 1, 16, 32>, Stride<1024, 512, 512, 32, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
     load("c54_src.bin", src_buf.get(), 1024);
@@ -1445,17 +1452,17 @@ void case_54([[maybe_unused]] Prof profile) {
     store("c54_dst.out", dst.data(), 1024);
 }
 
-// case 55 (int16_t): ND full 16x16
+// case 55 (int8_t): NZ run-time valid 11x31 of 32x32
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 31);
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int16_t[]>(256);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    load("c55_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<int8_t[]>(1024);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 2, 16, 32>, Stride<1024, 1024, 512, 32, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c55_src.bin", src_buf.get(), 256);
+    load("c55_src.bin", src_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1467,20 +1474,20 @@ void case_55([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c55_dst.out", dst.data(), 256);
+    store("c55_dst.out", dst.data(), 1024);
 }
 
-// case 56 (int16_t): ND partial valid 13x7 of 16x16, row stride 9
+// case 56 (uint8_t): ND full 16x16
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int16_t[]>(117);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<uint8_t[]>(256);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c56_src.bin", src_buf.get(), 117);
+    load("c56_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1495,395 +1502,396 @@ void case_56([[maybe_unused]] Prof profile) {
     store("c56_dst.out", dst.data(), 256);
 }
 
-// case 57 (int16_t): ND non-square 6x40
+// case 57 (uint8_t): ND partial valid 13x7 of 16x16, row stride 9
 void case_57([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c57_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint8_t[]>(117);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c57_src.bin", src_buf.get(), 117);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c57_dst.out", dst.data(), 256);
+}
+
+// case 58 (uint8_t): ND non-square 6x40
+void case_58([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c58_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<uint8_t[]>(240);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c58_src.bin", src_buf.get(), 240);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c58_dst.out", dst.data(), 240);
+}
+
+// case 59 (uint8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_59([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c59_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<uint8_t[]>(264);
+    using Global_src =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
+
+    load("c59_src.bin", src_buf.get(), 264);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c59_dst.out", dst.data(), 512);
+}
+
+// case 60 (uint8_t): ND odd 3x5 valid 2x3, row stride 4
+void case_60([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c60_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<uint8_t[]>(8);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c60_src.bin", src_buf.get(), 8);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c60_dst.out", dst.data(), 15);
+}
+
+// case 61 (uint8_t): DN full 8x8
+void case_61([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c61_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint8_t[]>(64);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c61_src.bin", src_buf.get(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c61_dst.out", dst.data(), 64);
+}
+
+// case 62 (uint8_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_62([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c62_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<uint8_t[]>(165);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c62_src.bin", src_buf.get(), 165);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c62_dst.out", dst.data(), 240);
+}
+
+// case 63 (uint8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_63([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c63_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint8_t[]>(42);
+    using Global_src =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
+
+    load("c63_src.bin", src_buf.get(), 42);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c63_dst.out", dst.data(), 64);
+}
+
+// case 64 (uint8_t): ND partial valid 5x9 of 8x16, PadValue::Max
+void case_64([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c64_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<uint8_t[]>(60);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c64_src.bin", src_buf.get(), 60);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c64_dst.out", dst.data(), 128);
+}
+
+// case 65 (uint8_t): DN run-time valid 6x5 of 8x8, PadValue::Min
+void case_65([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst(6, 5);
+    TASSIGN(dst, 0x0);
+    load("c65_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint8_t[]>(45);
+    using Global_src =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
+
+    load("c65_src.bin", src_buf.get(), 45);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c65_dst.out", dst.data(), 64);
+}
+
+// case 66 (uint8_t): ND partial valid 3x4 of 4x8, PadValue::Zero
+void case_66([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c66_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<uint8_t[]>(12);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c66_src.bin", src_buf.get(), 12);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c66_dst.out", dst.data(), 32);
+}
+
+// case 67 (uint8_t): NZ full 32x64
+void case_67([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 64, BLayout::ColMajor, 32, 64, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c67_dst.bin", dst.data(), 2048);
+    auto src_buf = std::make_unique<uint8_t[]>(2048);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 2, 2, 16, 32>, Stride<2048, 1024, 512, 32, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c67_src.bin", src_buf.get(), 2048);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c67_dst.out", dst.data(), 2048);
+}
+
+// case 68 (uint8_t): NZ partial valid 13x35 of 16x64
+void case_68([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 64, BLayout::ColMajor, 13, 35, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c68_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 2, 1, 16, 32>, Stride<1024, 512, 512, 32, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c68_src.bin", src_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c68_dst.out", dst.data(), 1024);
+}
+
+// case 69 (uint8_t): NZ run-time valid 11x31 of 32x32
+void case_69([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 31);
+    TASSIGN(dst, 0x0);
+    load("c69_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 2, 16, 32>, Stride<1024, 1024, 512, 32, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c69_src.bin", src_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c69_dst.out", dst.data(), 1024);
+}
+
+// case 70 (int16_t): ND full 16x16
+void case_70([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c70_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int16_t[]>(256);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c70_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c70_dst.out", dst.data(), 256);
+}
+
+// case 71 (int16_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_71([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c71_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int16_t[]>(117);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c71_src.bin", src_buf.get(), 117);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c71_dst.out", dst.data(), 256);
+}
+
+// case 72 (int16_t): ND non-square 6x40
+void case_72([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c57_dst.bin", dst.data(), 240);
+    load("c72_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<int16_t[]>(240);
     using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c57_src.bin", src_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c57_dst.out", dst.data(), 240);
-}
-
-// case 58 (int16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<int16_t[]>(264);
-    using Global_src =
-        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
-
-    load("c58_src.bin", src_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c58_dst.out", dst.data(), 512);
-}
-
-// case 59 (int16_t): ND odd 3x5 valid 2x3, row stride 4
-void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c59_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<int16_t[]>(8);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c59_src.bin", src_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c59_dst.out", dst.data(), 15);
-}
-
-// case 60 (int16_t): DN full 8x8
-void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c60_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<int16_t[]>(64);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c60_src.bin", src_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c60_dst.out", dst.data(), 64);
-}
-
-// case 61 (int16_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c61_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<int16_t[]>(165);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c61_src.bin", src_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c61_dst.out", dst.data(), 240);
-}
-
-// case 62 (int16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
-    TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<int16_t[]>(42);
-    using Global_src =
-        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
-
-    load("c62_src.bin", src_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c62_dst.out", dst.data(), 64);
-}
-
-// case 63 (int16_t): NZ full 32x32
-void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c63_dst.bin", dst.data(), 1024);
-    auto src_buf = std::make_unique<int16_t[]>(1024);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
-    Global_src src(src_buf.get());
-
-    load("c63_src.bin", src_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c63_dst.out", dst.data(), 1024);
-}
-
-// case 64 (int16_t): NZ partial valid 13x19 of 16x32
-void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c64_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<int16_t[]>(512);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
-    Global_src src(src_buf.get());
-
-    load("c64_src.bin", src_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c64_dst.out", dst.data(), 512);
-}
-
-// case 65 (int16_t): NZ run-time valid 11x15 of 32x16
-void case_65([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_dst dst(11, 15);
-    TASSIGN(dst, 0x0);
-    load("c65_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<int16_t[]>(512);
-    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
-    Global_src src(src_buf.get());
-
-    load("c65_src.bin", src_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c65_dst.out", dst.data(), 512);
-}
-
-// case 66 (uint16_t): ND full 16x16
-void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c66_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint16_t[]>(256);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c66_src.bin", src_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c66_dst.out", dst.data(), 256);
-}
-
-// case 67 (uint16_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_67([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint16_t[]>(117);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c67_src.bin", src_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c67_dst.out", dst.data(), 256);
-}
-
-// case 68 (uint16_t): ND non-square 6x40
-void case_68([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c68_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint16_t[]>(240);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c68_src.bin", src_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c68_dst.out", dst.data(), 240);
-}
-
-// case 69 (uint16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_69([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<uint16_t[]>(264);
-    using Global_src =
-        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
-
-    load("c69_src.bin", src_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c69_dst.out", dst.data(), 512);
-}
-
-// case 70 (uint16_t): ND odd 3x5 valid 2x3, row stride 4
-void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<uint16_t[]>(8);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c70_src.bin", src_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c70_dst.out", dst.data(), 15);
-}
-
-// case 71 (uint16_t): DN full 8x8
-void case_71([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c71_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint16_t[]>(64);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c71_src.bin", src_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c71_dst.out", dst.data(), 64);
-}
-
-// case 72 (uint16_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_72([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c72_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint16_t[]>(165);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_src src(src_buf.get());
-
-    load("c72_src.bin", src_buf.get(), 165);
+    load("c72_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -1898,194 +1906,18 @@ void case_72([[maybe_unused]] Prof profile) {
     store("c72_dst.out", dst.data(), 240);
 }
 
-// case 73 (uint16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+// case 73 (int16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
 void case_73([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
-    TASSIGN(dst, 0x0);
-    load("c73_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint16_t[]>(42);
-    using Global_src =
-        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
-
-    load("c73_src.bin", src_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c73_dst.out", dst.data(), 64);
-}
-
-// case 74 (uint16_t): NZ full 32x32
-void case_74([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c74_dst.bin", dst.data(), 1024);
-    auto src_buf = std::make_unique<uint16_t[]>(1024);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
-    Global_src src(src_buf.get());
-
-    load("c74_src.bin", src_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c74_dst.out", dst.data(), 1024);
-}
-
-// case 75 (uint16_t): NZ partial valid 13x19 of 16x32
-void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<uint16_t[]>(512);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
-    Global_src src(src_buf.get());
-
-    load("c75_src.bin", src_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c75_dst.out", dst.data(), 512);
-}
-
-// case 76 (uint16_t): NZ run-time valid 11x15 of 32x16
-void case_76([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_dst dst(11, 15);
-    TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<uint16_t[]>(512);
-    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
-    Global_src src(src_buf.get());
-
-    load("c76_src.bin", src_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c76_dst.out", dst.data(), 512);
-}
-
-// case 77 (int32_t): ND full 16x16
-void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int32_t[]>(256);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c77_src.bin", src_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c77_dst.out", dst.data(), 256);
-}
-
-// case 78 (int32_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_78([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c78_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int32_t[]>(117);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c78_src.bin", src_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c78_dst.out", dst.data(), 256);
-}
-
-// case 79 (int32_t): ND non-square 6x40
-void case_79([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c79_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<int32_t[]>(240);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    load("c79_src.bin", src_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TLOAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TLOAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TLOAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c79_dst.out", dst.data(), 240);
-}
-
-// case 80 (int32_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_80([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c80_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<int32_t[]>(264);
+    load("c73_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int16_t[]>(264);
     using Global_src =
-        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c80_src.bin", src_buf.get(), 264);
+    load("c73_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2097,20 +1929,20 @@ void case_80([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c80_dst.out", dst.data(), 512);
+    store("c73_dst.out", dst.data(), 512);
 }
 
-// case 81 (int32_t): ND odd 3x5 valid 2x3, row stride 4
-void case_81([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+// case 74 (int16_t): ND odd 3x5 valid 2x3, row stride 4
+void case_74([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c81_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<int32_t[]>(8);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    load("c74_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<int16_t[]>(8);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c81_src.bin", src_buf.get(), 8);
+    load("c74_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2122,20 +1954,20 @@ void case_81([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c81_dst.out", dst.data(), 15);
+    store("c74_dst.out", dst.data(), 15);
 }
 
-// case 82 (int32_t): DN full 8x8
-void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 8, 8>;
+// case 75 (int16_t): DN full 8x8
+void case_75([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<int32_t[]>(64);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    load("c75_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int16_t[]>(64);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c82_src.bin", src_buf.get(), 64);
+    load("c75_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2147,20 +1979,20 @@ void case_82([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c82_dst.out", dst.data(), 64);
+    store("c75_dst.out", dst.data(), 64);
 }
 
-// case 83 (int32_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_83([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+// case 76 (int16_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_76([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c83_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<int32_t[]>(165);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    load("c76_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<int16_t[]>(165);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c83_src.bin", src_buf.get(), 165);
+    load("c76_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2172,21 +2004,21 @@ void case_83([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c83_dst.out", dst.data(), 240);
+    store("c76_dst.out", dst.data(), 240);
 }
 
-// case 84 (int32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_84([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+// case 77 (int16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_77([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c84_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<int32_t[]>(42);
+    load("c77_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int16_t[]>(42);
     using Global_src =
-        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c84_src.bin", src_buf.get(), 42);
+    load("c77_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2198,20 +2030,197 @@ void case_84([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c84_dst.out", dst.data(), 64);
+    store("c77_dst.out", dst.data(), 64);
 }
 
-// case 85 (int32_t): NZ full 32x16
+// case 78 (int16_t): ND partial valid 5x9 of 8x16, PadValue::Max
+void case_78([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c78_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<int16_t[]>(60);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c78_src.bin", src_buf.get(), 60);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c78_dst.out", dst.data(), 128);
+}
+
+// case 79 (int16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
+void case_79([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst(6, 5);
+    TASSIGN(dst, 0x0);
+    load("c79_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int16_t[]>(45);
+    using Global_src =
+        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
+
+    load("c79_src.bin", src_buf.get(), 45);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c79_dst.out", dst.data(), 64);
+}
+
+// case 80 (int16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
+void case_80([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c80_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<int16_t[]>(12);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c80_src.bin", src_buf.get(), 12);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c80_dst.out", dst.data(), 32);
+}
+
+// case 81 (int16_t): NZ full 32x32
+void case_81([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c81_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<int16_t[]>(1024);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c81_src.bin", src_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c81_dst.out", dst.data(), 1024);
+}
+
+// case 82 (int16_t): NZ partial valid 13x19 of 16x32
+void case_82([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c82_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int16_t[]>(512);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c82_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c82_dst.out", dst.data(), 512);
+}
+
+// case 83 (int16_t): NZ run-time valid 11x15 of 32x16
+void case_83([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 15);
+    TASSIGN(dst, 0x0);
+    load("c83_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int16_t[]>(512);
+    using Global_src = GlobalTensor<int16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c83_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c83_dst.out", dst.data(), 512);
+}
+
+// case 84 (uint16_t): ND full 16x16
+void case_84([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c84_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint16_t[]>(256);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c84_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c84_dst.out", dst.data(), 256);
+}
+
+// case 85 (uint16_t): ND partial valid 13x7 of 16x16, row stride 9
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<int32_t[]>(512);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
+    load("c85_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint16_t[]>(117);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c85_src.bin", src_buf.get(), 512);
+    load("c85_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2223,20 +2232,20 @@ void case_85([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c85_dst.out", dst.data(), 512);
+    store("c85_dst.out", dst.data(), 256);
 }
 
-// case 86 (int32_t): NZ partial valid 13x11 of 16x16
+// case 86 (uint16_t): ND non-square 6x40
 void case_86([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c86_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int32_t[]>(256);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
+    load("c86_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<uint16_t[]>(240);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c86_src.bin", src_buf.get(), 256);
+    load("c86_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2248,20 +2257,21 @@ void case_86([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c86_dst.out", dst.data(), 256);
+    store("c86_dst.out", dst.data(), 240);
 }
 
-// case 87 (int32_t): NZ run-time valid 11x7 of 32x8
+// case 87 (uint16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_dst dst(11, 7);
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c87_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int32_t[]>(256);
-    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
-    Global_src src(src_buf.get());
+    load("c87_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<uint16_t[]>(264);
+    using Global_src =
+        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c87_src.bin", src_buf.get(), 256);
+    load("c87_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2273,20 +2283,20 @@ void case_87([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c87_dst.out", dst.data(), 256);
+    store("c87_dst.out", dst.data(), 512);
 }
 
-// case 88 (uint32_t): ND full 16x16
+// case 88 (uint16_t): ND odd 3x5 valid 2x3, row stride 4
 void case_88([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c88_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint32_t[]>(256);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    load("c88_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<uint16_t[]>(8);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c88_src.bin", src_buf.get(), 256);
+    load("c88_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2298,20 +2308,20 @@ void case_88([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c88_dst.out", dst.data(), 256);
+    store("c88_dst.out", dst.data(), 15);
 }
 
-// case 89 (uint32_t): ND partial valid 13x7 of 16x16, row stride 9
+// case 89 (uint16_t): DN full 8x8
 void case_89([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c89_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint32_t[]>(117);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    load("c89_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint16_t[]>(64);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c89_src.bin", src_buf.get(), 117);
+    load("c89_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2323,20 +2333,20 @@ void case_89([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c89_dst.out", dst.data(), 256);
+    store("c89_dst.out", dst.data(), 64);
 }
 
-// case 90 (uint32_t): ND non-square 6x40
+// case 90 (uint16_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_90([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c90_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint32_t[]>(240);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<uint16_t[]>(165);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c90_src.bin", src_buf.get(), 240);
+    load("c90_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2351,18 +2361,18 @@ void case_90([[maybe_unused]] Prof profile) {
     store("c90_dst.out", dst.data(), 240);
 }
 
-// case 91 (uint32_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+// case 91 (uint16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_91([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c91_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<uint32_t[]>(264);
+    load("c91_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint16_t[]>(42);
     using Global_src =
-        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
+        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c91_src.bin", src_buf.get(), 264);
+    load("c91_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2374,20 +2384,21 @@ void case_91([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c91_dst.out", dst.data(), 512);
+    store("c91_dst.out", dst.data(), 64);
 }
 
-// case 92 (uint32_t): ND odd 3x5 valid 2x3, row stride 4
+// case 92 (uint16_t): ND partial valid 5x9 of 8x16, PadValue::Max
 void case_92([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst =
+        Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c92_dst.bin", dst.data(), 15);
-    auto src_buf = std::make_unique<uint32_t[]>(8);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    load("c92_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<uint16_t[]>(60);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c92_src.bin", src_buf.get(), 8);
+    load("c92_src.bin", src_buf.get(), 60);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2399,20 +2410,22 @@ void case_92([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c92_dst.out", dst.data(), 15);
+    store("c92_dst.out", dst.data(), 128);
 }
 
-// case 93 (uint32_t): DN full 8x8
+// case 93 (uint16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_93([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_dst dst;
+    using Tile_dst =
+        Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst(6, 5);
     TASSIGN(dst, 0x0);
     load("c93_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint32_t[]>(64);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_src src(src_buf.get());
+    auto src_buf = std::make_unique<uint16_t[]>(45);
+    using Global_src =
+        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
 
-    load("c93_src.bin", src_buf.get(), 64);
+    load("c93_src.bin", src_buf.get(), 45);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2427,17 +2440,18 @@ void case_93([[maybe_unused]] Prof profile) {
     store("c93_dst.out", dst.data(), 64);
 }
 
-// case 94 (uint32_t): DN partial valid 9x15 of 12x20, column stride 11
+// case 94 (uint16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_94([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst =
+        Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c94_dst.bin", dst.data(), 240);
-    auto src_buf = std::make_unique<uint32_t[]>(165);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    load("c94_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<uint16_t[]>(12);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c94_src.bin", src_buf.get(), 165);
+    load("c94_src.bin", src_buf.get(), 12);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2449,21 +2463,20 @@ void case_94([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c94_dst.out", dst.data(), 240);
+    store("c94_dst.out", dst.data(), 32);
 }
 
-// case 95 (uint32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+// case 95 (uint16_t): NZ full 32x32
 void case_95([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c95_dst.bin", dst.data(), 64);
-    auto src_buf = std::make_unique<uint32_t[]>(42);
-    using Global_src =
-        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
+    load("c95_dst.bin", dst.data(), 1024);
+    auto src_buf = std::make_unique<uint16_t[]>(1024);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
 
-    load("c95_src.bin", src_buf.get(), 42);
+    load("c95_src.bin", src_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2475,17 +2488,17 @@ void case_95([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c95_dst.out", dst.data(), 64);
+    store("c95_dst.out", dst.data(), 1024);
 }
 
-// case 96 (uint32_t): NZ full 32x16
+// case 96 (uint16_t): NZ partial valid 13x19 of 16x32
 void case_96([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c96_dst.bin", dst.data(), 512);
-    auto src_buf = std::make_unique<uint32_t[]>(512);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
+    auto src_buf = std::make_unique<uint16_t[]>(512);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
     load("c96_src.bin", src_buf.get(), 512);
@@ -2503,17 +2516,17 @@ void case_96([[maybe_unused]] Prof profile) {
     store("c96_dst.out", dst.data(), 512);
 }
 
-// case 97 (uint32_t): NZ partial valid 13x11 of 16x16
+// case 97 (uint16_t): NZ run-time valid 11x15 of 32x16
 void case_97([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 15);
     TASSIGN(dst, 0x0);
-    load("c97_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint32_t[]>(256);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
+    load("c97_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<uint16_t[]>(512);
+    using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
     Global_src src(src_buf.get());
 
-    load("c97_src.bin", src_buf.get(), 256);
+    load("c97_src.bin", src_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2525,17 +2538,17 @@ void case_97([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c97_dst.out", dst.data(), 256);
+    store("c97_dst.out", dst.data(), 512);
 }
 
-// case 98 (uint32_t): NZ run-time valid 11x7 of 32x8
+// case 98 (int32_t): ND full 16x16
 void case_98([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_dst dst(11, 7);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c98_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<uint32_t[]>(256);
-    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
+    auto src_buf = std::make_unique<int32_t[]>(256);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
     load("c98_src.bin", src_buf.get(), 256);
@@ -2553,17 +2566,17 @@ void case_98([[maybe_unused]] Prof profile) {
     store("c98_dst.out", dst.data(), 256);
 }
 
-// case 99 (int64_t): ND full 16x16
+// case 99 (int32_t): ND partial valid 13x7 of 16x16, row stride 9
 void case_99([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c99_dst.bin", dst.data(), 256);
-    auto src_buf = std::make_unique<int64_t[]>(256);
-    using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto src_buf = std::make_unique<int32_t[]>(117);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c99_src.bin", src_buf.get(), 256);
+    load("c99_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2578,17 +2591,702 @@ void case_99([[maybe_unused]] Prof profile) {
     store("c99_dst.out", dst.data(), 256);
 }
 
-// case 100 (int64_t): ND partial valid 13x7 of 16x16, row stride 9
+// case 100 (int32_t): ND non-square 6x40
 void case_100([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c100_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<int32_t[]>(240);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c100_src.bin", src_buf.get(), 240);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c100_dst.out", dst.data(), 240);
+}
+
+// case 101 (int32_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_101([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c101_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int32_t[]>(264);
+    using Global_src =
+        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
+
+    load("c101_src.bin", src_buf.get(), 264);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c101_dst.out", dst.data(), 512);
+}
+
+// case 102 (int32_t): ND odd 3x5 valid 2x3, row stride 4
+void case_102([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c102_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<int32_t[]>(8);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c102_src.bin", src_buf.get(), 8);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c102_dst.out", dst.data(), 15);
+}
+
+// case 103 (int32_t): DN full 8x8
+void case_103([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c103_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int32_t[]>(64);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c103_src.bin", src_buf.get(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c103_dst.out", dst.data(), 64);
+}
+
+// case 104 (int32_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_104([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c104_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<int32_t[]>(165);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c104_src.bin", src_buf.get(), 165);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c104_dst.out", dst.data(), 240);
+}
+
+// case 105 (int32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_105([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c105_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int32_t[]>(42);
+    using Global_src =
+        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
+
+    load("c105_src.bin", src_buf.get(), 42);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c105_dst.out", dst.data(), 64);
+}
+
+// case 106 (int32_t): ND partial valid 5x9 of 8x16, PadValue::Max
+void case_106([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c106_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<int32_t[]>(60);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c106_src.bin", src_buf.get(), 60);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c106_dst.out", dst.data(), 128);
+}
+
+// case 107 (int32_t): DN run-time valid 6x5 of 8x8, PadValue::Min
+void case_107([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst(6, 5);
+    TASSIGN(dst, 0x0);
+    load("c107_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int32_t[]>(45);
+    using Global_src =
+        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
+
+    load("c107_src.bin", src_buf.get(), 45);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c107_dst.out", dst.data(), 64);
+}
+
+// case 108 (int32_t): ND partial valid 3x4 of 4x8, PadValue::Zero
+void case_108([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c108_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<int32_t[]>(12);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c108_src.bin", src_buf.get(), 12);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c108_dst.out", dst.data(), 32);
+}
+
+// case 109 (int32_t): NZ full 32x16
+void case_109([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c109_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<int32_t[]>(512);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c109_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c109_dst.out", dst.data(), 512);
+}
+
+// case 110 (int32_t): NZ partial valid 13x11 of 16x16
+void case_110([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c110_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int32_t[]>(256);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c110_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c110_dst.out", dst.data(), 256);
+}
+
+// case 111 (int32_t): NZ run-time valid 11x7 of 32x8
+void case_111([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 7);
+    TASSIGN(dst, 0x0);
+    load("c111_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int32_t[]>(256);
+    using Global_src = GlobalTensor<int32_t, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c111_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c111_dst.out", dst.data(), 256);
+}
+
+// case 112 (uint32_t): ND full 16x16
+void case_112([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c112_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint32_t[]>(256);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c112_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c112_dst.out", dst.data(), 256);
+}
+
+// case 113 (uint32_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_113([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c113_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint32_t[]>(117);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c113_src.bin", src_buf.get(), 117);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c113_dst.out", dst.data(), 256);
+}
+
+// case 114 (uint32_t): ND non-square 6x40
+void case_114([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c114_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<uint32_t[]>(240);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c114_src.bin", src_buf.get(), 240);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c114_dst.out", dst.data(), 240);
+}
+
+// case 115 (uint32_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_115([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c115_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<uint32_t[]>(264);
+    using Global_src =
+        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
+    Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
+
+    load("c115_src.bin", src_buf.get(), 264);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c115_dst.out", dst.data(), 512);
+}
+
+// case 116 (uint32_t): ND odd 3x5 valid 2x3, row stride 4
+void case_116([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c116_dst.bin", dst.data(), 15);
+    auto src_buf = std::make_unique<uint32_t[]>(8);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c116_src.bin", src_buf.get(), 8);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c116_dst.out", dst.data(), 15);
+}
+
+// case 117 (uint32_t): DN full 8x8
+void case_117([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c117_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint32_t[]>(64);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c117_src.bin", src_buf.get(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c117_dst.out", dst.data(), 64);
+}
+
+// case 118 (uint32_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_118([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c118_dst.bin", dst.data(), 240);
+    auto src_buf = std::make_unique<uint32_t[]>(165);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_src src(src_buf.get());
+
+    load("c118_src.bin", src_buf.get(), 165);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c118_dst.out", dst.data(), 240);
+}
+
+// case 119 (uint32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_119([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c119_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint32_t[]>(42);
+    using Global_src =
+        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
+
+    load("c119_src.bin", src_buf.get(), 42);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c119_dst.out", dst.data(), 64);
+}
+
+// case 120 (uint32_t): ND partial valid 5x9 of 8x16, PadValue::Max
+void case_120([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c120_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<uint32_t[]>(60);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c120_src.bin", src_buf.get(), 60);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c120_dst.out", dst.data(), 128);
+}
+
+// case 121 (uint32_t): DN run-time valid 6x5 of 8x8, PadValue::Min
+void case_121([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst(6, 5);
+    TASSIGN(dst, 0x0);
+    load("c121_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint32_t[]>(45);
+    using Global_src =
+        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
+
+    load("c121_src.bin", src_buf.get(), 45);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c121_dst.out", dst.data(), 64);
+}
+
+// case 122 (uint32_t): ND partial valid 3x4 of 4x8, PadValue::Zero
+void case_122([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint32_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c122_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<uint32_t[]>(12);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c122_src.bin", src_buf.get(), 12);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c122_dst.out", dst.data(), 32);
+}
+
+// case 123 (uint32_t): NZ full 32x16
+void case_123([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c123_dst.bin", dst.data(), 512);
+    auto src_buf = std::make_unique<uint32_t[]>(512);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c123_src.bin", src_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c123_dst.out", dst.data(), 512);
+}
+
+// case 124 (uint32_t): NZ partial valid 13x11 of 16x16
+void case_124([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c124_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint32_t[]>(256);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c124_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c124_dst.out", dst.data(), 256);
+}
+
+// case 125 (uint32_t): NZ run-time valid 11x7 of 32x8
+void case_125([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_dst dst(11, 7);
+    TASSIGN(dst, 0x0);
+    load("c125_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<uint32_t[]>(256);
+    using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
+    Global_src src(src_buf.get());
+
+    load("c125_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c125_dst.out", dst.data(), 256);
+}
+
+// case 126 (int64_t): ND full 16x16
+void case_126([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c126_dst.bin", dst.data(), 256);
+    auto src_buf = std::make_unique<int64_t[]>(256);
+    using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c126_src.bin", src_buf.get(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c126_dst.out", dst.data(), 256);
+}
+
+// case 127 (int64_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_127([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c100_dst.bin", dst.data(), 256);
+    load("c127_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<int64_t[]>(117);
     using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c100_src.bin", src_buf.get(), 117);
+    load("c127_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2600,20 +3298,20 @@ void case_100([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c100_dst.out", dst.data(), 256);
+    store("c127_dst.out", dst.data(), 256);
 }
 
-// case 101 (int64_t): ND non-square 6x40
-void case_101([[maybe_unused]] Prof profile) {
+// case 128 (int64_t): ND non-square 6x40
+void case_128([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c101_dst.bin", dst.data(), 240);
+    load("c128_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<int64_t[]>(240);
     using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c101_src.bin", src_buf.get(), 240);
+    load("c128_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2625,21 +3323,21 @@ void case_101([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c101_dst.out", dst.data(), 240);
+    store("c128_dst.out", dst.data(), 240);
 }
 
-// case 102 (int64_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_102([[maybe_unused]] Prof profile) {
+// case 129 (int64_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_129([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c102_dst.bin", dst.data(), 512);
+    load("c129_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<int64_t[]>(264);
     using Global_src =
         GlobalTensor<int64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c102_src.bin", src_buf.get(), 264);
+    load("c129_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2651,20 +3349,20 @@ void case_102([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c102_dst.out", dst.data(), 512);
+    store("c129_dst.out", dst.data(), 512);
 }
 
-// case 103 (int64_t): ND odd 3x5 valid 2x3, row stride 4
-void case_103([[maybe_unused]] Prof profile) {
+// case 130 (int64_t): ND odd 3x5 valid 2x3, row stride 4
+void case_130([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c103_dst.bin", dst.data(), 15);
+    load("c130_dst.bin", dst.data(), 15);
     auto src_buf = std::make_unique<int64_t[]>(8);
     using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c103_src.bin", src_buf.get(), 8);
+    load("c130_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2676,20 +3374,20 @@ void case_103([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c103_dst.out", dst.data(), 15);
+    store("c130_dst.out", dst.data(), 15);
 }
 
-// case 104 (int64_t): DN full 8x8
-void case_104([[maybe_unused]] Prof profile) {
+// case 131 (int64_t): DN full 8x8
+void case_131([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c104_dst.bin", dst.data(), 64);
+    load("c131_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<int64_t[]>(64);
     using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c104_src.bin", src_buf.get(), 64);
+    load("c131_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2701,20 +3399,20 @@ void case_104([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c104_dst.out", dst.data(), 64);
+    store("c131_dst.out", dst.data(), 64);
 }
 
-// case 105 (int64_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_105([[maybe_unused]] Prof profile) {
+// case 132 (int64_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_132([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c105_dst.bin", dst.data(), 240);
+    load("c132_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<int64_t[]>(165);
     using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c105_src.bin", src_buf.get(), 165);
+    load("c132_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2726,21 +3424,21 @@ void case_105([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c105_dst.out", dst.data(), 240);
+    store("c132_dst.out", dst.data(), 240);
 }
 
-// case 106 (int64_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_106([[maybe_unused]] Prof profile) {
+// case 133 (int64_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_133([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c106_dst.bin", dst.data(), 64);
+    load("c133_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<int64_t[]>(42);
     using Global_src =
         GlobalTensor<int64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c106_src.bin", src_buf.get(), 42);
+    load("c133_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2752,20 +3450,97 @@ void case_106([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c106_dst.out", dst.data(), 64);
+    store("c133_dst.out", dst.data(), 64);
 }
 
-// case 107 (uint64_t): ND full 16x16
-void case_107([[maybe_unused]] Prof profile) {
+// case 134 (int64_t): ND partial valid 5x9 of 8x16, PadValue::Max
+void case_134([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c134_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<int64_t[]>(60);
+    using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c134_src.bin", src_buf.get(), 60);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c134_dst.out", dst.data(), 128);
+}
+
+// case 135 (int64_t): DN run-time valid 6x5 of 8x8, PadValue::Min
+void case_135([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, int64_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst(6, 5);
+    TASSIGN(dst, 0x0);
+    load("c135_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<int64_t[]>(45);
+    using Global_src =
+        GlobalTensor<int64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
+
+    load("c135_src.bin", src_buf.get(), 45);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c135_dst.out", dst.data(), 64);
+}
+
+// case 136 (int64_t): ND partial valid 3x4 of 4x8, PadValue::Zero
+void case_136([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int64_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c136_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<int64_t[]>(12);
+    using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c136_src.bin", src_buf.get(), 12);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c136_dst.out", dst.data(), 32);
+}
+
+// case 137 (uint64_t): ND full 16x16
+void case_137([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c107_dst.bin", dst.data(), 256);
+    load("c137_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<uint64_t[]>(256);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c107_src.bin", src_buf.get(), 256);
+    load("c137_src.bin", src_buf.get(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2777,20 +3552,20 @@ void case_107([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c107_dst.out", dst.data(), 256);
+    store("c137_dst.out", dst.data(), 256);
 }
 
-// case 108 (uint64_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_108([[maybe_unused]] Prof profile) {
+// case 138 (uint64_t): ND partial valid 13x7 of 16x16, row stride 9
+void case_138([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c108_dst.bin", dst.data(), 256);
+    load("c138_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<uint64_t[]>(117);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c108_src.bin", src_buf.get(), 117);
+    load("c138_src.bin", src_buf.get(), 117);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2802,20 +3577,20 @@ void case_108([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c108_dst.out", dst.data(), 256);
+    store("c138_dst.out", dst.data(), 256);
 }
 
-// case 109 (uint64_t): ND non-square 6x40
-void case_109([[maybe_unused]] Prof profile) {
+// case 139 (uint64_t): ND non-square 6x40
+void case_139([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c109_dst.bin", dst.data(), 240);
+    load("c139_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<uint64_t[]>(240);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c109_src.bin", src_buf.get(), 240);
+    load("c139_src.bin", src_buf.get(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2827,21 +3602,21 @@ void case_109([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c109_dst.out", dst.data(), 240);
+    store("c139_dst.out", dst.data(), 240);
 }
 
-// case 110 (uint64_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_110([[maybe_unused]] Prof profile) {
+// case 140 (uint64_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+void case_140([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c110_dst.bin", dst.data(), 512);
+    load("c140_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<uint64_t[]>(264);
     using Global_src =
         GlobalTensor<uint64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
     Global_src src(src_buf.get(), Global_src::Shape(11, 19), Global_src::Stride(24));
 
-    load("c110_src.bin", src_buf.get(), 264);
+    load("c140_src.bin", src_buf.get(), 264);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2853,20 +3628,20 @@ void case_110([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c110_dst.out", dst.data(), 512);
+    store("c140_dst.out", dst.data(), 512);
 }
 
-// case 111 (uint64_t): ND odd 3x5 valid 2x3, row stride 4
-void case_111([[maybe_unused]] Prof profile) {
+// case 141 (uint64_t): ND odd 3x5 valid 2x3, row stride 4
+void case_141([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c111_dst.bin", dst.data(), 15);
+    load("c141_dst.bin", dst.data(), 15);
     auto src_buf = std::make_unique<uint64_t[]>(8);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
 
-    load("c111_src.bin", src_buf.get(), 8);
+    load("c141_src.bin", src_buf.get(), 8);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2878,20 +3653,20 @@ void case_111([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c111_dst.out", dst.data(), 15);
+    store("c141_dst.out", dst.data(), 15);
 }
 
-// case 112 (uint64_t): DN full 8x8
-void case_112([[maybe_unused]] Prof profile) {
+// case 142 (uint64_t): DN full 8x8
+void case_142([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 8, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c112_dst.bin", dst.data(), 64);
+    load("c142_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<uint64_t[]>(64);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c112_src.bin", src_buf.get(), 64);
+    load("c142_src.bin", src_buf.get(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2903,20 +3678,20 @@ void case_112([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c112_dst.out", dst.data(), 64);
+    store("c142_dst.out", dst.data(), 64);
 }
 
-// case 113 (uint64_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_113([[maybe_unused]] Prof profile) {
+// case 143 (uint64_t): DN partial valid 9x15 of 12x20, column stride 11
+void case_143([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 12, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c113_dst.bin", dst.data(), 240);
+    load("c143_dst.bin", dst.data(), 240);
     auto src_buf = std::make_unique<uint64_t[]>(165);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
 
-    load("c113_src.bin", src_buf.get(), 165);
+    load("c143_src.bin", src_buf.get(), 165);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2928,21 +3703,21 @@ void case_113([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c113_dst.out", dst.data(), 240);
+    store("c143_dst.out", dst.data(), 240);
 }
 
-// case 114 (uint64_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_114([[maybe_unused]] Prof profile) {
+// case 144 (uint64_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+void case_144([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c114_dst.bin", dst.data(), 64);
+    load("c144_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<uint64_t[]>(42);
     using Global_src =
         GlobalTensor<uint64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
 
-    load("c114_src.bin", src_buf.get(), 42);
+    load("c144_src.bin", src_buf.get(), 42);
     switch (profile) {
     case Prof::A2A3:
         profiled::TLOAD<profile_a2a3>(dst, src);
@@ -2954,7 +3729,86 @@ void case_114([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c114_dst.out", dst.data(), 64);
+    store("c144_dst.out", dst.data(), 64);
+}
+
+// case 145 (uint64_t): ND partial valid 5x9 of 8x16, PadValue::Max
+void case_145([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c145_dst.bin", dst.data(), 128);
+    auto src_buf = std::make_unique<uint64_t[]>(60);
+    using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c145_src.bin", src_buf.get(), 60);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c145_dst.out", dst.data(), 128);
+}
+
+// case 146 (uint64_t): DN run-time valid 6x5 of 8x8, PadValue::Min
+void case_146([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint64_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst(6, 5);
+    TASSIGN(dst, 0x0);
+    load("c146_dst.bin", dst.data(), 64);
+    auto src_buf = std::make_unique<uint64_t[]>(45);
+    using Global_src =
+        GlobalTensor<uint64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
+    Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
+
+    load("c146_src.bin", src_buf.get(), 45);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c146_dst.out", dst.data(), 64);
+}
+
+// case 147 (uint64_t): ND partial valid 3x4 of 4x8, PadValue::Zero
+void case_147([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint64_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c147_dst.bin", dst.data(), 32);
+    auto src_buf = std::make_unique<uint64_t[]>(12);
+    using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    load("c147_src.bin", src_buf.get(), 12);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TLOAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TLOAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TLOAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c147_dst.out", dst.data(), 32);
 }
 
 struct Entry {
@@ -3079,6 +3933,39 @@ const Entry entries[] = {
     {"c112@A2A3", case_112, Prof::A2A3}, {"c112@A5", case_112, Prof::A5}, {"c112@CPU", case_112, Prof::CPU},
     {"c113@A2A3", case_113, Prof::A2A3}, {"c113@A5", case_113, Prof::A5}, {"c113@CPU", case_113, Prof::CPU},
     {"c114@A2A3", case_114, Prof::A2A3}, {"c114@A5", case_114, Prof::A5}, {"c114@CPU", case_114, Prof::CPU},
+    {"c115@A2A3", case_115, Prof::A2A3}, {"c115@A5", case_115, Prof::A5}, {"c115@CPU", case_115, Prof::CPU},
+    {"c116@A2A3", case_116, Prof::A2A3}, {"c116@A5", case_116, Prof::A5}, {"c116@CPU", case_116, Prof::CPU},
+    {"c117@A2A3", case_117, Prof::A2A3}, {"c117@A5", case_117, Prof::A5}, {"c117@CPU", case_117, Prof::CPU},
+    {"c118@A2A3", case_118, Prof::A2A3}, {"c118@A5", case_118, Prof::A5}, {"c118@CPU", case_118, Prof::CPU},
+    {"c119@A2A3", case_119, Prof::A2A3}, {"c119@A5", case_119, Prof::A5}, {"c119@CPU", case_119, Prof::CPU},
+    {"c120@A2A3", case_120, Prof::A2A3}, {"c120@A5", case_120, Prof::A5}, {"c120@CPU", case_120, Prof::CPU},
+    {"c121@A2A3", case_121, Prof::A2A3}, {"c121@A5", case_121, Prof::A5}, {"c121@CPU", case_121, Prof::CPU},
+    {"c122@A2A3", case_122, Prof::A2A3}, {"c122@A5", case_122, Prof::A5}, {"c122@CPU", case_122, Prof::CPU},
+    {"c123@A2A3", case_123, Prof::A2A3}, {"c123@A5", case_123, Prof::A5}, {"c123@CPU", case_123, Prof::CPU},
+    {"c124@A2A3", case_124, Prof::A2A3}, {"c124@A5", case_124, Prof::A5}, {"c124@CPU", case_124, Prof::CPU},
+    {"c125@A2A3", case_125, Prof::A2A3}, {"c125@A5", case_125, Prof::A5}, {"c125@CPU", case_125, Prof::CPU},
+    {"c126@A2A3", case_126, Prof::A2A3}, {"c126@A5", case_126, Prof::A5}, {"c126@CPU", case_126, Prof::CPU},
+    {"c127@A2A3", case_127, Prof::A2A3}, {"c127@A5", case_127, Prof::A5}, {"c127@CPU", case_127, Prof::CPU},
+    {"c128@A2A3", case_128, Prof::A2A3}, {"c128@A5", case_128, Prof::A5}, {"c128@CPU", case_128, Prof::CPU},
+    {"c129@A2A3", case_129, Prof::A2A3}, {"c129@A5", case_129, Prof::A5}, {"c129@CPU", case_129, Prof::CPU},
+    {"c130@A2A3", case_130, Prof::A2A3}, {"c130@A5", case_130, Prof::A5}, {"c130@CPU", case_130, Prof::CPU},
+    {"c131@A2A3", case_131, Prof::A2A3}, {"c131@A5", case_131, Prof::A5}, {"c131@CPU", case_131, Prof::CPU},
+    {"c132@A2A3", case_132, Prof::A2A3}, {"c132@A5", case_132, Prof::A5}, {"c132@CPU", case_132, Prof::CPU},
+    {"c133@A2A3", case_133, Prof::A2A3}, {"c133@A5", case_133, Prof::A5}, {"c133@CPU", case_133, Prof::CPU},
+    {"c134@A2A3", case_134, Prof::A2A3}, {"c134@A5", case_134, Prof::A5}, {"c134@CPU", case_134, Prof::CPU},
+    {"c135@A2A3", case_135, Prof::A2A3}, {"c135@A5", case_135, Prof::A5}, {"c135@CPU", case_135, Prof::CPU},
+    {"c136@A2A3", case_136, Prof::A2A3}, {"c136@A5", case_136, Prof::A5}, {"c136@CPU", case_136, Prof::CPU},
+    {"c137@A2A3", case_137, Prof::A2A3}, {"c137@A5", case_137, Prof::A5}, {"c137@CPU", case_137, Prof::CPU},
+    {"c138@A2A3", case_138, Prof::A2A3}, {"c138@A5", case_138, Prof::A5}, {"c138@CPU", case_138, Prof::CPU},
+    {"c139@A2A3", case_139, Prof::A2A3}, {"c139@A5", case_139, Prof::A5}, {"c139@CPU", case_139, Prof::CPU},
+    {"c140@A2A3", case_140, Prof::A2A3}, {"c140@A5", case_140, Prof::A5}, {"c140@CPU", case_140, Prof::CPU},
+    {"c141@A2A3", case_141, Prof::A2A3}, {"c141@A5", case_141, Prof::A5}, {"c141@CPU", case_141, Prof::CPU},
+    {"c142@A2A3", case_142, Prof::A2A3}, {"c142@A5", case_142, Prof::A5}, {"c142@CPU", case_142, Prof::CPU},
+    {"c143@A2A3", case_143, Prof::A2A3}, {"c143@A5", case_143, Prof::A5}, {"c143@CPU", case_143, Prof::CPU},
+    {"c144@A2A3", case_144, Prof::A2A3}, {"c144@A5", case_144, Prof::A5}, {"c144@CPU", case_144, Prof::CPU},
+    {"c145@A2A3", case_145, Prof::A2A3}, {"c145@A5", case_145, Prof::A5}, {"c145@CPU", case_145, Prof::CPU},
+    {"c146@A2A3", case_146, Prof::A2A3}, {"c146@A5", case_146, Prof::A5}, {"c146@CPU", case_146, Prof::CPU},
+    {"c147@A2A3", case_147, Prof::A2A3}, {"c147@A5", case_147, Prof::A5}, {"c147@CPU", case_147, Prof::CPU},
 };
 
 } // namespace
