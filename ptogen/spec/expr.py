@@ -39,6 +39,10 @@ FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     "rounded": (1, "", "rm.rounded", r"\mathrm{rnd}_T"),
 }
 
+# Functions the simulator computes with one <cmath> library call per element (no vector form): a
+# loop over them is call-bound, and the simulator walks a contiguous valid region in one loop.
+LIBRARY_CALLS = frozenset({"pow", "exp", "log", "fmod", "rem"})
+
 # Reductions: `sum(x)` folds x over the axis the op kind reduces (row or column), left to right,
 # in the compute type. name -> (C++ step helper, numpy fold helper, LaTeX operator).
 # `max`/`min` with one argument reduce; with two they are element-wise.
