@@ -876,7 +876,55 @@ class ValueRangeRule(RuleBase):
 
 # ----------------------------------------------------------------------------- registry
 
+
 # Order is the order of import output and of the README's list.
+class SameStorageRule(RuleBase):
+    """Two tiles lay out storage the same way (TileType, BLayout, SLayout and strides), so that one
+    can be a view into the other's storage (TSUBVIEW): element (i, j) of the view is then element
+    (row + i, col + j) of the viewed tile."""
+
+    kind: Literal["same_storage"] = "same_storage"
+    operands: list[Name] = Field(min_length=2, max_length=2)
+    page_prefixes: ClassVar[tuple[str, ...]] = ("the tiles ",)
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        a, b = rv.types
+        return conj(
+            [
+                f"{a}::Loc == {b}::Loc",
+                f"{a}::isRowMajor == {b}::isRowMajor",
+                f"{a}::SFractal == {b}::SFractal",
+                f"{a}::RowStride == {b}::RowStride",
+                f"{a}::ColStride == {b}::ColStride",
+            ]
+        )
+
+    def text(self, op: OpView) -> str:
+        a, b = self.operands
+        return f"{a} and {b} must have the same TileType, layout and strides"
+
+    def doc(self, op: OpView) -> str:
+        a, b = self.operands
+        return _with_note(
+            f"The tiles `{a}` and `{b}` must have the same `TileType`, layout (`BLayout`, `SLayout`) and "
+            f"strides (`RowStride`, `ColStride`), so that `{a}` reads `{b}`'s storage as `{b}` lays it out",
+            self.note,
+        )
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        import re
+
+        m = re.match(r"The tiles (\w+) and (\w+) must have the same TileType, layout", line.text)
+        return {"operands": [m.group(1), m.group(2)]} if m else None
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        # Wider rows: a row-major tile's RowStride changes, its TileType and layout do not.
+        first = self.operands[0]
+        t = tiles[first]
+        return Broken({**tiles, first: replace(t, cols=t.cols + 16)}, changed=first)
+
+
 TableLayout = Literal["ND", "DN", "NZ"]
 TilePairing = Literal["row_major", "plain", "nz"]
 
@@ -985,6 +1033,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     MinValidExtentRule,
     ValueRangeRule,
     TableLayoutRule,
+    SameStorageRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

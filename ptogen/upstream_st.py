@@ -290,17 +290,26 @@ def _gtest_problem(cxx: str, work: Path) -> str:
 
 def covered_ops(layout: Layout) -> list[str]:
     """Lower-case C++ names of every op the specs define (what `ptogen list` prints)."""
+    return list(_mnemonics(layout).values())
+
+
+def _mnemonics(layout: Layout) -> dict[str, str]:
+    """Each op's mnemonic without `pto.` -> its lower-case C++ name (`subview` -> `tsubview`)."""
     from .lower.views import ProjectView
     from .spec.load import load_specs
 
-    return [op.name.lower() for op in ProjectView(load_specs(layout.specs, layout.root)).ops]
+    return {op.spec.short: op.name.lower() for op in ProjectView(load_specs(layout.specs, layout.root)).ops}
 
 
-def select_ops(covered: list[str], wanted: list[str]) -> tuple[list[str], list[str]]:
-    """`wanted` (any of `tadd`, `TADD`, `pto.tadd`) resolved against `covered`; also the unknown."""
+def select_ops(
+    covered: list[str], wanted: list[str], aliases: dict[str, str] | None = None
+) -> tuple[list[str], list[str]]:
+    """`wanted` (any of `tadd`, `TADD`, `pto.tadd`, or a mnemonic that differs from the C++ name,
+    `pto.subview`) resolved against `covered`; also the unknown."""
     if not wanted:
         return covered, []
     names = [w.lower().removeprefix("pto.") for w in wanted]
+    names = [(aliases or {}).get(n, n) for n in names]
     return [n for n in names if n in covered], [
         w for w, n in zip(wanted, names, strict=True) if n not in covered
     ]
@@ -310,7 +319,8 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     upstream: Path = args.upstream.resolve()
     if not (upstream / TESTCASE_DIR).is_dir() or not (upstream / "tests/common").is_dir():
         return _usage(f"{upstream} is not an upstream checkout (no {TESTCASE_DIR} and tests/common)")
-    ops, unknown = select_ops(covered_ops(layout), args.ops)
+    aliases = _mnemonics(layout)
+    ops, unknown = select_ops(list(aliases.values()), args.ops, aliases)
     if unknown:
         return _usage(f"unknown op(s): {', '.join(unknown)} (see `ptogen list`)")
     cxx = args.cxx or next((c for c in COMPILER_PREFERENCE if shutil.which(c)), "")

@@ -237,6 +237,8 @@ EXACT: tuple[str, ...] = (
     "vector/ops/vec-scalar-ops/vsubcs.md",
     "vector/ops/vec-scalar-ops/vsubs.md",
     "vector/ops/vec-scalar-ops/vxors.md",
+    "tile/ops/sync-and-config/subview.md",
+    "TSUBVIEW.md",
 )
 
 
@@ -296,7 +298,9 @@ def _cases() -> list[tuple[Path, Path]]:
     cases = []
     for spec in sorted((ROOT / "specs/ops").glob("*/*.yaml")):
         op = spec.stem
-        for page in [*sorted(DOCS.glob(f"*/ops/*/{op}.md")), DOCS / f"{op.upper()}.md"]:
+        intrinsic = YAML(typ="safe").load(spec.read_text()).get("intrinsic") or {}
+        ref = intrinsic.get("name", op.upper())  # the reference page is named after the intrinsic
+        for page in [*sorted(DOCS.glob(f"*/ops/*/{op}.md")), DOCS / f"{ref}.md"]:
             if page.is_file():
                 cases.append((spec, page))
     return cases

@@ -223,6 +223,16 @@ def _name_from_math(
     unplaced.append(f"operand {old} named {new}, as the formula calls it")
 
 
+def _syntax_mnemonic(facts: PageFacts, mnemonic: str) -> str:
+    """The mnemonic the page's syntax lines spell, where the title names the intrinsic instead
+    (the reference page TSUBVIEW.md of `pto.subview`); else `mnemonic`."""
+    lines = [line for forms in facts.syntax.values() for line in forms]
+    spelled = {m.group(0) for line in lines for m in re.finditer(r"(?<![!\w.])pto\.[a-z][a-z0-9_]*", line)}
+    if mnemonic in spelled or len(spelled) != 1:
+        return mnemonic
+    return spelled.pop()
+
+
 def _kind_of_math(math: str) -> str:
     """The tile op kind a page's formula shows: a reduction over rows (`_{i}`) or columns (`_{j}`),
     a packed predicate result (`dst_{i,\\lfloor j/B \\rfloor}`), or element-wise."""
@@ -886,6 +896,7 @@ def _page_to_spec(
         raise ImportProblem("the page names no mnemonic (expected a `pto.xxx` or `TXXX` title)")
     if not facts.mnemonic:
         unplaced.append(f"the page names no mnemonic in its title; {mnemonic} taken from its file name")
+    mnemonic = _syntax_mnemonic(facts, mnemonic)
     try:
         iset = _instruction_set(facts, targets, mnemonic, name_hint)
     except ImportProblem as exc:  # the title (or the "is part of" line) names the op and its set
@@ -967,6 +978,8 @@ def _page_to_spec(
     intro = _plain(facts.mechanism[facts.math_at - 1]) if facts.math_at else ""
     if kind == "elementwise" and intro.startswith("For each") and "converted to the element type" in intro:
         kind = "convert"  # the convert kind's iteration domain (templates/opkinds/convert/domain.md.j2)
+    if kind == "elementwise" and intro.startswith("For each") and "reading and writing" in intro:
+        kind = "view"  # the view kind's iteration domain (templates/opkinds/view/domain.md.j2)
     if not vector and any(o["kind"] == "global" for o in operands):
         # Between a GlobalTensor and one tile: a transfer; with an index tile too: a gather/scatter.
         kind = "indexed" if sum(o["kind"] == "tile" for o in operands) > 1 else "transfer"

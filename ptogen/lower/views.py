@@ -154,7 +154,9 @@ class OpView:
 
     @property
     def upper(self) -> str:
-        return self.spec.short.upper()
+        """Name of the reference page and figure: the intrinsic (TSUBVIEW for pto.subview), else the
+        upper-case mnemonic."""
+        return self.spec.intrinsic.name if self.spec.intrinsic else self.spec.short.upper()
 
     @property
     def doc_path(self) -> str:

@@ -21,6 +21,7 @@ from .lane import VectorLane
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
 from .transfer import Transfer
+from .view import View
 
 KINDS: dict[str, OpKind] = {
     k.name: k
@@ -33,6 +34,7 @@ KINDS: dict[str, OpKind] = {
         ColReduce(),
         Transfer(),
         Indexed(),
+        View(),
     )
 }
 

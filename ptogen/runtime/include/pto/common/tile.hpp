@@ -59,6 +59,13 @@ inline std::byte* unified_buffer() {
 template <typename TileT>
 void TASSIGN(TileT& tile, std::uintptr_t addr);
 
+namespace sim {
+// Points the tile at storage it does not own (a view into another tile, TSUBVIEW); its own storage,
+// if it had any, is released.
+template <typename TileT>
+void rebind(TileT& tile, typename TileT::DType* storage);
+} // namespace sim
+
 // Where element (r, c) sits in a tile's storage, in elements (pto/cpu/tile_offsets.hpp).
 template <typename TileData>
 constexpr std::size_t GetTileElementOffset(std::size_t r, std::size_t c);
@@ -201,6 +208,8 @@ struct Tile {
 
     template <typename TileT>
     friend void TASSIGN(TileT& tile, std::uintptr_t addr);
+    template <typename TileT>
+    friend void sim::rebind(TileT& tile, typename TileT::DType* storage);
 
     // Owned storage, null once the tile lives in the unified buffer. A plain pointer rather than a
     // unique_ptr: every kernel instantiates tiles of many types, and unique_ptr's machinery was about
@@ -230,6 +239,14 @@ void TASSIGN(TileT& tile, std::uintptr_t addr) {
     tile.data_ = reinterpret_cast<D*>(sim::unified_buffer() + addr);
     delete[] tile.owned_;
     tile.owned_ = nullptr;
+}
+
+template <typename TileT>
+void sim::rebind(TileT& tile, typename TileT::DType* storage) {
+    if (tile.owned_ != storage)
+        delete[] tile.owned_;
+    tile.owned_ = nullptr;
+    tile.data_ = storage;
 }
 
 } // namespace pto

@@ -1,0 +1,173 @@
+"""Views: a tile that reads and writes another tile's storage (TSUBVIEW).
+
+`dst` becomes a view of `src` starting at element (row, col) of src's valid region:
+`dst[i, j]` is `src[row + i, col + j]` for every element of dst's valid region, and a write through
+either tile is seen by the other. Nothing is copied; the simulator points dst at src's storage, so
+the two tiles must lay storage out the same way (the `same_storage` rule) and the view must lie
+within src's valid region (the simulator stops otherwise). `semantics.expr` names the viewed tile;
+the two scalar operands are the row and column of the view's first element, in that order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..spec import expr as semantics
+from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs, logical
+from ..testing.plan import (
+    Call,
+    OpTests,
+    RuntimeCase,
+    RuntimeKernel,
+    TileDecl,
+    layout_addresses,
+    plan_rule_cases,
+)
+from ..testing.results import Outcome
+from .base import Job, OpKind
+
+if TYPE_CHECKING:
+    from ..lower.views import FormView, OpView, ProjectView
+    from ..spec.model import OpSpec
+
+# (label, layout, rows, cols, src valid rows x cols, view valid rows x cols, row, col, run-time valid)
+Case = tuple[str, str, int, int, tuple[int, int], tuple[int, int], int, int, bool]
+
+CASES: list[Case] = [
+    ("row-major 16x16, view 8x8 at (4, 6)", "RowMajor", 16, 16, (16, 16), (8, 8), 4, 6, False),
+    (
+        "row-major 8x32, run-time valid 7x30, view 3x20 at (4, 10)",
+        "RowMajor",
+        8,
+        32,
+        (7, 30),
+        (3, 20),
+        4,
+        10,
+        True,
+    ),
+    ("col-major 16x8, view 10x3 at (2, 5)", "ColMajor", 16, 8, (16, 8), (10, 3), 2, 5, False),
+    ("the whole valid region 5x9 of 8x16 at (0, 0)", "RowMajor", 8, 16, (5, 9), (5, 9), 0, 0, False),
+]
+
+
+class View(OpKind):
+    name: ClassVar[str] = "view"
+
+    # ----------------------------------------------------------------- spec checks
+    def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
+        tiles = [o for o in spec.operands if o.kind == "tile"]
+        scalars = [o for o in spec.operands if o.kind == "scalar"]
+        if len(tiles) != 2 or len(scalars) != 2 or len(spec.operands) != 4:
+            return [
+                (
+                    ("operands",),
+                    "a view op has two tile operands (the view, the viewed) and two scalars (row, col)",
+                )
+            ]
+        return []
+
+    def check_expr(self, expr: semantics.Node) -> list[str]:
+        if expr.op != "name":
+            return ["a view op's expression is the viewed tile's name, e.g. `src`; it computes nothing"]
+        return []
+
+    # ----------------------------------------------------------------- naming
+    @staticmethod
+    def source(op: OpView) -> str:
+        return str(op.loaded.expr.value)
+
+    @staticmethod
+    def offsets(op: OpView) -> tuple[str, str]:
+        """The scalar operands giving the view's first row and column."""
+        row, col = (o.name for o in op.spec.operands if o.kind == "scalar")
+        return row, col
+
+    # ----------------------------------------------------------------- math
+    def result_index(self, op: OpView) -> str:
+        return "i,j"
+
+    def operand_index(self, op: OpView, operand: str) -> str:
+        if operand != self.source(op):
+            return "i,j"
+        row, col = (n.replace("_", r"\_") for n in self.offsets(op))
+        return rf"\mathrm{{{row}}} + i,\mathrm{{{col}}} + j"
+
+    # ----------------------------------------------------------------- header and backend
+    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+        """The view, the viewed tile, then the row and column (the math reads only the tile)."""
+        row, col = self.offsets(op)
+        return [*form.impl_args, form.arg(row), form.arg(col)]
+
+    # ----------------------------------------------------------------- outputs
+    def outputs(self, op: OpView) -> list[Job]:
+        return [
+            (f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op}),
+            (op.doc_path, "docs/op_page.md.j2", {"op": op}),
+            (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
+            (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
+        ]
+
+    # ----------------------------------------------------------------- tests
+    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+        profiles = [p.name for p in project.profiles]
+        order = [d.name for d in project.targets.dtypes]
+        dst, src = op.spec.semantics.domain, self.source(op)
+        dtypes: list[str] = []
+        for p in profiles:
+            dtypes += [d for d in op.test_dtypes(p) if d not in dtypes]
+        first = 0
+        for dtype in sorted(dtypes, key=order.index):
+            on = [p for p in profiles if dtype in op.test_dtypes(p)]
+            cases = []
+            for k, (label, layout, rows, cols, (svr, svc), (vr, vc), row, col, dyn) in enumerate(
+                CASES, first
+            ):
+                s = TileDecl(src, dtype, rows, cols, svr, svc, dyn, "Vec", layout)
+                d = TileDecl(dst, dtype, rows, cols, vr, vc, dyn, "Vec", layout)
+                call = Call([], [dst, src, str(row), str(col)])
+                attrs = {"row": str(row), "col": str(col)}
+                cases.append(
+                    RuntimeCase(k, label, [d, s], {}, call, layout_addresses(project, [d, s]), attrs=attrs)
+                )
+            first += len(CASES)
+            tests.runtime.append(RuntimeKernel(dtype, {dst: dtype, src: dtype}, {}, on, cases))
+        plan_rule_cases(project, op, tests)
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        dst = gx.op["domain"]
+        checks: list[Check] = []
+        for case in gx.entry["cases"]:
+            k = case["index"]
+            dtype = gx.np_type(gx.entry["dtypes"][dst])
+            seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
+            arrays = {}
+            for name, t in case["tiles"].items():
+                arrays[name] = inputs(dtype, t["rows"] * t["cols"], f"{seed}/{name}")
+                arrays[name].tofile(data / f"c{k}_{name}.bin")
+            src = next(n for n in case["tiles"] if n != dst)
+            t, s = case["tiles"][dst], case["tiles"][src]
+            row, col = int(case["attrs"]["row"]), int(case["attrs"]["col"])
+            vr, vc = t["valid_rows"], t["valid_cols"]
+            whole = logical(arrays[src], s["rows"], s["cols"], s["layout"])
+            want = whole[row : row + vr, col : col + vc].copy()
+            label = f"{gx.label} case {k} ({case['label']})"
+
+            def check(
+                d: Path, k: int = k, t: dict[str, Any] = t, want: np.ndarray = want, label: str = label
+            ) -> Outcome:
+                # dst's storage now starts inside src's: its valid region must read src's elements.
+                got = logical(
+                    np.fromfile(d / f"c{k}_{dst}.out", dtype=want.dtype), t["rows"], t["cols"], t["layout"]
+                )
+                got = got[: want.shape[0], : want.shape[1]]
+                bad = _bits(got) != _bits(want)
+                if bad.any():
+                    return Outcome("fail", label, _describe(bad, got, want, "viewed"))
+                return Outcome("pass", label)
+
+            checks.append(check)
+        return checks
