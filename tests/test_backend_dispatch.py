@@ -71,10 +71,10 @@ std::string value(V v) {
         return "value:" + std::to_string(static_cast<long double>(static_cast<double>(v)));
 }
 
-// A tile or global tensor is identified by its address, anything else by its value.
+// A tile, global tensor or context is identified by its address, anything else by its value.
 template <typename A>
 std::string id(A& a) {
-    if constexpr (requires { a.data(); })
+    if constexpr (requires { a.data(); } || requires { a.GetSession(); })
         return "object:" + std::to_string(reinterpret_cast<std::uintptr_t>(&a));
     else
         return value(a);
@@ -111,9 +111,10 @@ def stub_impls() -> str:
             )
             ids = ", ".join(f"stub::id({p.name})" for p in a.params)
             guard = f" requires({a.requires})" if a.requires else ""  # as the CPU backend's adapter
+            ret = "return {};" if op.impl_returns != "void" else ""  # a default-constructed result
             out.append(
-                f"template <{tparams}>{guard}\ninline void {a.function}({params}) {{\n"
-                f'    stub::calls.push_back({{"{a.function}", {{{targs}}}, {{{ids}}}}});\n}}'
+                f"template <{tparams}>{guard}\ninline {op.impl_returns} {a.function}({params}) {{\n"
+                f'    stub::calls.push_back({{"{a.function}", {{{targs}}}, {{{ids}}}}});{ret}\n}}'
             )
     out.append("}  // namespace pto")
     return "\n".join(out) + "\n"
@@ -174,6 +175,7 @@ def program(profile: str) -> tuple[str, int, list[str]]:
         lines = [f"{{  // {op.spec.mnemonic}"]
         lines += [f"    {MACROS.tile(t)}" for t in case.tiles]
         lines += [f"    {MACROS.glob(g)}" for g in case.globals]
+        lines += [f"    {ty} {name};" for ty, name in case.contexts]
         for name, v in case.scalars.items():
             lines.append(
                 f"    {kernel.dtypes[name]} {name}_value = static_cast<{kernel.dtypes[name]}>({v!r});"

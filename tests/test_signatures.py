@@ -39,7 +39,10 @@ def without_guard(declaration: str) -> str:
 
 def header_declaration(name: str) -> str:
     match = re.search(
-        r"(template\s*<[^{;]*?>\s*PTO_\w+\s+RecordEvent\s+" + name + r"\s*\([^)]*\))\s*\{", HEADER
+        r"(template\s*<[^{;]*?>\s*PTO_\w+\s+(?:RecordEvent|comm::AsyncEvent)\s+"
+        + name
+        + r"\s*\([^)]*\))\s*\{",
+        HEADER,
     )
     assert match, f"{name} is not defined in pto_instr.hpp"
     return without_guard(normalise_signature(match.group(1) + ";"))

@@ -47,12 +47,14 @@ class ImportProblem(Exception):
 # ----------------------------------------------------------------------------- signature
 
 
-def parse_signature(sig: str) -> tuple[str, str, list[dict[str, Any]], list[dict[str, Any]]]:
-    """(qualifier, name, template params, params) of a normalised C++ declaration."""
-    m = re.match(r"template<(.*)>(PTO_INST|PTO_INTERNAL)? ?RecordEvent (\w+)\((.*)\);?$", sig)
+def parse_signature(sig: str) -> tuple[str, str, str, list[dict[str, Any]], list[dict[str, Any]]]:
+    """(qualifier, return type, name, template params, params) of a normalised C++ declaration."""
+    m = re.match(
+        r"template<(.*)>(PTO_INST|PTO_INTERNAL)? ?(RecordEvent|comm::AsyncEvent) (\w+)\((.*)\);?$", sig
+    )
     if m is None:
         raise ImportProblem(f"cannot read the C++ declaration: {sig}")
-    targs, qual, name, params = m.groups()
+    targs, qual, returns, name, params = m.groups()
     template: list[dict[str, Any]] = []
     for t in _split(targs):
         if t.startswith(("std::enable_if", "enable_if")):
@@ -91,7 +93,7 @@ def parse_signature(sig: str) -> tuple[str, str, list[dict[str, Any]], list[dict
     for entry in out:
         if "operand" in entry:  # spec operand names are snake_case; C++ parameters may be camelCase
             entry["operand"] = _snake(entry["operand"])
-    return qual or "PTO_INST", name, template, out
+    return qual or "PTO_INST", returns, name, template, out
 
 
 _BUILTIN_SCALARS = frozenset(
@@ -580,7 +582,11 @@ def _operands(
         return operands
     # A reference page has no operand table: its syntax line names the operands instead.
     _match_names(params, rows or _syntax_rows(facts))
-    if params and not any(p.get("operand") == "dst" for p in params) and not params[0].get("events"):
+    # A hint (a GlobalTensor and a context, TPREFETCH_ASYNC) writes no operand: it has no dst.
+    hint = any("Context" in str(p.get("type", "")) for p in params)
+    if hint:
+        dst_name = ""
+    elif params and not any(p.get("operand") == "dst" for p in params) and not params[0].get("events"):
         unplaced.append(
             f"no operand is called dst: the first parameter, {params[0]['operand']}, is taken as it"
         )
@@ -601,7 +607,13 @@ def _operands(
             operands.append(_operand(name, "attr", asm, rows) | {"enum": p["attr"]})
         else:
             role = "dst" if name == dst_name else (name if name in ("tmp", "mask") else "src")
-            typ = "!pto.partition_tensor_view<MxNxdtype>" if "Global" in p["type"] else "!pto.tile<...>"
+            typ = (
+                "!pto.partition_tensor_view<MxNxdtype>"
+                if "Global" in p["type"]
+                else "!pto.context"
+                if "Context" in p["type"]
+                else "!pto.tile<...>"
+            )
             operands.append(_operand(name, role, typ, rows, glob="Global" in p["type"]))
     operands.sort(key=lambda o: 0 if o["role"] == "dst" else 1)
     return operands
@@ -637,6 +649,8 @@ def _operand(
     kind = (
         "global"
         if glob or "global" in low or "tensor_view" in low
+        else "context"
+        if "ctx" in low or "context" in low
         else "tile"
         if "tile" in low
         else "vreg"
@@ -687,8 +701,8 @@ def _mnemonic_from_name(name: str) -> str:
 
 def _declarations(
     facts: PageFacts, unplaced: list[str]
-) -> list[tuple[str, str, str, list[dict[str, Any]], list[dict[str, Any]]]]:
-    """The page's declarations that can be read: (comment, qualifier, name, template, params)."""
+) -> list[tuple[str, str, str, str, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """The page's declarations that can be read: (comment, qualifier, returns, name, template, params)."""
     out = []
     comments = facts.signature_comments + [""] * len(facts.signatures)
     for sig, comment in zip(facts.signatures, comments, strict=False):
@@ -700,7 +714,7 @@ def _declarations(
 
 
 _ANY_DECL = re.compile(
-    r"^template\s*<(?:[^;{}])*?>\s*(?:PTO_INST|PTO_INTERNAL)?\s*RecordEvent\s+(\w+)\s*\([^;{}]*\)\s*;",
+    r"^template\s*<(?:[^;{}])*?>\s*(?:PTO_INST|PTO_INTERNAL)?\s*(?:RecordEvent|comm::AsyncEvent)\s+(\w+)\s*\([^;{}]*\)\s*;",
     re.MULTILINE,
 )
 
@@ -712,8 +726,8 @@ def _declarations_anywhere(text: str, mnemonic: str) -> list[str]:
 
 
 def _main_first(
-    decls: list[tuple[str, str, str, list[dict[str, Any]], list[dict[str, Any]]]], unplaced: list[str]
-) -> list[tuple[str, str, str, list[dict[str, Any]], list[dict[str, Any]]]]:
+    decls: list[tuple[str, str, str, str, list[dict[str, Any]], list[dict[str, Any]]]], unplaced: list[str]
+) -> list[tuple[str, str, str, str, list[dict[str, Any]], list[dict[str, Any]]]]:
     """The main declaration first, then the overloads that carry all its operands.
 
     Overloads only add operands, so the main form is the one whose parameters every other form
@@ -721,16 +735,16 @@ def _main_first(
     main operand, are reported, not kept."""
     if not decls:
         return decls
-    names = [{p["name"] for p in d[4] if not p.get("events")} for d in decls]
+    names = [{p["name"] for p in d[5] if not p.get("events")} for d in decls]
     main = next((i for i, n in enumerate(names) if all(n <= m for m in names)), 0)
     out = [decls[main]]
     for i, d in enumerate(decls):
         if i == main:
             continue
         lacks = names[main] - names[i]
-        if d[2] != decls[main][2] or len(lacks) > len(names[i] - names[main]) or len(lacks) > 1:
+        if d[3] != decls[main][3] or len(lacks) > len(names[i] - names[main]) or len(lacks) > 1:
             unplaced.append(
-                f"declaration {d[2]}({', '.join(p['name'] for p in d[4])}) not kept as an overload"
+                f"declaration {d[3]}({', '.join(p['name'] for p in d[5])}) not kept as an overload"
             )
             continue
         out.append(d)
@@ -917,8 +931,9 @@ def _page_to_spec(
     if not vector and not facts.signatures:
         facts.signatures = _declarations_anywhere(text, mnemonic)
     declarations = [] if vector else _main_first(_declarations(facts, unplaced), unplaced)
+    returns = "RecordEvent"
     if declarations:
-        _, qual, name, template, params = declarations[0]
+        _, qual, returns, name, template, params = declarations[0]
     elif not vector:
         name = mnemonic.split(".", 1)[1].upper()
         qual = "PTO_INST"
@@ -927,6 +942,8 @@ def _page_to_spec(
         intrinsic = {"name": name}
         if qual != "PTO_INST":
             intrinsic["qualifier"] = qual
+        if returns != "RecordEvent":
+            intrinsic["returns"] = returns
         intrinsic["template"] = template
         intrinsic["params"] = params
     operands = _operands(facts, params, vector, targets, unplaced)
@@ -934,7 +951,7 @@ def _page_to_spec(
         _tmp_in_events(facts, operands, intrinsic)
     if intrinsic is not None:
         overloads = []
-        for comment, _, n, t, p in declarations[1:]:
+        for comment, _, _, n, t, p in declarations[1:]:
             try:
                 overloads.append(_overload(comment, t, p, operands, _rows(facts), targets, unplaced, params))
             except ImportProblem as exc:
@@ -943,6 +960,9 @@ def _page_to_spec(
             intrinsic["overloads"] = overloads
     names = {o["name"] for o in operands if o["kind"] in ("tile", "scalar", "vreg", "global", "mask")}
     dsts = [o["name"] for o in operands if o["role"] == "dst"]
+    hint = any(o["kind"] == "context" for o in operands) and not any(o["kind"] == "tile" for o in operands)
+    if hint:  # writes nothing: its domain is the GlobalTensor it reads
+        dsts = [next(o["name"] for o in operands if o["kind"] == "global")]
     if not dsts:
         raise ImportProblem("the page names no destination operand (no `dst` and no result)")
     dst = dsts[0]
@@ -981,8 +1001,11 @@ def _page_to_spec(
     if kind == "elementwise" and intro.startswith("For each") and "reading and writing" in intro:
         kind = "view"  # the view kind's iteration domain (templates/opkinds/view/domain.md.j2)
     if not vector and any(o["kind"] == "global" for o in operands):
-        # Between a GlobalTensor and one tile: a transfer; with an index tile too: a gather/scatter.
+        # Between a GlobalTensor and one tile: a transfer; with an index tile too: a gather/scatter;
+        # with a context and no tile: a hint.
         kind = "indexed" if sum(o["kind"] == "tile" for o in operands) > 1 else "transfer"
+        if any(o["kind"] == "context" for o in operands) and not any(o["kind"] == "tile" for o in operands):
+            kind = "hint"
     if kind == "predicate":  # one predicate bit per element, a tile row per predicate row
         next(o for o in operands if o["name"] == dst)["packed"] = "rows"
     sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}

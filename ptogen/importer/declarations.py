@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from ..lower.dispatch import Call, normalized
 
 _DECL = re.compile(
-    r"template\s*<((?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*)>\s*PTO_(?:INST|INTERNAL)\s+RecordEvent\s+(\w+)\s*\(([^)]*)\)",
+    r"template\s*<((?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*)>\s*PTO_(?:INST|INTERNAL)\s+(?:RecordEvent|comm::AsyncEvent)\s+(\w+)\s*\(([^)]*)\)",
     re.S,
 )
 

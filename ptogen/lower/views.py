@@ -300,6 +300,13 @@ class OpView:
         return {"per_row": ("r", "0"), "per_col": ("0", "c")}.get(broadcast or "", ("r", "c"))
 
     @property
+    def impl_returns(self) -> str:
+        """What the backend's `_IMPL` returns: nothing, unless the intrinsic hands back its result
+        (an asynchronous op's `comm::AsyncEvent`); a `RecordEvent` is made by the intrinsic itself."""
+        intr = self.spec.intrinsic
+        return "void" if intr is None or intr.returns == "RecordEvent" else intr.returns
+
+    @property
     def flat_runs(self) -> bool:
         """Whether the simulator walks a valid region spanning whole rows of row-major tiles as one
         contiguous run: every tile the element math reads is read at (r, c) as a plain element (no
@@ -511,6 +518,9 @@ class OpView:
             keys = [None] if rv.rule.profiles is None else list(rv.rule.profiles)
             for key in keys:
                 groups.setdefault(key, []).append(rv)
+        for pc in self.spec.prose_constraints:  # a profile with prose constraints only (TPREFETCH_ASYNC)
+            for key in pc.profiles or []:
+                groups.setdefault(key, [])
         return list(groups.items())
 
     def prose_for(self, profile: str | None) -> list[str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from .base import OpKind
 from .convert import Convert
 from .elementwise import Elementwise
+from .hint import Hint
 from .indexed import Indexed
 from .lane import VectorLane
 from .predicate import Predicate
@@ -35,6 +36,7 @@ KINDS: dict[str, OpKind] = {
         Transfer(),
         Indexed(),
         View(),
+        Hint(),
     )
 }
 

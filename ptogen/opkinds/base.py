@@ -26,6 +26,8 @@ class OpKind:
     form_exprs: ClassVar[bool] = False
     # Its simulator names the result's element type `T`, so `rounded(x)` may round to it.
     rounds_to_element: ClassVar[bool] = False
+    # It writes its domain operand, which is then the op's dst (a hint's domain is only read).
+    writes: ClassVar[bool] = True
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""

@@ -265,15 +265,18 @@ def check_op(
     operands = {o.name: o for o in spec.operands}
     if len(operands) != len(spec.operands):
         problems.append((("operands",), "operand names must be unique"))
+    from ..opkinds import KINDS  # the registry of op kinds (it depends on nothing of this module)
+
+    op_kind = KINDS.get(spec.semantics.kind)
     dsts = [o.name for o in spec.operands if o.role == "dst"]
-    if sorted(dsts) != sorted([spec.semantics.domain, *spec.semantics.extra_outputs]):
+    written = (
+        [spec.semantics.domain, *spec.semantics.extra_outputs] if op_kind is None or op_kind.writes else []
+    )
+    if sorted(dsts) != sorted(written):
         problems.append(
             (("operands",), "the dst operands must be the semantics domain and its extra_outputs")
         )
 
-    from ..opkinds import KINDS  # the registry of op kinds (it depends on nothing of this module)
-
-    op_kind = KINDS.get(spec.semantics.kind)
     if op_kind is None:
         problems.append(
             (("semantics", "kind"), f"unknown op kind {spec.semantics.kind!r} (known: {', '.join(KINDS)})")
@@ -285,7 +288,9 @@ def check_op(
             (("operands",), "a vector op needs its predicate mask (an operand of kind and role `mask`)")
         )
     for i, o in enumerate(spec.operands):
-        allowed = {"vreg", "scalar", "mask", "attr"} if vector else {"tile", "scalar", "attr", "global"}
+        allowed = (
+            {"vreg", "scalar", "mask", "attr"} if vector else {"tile", "scalar", "attr", "global", "context"}
+        )
         if o.kind == "mask" and o.role == "mask" and [p.role for p in spec.operands].count("mask") > 1:
             problems.append((("operands", i, "role"), "an op has one predicate mask"))
         if o.kind not in allowed:
@@ -319,7 +324,8 @@ def check_op(
     if spec.semantics.compute is not None and spec.semantics.compute not in operands:
         problems.append((("semantics", "compute"), f"unknown operand {spec.semantics.compute!r}"))
     dom = operands.get(spec.semantics.domain)
-    if dom is None or dom.role != "dst":
+    writes = op_kind is None or op_kind.writes
+    if dom is None or (writes and dom.role != "dst"):
         problems.append((("semantics", "domain"), "must name the dst operand"))
     if spec.semantics.extra_outputs and not vector:
         problems.append((("semantics", "extra_outputs"), "only vector ops have extra outputs"))
@@ -536,6 +542,13 @@ def _check_declaration(
         t = tparams.get(ref or "")
         if t is None and p.value_type is not None and p.operand in operands:
             bound.add(p.operand)  # a plain C++ type such as `bool`
+            continue
+        if (
+            t is None
+            and p.type is not None
+            and getattr(operands.get(p.operand or ""), "kind", "") == "context"
+        ):
+            bound.add(str(p.operand))  # a context object of a fixed class (PrefetchAsyncContext)
             continue
         if t is None:
             problems.append(((*at, "params", i), f"{ref!r} is not a template parameter"))

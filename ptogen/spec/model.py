@@ -158,7 +158,7 @@ def _no_duplicates(items: list[str], what: str) -> None:
 
 # ----------------------------------------------------------------------------- op spec
 
-OperandKind = Literal["tile", "scalar", "vreg", "mask", "attr", "global"]
+OperandKind = Literal["tile", "scalar", "vreg", "mask", "attr", "global", "context"]
 Role = Literal["dst", "src", "scalar", "tmp", "mask", "attr"]
 
 
@@ -317,7 +317,11 @@ class Intrinsic(Strict):
 
     name: CppIdent
     qualifier: Literal["PTO_INST", "PTO_INTERNAL"] = "PTO_INST"
-    returns: Literal["RecordEvent"] = "RecordEvent"
+    returns: Literal["RecordEvent", "comm::AsyncEvent"] = Field(
+        default="RecordEvent",
+        description="what the intrinsic returns: an event the next op may wait on, or an asynchronous "
+        "operation's completion handle (TPREFETCH_ASYNC)",
+    )
     template: list[TemplateParam]
     params: list[Param]
     tmp_in_events: Name | None = Field(

@@ -118,6 +118,7 @@ class CompileCase:
     # the dtype rule rejects); their diagnostics are expected as well.
     also: list[RuleView] = field(default_factory=list)
     globals: list[GlobalDecl] = field(default_factory=list)  # GlobalTensor operands (transfer ops)
+    contexts: list[tuple[str, str]] = field(default_factory=list)  # (C++ type, name) of context operands
 
     def messages(self) -> list[str]:
         return [rv.message(self.profile) for rv in ([self.rv] if self.rv else []) + self.also]
@@ -133,6 +134,7 @@ class RuntimeCase:
     addresses: dict[str, int] = field(default_factory=dict)
     attrs: dict[str, str] = field(default_factory=dict)
     globals: list[GlobalDecl] = field(default_factory=list)  # GlobalTensor operands (transfer ops)
+    contexts: list[tuple[str, str]] = field(default_factory=list)  # (C++ type, name) of context operands
 
 
 @dataclass

@@ -17,3 +17,4 @@
 #include "event.hpp"
 #include "vreg.hpp"
 #include <pto/cpu/tile_offsets.hpp>
+#include <pto/comm/comm_types.hpp>

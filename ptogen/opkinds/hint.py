@@ -1,0 +1,134 @@
+"""Hints: ops that ask the memory system for something the CPU simulator has no state for, and
+return a completion handle (TPREFETCH_ASYNC warms L2 with a GlobalTensor's region).
+
+The op reads its GlobalTensor and changes no element of it (`semantics.expr` names it; the math is
+the identity); its context operand carries the device workspace and the session the handle is waited
+in. On the simulator the handle is complete when the op returns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..spec import expr as semantics
+from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
+from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel
+from ..testing.results import Outcome
+from .base import Job, OpKind
+
+if TYPE_CHECKING:
+    from ..lower.views import OpView, ProjectView
+    from ..spec.model import OpSpec
+
+# (label, rows, cols, leading dimension, layout) of the GlobalTensor a case hints about.
+SHAPES = [
+    ("packed ND 8x16", 8, 16, 16, "ND"),
+    ("ND 5x7 with row stride 9", 5, 7, 9, "ND"),
+    ("DN 6x4 with column stride 8", 6, 4, 8, "DN"),
+]
+
+
+class Hint(OpKind):
+    name: ClassVar[str] = "hint"
+    writes: ClassVar[bool] = False
+
+    def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
+        kinds = sorted(o.kind for o in spec.operands)
+        if kinds != ["context", "global"]:
+            return [(("operands",), "a hint op has one GlobalTensor (`global`) and one `context` operand")]
+        return []
+
+    def check_expr(self, expr: semantics.Node) -> list[str]:
+        if expr.op != "name":
+            return ["a hint op's expression is its GlobalTensor's name, e.g. `src`; it changes no element"]
+        return []
+
+    @staticmethod
+    def context(op: OpView) -> str:
+        return next(o.name for o in op.spec.operands if o.kind == "context")
+
+    # ----------------------------------------------------------------- math
+    def result_index(self, op: OpView) -> str:
+        return "i,j"
+
+    def operand_index(self, op: OpView, operand: str) -> str:
+        return "i,j"
+
+    # ----------------------------------------------------------------- header and backend
+    def sim_args(self, op: OpView, form: Any) -> list[str]:
+        return [*form.impl_args, form.arg(self.context(op))]
+
+    # ----------------------------------------------------------------- outputs
+    def outputs(self, op: OpView) -> list[Job]:
+        return [
+            (f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op}),
+            (op.doc_path, "docs/op_page.md.j2", {"op": op}),
+            (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
+            (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
+        ]
+
+    # ----------------------------------------------------------------- tests
+    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+        profiles = [p.name for p in project.profiles]
+        order = [d.name for d in project.targets.dtypes]
+        glob, ctx = op.spec.semantics.domain, self.context(op)
+        intr = op.spec.intrinsic
+        assert intr is not None
+        ctx_type = next(str(p.type) for p in intr.params if p.operand == ctx)
+        dtypes: list[str] = []
+        for p in profiles:
+            dtypes += [d for d in op.test_dtypes(p) if d not in dtypes]
+        first = 0
+        for dtype in sorted(dtypes, key=order.index):
+            on = [p for p in profiles if dtype in op.test_dtypes(p)]
+            cases = []
+            for k, (label, rows, cols, ld, layout) in enumerate(SHAPES, first):
+                g = GlobalDecl(glob, dtype, rows, cols, ld, layout)
+                call = Call([], [glob, ctx])
+                cases.append(RuntimeCase(k, label, [], {}, call, globals=[g], contexts=[(ctx_type, ctx)]))
+            first += len(SHAPES)
+            tests.runtime.append(RuntimeKernel(dtype, {glob: dtype}, {}, on, cases))
+        # No rule to break (the pages state none a compiler can check); a legal call per profile
+        # proves each profile takes the op, in the verify file every op has.
+        for p in profiles:
+            if not op.test_dtypes(p):
+                continue
+            g = GlobalDecl(glob, op.test_dtypes(p)[0], 8, 16, 16)
+            call = Call([], [glob, ctx])
+            note = "legal twin: every rule of the profile holds"
+            tests.compile.append(
+                CompileCase(
+                    f"legal_{p.lower()}",
+                    p,
+                    None,
+                    "legal",
+                    [],
+                    call,
+                    note,
+                    globals=[g],
+                    contexts=[(ctx_type, ctx)],
+                )
+            )
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        glob = gx.op["domain"]
+        checks: list[Check] = []
+        for case in gx.entry["cases"]:
+            k = case["index"]
+            dtype = gx.np_type(gx.entry["dtypes"][glob])
+            buf = inputs(dtype, case["globals"][glob]["size"], f"{gx.op_name}/{gx.entry['group']}/{k}/{glob}")
+            buf.tofile(data / f"c{k}_{glob}.bin")
+            label = f"{gx.label} case {k} ({case['label']})"
+
+            def check(d: Path, k: int = k, want: np.ndarray = buf, label: str = label) -> Outcome:
+                got = np.fromfile(d / f"c{k}_{glob}.out", dtype=want.dtype)
+                bad = _bits(got) != _bits(want)
+                if bad.any():
+                    return Outcome("fail", label, _describe(bad, got, want, "hinted (unchanged)"))
+                return Outcome("pass", label)
+
+            checks.append(check)
+        return checks
