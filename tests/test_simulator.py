@@ -15,6 +15,9 @@ from .compilers import COMPILERS, require
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = Layout.make(root=ROOT)
 OPS = sorted(runner.load_manifest(LAYOUT)["ops"])
+# Ops with no compile-time rule under any profile (TPREFETCH_ASYNC's pages state none a compiler can
+# check): only their legal twins compile. test_every_rule_has_a_failing_case keeps rules covered.
+NO_STATIC_RULES = {"tprefetch_async"}
 
 
 def _run(compiler: str, ops: list[str], tmp_cache: Path | None = None, **kw: object) -> list[runner.Outcome]:
@@ -29,7 +32,12 @@ def test_op_kernels(op: str, compiler: str) -> None:
     outcomes = _run(compiler, [op])
     failures = [f"{o.name}: {o.detail}" for o in outcomes if o.status == "fail"]
     assert not failures, "\n".join(failures)
-    assert any("rejects:" in o.name for o in outcomes), "no compile-fail test ran"
+    if op not in NO_STATIC_RULES:
+        assert any("rejects:" in o.name for o in outcomes), "no compile-fail test ran"
+    else:
+        assert any("compiles" in o.name or "legal" in o.name for o in outcomes), [o.name for o in outcomes][
+            :5
+        ]
     assert any(" case " in o.name for o in outcomes), "no runtime case ran"
     assert sum(o.status == "pass" for o in outcomes) > 10
 
@@ -177,3 +185,13 @@ def test_cli_refuses_unknown_profiles_and_missing_compilers(
     captured = capsys.readouterr()
     assert f"ptogen test: {message}" in captured.err
     assert "passed" not in captured.out
+
+
+def test_the_ops_without_compile_fail_cases_have_no_static_rule() -> None:
+    from ptogen.lower.views import ProjectView
+    from ptogen.spec.load import load_specs
+
+    project = ProjectView(load_specs(ROOT / "specs", ROOT))
+    for op in project.ops:
+        if op.spec.short in NO_STATIC_RULES:
+            assert not any(op.rules_for(p.name, static=True) for p in project.profiles), op.spec.short
