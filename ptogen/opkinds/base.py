@@ -89,8 +89,17 @@ class OpKind:
 
     # ----------------------------------------------------------------- outputs
     def outputs(self, op: OpView) -> list[Job]:
-        """Files this op contributes besides the project-wide ones (header, checks, indexes)."""
-        raise NotImplementedError
+        """Files this op contributes besides the project-wide ones (header, checks, indexes): its
+        simulator (templates/opkinds/<kind>/sim.hpp.j2), both doc pages and the figure. An op that
+        dispatches to another op's `_IMPL` (TRECIP to TDIVS) has no simulator of its own."""
+        own = op.has_backend
+        sim = [(f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op})] if own else []
+        return [
+            *sim,
+            (op.doc_path, "docs/op_page.md.j2", {"op": op}),
+            (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
+            (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
+        ]
 
     # ----------------------------------------------------------------- header and backend
     unchecked_reason: ClassVar[str] = ""
@@ -120,6 +129,14 @@ class OpKind:
 
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
         raise NotImplementedError
+
+    @staticmethod
+    def dtype_profiles(project: ProjectView, op: OpView) -> list[tuple[str, list[str]]]:
+        """Each element type some profile's tests run, in vocabulary order, with those profiles."""
+        profiles = [p.name for p in project.profiles]
+        order = [d.name for d in project.targets.dtypes]
+        dtypes = {d for p in profiles for d in op.test_dtypes(p)}
+        return [(d, [p for p in profiles if d in op.test_dtypes(p)]) for d in sorted(dtypes, key=order.index)]
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         """Write the inputs of a runtime group's cases into `data`; return one check per case."""

@@ -37,7 +37,7 @@ from ..testing.plan import (
 )
 from ..testing.refmath import narrow
 from ..testing.results import Outcome
-from .base import Job, OpKind
+from .base import OpKind
 
 if TYPE_CHECKING:
     from ..lower.views import OpView, ProjectView
@@ -186,18 +186,6 @@ class Elementwise(OpKind):
         if broadcast == "per_col":
             return BROADCAST_STORAGE, cols, 1, vc
         return rows, cols, vr, vc
-
-    def outputs(self, op: OpView) -> list[Job]:
-        # An op that dispatches to another op's `_IMPL` (TRECIP to TDIVS) has no simulator of its own.
-        sim = (
-            [(f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op})] if op.has_backend else []
-        )
-        return [
-            *sim,
-            (op.doc_path, "docs/op_page.md.j2", {"op": op}),
-            (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
-            (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
-        ]
 
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
         plan_runtime_groups(project, op, tests)

@@ -17,7 +17,7 @@ from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
 from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel
 from ..testing.results import Outcome
-from .base import Job, OpKind
+from .base import OpKind
 
 if TYPE_CHECKING:
     from ..lower.views import OpView, ProjectView
@@ -62,28 +62,16 @@ class Hint(OpKind):
         return [*form.impl_args, form.arg(self.context(op))]
 
     # ----------------------------------------------------------------- outputs
-    def outputs(self, op: OpView) -> list[Job]:
-        return [
-            (f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op}),
-            (op.doc_path, "docs/op_page.md.j2", {"op": op}),
-            (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
-            (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
-        ]
 
     # ----------------------------------------------------------------- tests
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
         profiles = [p.name for p in project.profiles]
-        order = [d.name for d in project.targets.dtypes]
         glob, ctx = op.spec.semantics.domain, self.context(op)
         intr = op.spec.intrinsic
         assert intr is not None
         ctx_type = next(str(p.type) for p in intr.params if p.operand == ctx)
-        dtypes: list[str] = []
-        for p in profiles:
-            dtypes += [d for d in op.test_dtypes(p) if d not in dtypes]
         first = 0
-        for dtype in sorted(dtypes, key=order.index):
-            on = [p for p in profiles if dtype in op.test_dtypes(p)]
+        for dtype, on in self.dtype_profiles(project, op):
             cases = []
             for k, (label, rows, cols, ld, layout) in enumerate(SHAPES, first):
                 g = GlobalDecl(glob, dtype, rows, cols, ld, layout)

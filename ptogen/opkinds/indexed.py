@@ -35,7 +35,7 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import Job, OpKind
+from .base import OpKind
 from .transfer import global_addresses, tile_logical
 
 if TYPE_CHECKING:
@@ -409,14 +409,6 @@ class Indexed(OpKind):
     def unchecked_when(self, op: OpView, form: FormView) -> str | None:
         return f"!is_tile_data_v<{self.index_type(op, form)}>"
 
-    def outputs(self, op: OpView) -> list[Job]:
-        return [
-            (f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op}),
-            (op.doc_path, "docs/op_page.md.j2", {"op": op}),
-            (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
-            (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
-        ]
-
     # ----------------------------------------------------------------- tests
     def table_layouts(self, op: OpView, profile: str) -> list[str]:
         """GlobalTensor layouts the profile's table_layout rules admit (ND when none says)."""
@@ -428,16 +420,10 @@ class Indexed(OpKind):
         return ["ND"] if allowed is None else allowed
 
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
-        profiles = [p.name for p in project.profiles]
-        order = [d.name for d in project.targets.dtypes]
         data, index, table = self.data_tile(op), self.index_tile(op), self.table(op)
         gathers = self.gathers(op)
-        dtypes: list[str] = []
-        for p in profiles:
-            dtypes += [d for d in op.test_dtypes(p) if d not in dtypes]
         first = 0
-        for dtype in sorted(dtypes, key=order.index):
-            on = [p for p in profiles if dtype in op.test_dtypes(p)]
+        for dtype, on in self.dtype_profiles(project, op):
             groups: list[tuple[str, str, list[Case], list[str]]] = [
                 (dtype, "int32_t", CASES + (GATHER_ONLY if gathers else SCATTER_ONLY), on),
                 (f"{dtype}_colidx", "int32_t", COLUMN_INDEX, [p for p in on if p != "A2A3"]),

@@ -41,7 +41,7 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import Job, OpKind
+from .base import OpKind
 
 if TYPE_CHECKING:
     from ..lower.views import EnumView, FormView, OpView, ProjectView
@@ -173,28 +173,11 @@ class Transfer(OpKind):
         }
 
     # ----------------------------------------------------------------- outputs
-    def outputs(self, op: OpView) -> list[Job]:
-        # An op that dispatches to another op's `_IMPL` (TRECIP to TDIVS) has no simulator of its own.
-        sim = (
-            [(f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op})] if op.has_backend else []
-        )
-        return [
-            *sim,
-            (op.doc_path, "docs/op_page.md.j2", {"op": op}),
-            (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
-            (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
-        ]
 
     # ----------------------------------------------------------------- tests
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
-        profiles = [p.name for p in project.profiles]
-        order = [d.name for d in project.targets.dtypes]
         tile, glob = self.tile_operand(op), self.global_operand(op)
-        dtypes: list[str] = []
-        for p in profiles:
-            dtypes += [d for d in op.test_dtypes(p) if d not in dtypes]
-        for dtype in sorted(dtypes, key=order.index):
-            on = [p for p in profiles if dtype in op.test_dtypes(p)]
+        for dtype, on in self.dtype_profiles(project, op):
             first = sum(len(k.cases) for k in tests.runtime)
             cases = []
             for index, (label, rows, cols, vr, vc, dyn, layout, ld, pad) in enumerate(SHAPES, first):

@@ -27,7 +27,7 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import Job, OpKind
+from .base import OpKind
 
 if TYPE_CHECKING:
     from ..lower.views import FormView, OpView, ProjectView
@@ -103,25 +103,12 @@ class View(OpKind):
         return [*form.impl_args, form.arg(row), form.arg(col)]
 
     # ----------------------------------------------------------------- outputs
-    def outputs(self, op: OpView) -> list[Job]:
-        return [
-            (f"include/{op.sim_header}", self.template("sim.hpp.j2"), {"op": op}),
-            (op.doc_path, "docs/op_page.md.j2", {"op": op}),
-            (op.ref_doc_path, "docs/ref_page.md.j2", {"op": op}),
-            (f"docs/isa/figures/{op.upper}.svg", "docs/figure.svg.j2", {"op": op}),
-        ]
 
     # ----------------------------------------------------------------- tests
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
-        profiles = [p.name for p in project.profiles]
-        order = [d.name for d in project.targets.dtypes]
         dst, src = op.spec.semantics.domain, self.source(op)
-        dtypes: list[str] = []
-        for p in profiles:
-            dtypes += [d for d in op.test_dtypes(p) if d not in dtypes]
         first = 0
-        for dtype in sorted(dtypes, key=order.index):
-            on = [p for p in profiles if dtype in op.test_dtypes(p)]
+        for dtype, on in self.dtype_profiles(project, op):
             cases = []
             for k, (label, layout, rows, cols, (svr, svc), (vr, vc), row, col, dyn) in enumerate(
                 CASES, first
