@@ -10,6 +10,7 @@
 #include "element_types.hpp"
 #include "packed_types.hpp"
 #include "sim_support.hpp"
+#include <pto/cpu/NPUMemoryModel.hpp>
 
 namespace pto {
 
@@ -45,13 +46,12 @@ constexpr int DYNAMIC = -1;
 
 namespace sim {
 
-inline constexpr std::size_t unified_buffer_bytes = std::size_t{1} << 20;
+inline constexpr std::size_t unified_buffer_bytes = NPUMemoryModel::ub_bytes;
 
-// The simulated on-chip unified buffer that TASSIGN addresses are offsets into. One per process,
-// zero-initialised, shared by every tile so that overlapping assignments alias the same bytes.
+// The simulated unified buffer (Vec tiles' region of NPUMemoryModel), zero-initialised and shared
+// by every tile, so that overlapping assignments alias the same bytes.
 inline std::byte* unified_buffer() {
-    alignas(64) static std::byte buffer[unified_buffer_bytes] = {};
-    return buffer;
+    return reinterpret_cast<std::byte*>(NPUMemoryModel::Instance().GetUBBase());
 }
 
 } // namespace sim
@@ -192,6 +192,14 @@ struct Tile {
         return data_[r * RowStride + c * ColStride];
     }
 
+    // The element at storage offset `offset` (in elements, two to a byte for a twin type).
+    DType GetValue(std::uint32_t offset) const {
+        return GetProperDataPart(data_, offset);
+    }
+    void SetValue(std::uint32_t offset, const DType& value) {
+        SetProperDataPart(data_, offset, value);
+    }
+
     // Element (r, c) by value, in any layout (boxed ones included) and for twin types.
     DType GetElement(int r, int c) const {
         return GetProperDataPart(data_, GetTileElementOffset<Tile>(static_cast<std::size_t>(r), static_cast<std::size_t>(c)));
@@ -228,17 +236,72 @@ struct is_tile<Tile<L, D, R, C, B, VR, VC, S, F, P, M>> : std::true_type {};
 template <typename T>
 inline constexpr bool is_tile_v = is_tile<std::remove_cvref_t<T>>::value;
 
-// Binds the tile to byte offset `addr` of the simulated unified buffer (its own storage is released).
+namespace sim {
+
+// The memory a tile of location `loc` lives in (Bias, Scaling and Ctrl tiles share the unified buffer).
+constexpr NPUMemoryModel::Region region_of(TileType loc) {
+    switch (loc) {
+    case TileType::Mat:
+        return NPUMemoryModel::L1;
+    case TileType::Left:
+        return NPUMemoryModel::L0A;
+    case TileType::Right:
+        return NPUMemoryModel::L0B;
+    case TileType::Acc:
+        return NPUMemoryModel::L0C;
+    case TileType::ScaleLeft:
+        return NPUMemoryModel::L0A_MX;
+    case TileType::ScaleRight:
+        return NPUMemoryModel::L0B_MX;
+    default:
+        return NPUMemoryModel::UB;
+    }
+}
+
+// Bytes from a tile's first element to the end of its last valid one: the whole storage when the
+// valid shape is set at run time (or empty), else up to element (ValidRow - 1, ValidCol - 1), which is
+// the last valid one in every layout (a window of a larger block, such as a 16-row strip of an
+// accumulator, needs only that much room).
+template <typename TileT>
+constexpr std::size_t footprint_bytes() {
+    if constexpr (TileT::ValidRow <= 0 || TileT::ValidCol <= 0) {
+        return TileT::SizeBytes();
+    } else {
+        const std::size_t last = GetTileElementOffset<TileT>(TileT::ValidRow - 1, TileT::ValidCol - 1);
+        return sizeof(typename TileT::DType) * storage_units<typename TileT::DType>(last + 1);
+    }
+}
+
+} // namespace sim
+
+// Binds the tile to simulated on-chip memory (its own storage is released). `addr` is a byte offset
+// into the memory of the tile's location (the unified buffer for Vec tiles, L0C for Acc, ...), or a
+// pointer into any simulated memory, which makes the tile an alias of what lives there (code that
+// builds a second view of a tile's storage passes `other.data()`). Either way the tile's footprint
+// must fit in that memory and the address must suit the element type's alignment.
 template <typename TileT>
 void TASSIGN(TileT& tile, std::uintptr_t addr) {
     static_assert(is_tile_v<TileT>, "TASSIGN: the first argument must be a Tile");
     using D = typename TileT::DType;
-    sim::check(addr <= sim::unified_buffer_bytes && TileT::SizeBytes() <= sim::unified_buffer_bytes - addr, "TASSIGN",
-               "the tile must lie within the 1 MiB unified buffer (addr + SizeBytes() <= 1048576)");
-    sim::check(addr % alignof(D) == 0, "TASSIGN", "addr must be aligned to the element type's alignment");
-    tile.data_ = reinterpret_cast<D*>(sim::unified_buffer() + addr);
-    delete[] tile.owned_;
+    auto& memory = NPUMemoryModel::Instance();
+    const std::size_t need = sim::footprint_bytes<TileT>();
+    auto region = memory.RegionOf(addr);
+    std::uintptr_t offset = 0;
+    if (region != NPUMemoryModel::RegionCount) {
+        offset = addr - reinterpret_cast<std::uintptr_t>(memory.Base(region));
+    } else {
+        region = sim::region_of(TileT::Loc);
+        offset = addr;
+    }
+    const std::size_t size = memory.Size(region);
+    sim::check(offset <= size && need <= size - offset, "TASSIGN",
+               "the tile must lie within its on-chip memory (offset + footprint <= the memory's size)");
+    sim::check(offset % alignof(D) == 0, "TASSIGN", "addr must be aligned to the element type's alignment");
+    D* const at = reinterpret_cast<D*>(memory.Base(region) + offset);
+    if (tile.owned_ != at)
+        delete[] tile.owned_;
     tile.owned_ = nullptr;
+    tile.data_ = at;
 }
 
 template <typename TileT>

@@ -1,8 +1,15 @@
-// Compatibility with code written for upstream's CPU simulator, which selects the memory model of a
-// target before a test (`pto::NPUMemoryModel::Instance().Initialize(pto::NPUArch::A5)`). Here the
-// simulated unified buffer is one fixed 1 MiB region for every target, so selecting one only records
-// the choice; the rules of a target come from PTO_TARGET_PROFILE, not from this call.
+// The simulated on-chip memories that TASSIGN places tiles in: one zeroed region per kind of
+// buffer (the unified buffer for Vec tiles, L1 for Mat, L0A/L0B for Left/Right, L0C for Acc, the
+// MX scale buffers for ScaleLeft/ScaleRight), sized as the selected target's. Code written for
+// upstream's CPU simulator selects the target before a test (`NPU_MEMORY_INIT(NPUArch::A5)`, or
+// `NPUMemoryModel::Instance().Initialize(...)`), clears the memories between tests
+// (`NPU_MEMORY_CLEAR()`) and reads a region's base (`GetL0CBase()`). The rules of a target come
+// from PTO_TARGET_PROFILE, not from this choice; only the region sizes follow it.
 #pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
 
 namespace pto {
 
@@ -10,21 +17,95 @@ enum class NPUArch { A2A3, A5 };
 
 class NPUMemoryModel {
   public:
+    enum Region { UB, L1, L0A, L0B, L0C, L0A_MX, L0B_MX, RegionCount };
+
+    // The unified buffer is 1 MiB on every target: the simulator's scratch for vector tiles (the
+    // hardware's 192 or 256 KiB are a profile's business, not the host's).
+    static constexpr std::size_t ub_bytes = std::size_t{1} << 20;
+
     static NPUMemoryModel& Instance() {
         static NPUMemoryModel model;
         return model;
     }
 
+    // Selects the target's region sizes; every region is (re)allocated and zeroed.
     void Initialize(NPUArch arch) {
+        constexpr std::size_t KiB = 1024;
+        const std::size_t a2a3[RegionCount] = {ub_bytes, 512 * KiB, 64 * KiB, 64 * KiB, 128 * KiB, 4 * KiB, 4 * KiB};
+        const std::size_t a5[RegionCount] = {ub_bytes, 512 * KiB, 64 * KiB, 64 * KiB, 256 * KiB, 4 * KiB, 4 * KiB};
+        for (int r = 0; r < RegionCount; ++r)
+            regions_[r].assign(arch == NPUArch::A5 ? a5[r] : a2a3[r], 0);
         arch_ = arch;
+        initialized_ = true;
+    }
+
+    void EnsureInitialized() {
+        if (!initialized_)
+            Initialize(NPUArch::A2A3);
+    }
+
+    // Zeroes every region (their addresses stay).
+    void Clear() {
+        for (auto& region : regions_)
+            region.assign(region.size(), 0);
     }
 
     NPUArch Arch() const {
         return arch_;
     }
 
+    char* Base(Region r) {
+        EnsureInitialized();
+        return regions_[r].data();
+    }
+    std::size_t Size(Region r) {
+        EnsureInitialized();
+        return regions_[r].size();
+    }
+    char* GetUBBase() {
+        return Base(UB);
+    }
+    char* GetL1Base() {
+        return Base(L1);
+    }
+    char* GetL0ABase() {
+        return Base(L0A);
+    }
+    char* GetL0BBase() {
+        return Base(L0B);
+    }
+    char* GetL0CBase() {
+        return Base(L0C);
+    }
+
+    // The region an address already points into (a host pointer to simulated memory), or
+    // RegionCount when it points into none.
+    Region RegionOf(std::uintptr_t addr) {
+        EnsureInitialized();
+        for (int r = 0; r < RegionCount; ++r) {
+            const auto start = reinterpret_cast<std::uintptr_t>(regions_[r].data());
+            if (addr >= start && addr < start + regions_[r].size())
+                return static_cast<Region>(r);
+        }
+        return RegionCount;
+    }
+
   private:
+    NPUMemoryModel() = default;
+
+    std::vector<char> regions_[RegionCount];
     NPUArch arch_ = NPUArch::A2A3;
+    bool initialized_ = false;
 };
+
+// Selects the target and (re)initialises the memories (upstream's spelling).
+inline void NPU_MEMORY_INIT(NPUArch arch = NPUArch::A2A3) {
+    NPUMemoryModel::Instance().Initialize(arch);
+}
+
+// Zeroes the memories, e.g. between tests (upstream's spelling).
+inline void NPU_MEMORY_CLEAR() {
+    NPUMemoryModel::Instance().Clear();
+}
 
 }  // namespace pto

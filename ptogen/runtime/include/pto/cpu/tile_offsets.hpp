@@ -38,6 +38,12 @@ constexpr std::size_t GetTileElementOffset(std::size_t r, std::size_t c) {
     }
 }
 
+// Upstream's name for the same offset.
+template <typename TileData>
+constexpr std::size_t GetTileOffset(int r, int c) {
+    return GetTileElementOffset<TileData>(static_cast<std::size_t>(r), static_cast<std::size_t>(c));
+}
+
 namespace sim {
 
 // Element (r, c) of a tile (plain or boxed layout) or of anything else that has at(r, c) (a
