@@ -22,7 +22,8 @@ PROGRAM = r"""
 
 using namespace pto;
 
-using Acc = Tile<TileType::Acc, int32_t, 128, 256, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+using Acc =
+    Tile<TileType::Acc, int32_t, 128, 256, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
 using Strip = Tile<TileType::Acc, int32_t, 128, 256, BLayout::ColMajor, 16, 256, SLayout::RowMajor, 1024>;
 using Vec = Tile<TileType::Vec, float, 8, 64>;
 
