@@ -88,4 +88,5 @@ def test_generated_header_dispatches_as_upstream() -> None:
             assert ours[name][shape] == dispatch, (name, shape)
             compared.add((name, shape))
     # Every generated declaration that upstream has is compared (the rest are pinned gaps).
-    assert len(compared) == sum(len(forms) for forms in ours.values()) - 1  # TPRELU's three-tile form
+    # TPRELU's three-tile form, and TALIAS, which upstream's header does not declare (its notes).
+    assert len(compared) == sum(len(forms) for forms in ours.values()) - 1 - len(ours.get("TALIAS", {}))

@@ -239,6 +239,8 @@ EXACT: tuple[str, ...] = (
     "vector/ops/vec-scalar-ops/vxors.md",
     "tile/ops/sync-and-config/subview.md",
     "TSUBVIEW.md",
+    "tile/ops/sync-and-config/talias.md",
+    "TALIAS.md",
     "tile/ops/memory-and-data-movement/tprefetch_async.md",
     "TPREFETCH_ASYNC.md",
 )

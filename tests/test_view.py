@@ -1,4 +1,4 @@
-"""The view op kind (TSUBVIEW, ptogen/opkinds/view.py): the math the pages show, writes through a
+"""The view op kind (TSUBVIEW and TALIAS, ptogen/opkinds/view.py): the math the pages show, writes through a
 view landing in the viewed tile, and the simulator's stop on a view outside the source's valid
 region. (The generated cases check reads through views for every type and profile.)"""
 
@@ -36,6 +36,17 @@ int main(int argc, char** argv) {
         std::printf("survived\n");
         return 0;
     }
+    if (what == "alias_outside") {
+        using Small = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 2, 16>;
+        Small small;
+        TALIAS(src, small);  // src shows 8 valid rows, small has 2
+        std::printf("survived\n");
+        return 0;
+    }
+    Part alias;
+    TALIAS(alias, src);
+    alias.at(2, 3) = 77;  // src (2, 3)
+    std::printf("%d\n", src.at(2, 3));
     TSUBVIEW(view, src, 2, 5);
     std::printf("%d %d\n", view.at(0, 0), view.at(2, 3));  // src (2, 5) and (4, 8)
     view.at(1, 1) = -7;  // src (3, 6)
@@ -62,7 +73,7 @@ def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
 def test_a_view_reads_and_writes_the_viewed_tile(program: Path) -> None:
     out = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["205", "408", "-7"]
+    assert out.stdout.split() == ["77", "205", "408", "-7"]
 
 
 def test_a_view_outside_the_valid_region_stops(program: Path) -> None:
@@ -71,6 +82,12 @@ def test_a_view_outside_the_valid_region_stops(program: Path) -> None:
     assert out.stderr.startswith("PTO runtime error: TSUBVIEW: the view (row_idx + dst valid rows"), (
         out.stderr
     )
+
+
+def test_an_alias_outside_the_valid_region_stops(program: Path) -> None:
+    out = subprocess.run([str(program), "alias_outside"], capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "survived" not in out.stdout
+    assert out.stderr.startswith("PTO runtime error: TALIAS: the alias's valid region must lie within"), out.stderr
 
 
 def test_the_pages_show_the_view_math() -> None:

@@ -1,11 +1,12 @@
-"""Views: a tile that reads and writes another tile's storage (TSUBVIEW).
+"""Views: a tile that reads and writes another tile's storage (TSUBVIEW, TALIAS).
 
 `dst` becomes a view of `src` starting at element (row, col) of src's valid region:
 `dst[i, j]` is `src[row + i, col + j]` for every element of dst's valid region, and a write through
 either tile is seen by the other. Nothing is copied; the simulator points dst at src's storage, so
 the two tiles must lay storage out the same way (the `same_storage` rule) and the view must lie
 within src's valid region (the simulator stops otherwise). `semantics.expr` names the viewed tile;
-the two scalar operands are the row and column of the view's first element, in that order.
+two scalar operands, if the op has them, are the row and column of the view's first element, in
+that order; without them the view starts at src's first element (an alias, TALIAS).
 """
 
 from __future__ import annotations
@@ -53,6 +54,14 @@ CASES: list[Case] = [
     ("the whole valid region 5x9 of 8x16 at (0, 0)", "RowMajor", 8, 16, (5, 9), (5, 9), 0, 0, False),
 ]
 
+# An alias starts at (0, 0): the same storage under a valid shape of its own.
+ALIAS_CASES: list[Case] = [
+    ("row-major 16x16, alias valid 8x8", "RowMajor", 16, 16, (16, 16), (8, 8), 0, 0, False),
+    ("row-major 8x32, run-time valid 7x30, alias 3x20", "RowMajor", 8, 32, (7, 30), (3, 20), 0, 0, True),
+    ("col-major 16x8, alias valid 10x3", "ColMajor", 16, 8, (16, 8), (10, 3), 0, 0, False),
+    ("the whole valid region 5x9 of 8x16", "RowMajor", 8, 16, (5, 9), (5, 9), 0, 0, False),
+]
+
 
 class View(OpKind):
     name: ClassVar[str] = "view"
@@ -61,11 +70,11 @@ class View(OpKind):
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         tiles = [o for o in spec.operands if o.kind == "tile"]
         scalars = [o for o in spec.operands if o.kind == "scalar"]
-        if len(tiles) != 2 or len(scalars) != 2 or len(spec.operands) != 4:
+        if len(tiles) != 2 or len(scalars) not in (0, 2) or len(spec.operands) != 2 + len(scalars):
             return [
                 (
                     ("operands",),
-                    "a view op has two tile operands (the view, the viewed) and two scalars (row, col)",
+                    "a view op has two tiles (the view, the viewed) and two scalars (row, col) or none",
                 )
             ]
         return []
@@ -81,46 +90,47 @@ class View(OpKind):
         return str(op.loaded.expr.value)
 
     @staticmethod
-    def offsets(op: OpView) -> tuple[str, str]:
-        """The scalar operands giving the view's first row and column."""
-        row, col = (o.name for o in op.spec.operands if o.kind == "scalar")
-        return row, col
+    def offsets(op: OpView) -> tuple[str, str] | None:
+        """The scalar operands giving the view's first row and column (None: it starts at (0, 0))."""
+        names = [o.name for o in op.spec.operands if o.kind == "scalar"]
+        return (names[0], names[1]) if names else None
 
     # ----------------------------------------------------------------- math
     def result_index(self, op: OpView) -> str:
         return "i,j"
 
     def operand_index(self, op: OpView, operand: str) -> str:
-        if operand != self.source(op):
+        offsets = self.offsets(op)
+        if operand != self.source(op) or offsets is None:
             return "i,j"
-        row, col = (n.replace("_", r"\_") for n in self.offsets(op))
+        row, col = (n.replace("_", r"\_") for n in offsets)
         return rf"\mathrm{{{row}}} + i,\mathrm{{{col}}} + j"
 
     # ----------------------------------------------------------------- header and backend
     def sim_args(self, op: OpView, form: FormView) -> list[str]:
         """The view, the viewed tile, then the row and column (the math reads only the tile)."""
-        row, col = self.offsets(op)
-        return [*form.impl_args, form.arg(row), form.arg(col)]
+        offsets = self.offsets(op)
+        return [*form.impl_args, *(form.arg(n) for n in offsets or ())]
 
     # ----------------------------------------------------------------- outputs
 
     # ----------------------------------------------------------------- tests
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
         dst, src = op.spec.semantics.domain, self.source(op)
+        offsets = self.offsets(op) is not None
+        plan = CASES if offsets else ALIAS_CASES
         first = 0
         for dtype, on in self.dtype_profiles(project, op):
             cases = []
-            for k, (label, layout, rows, cols, (svr, svc), (vr, vc), row, col, dyn) in enumerate(
-                CASES, first
-            ):
+            for k, (label, layout, rows, cols, (svr, svc), (vr, vc), row, col, dyn) in enumerate(plan, first):
                 s = TileDecl(src, dtype, rows, cols, svr, svc, dyn, "Vec", layout)
                 d = TileDecl(dst, dtype, rows, cols, vr, vc, dyn, "Vec", layout)
-                call = Call([], [dst, src, str(row), str(col)])
+                call = Call([], [dst, src, *([str(row), str(col)] if offsets else [])])
                 attrs = {"row": str(row), "col": str(col)}
                 cases.append(
                     RuntimeCase(k, label, [d, s], {}, call, layout_addresses(project, [d, s]), attrs=attrs)
                 )
-            first += len(CASES)
+            first += len(plan)
             tests.runtime.append(RuntimeKernel(dtype, {dst: dtype, src: dtype}, {}, on, cases))
         plan_rule_cases(project, op, tests)
 
