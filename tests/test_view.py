@@ -87,7 +87,8 @@ def test_a_view_outside_the_valid_region_stops(program: Path) -> None:
 def test_an_alias_outside_the_valid_region_stops(program: Path) -> None:
     out = subprocess.run([str(program), "alias_outside"], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "survived" not in out.stdout
-    assert out.stderr.startswith("PTO runtime error: TALIAS: the alias's valid region must lie within"), out.stderr
+    expected = "PTO runtime error: TALIAS: the alias's valid region must lie within"
+    assert out.stderr.startswith(expected), out.stderr
 
 
 def test_the_pages_show_the_view_math() -> None:
