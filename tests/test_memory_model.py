@@ -56,6 +56,13 @@ int main(int argc, char** argv) {
                 int(reinterpret_cast<char*>(base.data()) - mem.GetUBBase()),
                 int(reinterpret_cast<char*>(strip.data()) - mem.GetL0CBase()),
                 int(reinterpret_cast<char*>(full.data()) - mem.GetL0CBase()));
+    Vec fixed;  // the address as a template argument
+    TASSIGN<0x40>(fixed);
+    static float host[512];
+    host[3] = 4.5f;
+    GlobalTensor<float, Shape<1, 1, 1, 8, 64>, Stride<512, 512, 512, 64, 1>> g;
+    TASSIGN(g, host);  // a GlobalTensor takes a pointer to global memory
+    std::printf("%d %g\n", int(fixed.data() == base.data()), double(g.GetElement(std::size_t{3})));
     NPU_MEMORY_CLEAR();
     std::printf("%g\n", double(base.GetValue(64 + 5)));
     return 0;
@@ -79,8 +86,9 @@ def test_regions_aliases_and_windows(program: Path) -> None:
     out = subprocess.run([str(program)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     # alias sees base's write and base the alias's; base at UB offset 0x40; the strip at its byte
-    # offset in L0C; the full block at 0; after NPU_MEMORY_CLEAR the memory reads 0.
-    assert out.stdout.split() == ["2.5", "-1", "64", str(112 * 16 * 4), "0", "0"]
+    # offset in L0C; the full block at 0; TASSIGN<0x40> lands on base; a GlobalTensor takes a
+    # pointer; after NPU_MEMORY_CLEAR the memory reads 0.
+    assert out.stdout.split() == ["2.5", "-1", "64", str(112 * 16 * 4), "0", "1", "4.5", "0"]
 
 
 def test_the_region_size_follows_the_target(program: Path) -> None:

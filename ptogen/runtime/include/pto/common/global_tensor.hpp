@@ -141,6 +141,10 @@ struct GlobalTensor {
     const DType* data() const {
         return data_;
     }
+    // Points the tensor at other global memory (TASSIGN of a GlobalTensor).
+    void SetAddr(DType* data) {
+        data_ = data;
+    }
     int64_t GetShape(int dim) const {
         return shape_.shape[dim];
     }
@@ -262,6 +266,20 @@ struct GlobalTensor {
     Shape_ shape_{};
     Stride_ stride_{};
 };
+
+// TASSIGN of a GlobalTensor: it views the global memory at `data` (a pointer to its element type).
+template <typename E, typename S, typename D, Layout L>
+void TASSIGN(GlobalTensor<E, S, D, L>& tensor, E* data) {
+    tensor.SetAddr(data);
+}
+
+// TASSIGN<Addr>(tile): the address as a template argument, for code that places tiles at compile
+// time. Upstream's CPU simulator checks nothing more at compile time; the run-time checks apply.
+template <std::size_t Addr, typename TileT>
+void TASSIGN(TileT& tile) {
+    static_assert(is_tile_v<TileT>, "TASSIGN<Addr>: the argument must be a Tile");
+    TASSIGN(tile, static_cast<std::uintptr_t>(Addr));
+}
 
 template <typename T>
 struct is_global_tensor : std::false_type {};
