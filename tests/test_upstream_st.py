@@ -12,6 +12,7 @@ import pytest
 
 from ptogen.cli import main
 from ptogen.upstream_st import (
+    RUNTIME_DIRS,
     CaseResult,
     DirResult,
     discover,
@@ -115,6 +116,10 @@ def test_select_ops_accepts_every_spelling_and_names_the_unknown() -> None:
     covered = ["tadd", "tsub"]
     assert select_ops(covered, []) == (covered, [])
     assert select_ops(covered, ["TADD", "pto.tsub", "tfoo"]) == (["tadd", "tsub"], ["tfoo"])
+    # the runtime's hand-written intrinsics (TASSIGN) are selectable too, and a mnemonic that differs
+    # from its intrinsic resolves through the aliases
+    assert select_ops([*covered, *RUNTIME_DIRS], ["tassign"]) == (["tassign"], [])
+    assert select_ops([*covered, "tsubview"], ["pto.subview"], {"subview": "tsubview"}) == (["tsubview"], [])
 
 
 def test_table_and_summary_count_cases_and_name_causes() -> None:
