@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -17,3 +19,24 @@ def require(compiler: str) -> str:
     if path is None:
         pytest.skip(f"{compiler} not found on PATH (install it, e.g. `apt-get install clang`)")
     return path
+
+
+# How the C++ tests build a host program against the generated headers and the runtime, as code
+# written for upstream's CPU simulator is built (`-D__CPU_SIM`), warnings as errors.
+SIM_FLAGS = ["-std=c++20", "-D__CPU_SIM", "-Wall", "-Wextra", "-Werror"]
+
+
+def build_program(cxx: str, source: str, work: Path, name: str, extra: list[str] | None = None) -> Path:
+    """Compile `source` into `work/name` with `cxx`; the compiler's errors fail the test."""
+    from .helpers import ROOT
+
+    includes = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
+    (work / f"{name}.cpp").write_text(source, encoding="utf-8")
+    exe = work / name
+    built = subprocess.run(
+        [cxx, *SIM_FLAGS, *(extra or []), *includes, str(work / f"{name}.cpp"), "-o", str(exe)],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    return exe

@@ -9,11 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .compilers import COMPILERS, require
-from .helpers import ROOT
-
-FLAGS = ["-std=c++20", "-D__CPU_SIM", "-Wall", "-Wextra", "-Werror"]
-INCLUDES = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
+from .compilers import COMPILERS, build_program, require
 
 PROGRAM = r"""
 #include <pto/pto-inst.hpp>
@@ -50,15 +46,8 @@ int main() {
 
 @pytest.mark.parametrize("compiler", COMPILERS)
 def test_prefetch_async_returns_a_complete_handle(compiler: str, tmp_path: Path) -> None:
-    cxx = require(compiler)
-    (tmp_path / "p.cpp").write_text(PROGRAM, encoding="utf-8")
-    built = subprocess.run(
-        [cxx, *FLAGS, *INCLUDES, str(tmp_path / "p.cpp"), "-o", str(tmp_path / "p")],
-        capture_output=True,
-        text=True,
-    )
-    assert built.returncode == 0, built.stderr
-    out = subprocess.run([str(tmp_path / "p")], capture_output=True, text=True, timeout=60)
+    exe = build_program(require(compiler), PROGRAM, tmp_path, "p")
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     # one event waited on; complete in its session; handle 0 as upstream's simulator returns it;
     # the shared session is the one the second context uses; the data is untouched.

@@ -10,11 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from .compilers import COMPILERS, require
-from .helpers import ROOT
-
-FLAGS = ["-std=c++20", "-D__CPU_SIM", "-Wall", "-Wextra", "-Werror"]
-INCLUDES = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
+from .compilers import COMPILERS, build_program, require
 
 PROGRAM = r"""
 #include <pto/common/type.hpp> // first, as upstream's test helpers include it
@@ -174,12 +170,7 @@ int main(int argc, char** argv) {
 def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     cxx = require(request.param)
     work = tmp_path_factory.mktemp("compat")
-    src = work / "compat.cpp"
-    src.write_text(PROGRAM, encoding="utf-8")
-    exe = work / "compat"
-    built = subprocess.run([cxx, *FLAGS, *INCLUDES, str(src), "-o", str(exe)], capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr
-    return exe
+    return build_program(cxx, PROGRAM, work, "compat")
 
 
 def _run(exe: Path, mode: str = "") -> subprocess.CompletedProcess[str]:

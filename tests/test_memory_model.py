@@ -9,11 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .compilers import COMPILERS, require
-from .helpers import ROOT
-
-FLAGS = ["-std=c++20", "-D__CPU_SIM", "-Wall", "-Wextra", "-Werror"]
-INCLUDES = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
+from .compilers import COMPILERS, build_program, require
 
 PROGRAM = r"""
 #include <pto/pto-inst.hpp>
@@ -74,12 +70,7 @@ int main(int argc, char** argv) {
 def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     cxx = require(request.param)
     work = tmp_path_factory.mktemp("memory")
-    (work / "m.cpp").write_text(PROGRAM, encoding="utf-8")
-    built = subprocess.run(
-        [cxx, *FLAGS, *INCLUDES, str(work / "m.cpp"), "-o", str(work / "m")], capture_output=True, text=True
-    )
-    assert built.returncode == 0, built.stderr
-    return work / "m"
+    return build_program(cxx, PROGRAM, work, "m")
 
 
 def test_regions_aliases_and_windows(program: Path) -> None:

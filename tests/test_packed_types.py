@@ -15,11 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .compilers import COMPILERS, require
-from .helpers import ROOT
-
-FLAGS = ["-std=c++20", "-D__CPU_SIM", "-O1", "-Wall", "-Wextra", "-Werror"]
-INCLUDES = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
+from .compilers import COMPILERS, build_program, require
 
 # (exponent bits, mantissa bits, bias) of the two 4-bit floats.
 FORMATS = {"e2m1": (2, 1, 1), "e1m2": (1, 2, 1)}
@@ -194,12 +190,7 @@ def _program() -> str:
 def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     cxx = require(request.param)
     work = tmp_path_factory.mktemp("packed")
-    src = work / "packed.cpp"
-    src.write_text(_program(), encoding="utf-8")
-    exe = work / "packed"
-    built = subprocess.run([cxx, *FLAGS, *INCLUDES, str(src), "-o", str(exe)], capture_output=True, text=True)
-    assert built.returncode == 0, built.stderr
-    return exe
+    return build_program(cxx, _program(), work, "packed", ["-O1"])
 
 
 def _lines(exe: Path, what: str) -> list[list[str]]:

@@ -9,11 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from .compilers import COMPILERS, require
+from .compilers import COMPILERS, build_program, require
 from .helpers import ROOT
-
-FLAGS = ["-std=c++20", "-D__CPU_SIM", "-Wall", "-Wextra", "-Werror"]
-INCLUDES = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
 
 PROGRAM = r"""
 #include <pto/pto-inst.hpp>
@@ -60,14 +57,7 @@ int main(int argc, char** argv) {
 def program(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     cxx = require(request.param)
     work = tmp_path_factory.mktemp("view")
-    (work / "view.cpp").write_text(PROGRAM, encoding="utf-8")
-    built = subprocess.run(
-        [cxx, *FLAGS, *INCLUDES, str(work / "view.cpp"), "-o", str(work / "view")],
-        capture_output=True,
-        text=True,
-    )
-    assert built.returncode == 0, built.stderr
-    return work / "view"
+    return build_program(cxx, PROGRAM, work, "view")
 
 
 def test_a_view_reads_and_writes_the_viewed_tile(program: Path) -> None:

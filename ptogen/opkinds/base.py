@@ -141,3 +141,17 @@ class OpKind:
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         """Write the inputs of a runtime group's cases into `data`; return one check per case."""
         raise NotImplementedError
+
+
+class NamesOperand(OpKind):
+    """Kinds whose expression only names the operand the op moves, views or reads (transfers,
+    gathers and scatters, views, hints): it computes nothing."""
+
+    def check_expr(self, expr: Node) -> list[str]:
+        if expr.op != "name":
+            return [f"a {self.name} op's expression names one operand, e.g. `src`; it computes nothing"]
+        return []
+
+    @staticmethod
+    def source(op: OpView) -> str:
+        return str(op.loaded.expr.value)

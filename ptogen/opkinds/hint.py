@@ -13,11 +13,10 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
 from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel
 from ..testing.results import Outcome
-from .base import OpKind
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..lower.views import OpView, ProjectView
@@ -31,7 +30,7 @@ SHAPES = [
 ]
 
 
-class Hint(OpKind):
+class Hint(NamesOperand):
     name: ClassVar[str] = "hint"
     writes: ClassVar[bool] = False
 
@@ -39,11 +38,6 @@ class Hint(OpKind):
         kinds = sorted(o.kind for o in spec.operands)
         if kinds != ["context", "global"]:
             return [(("operands",), "a hint op has one GlobalTensor (`global`) and one `context` operand")]
-        return []
-
-    def check_expr(self, expr: semantics.Node) -> list[str]:
-        if expr.op != "name":
-            return ["a hint op's expression is its GlobalTensor's name, e.g. `src`; it changes no element"]
         return []
 
     @staticmethod

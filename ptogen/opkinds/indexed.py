@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs, logical
 from ..testing.plan import (
     Call,
@@ -35,7 +34,7 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import OpKind
+from .base import NamesOperand
 from .transfer import global_addresses, tile_logical
 
 if TYPE_CHECKING:
@@ -342,7 +341,7 @@ COLUMN_INDEX: list[Case] = [
 ATOMIC_DTYPES = ("int32_t", "float")
 
 
-class Indexed(OpKind):
+class Indexed(NamesOperand):
     name: ClassVar[str] = "indexed"
 
     # ----------------------------------------------------------------- spec checks
@@ -352,15 +351,7 @@ class Indexed(OpKind):
             return [(("operands",), "an indexed op takes two tiles (data, index) and one GlobalTensor table")]
         return []
 
-    def check_expr(self, expr: semantics.Node) -> list[str]:
-        if expr.op != "name":
-            return ["an indexed op's expression names its source operand, e.g. `src`; it computes nothing"]
-        return []
-
     # ----------------------------------------------------------------- naming
-    @staticmethod
-    def source(op: OpView) -> str:
-        return str(op.loaded.expr.value)
 
     @staticmethod
     def table(op: OpView) -> str:

@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..lower.dispatch import fixed_type
-from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, _bits, _describe, _is_float, compute_dtype, inputs, logical
 from ..testing.plan import (
     GlobalDecl,
@@ -41,7 +40,7 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import OpKind
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..lower.views import EnumView, FormView, OpView, ProjectView
@@ -77,7 +76,7 @@ def nz_shapes(block: int) -> list[tuple[str, int, int, int, int, bool]]:
     ]
 
 
-class Transfer(OpKind):
+class Transfer(NamesOperand):
     name: ClassVar[str] = "transfer"
 
     # ----------------------------------------------------------------- spec checks
@@ -87,17 +86,7 @@ class Transfer(OpKind):
             return [(("operands",), "a transfer op has one tile and one GlobalTensor (`global`) operand")]
         return []
 
-    def check_expr(self, expr: semantics.Node) -> list[str]:
-        if expr.op != "name":
-            return [
-                "a transfer op's expression is its source operand's name, e.g. `src`; it computes nothing"
-            ]
-        return []
-
     # ----------------------------------------------------------------- naming
-    @staticmethod
-    def source(op: OpView) -> str:
-        return str(op.loaded.expr.value)
 
     @staticmethod
     def global_operand(op: OpView) -> str:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs, logical
 from ..testing.plan import (
     Call,
@@ -28,7 +27,7 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import OpKind
+from .base import NamesOperand
 
 if TYPE_CHECKING:
     from ..lower.views import FormView, OpView, ProjectView
@@ -63,7 +62,7 @@ ALIAS_CASES: list[Case] = [
 ]
 
 
-class View(OpKind):
+class View(NamesOperand):
     name: ClassVar[str] = "view"
 
     # ----------------------------------------------------------------- spec checks
@@ -79,15 +78,7 @@ class View(OpKind):
             ]
         return []
 
-    def check_expr(self, expr: semantics.Node) -> list[str]:
-        if expr.op != "name":
-            return ["a view op's expression is the viewed tile's name, e.g. `src`; it computes nothing"]
-        return []
-
     # ----------------------------------------------------------------- naming
-    @staticmethod
-    def source(op: OpView) -> str:
-        return str(op.loaded.expr.value)
 
     @staticmethod
     def offsets(op: OpView) -> tuple[str, str] | None:
