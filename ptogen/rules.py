@@ -106,12 +106,19 @@ class RuleBase(Strict):
 
     stage: ClassVar[Literal["static", "runtime"]] = "static"
     tile_intrinsic_only: ClassVar[bool] = True
+    # Checks only the declarations `in_form` accepts, in their own scope (TASSIGN<Addr>'s placement),
+    # through a check function of their own rather than the op's common one.
+    form_scoped: ClassVar[bool] = False
     scalar_operands: ClassVar[bool] = False  # may name a scalar operand (same_dtype)
     # Page line prefixes (lower case) that state this rule, so import does not keep them as prose.
     page_prefixes: ClassVar[tuple[str, ...]] = ()
 
     # The op is not offered, so the failing kernel takes its (legal) tiles from another profile.
     legal_elsewhere: ClassVar[bool] = False
+
+    def in_form(self, form: Any) -> bool:
+        """Whether a form-scoped rule checks this declaration (a lower.views.FormView)."""
+        return False
 
     def admits_layout(self, layout: str) -> bool:
         """Whether tiles of this layout can satisfy the rule (the test plan skips layouts that cannot)."""
@@ -1018,6 +1025,122 @@ class TableLayoutRule(RuleBase):
         return Broken(dict(tiles), global_layouts={self.operands[0]: "DN"})
 
 
+# ----------------------------------------------------------------------------- binding rules
+
+
+class AddressTypeRule(RuleBase):
+    """What an address may be (TASSIGN): an integer byte offset when the bound object is a tile, a
+    pointer to its element type when it is a GlobalTensor."""
+
+    kind: Literal["address_type"] = "address_type"
+    operands: list[Name] = Field(min_length=2, max_length=2, description="[the bound object, the address]")
+    scalar_operands: ClassVar[bool] = True
+    page_prefixes: ClassVar[tuple[str, ...]] = ("the address ",)
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        t, a = rv.types
+        element = f"std::is_same_v<std::remove_cv_t<std::remove_pointer_t<{a}>>, typename {t}::DType>"
+        return (
+            f"(is_tile_data_v<{t}> && std::is_integral_v<{a}>) || "
+            f"(is_global_data_v<{t}> && std::is_pointer_v<{a}> && {element})"
+        )
+
+    def text(self, op: OpView) -> str:
+        obj, addr = self.operands
+        return f"{addr} must be an integer for a tile {obj}, a pointer to its element type for a GlobalTensor"
+
+    def doc(self, op: OpView) -> str:
+        obj, addr = self.operands
+        return _with_note(
+            f"The address `{addr}` must be an integer (a byte offset) when `{obj}` is a tile, and a "
+            f"pointer to `{obj}`'s element type when it is a GlobalTensor",
+            self.note,
+        )
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        import re
+
+        m = re.match(
+            r"The address (\w+) must be an integer \(a byte offset\) when (\w+) is a tile", line.text
+        )
+        return {"operands": [m.group(2), m.group(1)]} if m else None
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        return Broken(dict(tiles), scalar_types={self.operands[1]: "0.5"})
+
+
+TileLocation = Literal["Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight"]
+
+
+class PlacementRule(RuleBase):
+    """A tile placed at a compile-time address (TASSIGN<Addr>) lies within the memory of its
+    location at an aligned address. It checks the declarations whose template carries the address;
+    a location without a capacity does not exist on the target."""
+
+    kind: Literal["placement"] = "placement"
+    operands: list[Name] = Field(min_length=2, max_length=2, description="[the tile, the address]")
+    alignment: Annotated[int, Field(ge=1, le=4096)] = Field(description="bytes the address is a multiple of")
+    capacities: dict[TileLocation, Annotated[int, Field(ge=1, le=1 << 30)]] = Field(
+        min_length=1, description="bytes of each location's memory on the target"
+    )
+    scalar_operands: ClassVar[bool] = True
+    form_scoped: ClassVar[bool] = True
+    page_prefixes: ClassVar[tuple[str, ...]] = ("with the address as a template argument",)
+
+    def in_form(self, form: Any) -> bool:
+        return any(t.operand == self.operands[1] for t in form.template)
+
+    def condition(self, op: OpView, rv: RuleView) -> str:
+        t, a = rv.types
+        size = f"{t}::Rows * {t}::Cols * sizeof(typename {t}::DType)"
+        fits = " || ".join(
+            f"({t}::Loc == TileType::{loc} && {a} <= {cap} && {size} <= {cap} - {a})"
+            for loc, cap in self.capacities.items()
+        )
+        return f"({fits}) && {a} % {self.alignment} == 0"
+
+    def _sizes(self) -> str:
+        return ", ".join(f"{loc} {cap}" for loc, cap in self.capacities.items())
+
+    def text(self, op: OpView) -> str:
+        tile, addr = self.operands
+        return (
+            f"{tile} must lie within its memory at a {self.alignment}-byte aligned {addr} "
+            f"(bytes per location: {self._sizes()})"
+        )
+
+    def doc(self, op: OpView) -> str:
+        tile, addr = self.operands
+        sizes = ", ".join(f"`{loc}` {cap}" for loc, cap in self.capacities.items())
+        return _with_note(
+            f"With the address as a template argument, `{tile}` must lie within the memory of its "
+            f"location at a {self.alignment}-byte aligned address: `{addr} % {self.alignment} == 0` and "
+            f"`{addr} + Rows * Cols * sizeof(DType)` at most the memory's size in bytes ({sizes}; no "
+            "other location exists on this target)",
+            self.note,
+        )
+
+    @classmethod
+    def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
+        import re
+
+        m = re.match(
+            r"With the address as a template argument, (\w+) must lie within the memory of its location "
+            r"at a (\d+)-byte aligned address: (\w+) % .*? \((.*?); no other location",
+            line.text,
+        )
+        if m is None:
+            return None
+        sizes = {loc: int(n) for loc, n in re.findall(r"(\w+) (\d+)", m.group(4))}
+        return {"operands": [m.group(1), m.group(3)], "alignment": int(m.group(2)), "capacities": sizes}
+
+    def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
+        # The last aligned address of the unified buffer: the tile no longer fits behind it.
+        top = self.capacities.get("Vec", 0) - self.alignment
+        return Broken(dict(tiles), scalar_types={self.operands[1]: hex(max(top, 0))})
+
+
 RULE_KINDS: tuple[type[RuleBase], ...] = (
     DTypeRule,
     DTypePairsRule,
@@ -1034,6 +1157,8 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     ValueRangeRule,
     TableLayoutRule,
     SameStorageRule,
+    AddressTypeRule,
+    PlacementRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

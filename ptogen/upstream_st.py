@@ -90,10 +90,10 @@ def discover(upstream: Path, ops: Iterable[str]) -> tuple[list[CaseDir], list[st
 
 
 # Upper-case calls that are not tile intrinsics: the simulator's own helpers and gtest's macros.
-RUNTIME_CALLS = frozenset({"TASSIGN", "TSYNC", "TEST", "TEST_F", "TEST_P", "TYPED_TEST"})
-# Directories of intrinsics the runtime implements by hand (no spec yet): run with the covered ops.
-RUNTIME_DIRS = ("tassign",)
-TRANSFERS = frozenset({"TLOAD", "TSTORE"})
+RUNTIME_CALLS = frozenset({"TSYNC", "TEST", "TEST_F", "TEST_P", "TYPED_TEST"})
+# Calls nearly every directory makes to place tiles and move data: a directory tests them only when
+# it is named after them.
+INCIDENTAL = frozenset({"TASSIGN", "TLOAD", "TSTORE"})
 _CALL = re.compile(r"\b(T[A-Z][A-Z0-9_]*)\s*(?:<[^;()]*>)?\s*\(")
 
 
@@ -117,7 +117,7 @@ def mixed_dirs(upstream: Path, ops: Iterable[str], covered: Iterable[str], taken
         case = CaseDir(d.name, d)
         ops_called = called_ops(case)
         # Moving data in and out is not what a directory tests unless it is named after it.
-        if ops_called & wanted - TRANSFERS and ops_called <= known:
+        if ops_called & wanted - INCIDENTAL and ops_called <= known:
             found.append(case)
     return found
 
@@ -322,7 +322,7 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     if not (upstream / TESTCASE_DIR).is_dir() or not (upstream / "tests/common").is_dir():
         return _usage(f"{upstream} is not an upstream checkout (no {TESTCASE_DIR} and tests/common)")
     aliases = _mnemonics(layout)
-    ops, unknown = select_ops([*aliases.values(), *RUNTIME_DIRS], args.ops, aliases)
+    ops, unknown = select_ops(list(aliases.values()), args.ops, aliases)
     if unknown:
         return _usage(f"unknown op(s): {', '.join(unknown)} (see `ptogen list`)")
     cxx = args.cxx or next((c for c in COMPILER_PREFERENCE if shutil.which(c)), "")
@@ -338,9 +338,7 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     if problem:
         return _usage(problem)
     dirs, missing = discover(upstream, ops)
-    # Every directory calls TASSIGN: only spec ops pick the mixed directories.
-    spec_ops = [o for o in ops if o not in RUNTIME_DIRS]
-    mixed = mixed_dirs(upstream, spec_ops, covered_ops(layout), {d.op for d in dirs}) if spec_ops else []
+    mixed = mixed_dirs(upstream, ops, covered_ops(layout), {d.op for d in dirs}) if ops else []
     dirs += mixed
     tested = set().union(*(called_ops(d) for d in mixed)) if mixed else set()
     missing = [m for m in missing if m.upper() not in tested]

@@ -120,14 +120,16 @@ def stub_impls() -> str:
     return "\n".join(out) + "\n"
 
 
-def _value_args(op, form, main_explicit: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
+def _value_args(op, form, main_explicit: list[str], main_args: list[str]) -> list[str]:  # type: ignore[no-untyped-def]
     """The value template arguments a call of `form` passes: the main form's explicit ones (the
-    test plan's), else the form's test value, its default, or the first value of its enum."""
+    test plan's), the main call's argument for an operand the form takes as a template argument
+    (TASSIGN<Addr>), else the form's test value, its default, or the first value of its enum."""
     main_values = [t.name for t in op.spec.intrinsic.template if t.kind == "value"]
     given = dict(zip(main_values, main_explicit, strict=False))
+    by_operand = form.main_args_by_operand(main_args)
     out = []
     for t in (t for t in form.template if t.kind == "value"):
-        out.append(given.get(t.name) or form.template_value(t.name))
+        out.append(given.get(t.name) or by_operand.get(t.operand or "") or form.template_value(t.name))
     return out
 
 
@@ -189,7 +191,7 @@ def program(profile: str) -> tuple[str, int, list[str]]:
                 continue
             args = case.call.args if form.index == 0 else form.test_call_args(case.call.args)
             dispatch = UPSTREAM.get((op.name, shape)) or dict(OURS[op.name])[shape]
-            values = _value_args(op, form, case.call.template_args)
+            values = _value_args(op, form, case.call.template_args, case.call.args)
             impl, targs, ids = _expected(dispatch, form, args, values)
             lines.append("    {")
             if form.value_output:

@@ -205,12 +205,12 @@ static void tile_checks() {
     RM moved(std::move(rm));
     CHECK(moved.data() == storage && moved.at(1, 1) == 42.0f && rm.data() == nullptr);
 
-    // TASSIGN: tiles at the same address alias; byte ranges decide overlap.
+    // sim::bind (what TASSIGN of a tile runs): tiles at the same address alias; byte ranges decide overlap.
     RM a, b, next, straddle, own1, own2;
-    TASSIGN(a, 0x100);
-    TASSIGN(b, 0x100);
-    TASSIGN(next, 0x100 + RM::SizeBytes());
-    TASSIGN(straddle, 0x100 + RM::SizeBytes() - sizeof(float));
+    sim::bind(a, 0x100);
+    sim::bind(b, 0x100);
+    sim::bind(next, 0x100 + RM::SizeBytes());
+    sim::bind(straddle, 0x100 + RM::SizeBytes() - sizeof(float));
     CHECK(reinterpret_cast<std::byte*>(a.data()) == sim::unified_buffer() + 0x100);
     a.at(1, 2) = 3.5f;
     CHECK(b.at(1, 2) == 3.5f);
@@ -222,11 +222,11 @@ static void tile_checks() {
     CHECK(!sim::tiles_overlap(own1, own2) && !sim::tiles_overlap(own1, a) &&
           sim::tiles_overlap(own1, own1));
     Tile<TileType::Vec, std::uint8_t, 1, 1> byte_tile;
-    TASSIGN(byte_tile, 0x100 + RM::SizeBytes() - 1);
+    sim::bind(byte_tile, 0x100 + RM::SizeBytes() - 1);
     CHECK(sim::tiles_overlap(a, byte_tile) && sim::tiles_overlap(byte_tile, a) &&
           !sim::tiles_overlap(byte_tile, next));
     RM last;
-    TASSIGN(last, sim::unified_buffer_bytes - RM::SizeBytes()); // the very end still fits
+    sim::bind(last, sim::unified_buffer_bytes - RM::SizeBytes()); // the very end still fits
     last.at(3, 7) = 9.0f;
     CHECK(last.at(3, 7) == 9.0f);
     CHECK(!sim::tiles_overlap(own1, sim::no_tile{}) && !sim::tiles_overlap(sim::no_tile{}, own1));
@@ -420,11 +420,11 @@ int main(int argc, char** argv) {
     }
     Tile<TileType::Vec, float, 16, 16> t;
     if (mode == "tassign_past_end")
-        TASSIGN(t, sim::unified_buffer_bytes - 512); // the tile needs 1024 bytes
+        sim::bind(t, sim::unified_buffer_bytes - 512); // the tile needs 1024 bytes
     else if (mode == "tassign_wrapping")
-        TASSIGN(t, std::numeric_limits<std::uintptr_t>::max() - 8);
+        sim::bind(t, std::numeric_limits<std::uintptr_t>::max() - 8);
     else if (mode == "tassign_misaligned")
-        TASSIGN(t, 2);
+        sim::bind(t, 2);
     else if (mode == "bad_valid_shape")
         Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC> d(17, 4);
     else if (mode == "fail")

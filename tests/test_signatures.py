@@ -41,7 +41,7 @@ def without_guard(declaration: str) -> str:
 
 def header_declaration(name: str) -> str:
     match = re.search(
-        r"(template\s*<[^{;]*?>\s*PTO_\w+\s+(?:RecordEvent|comm::AsyncEvent)\s+"
+        r"(template\s*<[^{;]*?>\s*PTO_\w+\s+(?:RecordEvent|comm::AsyncEvent|void)\s+"
         + name
         + r"\s*\([^)]*\))\s*\{",
         HEADER,

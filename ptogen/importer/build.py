@@ -50,15 +50,20 @@ class ImportProblem(Exception):
 def parse_signature(sig: str) -> tuple[str, str, str, list[dict[str, Any]], list[dict[str, Any]]]:
     """(qualifier, return type, name, template params, params) of a normalised C++ declaration."""
     m = re.match(
-        r"template<(.*)>(PTO_INST|PTO_INTERNAL)? ?(RecordEvent|comm::AsyncEvent) (\w+)\((.*)\);?$", sig
+        r"template<(.*)>(PTO_INST|PTO_INTERNAL)? ?(RecordEvent|comm::AsyncEvent|void) (\w+)\((.*)\);?$", sig
     )
     if m is None:
         raise ImportProblem(f"cannot read the C++ declaration: {sig}")
     targs, qual, returns, name, params = m.groups()
     template: list[dict[str, Any]] = []
+    tile_only: list[str] = []
     for t in _split(targs):
         if t.startswith(("std::enable_if", "enable_if")):
-            continue  # an overload guard; the generated header adds its own
+            # An overload guard; the generated header adds its own, except a form's own demand that
+            # some of its types be tiles (no events pack to tell it apart: TASSIGN<Addr>).
+            if "all_events_v" not in t:
+                tile_only += re.findall(r"is_tile_data_v<(\w+)>", t)
+            continue
         if t.startswith("typename..."):
             template.append({"name": t.removeprefix("typename..."), "kind": "pack"})
         elif t.startswith("typename"):
@@ -70,6 +75,9 @@ def parse_signature(sig: str) -> tuple[str, str, str, list[dict[str, Any]], list
             if default:
                 entry["default"] = default
             template.append(entry)
+    for entry in template:
+        if entry["name"] in tile_only:
+            entry["tile_only"] = True  # read by _overload
     kinds = {t["name"]: t["kind"] for t in template}
     out: list[dict[str, Any]] = []
     for p in _split(params):
@@ -714,7 +722,7 @@ def _declarations(
 
 
 _ANY_DECL = re.compile(
-    r"^template\s*<(?:[^;{}])*?>\s*(?:PTO_INST|PTO_INTERNAL)?\s*(?:RecordEvent|comm::AsyncEvent)\s+(\w+)\s*\([^;{}]*\)\s*;",
+    r"^template\s*<(?:[^;{}])*?>\s*(?:PTO_INST|PTO_INTERNAL)?\s*(?:RecordEvent|comm::AsyncEvent|void)\s+(\w+)\s*\([^;{}]*\)\s*;",
     re.MULTILINE,
 )
 
@@ -736,6 +744,9 @@ def _main_first(
     if not decls:
         return decls
     names = [{p["name"] for p in d[5] if not p.get("events")} for d in decls]
+    every = set().union(*names)
+    for d, n in zip(decls, names, strict=True):  # a parameter passed as a template value (TASSIGN<Addr>)
+        n |= {_carried(t) for t in d[4] if _carried(t) in every - n}
     main = next((i for i, n in enumerate(names) if all(n <= m for m in names)), 0)
     out = [decls[main]]
     for i, d in enumerate(decls):
@@ -749,6 +760,11 @@ def _main_first(
             continue
         out.append(d)
     return out
+
+
+def _carried(t: dict[str, Any]) -> str:
+    """The parameter name a value template parameter would carry (`Addr` -> `addr`), or ''."""
+    return _snake(t["name"]) if t["kind"] == "value" else ""
 
 
 def _default_declaration(
@@ -798,6 +814,11 @@ def _overload(
     the main declaration's (`main`) passes the same operand."""
     known = {o["name"] for o in operands}
     kinds = {o["name"]: o["kind"] for o in operands}
+    passed = {p.get("operand") for p in params}
+    tile_only = [t["name"] for t in template if t.pop("tile_only", False)]
+    for t in template:  # a scalar of the main form passed as a template value (TASSIGN<Addr>)
+        if _carried(t) in known and _carried(t) not in passed and kinds[_carried(t)] == "scalar":
+            t["operand"] = _carried(t)
     by_name = {p["name"]: p["operand"] for p in main or [] if "operand" in p}
     for p in params:
         if p.get("operand") is not None and p["name"] in by_name:
@@ -826,6 +847,8 @@ def _overload(
         "template": template,
         "params": params,
     }
+    if tile_only:
+        ov["tile_only"] = tile_only
     if not comment:
         unplaced.append("an overload has no summary comment: `A further documented form.` written")
     results = [o["name"] for o in own if o["role"] == "dst"]
@@ -1000,6 +1023,11 @@ def _page_to_spec(
         kind = "convert"  # the convert kind's iteration domain (templates/opkinds/convert/domain.md.j2)
     if kind == "elementwise" and intro.startswith("For each") and "reading and writing" in intro:
         kind = "view"  # the view kind's iteration domain (templates/opkinds/view/domain.md.j2)
+    if intro.startswith("For each") and "byte-addressed memory" in intro:
+        # the bind kind's iteration domain (templates/opkinds/bind/domain.md.j2): the formula reads
+        # the memory at the address operand, which is what `semantics.expr` names
+        kind = "bind"
+        expr = next((o["name"] for o in operands if o["kind"] == "scalar"), expr)
     if not vector and any(o["kind"] == "global" for o in operands):
         # Between a GlobalTensor and one tile: a transfer; with an index tile too: a gather/scatter;
         # with a context and no tile: a hint.

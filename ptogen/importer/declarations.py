@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from ..lower.dispatch import Call, normalized
 
 _DECL = re.compile(
-    r"template\s*<((?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*)>\s*PTO_(?:INST|INTERNAL)\s+(?:RecordEvent|comm::AsyncEvent)\s+(\w+)\s*\(([^)]*)\)",
+    r"template\s*<((?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*)>\s*PTO_(?:INST|INTERNAL)\s+"
+    r"(?:RecordEvent|comm::AsyncEvent|void|std::enable_if_t<(?:[^<>]|<[^<>]*>)*>)\s+(\w+)\s*\(([^)]*)\)",
     re.S,
 )
 

@@ -424,9 +424,17 @@ class OpView:
             applying = [rv for rv in applying if rv.kind == "unavailable"]
         out = []
         for rv in applying:
-            if static is not None and rv.rule.is_static != static:
+            if (static is not None and rv.rule.is_static != static) or rv.rule.form_scoped:
                 continue
             out.append(rv)
+        return out
+
+    def form_rules_for(self, profile: str) -> list[RuleView]:
+        """Form-scoped rules a profile enforces, each viewed in the scope of the first form it checks
+        (their own check functions: FormView.rules_for)."""
+        out: list[RuleView] = []
+        for form in self.forms:
+            out += [rv for rv in form.rules_for(profile) if rv.rule not in [o.rule for o in out]]
         return out
 
     def available(self, profile: str) -> bool:
@@ -534,8 +542,8 @@ class OpView:
     # ------------------------------------------------------------------ semantics
     @property
     def math(self) -> str:
-        """LaTeX of the semantics; the op kind supplies the index notation."""
-        return self.math_of(self.loaded.expr)
+        """LaTeX of the semantics; the op kind supplies the index notation (or the whole math)."""
+        return self.kind.math(self) or self.math_of(self.loaded.expr)
 
     def math_of(self, expr: semantics.Node) -> str:
         dst = self.spec.semantics.domain
@@ -617,6 +625,9 @@ class FormView:
         assert intr is not None
         if operand == intr.tmp_in_events and not any(p.operand == operand for p in self.params):
             return operand  # bound from the events pack by the body
+        carrier = self._carrier(operand)
+        if carrier is not None:
+            return carrier.name
         p = self._param_of(operand)
         return f"{p.name}.data()[0]" if p.from_tile else p.name  # element (0, 0) in every layout
 
@@ -636,6 +647,10 @@ class FormView:
             out.append({"name": f"{p.operand}_f{self.index}", "operand": str(p.operand), "like": str(like)})
         return out
 
+    def _carrier(self, operand: str) -> TemplateParam | None:
+        """The value template parameter carrying an operand in this form (TASSIGN<Addr>), if any."""
+        return next((t for t in self.template if t.operand == operand), None)
+
     def _types_for(self, main_param: str) -> list[str]:
         """The distinct types of this form that play the role of a template type parameter of the
         main one (several when the main form has one type for tiles this form types apart)."""
@@ -644,6 +659,12 @@ class FormView:
         out: list[str] = []
         for p in intr.params:
             if p.operand and main_param in (p.type, p.value_type):
+                carrier = self._carrier(p.operand)
+                if carrier is not None:  # a compile-time constant of the parameter's type
+                    t = str(carrier.type)
+                    if t not in out:
+                        out.append(t)
+                    continue
                 q = self._param_of(p.operand)
                 t = str(q.type or q.value_type)
                 if t not in out:
@@ -685,6 +706,45 @@ class FormView:
     def check_args(self) -> list[str]:
         """Arguments of the first instantiation of the op's check function from this form's scope."""
         return self.check_arg_lists[0]
+
+    # ------------------------------------------------------------------ form-scoped rules
+    def rules_for(self, profile: str) -> list[RuleView]:
+        """Form-scoped rules (rules.RuleBase.form_scoped) that a profile checks on this form, their
+        operands spelled in this form's scope: a tile by its type, a carried operand by its name."""
+        out = []
+        for i, rule in enumerate(self.op.spec.constraints):
+            if not rule.form_scoped or not rule.in_form(self):
+                continue
+            if rule.profiles is not None and profile not in rule.profiles:
+                continue
+            types = []
+            for name in rule.rule_operands:
+                carrier = self._carrier(name)
+                if carrier is not None:
+                    types.append(carrier.name)
+                    continue
+                p = self._param_of(name)
+                types.append(str(p.type or p.value_type or p.dtype_of))
+            out.append(RuleView(rule, i, types, types, [], [], self.op))
+        return out
+
+    @property
+    def has_own_checks(self) -> bool:
+        """Whether some form-scoped rule checks this form (under some profile): every profile then
+        defines its check function `check_<OP>_f<index>`."""
+        return any(r.form_scoped and r.in_form(self) for r in self.op.spec.constraints)
+
+    @property
+    def check_name(self) -> str:
+        return f"{self.op.name}_f{self.index}"
+
+    @property
+    def own_check_template(self) -> list[str]:
+        return [_tparam_decl(t.kind, t.name, t.type) for t in self.template if t.kind != "pack"]
+
+    @property
+    def own_check_args(self) -> list[str]:
+        return [t.name for t in self.template if t.kind != "pack"]
 
     @property
     def verify_args(self) -> list[str]:
@@ -749,7 +809,9 @@ class FormView:
             return str(t.default)
         return f"{t.type}::{next(e.values[0] for e in self.op.targets.enums if e.name == t.type)}"
 
-    def test_template_args(self, main_explicit: list[str], type_names: dict[str, str]) -> list[str]:
+    def test_template_args(
+        self, main_explicit: list[str], type_names: dict[str, str], main_args: list[str] | None = None
+    ) -> list[str]:
         """Explicit template arguments of a test call of this form: the main form's explicit values
         (`main_explicit`) for the value parameters it shares, the test values of its own, and, where
         a value parameter follows type parameters (TSTORE's `atomicType`), those types too, spelled
@@ -760,7 +822,11 @@ class FormView:
         assert intr is not None
         main_values = [t.name for t in intr.template if t.kind == "value"]
         given = dict(zip(main_values, main_explicit, strict=False))
-        intr_own = intr.overloads[self.index - 1].test_template_args if self.index else {}
+        intr_own = dict(intr.overloads[self.index - 1].test_template_args) if self.index else {}
+        by_operand = self.main_args_by_operand(main_args or [])
+        for t in self.template:  # an operand the main form passes as an argument (TASSIGN<Addr>)
+            if t.operand is not None and t.operand in by_operand:
+                intr_own[t.name] = by_operand[t.operand]
         if not intr_own:  # the form takes the main form's explicit values as they are
             return list(main_explicit)
         last = max(
@@ -774,7 +840,7 @@ class FormView:
         out = []
         for t in self.template[: last + 1]:
             if t.kind == "value":
-                out.append(given.get(t.name) or self.template_value(t.name))
+                out.append(given.get(t.name) or intr_own.get(t.name) or self.template_value(t.name))
             else:
                 holder = next(p for p in self.params if p.type == t.name and not p.events)
                 out.append(type_names[str(holder.operand)])
@@ -832,6 +898,11 @@ class FormView:
         """SFINAE condition that keeps overloads apart when a form takes extra tile operands: the
         main form accepts only events in its pack, an overload only tiles in its own tile slots."""
         forms = self.op.forms
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        tile_only = intr.overloads[self.index - 1].tile_only if self.index else []
+        if tile_only:  # a form that takes only tiles (TASSIGN<Addr>)
+            return " && ".join(f"is_tile_data_v<{t}>" for t in tile_only)
         pack = next((t.name for t in self.template if t.kind == "pack"), None)
         if pack is None:  # a declaration without an events pack (TPREFETCH) needs no guard
             return ""

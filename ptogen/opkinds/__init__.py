@@ -14,6 +14,7 @@ kind".
 from __future__ import annotations
 
 from .base import OpKind
+from .bind import Bind
 from .convert import Convert
 from .elementwise import Elementwise
 from .hint import Hint
@@ -37,6 +38,7 @@ KINDS: dict[str, OpKind] = {
         Indexed(),
         View(),
         Hint(),
+        Bind(),
     )
 }
 

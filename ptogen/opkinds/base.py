@@ -28,6 +28,9 @@ class OpKind:
     rounds_to_element: ClassVar[bool] = False
     # It writes its domain operand, which is then the op's dst (a hint's domain is only read).
     writes: ClassVar[bool] = True
+    # It rebinds its domain tile to other storage (TASSIGN): before each further declaration the
+    # test kernels bind the tile back to its own bytes instead of reloading them through the binding.
+    rebinds: ClassVar[bool] = False
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""
@@ -63,6 +66,10 @@ class OpKind:
     def region(self, op: OpView) -> str:
         """The tile whose valid region the op iterates (the destination, unless the kind says)."""
         return op.spec.semantics.domain
+
+    def math(self, op: OpView) -> str | None:
+        """LaTeX of the op's semantics when the kind does not write it as `dst = expr` (a binding)."""
+        return None
 
     def result_index(self, op: OpView) -> str:
         """LaTeX index of one result element, e.g. `i,j` (tile) or `i` (lane, row reduction)."""

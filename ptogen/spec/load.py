@@ -489,6 +489,10 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
         out = own.get(ov.value_output)
         if out is None or out.kind != "tile" or out.role != "dst":
             problems.append(((*at, "value_output"), "must name a destination tile among its own operands"))
+    types = {t.name for t in ov.template if t.kind == "typename"}
+    for i, name in enumerate(ov.tile_only):
+        if name not in types:
+            problems.append(((*at, "tile_only", i), f"{name!r} is not a type template parameter"))
     for name in ov.test_args:
         if name not in own or own[name].kind == "tile":
             problems.append(((*at, "test_args"), f"{name!r} is not a non-tile operand of this overload"))
@@ -525,6 +529,14 @@ def _check_declaration(
     if packs and (not params or not params[-1].events):
         problems.append(((*at, "params"), "the last parameter must be the events pack"))
     bound: set[str] = set()
+    for i, t in enumerate(template):
+        if t.operand is None:
+            continue
+        o = operands.get(t.operand)
+        if o is None or o.kind != "scalar":
+            problems.append(((*at, "template", i, "operand"), f"{t.operand!r} is not a scalar operand"))
+        else:
+            bound.add(t.operand)
     for i, p in enumerate(params):
         if p.attr is not None:
             o = operands.get(p.operand or "")

@@ -203,6 +203,11 @@ class TemplateParam(Strict):
     kind: Literal["typename", "value", "pack"]
     type: Literal["auto"] | CppQualified | None = Field(default=None, description="type of a value parameter")
     default: CppQualified | None = None
+    operand: Name | None = Field(
+        default=None,
+        description="a value parameter that carries an operand as a compile-time constant, e.g. the "
+        "address of `TASSIGN<Addr>(tile)`",
+    )
 
     @model_validator(mode="after")
     def _shape(self) -> TemplateParam:
@@ -210,6 +215,8 @@ class TemplateParam(Strict):
             raise ValueError("a value template parameter needs `type`")
         if self.kind != "value" and (self.type is not None or self.default is not None):
             raise ValueError("only value template parameters take `type`/`default`")
+        if self.operand is not None and (self.kind != "value" or self.default is not None):
+            raise ValueError("only a value template parameter without a default carries an operand")
         return self
 
 
@@ -309,6 +316,11 @@ class Overload(Strict):
         description="arg-reductions: an own destination tile that also receives the source value "
         "at each index the reduction picks (TROWARGMAX's dstVal)",
     )
+    tile_only: list[CppIdent] = Field(
+        default_factory=list,
+        description="type template parameters this declaration takes only as tiles (a SFINAE guard; "
+        "upstream's `TASSIGN<Addr>` spells it as an `enable_if_t` return type)",
+    )
     dispatch: Dispatch = Field(default_factory=Dispatch)
 
 
@@ -317,10 +329,10 @@ class Intrinsic(Strict):
 
     name: CppIdent
     qualifier: Literal["PTO_INST", "PTO_INTERNAL"] = "PTO_INST"
-    returns: Literal["RecordEvent", "comm::AsyncEvent"] = Field(
+    returns: Literal["RecordEvent", "comm::AsyncEvent", "void"] = Field(
         default="RecordEvent",
-        description="what the intrinsic returns: an event the next op may wait on, or an asynchronous "
-        "operation's completion handle (TPREFETCH_ASYNC)",
+        description="what the intrinsic returns: an event the next op may wait on, an asynchronous "
+        "operation's completion handle (TPREFETCH_ASYNC), or nothing (TASSIGN, TSYNC)",
     )
     template: list[TemplateParam]
     params: list[Param]

@@ -267,20 +267,6 @@ struct GlobalTensor {
     Stride_ stride_{};
 };
 
-// TASSIGN of a GlobalTensor: it views the global memory at `data` (a pointer to its element type).
-template <typename E, typename S, typename D, Layout L>
-void TASSIGN(GlobalTensor<E, S, D, L>& tensor, E* data) {
-    tensor.SetAddr(data);
-}
-
-// TASSIGN<Addr>(tile): the address as a template argument, for code that places tiles at compile
-// time. Upstream's CPU simulator checks nothing more at compile time; the run-time checks apply.
-template <std::size_t Addr, typename TileT>
-void TASSIGN(TileT& tile) {
-    static_assert(is_tile_v<TileT>, "TASSIGN<Addr>: the argument must be a Tile");
-    TASSIGN(tile, static_cast<std::uintptr_t>(Addr));
-}
-
 template <typename T>
 struct is_global_tensor : std::false_type {};
 template <typename E, typename S, typename D, Layout L>
@@ -288,5 +274,8 @@ struct is_global_tensor<GlobalTensor<E, S, D, L>> : std::true_type {};
 
 template <typename T>
 inline constexpr bool is_global_tensor_v = is_global_tensor<std::remove_cvref_t<T>>::value;
+// Upstream's name for the same trait.
+template <typename T>
+inline constexpr bool is_global_data_v = is_global_tensor_v<T>;
 
 } // namespace pto

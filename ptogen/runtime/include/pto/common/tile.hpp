@@ -56,10 +56,10 @@ inline std::byte* unified_buffer() {
 
 } // namespace sim
 
-template <typename TileT>
-void TASSIGN(TileT& tile, std::uintptr_t addr);
-
 namespace sim {
+// Binds a tile to simulated on-chip memory: what TASSIGN of a tile does (pto/cpu/sim/tassign.hpp).
+template <typename TileT>
+void bind(TileT& tile, std::uintptr_t addr);
 // Points the tile at storage it does not own (a view into another tile, TSUBVIEW); its own storage,
 // if it had any, is released.
 template <typename TileT>
@@ -215,7 +215,7 @@ struct Tile {
           validCol_(validCol) {}
 
     template <typename TileT>
-    friend void TASSIGN(TileT& tile, std::uintptr_t addr);
+    friend void sim::bind(TileT& tile, std::uintptr_t addr);
     template <typename TileT>
     friend void sim::rebind(TileT& tile, typename TileT::DType* storage);
 
@@ -275,12 +275,13 @@ constexpr std::size_t footprint_bytes() {
 } // namespace sim
 
 // Binds the tile to simulated on-chip memory (its own storage is released). `addr` is a byte offset
-// into the memory of the tile's location (the unified buffer for Vec tiles, L0C for Acc, ...), or a
-// pointer into any simulated memory, which makes the tile an alias of what lives there (code that
-// builds a second view of a tile's storage passes `other.data()`). Either way the tile's footprint
-// must fit in that memory and the address must suit the element type's alignment.
+// into the memory of the tile's location (the unified buffer for Vec tiles, L0C for Acc, ...), or the
+// host address of a byte of any simulated memory, which makes the tile an alias of what lives there
+// (code that builds a second view of a tile's storage passes `reinterpret_cast<std::uintptr_t>(
+// other.data())`). Either way the tile's footprint must fit in that memory and the address must suit
+// the element type's alignment.
 template <typename TileT>
-void TASSIGN(TileT& tile, std::uintptr_t addr) {
+void sim::bind(TileT& tile, std::uintptr_t addr) {
     static_assert(is_tile_v<TileT>, "TASSIGN: the first argument must be a Tile");
     using D = typename TileT::DType;
     auto& memory = NPUMemoryModel::Instance();

@@ -1,0 +1,171 @@
+"""Bindings: ops that point a tile at bytes of its on-chip memory, or a GlobalTensor at global memory
+(TASSIGN). Nothing is copied.
+
+`semantics.domain` names the bound object and `semantics.expr` the address operand: afterwards the
+tile's storage starts `addr` bytes into the memory of its location, so element (i, j) is whatever
+that memory holds at `addr + offset(i, j)`, and tiles bound to overlapping bytes see each other's
+writes. A declaration may carry the address as a template argument (`TASSIGN<Addr>(tile)`); rules
+scoped to such forms (`placement`) check it at compile time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
+from ..testing.plan import (
+    Call,
+    CompileCase,
+    GlobalDecl,
+    OpTests,
+    RuntimeCase,
+    RuntimeKernel,
+    TileDecl,
+    dtype_def,
+    layout_addresses,
+)
+from ..testing.results import Outcome
+from .base import NamesOperand
+
+if TYPE_CHECKING:
+    from ..lower.views import OpView, ProjectView
+    from ..spec.model import OpSpec
+
+# The tile holding the bytes a case binds to (declared by the test, not an operand of the op).
+BACKING = "backing"
+
+# (label, layout, rows, cols, valid rows x cols or None for static, backing rows x cols, offset in
+# elements into the backing tile's storage)
+Case = tuple[str, str, int, int, tuple[int, int] | None, tuple[int, int], int]
+
+CASES: list[Case] = [
+    ("row-major 8x16 bound to another 8x16 tile's bytes", "RowMajor", 8, 16, None, (8, 16), 0),
+    ("row-major 4x16 bound two rows into an 8x16 tile", "RowMajor", 4, 16, None, (8, 16), 32),
+    ("col-major 16x8 bound 24 elements into a 16x16 tile", "ColMajor", 16, 8, None, (16, 16), 24),
+    (
+        "run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile",
+        "RowMajor",
+        8,
+        16,
+        (5, 9),
+        (16, 16),
+        16,
+    ),
+]
+
+
+class Bind(NamesOperand):
+    name: ClassVar[str] = "bind"
+    # The overload check of the test kernels binds the tile back to its own bytes (instead of
+    # reloading them, which would write through the binding) before each further form.
+    rebinds: ClassVar[bool] = True
+
+    def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
+        kinds = sorted(o.kind for o in spec.operands)
+        if kinds != ["scalar", "tile"] or spec.semantics.domain != next(
+            o.name for o in spec.operands if o.kind == "tile"
+        ):
+            return [(("operands",), "a bind op has the bound tile (its domain) and the address (a scalar)")]
+        return []
+
+    # ----------------------------------------------------------------- math
+    def result_index(self, op: OpView) -> str:
+        return "i,j"
+
+    def operand_index(self, op: OpView, operand: str) -> str:
+        return ""
+
+    def math(self, op: OpView) -> str:
+        obj, addr = op.spec.semantics.domain, self.source(op)
+        return (
+            rf"\mathrm{{{obj}}}_{{i,j}} = M_{{\mathrm{{{obj}.Loc}}}}\left[\mathrm{{{addr}}} + "
+            rf"\mathrm{{sizeof}}(T)\cdot\mathrm{{offset}}(i, j)\right]"
+        )
+
+    # ----------------------------------------------------------------- tests
+    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+        obj, addr = op.spec.semantics.domain, self.source(op)
+        first = 0
+        for dtype, on in self.dtype_profiles(project, op):
+            size = dtype_def(project, dtype).bits // 8
+            cases = []
+            for k, (label, layout, rows, cols, valid, (br, bc), offset) in enumerate(CASES, first):
+                vr, vc = valid or (rows, cols)
+                t = TileDecl(obj, dtype, rows, cols, vr, vc, valid is not None, "Vec", layout)
+                b = TileDecl(BACKING, dtype, br, bc, br, bc, False, "Vec", "RowMajor")
+                at = layout_addresses(project, [b, t])
+                call = Call([], [obj, hex(at[BACKING] + offset * size)])
+                cases.append(RuntimeCase(k, label, [t, b], {}, call, at, attrs={"offset": str(offset)}))
+            first += len(CASES)
+            tests.runtime.append(RuntimeKernel(dtype, {obj: dtype, BACKING: dtype}, {}, on, cases))
+        self._plan_compile(project, op, tests, obj, addr)
+
+    def _plan_compile(self, project: ProjectView, op: OpView, tests: OpTests, obj: str, addr: str) -> None:
+        """Legal calls of every form (a tile at 0, a GlobalTensor at its buffer) and one breaking call
+        per rule, each under every profile that has the rule."""
+        legal = "legal twin: every rule of the profile holds"
+        for p in project.profiles:
+            dtypes = op.test_dtypes(p.name)
+            if not dtypes:
+                continue
+            tile = TileDecl(obj, dtypes[0])
+            glob = GlobalDecl(obj, dtypes[0], 8, 16, 16)
+            prof = p.name
+
+            def case(fn: str, call: Call, note: str, rv: Any = None, on_global: bool = False) -> None:
+                tests.compile.append(
+                    CompileCase(
+                        fn,
+                        prof,  # noqa: B023 (called within this iteration only)
+                        rv,
+                        rv.id if rv else "legal",
+                        [] if on_global else [tile],  # noqa: B023
+                        call,
+                        note,
+                        globals=[glob] if on_global else [],  # noqa: B023
+                    )
+                )
+
+            low = prof.lower()
+            case(f"legal_{low}", Call([], [obj, "0x0"]), legal)
+            case(f"legal_{low}_global", Call([], [obj, f"{obj}_buf.get()"]), legal, on_global=True)
+            for form in op.forms[1:]:
+                if any(t.operand == addr for t in form.template):
+                    case(f"legal_{low}_f{form.index}", Call(["0x0"], [obj]), legal)
+            for rv in op.rules_for(prof, static=True) + op.form_rules_for(prof):
+                broken = rv.rule.break_static(None, {obj: tile})  # type: ignore[arg-type]
+                value = broken.scalar_types[addr]
+                # a form-scoped rule checks the form that takes the address as a template argument
+                call = Call([value], [obj]) if rv.rule.form_scoped else Call([], [obj, value])
+                note = f"breaks rule {rv.id} ({rv.kind}) of the {prof} profile"
+                case(f"fail_{low}_{rv.id}", call, note, rv)
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        obj = gx.op["domain"]
+        checks: list[Check] = []
+        for case in gx.entry["cases"]:
+            k = case["index"]
+            dtype = gx.np_type(gx.entry["dtypes"][obj])
+            seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
+            arrays = {}
+            for name, t in case["tiles"].items():
+                arrays[name] = inputs(dtype, t["rows"] * t["cols"], f"{seed}/{name}")
+                arrays[name].tofile(data / f"c{k}_{name}.bin")
+            t = case["tiles"][obj]
+            offset = int(case["attrs"]["offset"])
+            # The bound tile's storage is the backing tile's, from the offset on.
+            want = arrays[BACKING][offset : offset + t["rows"] * t["cols"]].copy()
+            label = f"{gx.label} case {k} ({case['label']})"
+
+            def check(d: Path, k: int = k, want: np.ndarray = want, label: str = label) -> Outcome:
+                got = np.fromfile(d / f"c{k}_{obj}.out", dtype=want.dtype)
+                bad = _bits(got) != _bits(want)
+                if bad.any():
+                    return Outcome("fail", label, _describe(bad, got, want, "bound bytes"))
+                return Outcome("pass", label)
+
+            checks.append(check)
+        return checks
