@@ -89,8 +89,8 @@ def discover(upstream: Path, ops: Iterable[str]) -> tuple[list[CaseDir], list[st
     return found, missing
 
 
-# Upper-case calls that are not tile intrinsics: the simulator's own helpers and gtest's macros.
-RUNTIME_CALLS = frozenset({"TSYNC", "TEST", "TEST_F", "TEST_P", "TYPED_TEST"})
+# Upper-case calls that are not tile intrinsics: gtest's macros.
+RUNTIME_CALLS = frozenset({"TEST", "TEST_F", "TEST_P", "TYPED_TEST"})
 # Calls nearly every directory makes to place tiles and move data: a directory tests them only when
 # it is named after them.
 INCIDENTAL = frozenset({"TASSIGN", "TLOAD", "TSTORE"})

@@ -253,11 +253,11 @@ static void event_checks() {
     const RecordEvent ce{};
     T t;
     const auto start = sim::wait_count();
-    TSYNC();
+    WaitAllEvents();
     CHECK(sim::wait_count() == start);
-    TSYNC(e1);
+    WaitAllEvents(e1);
     CHECK(sim::wait_count() == start + 1);
-    TSYNC(e1, e2, ce);
+    WaitAllEvents(e1, e2, ce);
     CHECK(sim::wait_count() == start + 4);
     sim::sync_tail(t, e1, e2);
     CHECK(sim::wait_count() == start + 6);
@@ -440,7 +440,7 @@ NOT_AN_EVENT = r"""
 #include <pto/pto-inst.hpp>
 int main() {
     int not_an_event = 0;
-    pto::TSYNC(not_an_event);
+    pto::WaitAllEvents(not_an_event);
 }
 """
 
@@ -628,9 +628,9 @@ def test_half_and_bfloat16_conversions(program, tmp_path):
 
 
 @pytest.mark.parametrize("cxx", _compilers())
-def test_tsync_rejects_non_events(cxx, tmp_path):
+def test_wait_all_events_rejects_non_events(cxx, tmp_path):
     if shutil.which(cxx) is None:
         pytest.skip(f"{cxx} is not installed")
     result = _compile(cxx, NOT_AN_EVENT, tmp_path, "not_an_event")
     assert result.returncode != 0
-    assert "TSYNC: wait arguments must be events" in result.stderr
+    assert "WaitAllEvents: every argument must be an event" in result.stderr

@@ -65,3 +65,14 @@ def test_every_generated_enum_matches_upstream(tmp_path: Path) -> None:
         [cxx, "-std=c++20", "-fsyntax-only", *flags, str(src)], capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_op_pipeline_trait_matches_upstream() -> None:
+    """The `Op` enum's OpPipeEntry trait (targets.yaml) is upstream's table, entry for entry."""
+    from ptogen.spec.load import load_specs
+
+    lines = (ROOT / "tests/fixtures/upstream_op_pipes.txt").read_text().splitlines()
+    upstream = dict(line.split() for line in lines if line and not line.startswith("#"))
+    op = next(e for e in load_specs(ROOT / "specs", ROOT).targets.enums if e.name == "Op")
+    assert op.trait is not None and op.trait.default == "PIPE_ALL"
+    assert op.trait.values == upstream

@@ -241,6 +241,8 @@ EXACT: tuple[str, ...] = (
     "TSUBVIEW.md",
     "tile/ops/sync-and-config/talias.md",
     "TALIAS.md",
+    "tile/ops/sync-and-config/tsync.md",
+    "TSYNC.md",
     "tile/ops/sync-and-config/tassign.md",
     "TASSIGN.md",
     "tile/ops/memory-and-data-movement/tprefetch_async.md",

@@ -18,6 +18,9 @@ OPS = sorted(runner.load_manifest(LAYOUT)["ops"])
 # Ops with no compile-time rule under any profile (TPREFETCH_ASYNC's pages state none a compiler can
 # check): only their legal twins compile. test_every_rule_has_a_failing_case keeps rules covered.
 NO_STATIC_RULES = {"tprefetch_async"}
+# Ops that compute nothing the simulator could be asked for (TSYNC only orders work): compile cases
+# only; tests/test_sync.py runs them.
+NO_RUNTIME_CASES = {"tsync"}
 
 
 def _run(compiler: str, ops: list[str], tmp_cache: Path | None = None, **kw: object) -> list[runner.Outcome]:
@@ -38,7 +41,8 @@ def test_op_kernels(op: str, compiler: str) -> None:
         assert any("compiles" in o.name or "legal" in o.name for o in outcomes), [o.name for o in outcomes][
             :5
         ]
-    assert any(" case " in o.name for o in outcomes), "no runtime case ran"
+    if op not in NO_RUNTIME_CASES:
+        assert any(" case " in o.name for o in outcomes), "no runtime case ran"
     assert sum(o.status == "pass" for o in outcomes) > 10
 
 

@@ -233,11 +233,15 @@ def _name_from_math(
     unplaced.append(f"operand {old} named {new}, as the formula calls it")
 
 
+# How the op kinds' domain paragraphs begin (templates/opkinds/<kind>/domain.md.j2, "math_intro").
+_DOMAIN_STARTS = ("For each", "Not applicable: no element is read or written")
+
+
 def _syntax_mnemonic(facts: PageFacts, mnemonic: str) -> str:
     """The mnemonic the page's syntax lines spell, where the title names the intrinsic instead
     (the reference page TSUBVIEW.md of `pto.subview`); else `mnemonic`."""
     lines = [line for forms in facts.syntax.values() for line in forms]
-    spelled = {m.group(0) for line in lines for m in re.finditer(r"(?<![!\w.])pto\.[a-z][a-z0-9_]*", line)}
+    spelled = {m.group(0) for line in lines for m in re.finditer(r"(?<![!#\w.])pto\.[a-z][a-z0-9_]*", line)}
     if mnemonic in spelled or len(spelled) != 1:
         return mnemonic
     return spelled.pop()
@@ -494,11 +498,13 @@ _OPERAND_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 
 
 def _rows(facts: PageFacts) -> dict[str, dict[str, str]]:
-    """Operand table rows by snake_case name (`%src0` -> src0); the events pack row is no operand."""
+    """Operand table rows by snake_case name (`%src0` -> src0); the events pack row is no operand,
+    unless its type says the events are what the op works on (TSYNC's `!pto.event<...>`)."""
     rows: dict[str, dict[str, str]] = {}
     for row in read_table(facts.inputs) + read_table(facts.outputs):
         name = _snake(row["name"].lstrip("%").strip())
-        if _OPERAND_NAME.match(name) and name not in ("events", "wait_events"):
+        pack = name in ("events", "wait_events") and "!pto.event" not in row.get("type", "")
+        if _OPERAND_NAME.match(name) and not pack:
             rows.setdefault(name, row)
     return rows
 
@@ -547,6 +553,13 @@ def _syntax_rows(facts: PageFacts) -> dict[str, dict[str, str]]:
         for name, typ in zip(ins, types + [""] * len(ins), strict=False):
             rows.setdefault(_snake(name), {"type": typ} if "tile" in typ or typ == "dtype" else {})
         break
+    # An op that returns nothing (TSYNC) has only the assembly form: `tsync %events : !pto.event<...>`.
+    for line in facts.syntax.get("pto_asm", []) if not facts.syntax.get("ssa") else []:
+        m = re.match(r"^[a-z][\w.]* (?P<ins>%[^:=]*?) : (?P<types>.*)$", line)
+        if m is not None:
+            ins, types = re.findall(r"%(\w+)", m.group("ins")), _split(m.group("types"))
+            for name, typ in zip(ins, types, strict=False):
+                rows.setdefault(_snake(name), {"type": typ} if "!pto.event" in typ else {})
     return {n: r for n, r in rows.items() if _OPERAND_NAME.match(n) and not n.startswith("arg")}
 
 
@@ -603,8 +616,13 @@ def _operands(
     else:
         dst_name = "dst"
     enums = {e.name: e for e in targets.enums}
+    syntax_rows = rows or _syntax_rows(facts)
     for p in params:
         if p.get("events"):
+            # the events an op waits on as what it does (TSYNC): the page lists them as an operand
+            if "!pto.event" in syntax_rows.get(p["name"], {}).get("type", ""):
+                p["operand"] = p["name"]
+                operands.append(_operand(p["name"], "src", "!pto.event<...>", syntax_rows))
             continue
         name = p["operand"]
         if "dtype_of" in p or "value_type" in p:
@@ -657,6 +675,8 @@ def _operand(
     kind = (
         "global"
         if glob or "global" in low or "tensor_view" in low
+        else "events"
+        if "!pto.event" in low
         else "context"
         if "ctx" in low or "context" in low
         else "tile"
@@ -808,6 +828,7 @@ def _overload(
     targets: Targets,
     unplaced: list[str],
     main: list[dict[str, Any]] | None = None,
+    main_template: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A further declaration: it carries the main operands and may add its own (scratch tiles,
     modes, a further result), described by the page's operand table. A parameter named as one of
@@ -816,9 +837,27 @@ def _overload(
     kinds = {o["name"]: o["kind"] for o in operands}
     passed = {p.get("operand") for p in params}
     tile_only = [t["name"] for t in template if t.pop("tile_only", False)]
+    enums = {e.name for e in targets.enums}
+    main_targs = {t["name"] for t in main_template or []}
+    carried_own: list[dict[str, Any]] = []
+    # A form that waits on none of the main form's events (TSYNC's barrier) takes its own operand as
+    # a template value instead.
+    dropped = [n for n in known if kinds[n] == "events" and n not in passed]
     for t in template:  # a scalar of the main form passed as a template value (TASSIGN<Addr>)
         if _carried(t) in known and _carried(t) not in passed and kinds[_carried(t)] == "scalar":
             t["operand"] = _carried(t)
+        elif (  # an op class of its own as a template value, without a default (TSYNC<Op>)
+            dropped
+            and _carried(t)
+            and _carried(t) not in known
+            and t["name"] not in main_targs
+            and "default" not in t
+            and t.get("type") in enums
+        ):
+            t["operand"] = _carried(t)
+            found = next(e for e in targets.enums if e.name == t["type"])
+            asm = f"{found.asm}<...>" if found.asm else "attr"
+            carried_own.append(_operand(_carried(t), "attr", asm, rows) | {"enum": t["type"]})
     by_name = {p["name"]: p["operand"] for p in main or [] if "operand" in p}
     for p in params:
         if p.get("operand") is not None and p["name"] in by_name:
@@ -841,12 +880,14 @@ def _overload(
         [p for p in params if p.get("operand") not in known],
         {n: r for n, r in rows.items() if n not in known},
     )
-    own = _ops_of_params([p for p in params if p.get("operand") not in known], targets, rows)
+    own = _ops_of_params([p for p in params if p.get("operand") not in known], targets, rows) + carried_own
     ov: dict[str, Any] = {
         "summary": comment or "A further documented form.",
         "template": template,
         "params": params,
     }
+    if dropped:
+        ov["drops"] = dropped
     if tile_only:
         ov["tile_only"] = tile_only
     if not comment:
@@ -858,6 +899,8 @@ def _overload(
         ov["operands"] = own
     test_args = {}
     for o in own:
+        if o in carried_own:
+            continue  # a template argument: tests pass the enum's first value
         if o["kind"] == "attr":
             enum = next((e for e in targets.enums if e.name == o["enum"]), None)
             if enum is None:
@@ -947,7 +990,7 @@ def _page_to_spec(
         # and the formulas of overloads after it
         mechanism = facts.mechanism[: facts.math_at - 1]
     else:
-        mechanism = [p for p in facts.mechanism if not _plain(p).startswith("For each")]
+        mechanism = [p for p in facts.mechanism if not _plain(p).startswith(_DOMAIN_STARTS)]
     spec["mechanism"] = " ".join(" ".join(mechanism).split()) or spec["summary"]
     params: list[dict[str, Any]] = []
     intrinsic: dict[str, Any] | None = None
@@ -976,7 +1019,9 @@ def _page_to_spec(
         overloads = []
         for comment, _, _, n, t, p in declarations[1:]:
             try:
-                overloads.append(_overload(comment, t, p, operands, _rows(facts), targets, unplaced, params))
+                overloads.append(
+                    _overload(comment, t, p, operands, _rows(facts), targets, unplaced, params, template)
+                )
             except ImportProblem as exc:
                 unplaced.append(f"overload {n}({', '.join(x['name'] for x in p)}) not kept: {exc}")
         if overloads:
@@ -986,6 +1031,9 @@ def _page_to_spec(
     hint = any(o["kind"] == "context" for o in operands) and not any(o["kind"] == "tile" for o in operands)
     if hint:  # writes nothing: its domain is the GlobalTensor it reads
         dsts = [next(o["name"] for o in operands if o["kind"] == "global")]
+    waits = [o["name"] for o in operands if o["kind"] == "events"]
+    if waits and not dsts:  # orders work and writes nothing: its domain is the events it waits on
+        dsts = waits
     if not dsts:
         raise ImportProblem("the page names no destination operand (no `dst` and no result)")
     dst = dsts[0]
@@ -1019,10 +1067,14 @@ def _page_to_spec(
             unplaced.append(f"math of overload {m.group(1)} not understood ({exc}): {formula}")
     kind = "lane" if vector else _kind_of_math(facts.math or "")
     intro = _plain(facts.mechanism[facts.math_at - 1]) if facts.math_at else ""
+    if not facts.math_at:  # a kind without a formula (sync) still writes its domain paragraph
+        intro = next((_plain(p) for p in facts.mechanism if _plain(p).startswith(_DOMAIN_STARTS)), "")
     if kind == "elementwise" and intro.startswith("For each") and "converted to the element type" in intro:
         kind = "convert"  # the convert kind's iteration domain (templates/opkinds/convert/domain.md.j2)
     if kind == "elementwise" and intro.startswith("For each") and "reading and writing" in intro:
         kind = "view"  # the view kind's iteration domain (templates/opkinds/view/domain.md.j2)
+    if waits and intro.startswith("Not applicable: no element is read or written"):
+        kind = "sync"  # the sync kind's text (templates/opkinds/sync/domain.md.j2)
     if intro.startswith("For each") and "byte-addressed memory" in intro:
         # the bind kind's iteration domain (templates/opkinds/bind/domain.md.j2): the formula reads
         # the memory at the address operand, which is what `semantics.expr` names

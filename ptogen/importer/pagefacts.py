@@ -412,7 +412,7 @@ def _read_related(section: _Section, ctx: _Ctx) -> None:
 # --- syntax --------------------------------------------------------------------------------------
 
 _SYNTAX_BUCKET = {"PTO Assembly Form": "pto_asm", "AS Level 1 (SSA)": "ssa", "AS Level 2 (DPS)": "dps"}
-_SYNTAX_LINE = re.compile(r"^(?:%|pto\.\w|[a-z][\w.]*\s+(?:%|ins\())")
+_SYNTAX_LINE = re.compile(r"^(?:%|pto\.\w|[a-z][\w.]*\s+(?:%|ins\(|#pto\.))")
 _SYNC_LABEL = re.compile(r"^Synchronous form\s*:?$", re.IGNORECASE)
 _SYNTAX_BOILERPLATE = re.compile(r"^(?:Textual spelling\b|PTO-AS form\s*:)", re.IGNORECASE)
 

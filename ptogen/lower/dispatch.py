@@ -28,13 +28,13 @@ class Call:
 
     @property
     def function(self) -> str:
-        return f"{self.impl}_IMPL"
+        return self.impl if self.call == "helper" else f"{self.impl}_IMPL"
 
     @property
     def statement(self) -> str:
         """The C++ statement the intrinsic runs after its events and checks (no semicolon)."""
         args = ", ".join(self.args)
-        if self.call == "direct":
+        if self.call in ("direct", "helper"):
             targs = f"<{', '.join(self.template_args)}>" if self.template_args else ""
             return f"{self.function}{targs}({args})"
         macro = "MAP_INSTR_IMPL" + ("_T" if self.template_args else "") + ("_ROLES" if self.roles else "")
@@ -77,8 +77,8 @@ def normalized(call: Call, template: list[tuple[str, str]], params: list[str]) -
 
     targs = f"<{', '.join(rename(a) for a in call.template_args)}>" if call.template_args else ""
     via = (
-        "direct"
-        if call.call == "direct"
+        call.call
+        if call.call in ("direct", "helper")
         else f"MAP_INSTR_IMPL_ROLES {call.roles}"
         if call.roles
         else "MAP_INSTR_IMPL"
@@ -172,7 +172,7 @@ def adapter(form: FormView) -> Adapter | None:
     """The `_IMPL` adapter a form needs in the CPU backend, or None when it dispatches to another
     op's implementation (that op's own form provides the function)."""
     call = resolve(form)
-    if call.impl != form.op.name:
+    if call.impl != form.op.name or call.call == "helper":
         return None
     tparams = {t.name: t for t in form.template}
     params = {p.name: p for p in form.params}

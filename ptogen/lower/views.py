@@ -396,6 +396,8 @@ class OpView:
                 cpp.append(d.name)
                 asm.append(d.asm)
         operands = rule.rule_operands
+        if rule.form_scoped:  # spelled in the scope of each form it checks (FormView.rules_for)
+            return RuleView(rule, index, list(operands), list(operands), cpp, asm, self)
         return RuleView(
             rule,
             index,
@@ -543,7 +545,8 @@ class OpView:
     @property
     def math(self) -> str:
         """LaTeX of the semantics; the op kind supplies the index notation (or the whole math)."""
-        return self.kind.math(self) or self.math_of(self.loaded.expr)
+        own = self.kind.math(self)
+        return own if own is not None else self.math_of(self.loaded.expr)
 
     def math_of(self, expr: semantics.Node) -> str:
         dst = self.spec.semantics.domain
@@ -763,8 +766,10 @@ class FormView:
 
     @property
     def events(self) -> str:
-        """The events pack's name, or "" when the declaration takes none (TPREFETCH)."""
-        return self.params[-1].name if self.params and self.params[-1].events else ""
+        """The events pack the intrinsic waits on before it runs, or "" when the declaration takes
+        none (TPREFETCH) or its events are its operand (TSYNC, whose waiting is what it does)."""
+        last = self.params[-1] if self.params else None
+        return last.name if last is not None and last.events and last.operand is None else ""
 
     def test_call_args(self, main_args: list[str]) -> list[str]:
         """Arguments that call this form with the values a test passes to the main form (whose
@@ -884,7 +889,11 @@ class FormView:
     @property
     def own_params(self) -> list[str]:
         """Parameters carrying this form's own operands, which the simulator does not read."""
-        return [self._param_of(o.name).name for o in self.own if o.name != self.value_output]
+        return [
+            self._param_of(o.name).name
+            for o in self.own
+            if o.name != self.value_output and self._carrier(o.name) is None
+        ]
 
     @property
     def own_tiles(self) -> list[str]:
@@ -934,7 +943,8 @@ class FormView:
 
     @property
     def call_args(self) -> list[str]:
-        return [p.name for p in self.params]
+        """Arguments the public intrinsic forwards to its profiled twin (a pack expanded)."""
+        return [f"{p.name}..." if p.events else p.name for p in self.params]
 
     # ------------------------------------------------------------------ backend dispatch
     @property

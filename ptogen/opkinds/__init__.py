@@ -22,6 +22,7 @@ from .indexed import Indexed
 from .lane import VectorLane
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
+from .sync import Sync
 from .transfer import Transfer
 from .view import View
 
@@ -39,6 +40,7 @@ KINDS: dict[str, OpKind] = {
         View(),
         Hint(),
         Bind(),
+        Sync(),
     )
 }
 

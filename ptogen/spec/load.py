@@ -186,7 +186,7 @@ def _expr_scope(spec: OpSpec, targets: Targets) -> tuple[set[str], dict[str, int
     names = {
         o.name
         for o in spec.operands
-        if o.kind in ("tile", "scalar", "vreg", "global") or (o.kind == "mask" and o.role != "mask")
+        if o.kind in ("tile", "scalar", "vreg", "global", "events") or (o.kind == "mask" and o.role != "mask")
     }  # a carry-in mask is a value; the predicate is not
     return names, attrs
 
@@ -202,7 +202,7 @@ def _check_dispatch_targets(ops: list[LoadedOp]) -> list[SpecError]:
         forms: list[tuple[tuple[str | int, ...], Any]] = [(("intrinsic",), intr.dispatch)]
         forms += [(("intrinsic", "overloads", k), ov.dispatch) for k, ov in enumerate(intr.overloads)]
         for at, dispatch in forms:
-            if dispatch.impl is not None and dispatch.impl not in names:
+            if dispatch.impl is not None and dispatch.call != "helper" and dispatch.impl not in names:
                 path = (*at, "dispatch", "impl")
                 errors.append(
                     SpecError(
@@ -282,14 +282,16 @@ def check_op(
             (("semantics", "kind"), f"unknown op kind {spec.semantics.kind!r} (known: {', '.join(KINDS)})")
         )
     vector = op_kind.lanes if op_kind is not None else iset is not None and iset.kind == "vector"
-    value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar", "global"}
+    value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar", "global", "events"}
     if vector and not any(o.kind == "mask" and o.role == "mask" for o in spec.operands):
         problems.append(
             (("operands",), "a vector op needs its predicate mask (an operand of kind and role `mask`)")
         )
     for i, o in enumerate(spec.operands):
         allowed = (
-            {"vreg", "scalar", "mask", "attr"} if vector else {"tile", "scalar", "attr", "global", "context"}
+            {"vreg", "scalar", "mask", "attr"}
+            if vector
+            else {"tile", "scalar", "attr", "global", "context", "events"}
         )
         if o.kind == "mask" and o.role == "mask" and [p.role for p in spec.operands].count("mask") > 1:
             problems.append((("operands", i, "role"), "an op has one predicate mask"))
@@ -430,7 +432,7 @@ def _check_dispatch(
     a dispatch to its own `_IMPL` passes parameters only, since the backend function receives them."""
     problems: list[Problem] = []
     at = (*at, "dispatch")
-    fparams = {p.name for p in params if not p.events}
+    fparams = {p.name for p in params if not p.events or p.operand is not None}
     values = {t.name for t in template if t.kind == "value"}
     known = fparams | {t.name for t in template if t.kind != "pack"} | _CPP_WORDS
     args = dispatch.args if dispatch.args is not None else [p.name for p in params if not p.events]
@@ -442,7 +444,9 @@ def _check_dispatch(
             for ident in re.findall(r"\b[A-Za-z_]\w*\b", text):
                 if ident not in known and ident not in casts:
                     problems.append(((*at, field, i), f"{ident!r} is not a parameter of this declaration"))
-    own = dispatch.impl in (None, name)
+    own = dispatch.impl in (None, name) and dispatch.call != "helper"
+    if dispatch.call == "helper" and dispatch.impl is None:
+        problems.append(((*at, "impl"), "a `helper` dispatch names the function it calls"))
     if own:
         for i, expr in enumerate(args):
             if expr not in fparams | values:
@@ -476,7 +480,12 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
     main = {p.operand for p in intr.params if p.operand} | (
         {intr.tmp_in_events} if intr.tmp_in_events else set()
     )
-    for name in sorted(main - bound):
+    for i, name in enumerate(ov.drops):
+        if name not in main:
+            problems.append(((*at, "drops", i), f"{name!r} is not an operand of the main declaration"))
+        elif name in bound:
+            problems.append(((*at, "drops", i), f"{name!r} is carried by this form"))
+    for name in sorted(main - bound - set(ov.drops)):
         problems.append(((*at, "params"), f"operand {name!r} of the main declaration is not carried"))
     for name in sorted(set(own) - bound):
         problems.append(((*at, "operands"), f"operand {name!r} is not carried by any parameter"))
@@ -496,8 +505,9 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
     for name in ov.test_args:
         if name not in own or own[name].kind == "tile":
             problems.append(((*at, "test_args"), f"{name!r} is not a non-tile operand of this overload"))
+    carried = {t.operand for t in ov.template if t.operand}
     for name, o in own.items():
-        if o.kind != "tile" and name not in ov.test_args:
+        if o.kind != "tile" and name not in ov.test_args and name not in carried:
             problems.append(((*at, "test_args"), f"give the value tests pass for {name!r}"))
     main_values = {t.name for t in intr.template if t.kind == "value"}
     own_values = {t.name: t for t in ov.template if t.kind == "value" and t.name not in main_values}
@@ -533,11 +543,22 @@ def _check_declaration(
         if t.operand is None:
             continue
         o = operands.get(t.operand)
-        if o is None or o.kind != "scalar":
-            problems.append(((*at, "template", i, "operand"), f"{t.operand!r} is not a scalar operand"))
+        if o is None or o.kind not in ("scalar", "attr"):
+            problems.append(
+                ((*at, "template", i, "operand"), f"{t.operand!r} is not a scalar or attr operand")
+            )
+        elif o.kind == "attr" and o.enum != t.type:
+            problems.append(((*at, "template", i, "type"), f"{t.operand!r} takes {o.enum}"))
         else:
             bound.add(t.operand)
     for i, p in enumerate(params):
+        if p.events and p.operand is not None:
+            if getattr(operands.get(p.operand), "kind", "") != "events":
+                problems.append(
+                    ((*at, "params", i, "operand"), "the events pack carries an `events` operand only")
+                )
+            else:
+                bound.add(p.operand)
         if p.attr is not None:
             o = operands.get(p.operand or "")
             if o is None or o.kind != "attr" or o.enum != p.attr:

@@ -87,6 +87,17 @@ class EnumApply(Strict):
     cases: dict[str, Line] = Field(description="value -> expression in the semantics language")
 
 
+class EnumTrait(Strict):
+    """A constant per value of an enum, as a class template specialised per value (upstream's
+    `OpPipeEntry<Op>::pipe`): `name<Enum::V>::member` is `values[V]`, else `default`."""
+
+    name: CppIdent
+    member: CppIdent
+    type: CppIdent
+    default: CppIdent
+    values: dict[CppIdent, CppIdent]
+
+
 class EnumDef(Strict):
     name: CppIdent
     values: list[CppIdent]
@@ -99,9 +110,12 @@ class EnumDef(Strict):
     description: InlineText
     asm: Line | None = Field(default=None, description="attribute spelling in PTO assembly, e.g. #pto.cmp")
     apply: EnumApply | None = None
+    trait: EnumTrait | None = None
 
     @model_validator(mode="after")
     def _cases(self) -> EnumDef:
+        if self.trait is not None and not set(self.trait.values) <= set(self.values):
+            raise ValueError("`trait.values` may name only values of the enum")
         if self.apply is not None and sorted(self.apply.cases) != sorted(self.values):
             raise ValueError("`apply.cases` must give exactly one expression per value")
         if self.codes is not None and sorted(self.codes) != sorted(self.values):
@@ -158,7 +172,7 @@ def _no_duplicates(items: list[str], what: str) -> None:
 
 # ----------------------------------------------------------------------------- op spec
 
-OperandKind = Literal["tile", "scalar", "vreg", "mask", "attr", "global", "context"]
+OperandKind = Literal["tile", "scalar", "vreg", "mask", "attr", "global", "context", "events"]
 Role = Literal["dst", "src", "scalar", "tmp", "mask", "attr"]
 
 
@@ -233,7 +247,11 @@ class Param(Strict):
         default=None, description="scalar passed by value: a template type T, or a C++ type such as bool"
     )
     operand: Name | None = Field(default=None, description="the operand this parameter carries")
-    events: bool = Field(default=False, description="the trailing `WaitEvents&... events` pack")
+    events: bool = Field(
+        default=False,
+        description="the trailing `WaitEvents&... events` pack, which the intrinsic waits on before it "
+        "runs; or, carrying an `events` operand, the events an op waits on as what it does (TSYNC)",
+    )
     from_tile: bool = Field(
         default=False,
         description="an overload's parameter that passes a scalar operand as a tile (`type`); the value is "
@@ -244,8 +262,6 @@ class Param(Strict):
     def _shape(self) -> Param:
         if sum(x is not None for x in (self.type, self.dtype_of, self.attr, self.value_type)) != 1:
             raise ValueError("give exactly one of `type`, `dtype_of`, `attr` and `value_type`")
-        if self.events and self.operand is not None:
-            raise ValueError("the events pack carries no operand")
         if not self.events and self.operand is None:
             raise ValueError("a parameter must name its `operand` (or be the `events` pack)")
         if self.from_tile and self.type is None:
@@ -265,10 +281,11 @@ class Dispatch(Strict):
     impl: CppIdent | None = Field(
         default=None, description="intrinsic whose `_IMPL` runs (default: this one), e.g. TDIVS for TRECIP"
     )
-    call: Literal["map", "direct"] = Field(
+    call: Literal["map", "direct", "helper"] = Field(
         default="map",
         description="`map`: through upstream's MAP_INSTR_IMPL macros (traced by its CPU simulator); "
-        "`direct`: a plain `<impl>_IMPL(...)` call",
+        "`direct`: a plain `<impl>_IMPL(...)` call; `helper`: a call of the function `impl` that every "
+        "backend shares instead of an `_IMPL` (TSYNC's wait form: WaitAllEvents)",
     )
     roles: Annotated[str, Field(pattern=r"^[OI]+$")] | None = Field(
         default=None, description="MAP_INSTR_IMPL_ROLES: `O` (output) or `I` (input) per call argument"
@@ -315,6 +332,11 @@ class Overload(Strict):
         default=None,
         description="arg-reductions: an own destination tile that also receives the source value "
         "at each index the reduction picks (TROWARGMAX's dstVal)",
+    )
+    drops: list[Name] = Field(
+        default_factory=list,
+        description="operands of the main declaration this form does not take (TSYNC's barrier form "
+        "waits on no events)",
     )
     tile_only: list[CppIdent] = Field(
         default_factory=list,

@@ -4,6 +4,7 @@
 
 #include <pto/common/pto_core.hpp>
 #include <pto/common/sim_arith.hpp>
+#include <pto/common/cpu_stub.hpp>
 
 namespace pto {
 
@@ -52,6 +53,691 @@ enum class STPhase : uint8_t { Unspecified = 0, Partial = 2, Final = 3 };
 enum class SaturationMode : uint8_t { ON, OFF };
 
 enum class RoundMode : uint8_t { CAST_RINT = 1, CAST_ROUND = 2, CAST_FLOOR = 3, CAST_CEIL = 4, CAST_TRUNC = 5 };
+
+enum class Op : uint16_t {
+    TLOAD,
+    TSTORE_VEC,
+    SCALAR,
+    TRESHAPE,
+    VECTOR,
+    TADD,
+    TADDS,
+    TAXPY,
+    TSUB,
+    TMUL,
+    TMULS,
+    TDIV,
+    TDIVS,
+    TMIN,
+    TMINS,
+    TMAX,
+    TAND,
+    TOR,
+    TSEL,
+    TSHL,
+    TSHR,
+    TEXP,
+    TSELS,
+    TSQRT,
+    TRSQRT,
+    TEXPANDS,
+    TEXPANDS_MAT,
+    TPARTADD,
+    TPARTMUL,
+    TPARTMAX,
+    TPARTMIN,
+    TPOW,
+    TPOWS,
+    TCMPS,
+    TMRGSORT,
+    TSORT32,
+    TCI,
+    TGATHER,
+    TGATHERB,
+    TCVT,
+    TROWSUM,
+    TROWPROD,
+    TROWMAX,
+    TROWMIN,
+    TROWEXPAND,
+    TRANDOM,
+    TCOLSUM,
+    TCOLPROD,
+    TCOLMAX,
+    TCOLMIN,
+    TTRANS,
+    TTRI,
+    TREM,
+    TFMOD,
+    TREMS,
+    TFMODS,
+    TSUBS,
+    TMAXS,
+    TLRELU,
+    TPRELU,
+    TMOV_V2V,
+    TMOV_V2M,
+    TEXTRACT_V2M,
+    TMOV_M2B,
+    TMOV_M2L,
+    TMOV_M2R,
+    TMOV_M2S,
+    TMOV_A2V,
+    TMOV_A2M,
+    TSTORE_ACC,
+    TSTORE_MAT,
+    TMATMUL,
+    TGEMV,
+    TEXTRACT_M2LR,
+    TANDS,
+    TORS,
+    TSHLS,
+    TSHRS,
+    TXOR,
+    TXORS,
+    TEXTRACT_A2M,
+    TINSERT_A2M,
+    TIMG2COL,
+    SETFMATRIX,
+    SET_IMG2COL_RPT,
+    SET_IMG2COL_PADDING,
+    TCONCAT,
+    TDEQUANT,
+    TADDDEQRELU,
+    TABS,
+    TNEG,
+    TRELU,
+    TNOT,
+    TLOG,
+    TRECIP,
+    TCMP,
+    TSCATTER,
+    TCOLEXPAND,
+    TCOLEXPANDDIV,
+    TCOLEXPANDMUL,
+    TCOLEXPANDADD,
+    TCOLEXPANDMAX,
+    TCOLEXPANDMIN,
+    TCOLEXPANDSUB,
+    TCOLEXPANDEXPDIF,
+    TROWEXPANDDIV,
+    TROWEXPANDMUL,
+    TROWEXPANDSUB,
+    TROWEXPANDADD,
+    TROWEXPANDMAX,
+    TROWEXPANDMIN,
+    TROWEXPANDEXPDIF,
+    TPAIRREDUCESUM,
+    TSUBRELUCONV,
+    TADDRELUCONV,
+    TFUSEDMULADD,
+    TMULADDDST,
+    TSUBRELU,
+    TFUSEDMULADDRELU,
+    TPARTARGMAX,
+    TPARTARGMIN,
+    TCOLARGMAX,
+    TCOLARGMIN,
+    TROWARGMAX,
+    TROWARGMIN,
+    TPREFETCH,
+    TFILLPAD_VEC,
+    TFILLPAD_MAT,
+    MGATHER_VEC,
+    MGATHER_MAT,
+    MSCATTER,
+    TQUANT,
+    THISTOGRAM,
+    TINTERLEAVE,
+    TDEINTERLEAVE,
+    OP_COUNT
+};
+
+// OpPipeEntry<Op::V>::pipe: a constant per value (PIPE_ALL for a value without its own).
+template <Op V>
+struct OpPipeEntry {
+    static constexpr pipe_t pipe = PIPE_ALL;
+};
+template <>
+struct OpPipeEntry<Op::TLOAD> {
+    static constexpr pipe_t pipe = PIPE_MTE2;
+};
+template <>
+struct OpPipeEntry<Op::TSTORE_VEC> {
+    static constexpr pipe_t pipe = PIPE_MTE3;
+};
+template <>
+struct OpPipeEntry<Op::SCALAR> {
+    static constexpr pipe_t pipe = PIPE_S;
+};
+template <>
+struct OpPipeEntry<Op::TRESHAPE> {
+    static constexpr pipe_t pipe = PIPE_S;
+};
+template <>
+struct OpPipeEntry<Op::VECTOR> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TADD> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TADDS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TAXPY> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSUB> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TMUL> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TMULS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TDIV> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TDIVS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TMIN> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TMINS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TMAX> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TAND> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TOR> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSEL> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSHL> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSHR> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TEXP> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSELS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSQRT> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TRSQRT> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TEXPANDS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TEXPANDS_MAT> {
+    static constexpr pipe_t pipe = PIPE_MTE2;
+};
+template <>
+struct OpPipeEntry<Op::TPARTADD> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TPARTMUL> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TPARTMAX> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TPARTMIN> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TPOW> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TPOWS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCMPS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TMRGSORT> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSORT32> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCI> {
+    static constexpr pipe_t pipe = PIPE_S;
+};
+template <>
+struct OpPipeEntry<Op::TGATHER> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TGATHERB> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCVT> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWSUM> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWPROD> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWMAX> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWMIN> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWEXPAND> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TRANDOM> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLSUM> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLPROD> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLMAX> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLMIN> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TTRANS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TTRI> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TREM> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TFMOD> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TREMS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TFMODS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSUBS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TMAXS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TLRELU> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TPRELU> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TMOV_V2V> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TMOV_V2M> {
+    static constexpr pipe_t pipe = PIPE_FIX;
+};
+template <>
+struct OpPipeEntry<Op::TEXTRACT_V2M> {
+    static constexpr pipe_t pipe = PIPE_FIX;
+};
+template <>
+struct OpPipeEntry<Op::TMOV_M2B> {
+    static constexpr pipe_t pipe = PIPE_MTE1;
+};
+template <>
+struct OpPipeEntry<Op::TMOV_M2L> {
+    static constexpr pipe_t pipe = PIPE_MTE1;
+};
+template <>
+struct OpPipeEntry<Op::TMOV_M2R> {
+    static constexpr pipe_t pipe = PIPE_MTE1;
+};
+template <>
+struct OpPipeEntry<Op::TMOV_M2S> {
+    static constexpr pipe_t pipe = PIPE_FIX;
+};
+template <>
+struct OpPipeEntry<Op::TMOV_A2V> {
+    static constexpr pipe_t pipe = PIPE_FIX;
+};
+template <>
+struct OpPipeEntry<Op::TMOV_A2M> {
+    static constexpr pipe_t pipe = PIPE_FIX;
+};
+template <>
+struct OpPipeEntry<Op::TSTORE_ACC> {
+    static constexpr pipe_t pipe = PIPE_FIX;
+};
+template <>
+struct OpPipeEntry<Op::TSTORE_MAT> {
+    static constexpr pipe_t pipe = PIPE_MTE3;
+};
+template <>
+struct OpPipeEntry<Op::TMATMUL> {
+    static constexpr pipe_t pipe = PIPE_M;
+};
+template <>
+struct OpPipeEntry<Op::TGEMV> {
+    static constexpr pipe_t pipe = PIPE_M;
+};
+template <>
+struct OpPipeEntry<Op::TEXTRACT_M2LR> {
+    static constexpr pipe_t pipe = PIPE_MTE1;
+};
+template <>
+struct OpPipeEntry<Op::TANDS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TORS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSHLS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSHRS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TXOR> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TXORS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TEXTRACT_A2M> {
+    static constexpr pipe_t pipe = PIPE_FIX;
+};
+template <>
+struct OpPipeEntry<Op::TINSERT_A2M> {
+    static constexpr pipe_t pipe = PIPE_FIX;
+};
+template <>
+struct OpPipeEntry<Op::TIMG2COL> {
+    static constexpr pipe_t pipe = PIPE_MTE1;
+};
+template <>
+struct OpPipeEntry<Op::SETFMATRIX> {
+    static constexpr pipe_t pipe = PIPE_S;
+};
+template <>
+struct OpPipeEntry<Op::SET_IMG2COL_RPT> {
+    static constexpr pipe_t pipe = PIPE_S;
+};
+template <>
+struct OpPipeEntry<Op::SET_IMG2COL_PADDING> {
+    static constexpr pipe_t pipe = PIPE_S;
+};
+template <>
+struct OpPipeEntry<Op::TCONCAT> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TDEQUANT> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TADDDEQRELU> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TABS> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TNEG> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TRELU> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TNOT> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TLOG> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TRECIP> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCMP> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSCATTER> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLEXPAND> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLEXPANDDIV> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLEXPANDMUL> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLEXPANDADD> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLEXPANDMAX> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLEXPANDMIN> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLEXPANDSUB> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLEXPANDEXPDIF> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWEXPANDDIV> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWEXPANDMUL> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWEXPANDSUB> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWEXPANDADD> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWEXPANDMAX> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWEXPANDMIN> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWEXPANDEXPDIF> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TPAIRREDUCESUM> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSUBRELUCONV> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TADDRELUCONV> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TFUSEDMULADD> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TMULADDDST> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TSUBRELU> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TFUSEDMULADDRELU> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TPARTARGMAX> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TPARTARGMIN> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLARGMAX> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TCOLARGMIN> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWARGMAX> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TROWARGMIN> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TPREFETCH> {
+    static constexpr pipe_t pipe = PIPE_MTE2;
+};
+template <>
+struct OpPipeEntry<Op::TFILLPAD_VEC> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TFILLPAD_MAT> {
+    static constexpr pipe_t pipe = PIPE_MTE2;
+};
+template <>
+struct OpPipeEntry<Op::MGATHER_VEC> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::MGATHER_MAT> {
+    static constexpr pipe_t pipe = PIPE_MTE2;
+};
+template <>
+struct OpPipeEntry<Op::MSCATTER> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TQUANT> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::THISTOGRAM> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TINTERLEAVE> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
+template <>
+struct OpPipeEntry<Op::TDEINTERLEAVE> {
+    static constexpr pipe_t pipe = PIPE_V;
+};
 
 // Semantics of each CmpMode value, applied element-wise by the ops that take one.
 template <typename C>

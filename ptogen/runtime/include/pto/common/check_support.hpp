@@ -46,12 +46,12 @@ decltype(auto) tmp_or_none(Ts&... args) {
     }
 }
 
-// Wait on the events of a pack that may start with a tile. TSYNC is found by argument-dependent
-// lookup where it is called, so an empty pack waits on nothing without naming it.
+// Wait on the events of a pack that may start with a tile (WaitAllEvents: event.hpp, in both include
+// trees); an empty pack waits on nothing.
 template <typename T, typename... Rest>
 void sync_tail(T&, Rest&... rest) {
     if constexpr (sizeof...(Rest) > 0)
-        TSYNC(rest...);
+        WaitAllEvents(rest...);
 }
 
 template <typename... Ts>
@@ -59,7 +59,7 @@ void sync_events(Ts&... args) {
     if constexpr (leads_with_tile_v<Ts...>) {
         sync_tail(args...);
     } else if constexpr (sizeof...(Ts) > 0) {
-        TSYNC(args...);
+        WaitAllEvents(args...);
     }
 }
 

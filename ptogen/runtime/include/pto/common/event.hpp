@@ -30,13 +30,20 @@ inline std::uint64_t& wait_count() {
     return count;
 }
 
+// Number of single-op barriers (TSYNC<Op>()) run so far in this process, per pipeline.
+inline std::uint64_t& barrier_count(int pipe) {
+    static std::uint64_t counts[16] = {};
+    return counts[static_cast<unsigned>(pipe) % 16];
+}
+
 } // namespace sim
 
-// Waits for the given events. Ops complete synchronously here, so waiting only counts.
+// Waits for the given events (upstream's name: what every intrinsic does with its events before it
+// runs, and what TSYNC(events...) does). Ops complete synchronously here, so waiting only counts.
 template <typename... Events>
-void TSYNC(Events&... events) {
+void WaitAllEvents(Events&... events) {
     static_assert((std::is_same_v<std::remove_cv_t<Events>, RecordEvent> && ...),
-                  "TSYNC: wait arguments must be events");
+                  "WaitAllEvents: every argument must be an event");
     (static_cast<void>(events), ...);
     sim::wait_count() += sizeof...(Events);
 }
