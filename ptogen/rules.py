@@ -20,6 +20,7 @@ The methods receive the op's lowering (`lower.views.OpView`) and the test planne
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
@@ -113,9 +114,14 @@ class RuleBase(Strict):
 
     stage: ClassVar[Literal["static", "runtime"]] = "static"
     tile_intrinsic_only: ClassVar[bool] = True
-    # Checks only the declarations `in_form` accepts, in their own scope (TASSIGN<Addr>'s placement),
-    # through a check function of their own rather than the op's common one.
-    form_scoped: ClassVar[bool] = False
+    forms: list[Annotated[int, Field(ge=0)]] | None = Field(
+        default=None,
+        description="the declarations it checks (0: the main one, k: overload k), each in its own scope; "
+        "omitted = every declaration, through the op's common check",
+    )
+    # The kind checks only the declarations `in_form` accepts, in their own scope (TASSIGN<Addr>'s
+    # placement), through a check function of their own rather than the op's common one.
+    scoped_by_kind: ClassVar[bool] = False
     scalar_operands: ClassVar[bool] = False  # may name a scalar operand (same_dtype)
     # Page line prefixes (lower case) that state this rule, so import does not keep them as prose.
     page_prefixes: ClassVar[tuple[str, ...]] = ()
@@ -123,9 +129,22 @@ class RuleBase(Strict):
     # The op is not offered, so the failing kernel takes its (legal) tiles from another profile.
     legal_elsewhere: ClassVar[bool] = False
 
+    @property
+    def form_scoped(self) -> bool:
+        """Checked per declaration (its kind, or `forms`), not through the op's common check."""
+        return self.scoped_by_kind or self.forms is not None
+
     def in_form(self, form: Any) -> bool:
         """Whether a form-scoped rule checks this declaration (a lower.views.FormView)."""
-        return False
+        return self.forms is not None and form.index in self.forms
+
+    def forms_note(self) -> str:
+        """What the doc line adds when `forms` limits the rule, numbering declarations as the page's
+        C++ Intrinsic section lists them from 0 (read back by `ptogen import`)."""
+        if self.forms is None:
+            return ""
+        plural = "s" if len(self.forms) > 1 else ""
+        return f"Checked on declaration{plural} {and_list([str(k) for k in self.forms], code=False)} only."
 
     def admits_layout(self, layout: str) -> bool:
         """Whether tiles of this layout can satisfy the rule (the test plan skips layouts that cannot)."""
@@ -179,9 +198,11 @@ class RuleBase(Strict):
     def from_page(cls, page: PageContext) -> list[dict[str, Any]]:
         out = []
         for line in page.lines:
-            found = cls.recognise(line, page)
+            text, forms = split_forms(line.text)
+            found = cls.recognise(PageLine(line.group, text), page)
             if found is not None:
-                out.append({"kind": cls.model_fields["kind"].default, **page.scope(line), **found})
+                limited = {"forms": forms} if forms is not None else {}
+                out.append({"kind": cls.model_fields["kind"].default, **page.scope(line), **found, **limited})
         return out
 
     @classmethod
@@ -209,6 +230,17 @@ class RuleBase(Strict):
     def input_range(self, operand: str, dtype: str, rv: RuleView) -> tuple[float, float] | None:
         """The range legal test data of `operand` (of element type `dtype`) must keep to, if any."""
         return None
+
+
+_FORMS_NOTE = re.compile(r"\s*Checked on declarations? (?P<forms>\d+(?:(?:, | and )\d+)*) only\.$")
+
+
+def split_forms(text: str) -> tuple[str, list[int] | None]:
+    """A doc line without its `forms_note`, and the declarations that note names (None: all)."""
+    m = _FORMS_NOTE.search(text)
+    if m is None:
+        return text, None
+    return text[: m.start()], [int(k) for k in re.findall(r"\d+", m.group("forms"))]
 
 
 def _with_note(line: str, note: str | None) -> str:
@@ -340,9 +372,17 @@ class LocationRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        if line.low.startswith("tile location must be vector"):
-            return {"operands": page.data, "location": "Vec"}
-        return None
+        m = re.match(r"Tile location must be (?:vector|\w+) \(TileData::Loc == TileType::(\w+)\)", line.text)
+        if m is None:
+            return None
+        found: dict[str, Any] = {"operands": page.data, "location": m.group(1)}
+        note = re.match(r".*?\)\s*\((?P<note>.*)\)\.?$", line.text)
+        if note:
+            found["note"] = note.group("note")
+        return found
+
+    def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        return {n: replace(t, loc=self.location) if n in self.operands else t for n, t in tiles.items()}
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         first = self.operands[0]
@@ -1092,7 +1132,7 @@ class PlacementRule(RuleBase):
         min_length=1, description="bytes of each location's memory on the target"
     )
     scalar_operands: ClassVar[bool] = True
-    form_scoped: ClassVar[bool] = True
+    scoped_by_kind: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("with the address as a template argument",)
 
     def in_form(self, form: Any) -> bool:
@@ -1192,7 +1232,7 @@ class PipelineRule(RuleBase):
     kind: Literal["pipeline"] = "pipeline"
     operands: list[Name] = Field(min_length=1, max_length=1, description="the op-class operand")
     pipes: list[CppIdent] = Field(min_length=1, description="the pipelines allowed, e.g. PIPE_MTE2")
-    form_scoped: ClassVar[bool] = True
+    scoped_by_kind: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("the op class ",)
 
     def _operand(self, spec: OpSpec) -> Any:

@@ -194,6 +194,12 @@ def program(profile: str) -> tuple[str, int, list[str]]:
             values = _value_args(op, form, case.call.template_args, case.call.args)
             impl, targs, ids = _expected(dispatch, form, args, values)
             lines.append("    {")
+            # A form with rules of its own on this profile (TSTORE's accumulator-only forms) gets
+            # tiles those rules admit, declared in its block over the case's.
+            own = {t.name: t for t in case.tiles}
+            for rv in form.rules_for(profile):
+                own = rv.rule.legalise(own)
+            lines += [f"        {MACROS.tile(t)}" for t in own.values() if t not in case.tiles]
             if form.value_output:
                 lines.append(f"        {MACROS.tile(form.value_tile(case.tiles))}")
             tiles = {t.name: t for t in case.tiles}

@@ -731,6 +731,12 @@ class FormView:
             out.append(RuleView(rule, i, types, types, [], [], self.op))
         return out
 
+    def unchecked_profiles(self, profiles: list[str]) -> list[str]:
+        """Those of `profiles` that check this form by the op's common rules alone: the runtime
+        cases, whose tiles those rules admit, call the form under them (the compile cases prove
+        what its own rules admit)."""
+        return [p for p in profiles if not self.rules_for(p)]
+
     @property
     def has_own_checks(self) -> bool:
         """Whether some form-scoped rule checks this form (under some profile): every profile then

@@ -402,6 +402,13 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
     assert spec.intrinsic is not None
     intr = spec.intrinsic
     problems, bound = _check_declaration(("intrinsic",), intr.template, intr.params, operands)
+    for i, rule in enumerate(spec.constraints):  # the declarations a rule is limited to exist
+        for j, k in enumerate(rule.forms or []):
+            if k > len(intr.overloads):
+                at = ("constraints", i, "forms", j)
+                problems.append(
+                    (at, f"no declaration {k}: 0 is the main one, 1..{len(intr.overloads)} overloads")
+                )
     for i, p in enumerate(intr.params):
         o = operands.get(p.operand or "")
         if p.from_tile and o is not None and o.kind == "scalar":  # the main form defines each operand

@@ -15,7 +15,9 @@ from ..errors import GenerationError
 from ..rules import Broken, DTypeRule
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView, ProjectView, RuleView
+    from collections.abc import Callable
+
+    from ..lower.views import FormView, OpView, ProjectView, RuleView
 from ..spec.model import DTypeDef
 
 
@@ -479,6 +481,52 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
                     global_decls(op, broken.tiles, broken.global_layouts),
                 )
             )
+
+    _plan_form_rules(project, op, tests, twin)
+
+
+def _plan_form_rules(
+    project: ProjectView,
+    op: OpView,
+    tests: OpTests,
+    twin: Callable[[str, dict[str, str]], CompileCase | None],
+) -> None:
+    """Rules that check only some declarations (`forms`): per profile and form, a legal twin that
+    calls the form with tiles every rule of it admits, and one case per rule that breaks it there."""
+    for p in project.profiles:
+        rules = op.form_rules_for(p.name)
+        for form in op.forms:
+            mine = [rv for rv in rules if rv.rule.forms is not None and rv.rule.in_form(form)]
+            if not mine or form.own_tiles:
+                continue
+            legal = twin(p.name, dict(op.default_values))
+            if legal is None:
+                continue
+            tiles = {t.name: t for t in legal.tiles}
+            for rv in mine:
+                tiles = rv.rule.legalise(tiles)
+
+            def call_form(tiles: dict[str, TileDecl], form: FormView = form) -> tuple[Call, list[GlobalDecl]]:
+                main = make_call(op, tiles, dict(op.default_values), _scalar_default(op, tiles))
+                glob = global_decls(op, tiles)
+                names = {t.name: t.type_name for t in tiles.values()} | {g.name: g.type_name for g in glob}
+                targs = form.test_template_args(main.template_args, names, main.args)
+                return Call(targs, form.test_call_args(main.args)), glob
+
+            call, glob = call_form(tiles)
+            note = f"legal twin of declaration {form.index}: every rule of the profile holds"
+            fn = f"legal_{p.name.lower()}_f{form.index}"
+            tests.compile.append(
+                CompileCase(fn, p.name, None, "legal", list(tiles.values()), call, note, globals=glob)
+            )
+            for rv in mine:
+                broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), dict(tiles))
+                call, glob = call_form(broken.tiles)
+                note = f"breaks rule {rv.id} ({rv.kind}) of the {p.name} profile on declaration {form.index}"
+                fn = f"fail_{p.name.lower()}_{rv.id}_f{form.index}"
+                tests.compile.append(
+                    CompileCase(fn, p.name, rv, rv.id, list(broken.tiles.values()), call, note, globals=glob)
+                )
 
 
 def _collateral(

@@ -86,17 +86,7 @@ void case_0([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 0", main_result, obj.data());
     }
 }
@@ -199,17 +189,7 @@ void case_4([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 4", main_result, obj.data());
     }
 }
@@ -312,17 +292,7 @@ void case_8([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x200); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 8", main_result, obj.data());
     }
 }
@@ -425,17 +395,7 @@ void case_12([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x80); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 12", main_result, obj.data());
     }
 }
@@ -538,17 +498,7 @@ void case_16([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x80); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 16", main_result, obj.data());
     }
 }
@@ -651,17 +601,7 @@ void case_20([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 20", main_result, obj.data());
     }
 }
@@ -764,17 +704,7 @@ void case_24([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 24", main_result, obj.data());
     }
 }
@@ -877,17 +807,7 @@ void case_28([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x200); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 28", main_result, obj.data());
     }
 }
@@ -990,17 +910,7 @@ void case_32([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x200); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 32", main_result, obj.data());
     }
 }
@@ -1103,17 +1013,7 @@ void case_36([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x400); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 36", main_result, obj.data());
     }
 }
@@ -1216,17 +1116,7 @@ void case_40([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x400); // back to its own bytes, which the main form left alone
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TASSIGN<profile_a2a3, 0x0>(obj);
-            break;
-        case Prof::A5:
-            profiled::TASSIGN<profile_a5, 0x0>(obj);
-            break;
-        case Prof::CPU:
-            profiled::TASSIGN<profile_cpu, 0x0>(obj);
-            break;
-        }
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 40", main_result, obj.data());
     }
 }

@@ -138,80 +138,31 @@ void case_0([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c0_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c0_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c0_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c0_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c0_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c0_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c0_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c0_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }
@@ -621,80 +572,31 @@ void case_14([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c14_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c14_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c14_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c14_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c14_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c14_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c14_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c14_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }
@@ -1109,80 +1011,31 @@ void case_28([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c28_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c28_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c28_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c28_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c28_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c28_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c28_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c28_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }
@@ -1594,80 +1447,31 @@ void case_42([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c42_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c42_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c42_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c42_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c42_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c42_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c42_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c42_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }
@@ -2079,80 +1883,31 @@ void case_56([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c56_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c56_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c56_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c56_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c56_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c56_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c56_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c56_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }
@@ -2564,80 +2319,31 @@ void case_70([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c70_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c70_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c70_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c70_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c70_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c70_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c70_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c70_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }
@@ -3049,80 +2755,31 @@ void case_84([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c84_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c84_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c84_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c84_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c84_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c84_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c84_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c84_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }
@@ -3536,80 +3193,31 @@ void case_98([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c98_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c98_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c98_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c98_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c98_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c98_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c98_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c98_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }
@@ -4021,80 +3629,31 @@ void case_112([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c112_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c112_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c112_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c112_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c112_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c112_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c112_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c112_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }
@@ -4508,80 +4067,31 @@ void case_126([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c126_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c126_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c126_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c126_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c126_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c126_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c126_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c126_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }
@@ -4918,80 +4428,31 @@ void case_137([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c137_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                  src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst,
-                                                                                                                 src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
         store("c137_dst.f4.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 5: Unit-flag phase, atomic mode and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c137_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
-                             ReluPreMode::NormalRelu>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
         store("c137_dst.f5.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c137_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(
-                dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                           1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
-                                                                                                            1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
         store("c137_dst.f6.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c137_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
-                             ReluPreMode::NormalRelu>(dst, src, 1073741824);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
         store("c137_dst.f7.out", dst_buf.get(), 256); // judged against its own golden
     }
 }

@@ -53,9 +53,9 @@ void fail_a2a3_00_dtype() {
     profiled::TSTORE<profile_a2a3>(dst, src);
 }
 
-// breaks rule 04_valid_bounds (valid_bounds) of the A2A3 profile
+// breaks rule 06_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TSTORE [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a2a3_04_valid_bounds() {
+void fail_a2a3_06_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(272);
@@ -79,9 +79,9 @@ void fail_a5_01_dtype() {
     profiled::TSTORE<profile_a5>(dst, src);
 }
 
-// breaks rule 04_valid_bounds (valid_bounds) of the A5 profile
+// breaks rule 06_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TSTORE [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a5_04_valid_bounds() {
+void fail_a5_06_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(272);
@@ -92,9 +92,9 @@ void fail_a5_04_valid_bounds() {
     profiled::TSTORE<profile_a5>(dst, src);
 }
 
-// breaks rule 03_location (location) of the CPU profile
+// breaks rule 05_location (location) of the CPU profile
 // expected-error@*:* {{TSTORE [CPU]: tile location must be TileType::Vec}}
-void fail_cpu_03_location() {
+void fail_cpu_05_location() {
     using Tile_src = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<half[]>(256);
@@ -105,9 +105,9 @@ void fail_cpu_03_location() {
     profiled::TSTORE<profile_cpu>(dst, src);
 }
 
-// breaks rule 04_valid_bounds (valid_bounds) of the CPU profile
+// breaks rule 06_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TSTORE [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_cpu_04_valid_bounds() {
+void fail_cpu_06_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<half[]>(272);
@@ -116,4 +116,208 @@ void fail_cpu_04_valid_bounds() {
 
     // expected-note@+1 {{requested here}}
     profiled::TSTORE<profile_cpu>(dst, src);
+}
+
+// legal twin of declaration 4: every rule of the profile holds
+void legal_a2a3_f4() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+}
+
+// breaks rule 03_location (location) of the A2A3 profile on declaration 4
+// expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
+void fail_a2a3_03_location_f4() {
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+}
+
+// legal twin of declaration 5: every rule of the profile holds
+void legal_a2a3_f5() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                     ReluPreMode::NormalRelu>(dst, src);
+}
+
+// breaks rule 03_location (location) of the A2A3 profile on declaration 5
+// expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
+void fail_a2a3_03_location_f5() {
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                     ReluPreMode::NormalRelu>(dst, src);
+}
+
+// legal twin of declaration 6: every rule of the profile holds
+void legal_a2a3_f6() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                     1073741824);
+}
+
+// breaks rule 03_location (location) of the A2A3 profile on declaration 6
+// expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
+void fail_a2a3_03_location_f6() {
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                     1073741824);
+}
+
+// legal twin of declaration 7: every rule of the profile holds
+void legal_a2a3_f7() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                     ReluPreMode::NormalRelu>(dst, src, 1073741824);
+}
+
+// breaks rule 03_location (location) of the A2A3 profile on declaration 7
+// expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
+void fail_a2a3_03_location_f7() {
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                     ReluPreMode::NormalRelu>(dst, src, 1073741824);
+}
+
+// legal twin of declaration 4: every rule of the profile holds
+void legal_a5_f4() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+}
+
+// breaks rule 04_location (location) of the A5 profile on declaration 4
+// expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
+void fail_a5_04_location_f4() {
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+}
+
+// legal twin of declaration 5: every rule of the profile holds
+void legal_a5_f5() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src);
+}
+
+// breaks rule 04_location (location) of the A5 profile on declaration 5
+// expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
+void fail_a5_04_location_f5() {
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src);
+}
+
+// legal twin of declaration 6: every rule of the profile holds
+void legal_a5_f6() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                   1073741824);
+}
+
+// breaks rule 04_location (location) of the A5 profile on declaration 6
+// expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
+void fail_a5_04_location_f6() {
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                   1073741824);
+}
+
+// legal twin of declaration 7: every rule of the profile holds
+void legal_a5_f7() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                     ReluPreMode::NormalRelu>(dst, src, 1073741824);
+}
+
+// breaks rule 04_location (location) of the A5 profile on declaration 7
+// expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
+void fail_a5_04_location_f7() {
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                     ReluPreMode::NormalRelu>(dst, src, 1073741824);
 }

@@ -2263,7 +2263,8 @@ namespace profiled {
 template <typename Profile, typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
           ReluPreMode reluPreMode, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>() &&
+                  Profile::template check_TSTORE_f4<TileData, GlobalData, atomicType, reluPreMode>()) {
         WaitAllEvents(events...);
         Profile::verify_TSTORE(src);
         MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType, reluPreMode), dst, src);
@@ -2283,7 +2284,8 @@ namespace profiled {
 template <typename Profile, STPhase Phase, typename TileData, typename GlobalData,
           AtomicType atomicType = AtomicType::AtomicNone, ReluPreMode reluPreMode, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>() &&
+                  Profile::template check_TSTORE_f5<Phase, TileData, GlobalData, atomicType, reluPreMode>()) {
         WaitAllEvents(events...);
         Profile::verify_TSTORE(src);
         MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType, reluPreMode, Phase), dst, src);
@@ -2303,7 +2305,8 @@ namespace profiled {
 template <typename Profile, typename TileData, typename GlobalData, AtomicType atomicType = AtomicType::AtomicNone,
           ReluPreMode reluPreMode = ReluPreMode::NoRelu, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
-    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>() &&
+                  Profile::template check_TSTORE_f6<TileData, GlobalData, atomicType, reluPreMode>()) {
         WaitAllEvents(events...);
         Profile::verify_TSTORE(src);
         MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType, reluPreMode), dst, src,
@@ -2326,7 +2329,8 @@ template <typename Profile, STPhase Phase, typename TileData, typename GlobalDat
           AtomicType atomicType = AtomicType::AtomicNone, ReluPreMode reluPreMode = ReluPreMode::NoRelu,
           typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, uint64_t preQuantScalar, WaitEvents&... events) {
-    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>() &&
+                  Profile::template check_TSTORE_f7<Phase, TileData, GlobalData, atomicType, reluPreMode>()) {
         WaitAllEvents(events...);
         Profile::verify_TSTORE(src);
         MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType, reluPreMode, Phase), dst, src,

@@ -3351,6 +3351,34 @@ struct profile_a5 {
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
+    static constexpr bool check_TSTORE_f4() {
+        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
+        return (TileData::Loc == TileType::Acc);
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
+    static constexpr bool check_TSTORE_f5() {
+        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
+        return (TileData::Loc == TileType::Acc);
+    }
+
+    // The rules only declaration 6 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
+    static constexpr bool check_TSTORE_f6() {
+        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
+        return (TileData::Loc == TileType::Acc);
+    }
+
+    // The rules only declaration 7 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
+    static constexpr bool check_TSTORE_f7() {
+        static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
+        return (TileData::Loc == TileType::Acc);
+    }
+
     template <typename TileData>
     static void verify_TSTORE([[maybe_unused]] const TileData& src) {}
 

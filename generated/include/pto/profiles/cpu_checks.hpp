@@ -3264,6 +3264,30 @@ struct profile_cpu {
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
+    // The rules only declaration 4 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
+    static constexpr bool check_TSTORE_f4() {
+        return true;
+    }
+
+    // The rules only declaration 5 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
+    static constexpr bool check_TSTORE_f5() {
+        return true;
+    }
+
+    // The rules only declaration 6 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
+    static constexpr bool check_TSTORE_f6() {
+        return true;
+    }
+
+    // The rules only declaration 7 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
+    static constexpr bool check_TSTORE_f7() {
+        return true;
+    }
+
     template <typename TileData>
     static void verify_TSTORE([[maybe_unused]] const TileData& src) {}
 
