@@ -182,3 +182,18 @@ def test_every_upstream_page_of_the_covered_sets_imports() -> None:
     assert len(results) > 100 and not refused, refused
     for r in results:  # a refusal is one line
         assert "\n" not in r.reason
+
+
+def test_a_page_whose_first_form_drops_the_events(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Upstream's TSYNC pages list the barrier form (no operand, an `Op` template value) before the
+    event form: the event form is the main declaration and the barrier drops its events."""
+    code, _, err = _import(PAGES / "barrier_form_first.md", tmp_path, capsys)
+    assert code == 0, err
+    spec = _spec(tmp_path, "sync_and_config", "tsync")
+    assert spec["semantics"]["kind"] == "sync" and spec["semantics"]["domain"] == "events"
+    assert [(o["name"], o["kind"]) for o in spec["operands"]] == [("events", "events")]
+    assert spec["intrinsic"]["returns"] == "void"
+    (barrier,) = spec["intrinsic"]["overloads"]
+    assert barrier["drops"] == ["events"]
+    assert barrier["template"] == [{"name": "OpCode", "kind": "value", "type": "Op", "operand": "op_code"}]
+    assert [(o["name"], o["enum"]) for o in barrier["operands"]] == [("op_code", "Op")]

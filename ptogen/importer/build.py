@@ -620,9 +620,8 @@ def _operands(
     for p in params:
         if p.get("events"):
             # the events an op waits on as what it does (TSYNC): the page lists them as an operand
-            if "!pto.event" in syntax_rows.get(p["name"], {}).get("type", ""):
-                p["operand"] = p["name"]
-                operands.append(_operand(p["name"], "src", "!pto.event<...>", syntax_rows))
+            if p.get("operand"):
+                operands.append(_operand(p["operand"], "src", "!pto.event<...>", syntax_rows))
             continue
         name = p["operand"]
         if "dtype_of" in p or "value_type" in p:
@@ -763,16 +762,20 @@ def _main_first(
     main operand, are reported, not kept."""
     if not decls:
         return decls
-    names = [{p["name"] for p in d[5] if not p.get("events")} for d in decls]
+    names = [{p["name"] for p in d[5] if not p.get("events") or p.get("operand")} for d in decls]
+    waits = {p["name"] for d in decls for p in d[5] if p.get("events") and p.get("operand")}
     every = set().union(*names)
     for d, n in zip(decls, names, strict=True):  # a parameter passed as a template value (TASSIGN<Addr>)
         n |= {_carried(t) for t in d[4] if _carried(t) in every - n}
-    main = next((i for i, n in enumerate(names) if all(n <= m for m in names)), 0)
+    # A form may drop the events it would wait on (TSYNC<Op>()): the main form is the one whose other
+    # parameters every form has, and which has some if any form does.
+    cores = [n - waits for n in names]
+    main = next((i for i, n in enumerate(names) if all(cores[i] <= m for m in names) and (n or not every)), 0)
     out = [decls[main]]
     for i, d in enumerate(decls):
         if i == main:
             continue
-        lacks = names[main] - names[i]
+        lacks = names[main] - names[i] - waits
         if d[3] != decls[main][3] or len(lacks) > len(names[i] - names[main]) or len(lacks) > 1:
             unplaced.append(
                 f"declaration {d[3]}({', '.join(p['name'] for p in d[5])}) not kept as an overload"
@@ -996,7 +999,16 @@ def _page_to_spec(
     intrinsic: dict[str, Any] | None = None
     if not vector and not facts.signatures:
         facts.signatures = _declarations_anywhere(text, mnemonic)
-    declarations = [] if vector else _main_first(_declarations(facts, unplaced), unplaced)
+    found = [] if vector else _declarations(facts, unplaced)
+    only_events = bool(found) and all(all(p.get("events") for p in d[5]) for d in found)
+    if only_events or any("!pto.event" in line for forms in facts.syntax.values() for line in forms):
+        # the page's syntax takes events as operands, or no declaration takes anything else (TSYNC):
+        # its events pack carries them
+        for *_, decl_params in found:
+            for param in decl_params:
+                if param.get("events"):
+                    param["operand"] = _snake(param["name"])
+    declarations = _main_first(found, unplaced) if found else []
     returns = "RecordEvent"
     if declarations:
         _, qual, returns, name, template, params = declarations[0]
@@ -1073,8 +1085,8 @@ def _page_to_spec(
         kind = "convert"  # the convert kind's iteration domain (templates/opkinds/convert/domain.md.j2)
     if kind == "elementwise" and intro.startswith("For each") and "reading and writing" in intro:
         kind = "view"  # the view kind's iteration domain (templates/opkinds/view/domain.md.j2)
-    if waits and intro.startswith("Not applicable: no element is read or written"):
-        kind = "sync"  # the sync kind's text (templates/opkinds/sync/domain.md.j2)
+    if waits and not any(o["kind"] == "tile" for o in operands):
+        kind = "sync"  # orders work, computes nothing (templates/opkinds/sync/domain.md.j2)
     if intro.startswith("For each") and "byte-addressed memory" in intro:
         # the bind kind's iteration domain (templates/opkinds/bind/domain.md.j2): the formula reads
         # the memory at the address operand, which is what `semantics.expr` names
