@@ -29,7 +29,7 @@ def generated_blocks(generated: str) -> dict[str, str]:
     out = {}
     for a, b in zip(bounds, bounds[1:], strict=False):
         block = generated[a:b]
-        public = re.search(r"PTO_INST\s+RecordEvent\s+(\w+)\s*\(", block)
+        public = re.search(r"PTO_INST\s+(?:RecordEvent|void|comm::AsyncEvent)\s+(\w+)\s*\(", block)
         if public:
             out[public.group(1)] = block.rstrip() + "\n"
     return out

@@ -17,6 +17,11 @@ UPSTREAM = """#ifndef PTO_INSTR_HPP
 #define PTO_INSTR_HPP
 #include "pto/common/pto_instr_impl.hpp"
 namespace pto {
+template <typename T, typename AddrType>
+PTO_INST void TASSIGN(T& obj, AddrType addr)
+{
+    MAP_INSTR_IMPL(TASSIGN, obj, addr);
+}
 template <typename D, typename S, typename... E>
 PTO_INST RecordEvent TABS(D& dst, S& src, E&... events)
 {
@@ -44,12 +49,13 @@ PTO_INST RecordEvent TNEG(D& dst, S& src, E&... events)
 
 def test_covered_definitions_are_replaced_and_conditional_ones_kept() -> None:
     text, swapped, kept = swap_header(UPSTREAM, GENERATED)
-    assert swapped == ["TABS"]
+    assert swapped == ["TABS", "TASSIGN"]  # an intrinsic returning nothing is swapped too
     assert kept == ["TNEG"]  # declared for one target only upstream: stays upstream's
     # The generated TABS (twin and public form) replaces upstream's, in place.
     assert "namespace profiled" in text and "check_TABS" in text
     assert text.index("RecordEvent TABS") < text.index("TNOTCOVERED")
     assert declarations(text)["TABS"] == declarations(GENERATED)["TABS"]
+    assert declarations(text)["TASSIGN"] == declarations(GENERATED)["TASSIGN"]  # both forms, in place
     # Everything else is upstream's, and the check headers come right after the backend include.
     assert "PTO_INST RecordEvent TNOTCOVERED(D& dst, S& src, E&... events)" in text
     assert "#ifdef PTO_NPU_ARCH_A5" in text and "MAP_INSTR_IMPL(TNEG, dst, src)" in text
