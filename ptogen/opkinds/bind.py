@@ -13,9 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
+from ..testing.golden import Check, GoldenContext, same_bits, write_tile_inputs
 from ..testing.plan import (
     Call,
     CompileCase,
@@ -27,7 +25,6 @@ from ..testing.plan import (
     dtype_def,
     layout_addresses,
 )
-from ..testing.results import Outcome
 from .base import NamesOperand
 
 if TYPE_CHECKING:
@@ -147,25 +144,10 @@ class Bind(NamesOperand):
         obj = gx.op["domain"]
         checks: list[Check] = []
         for case in gx.entry["cases"]:
-            k = case["index"]
-            dtype = gx.np_type(gx.entry["dtypes"][obj])
-            seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
-            arrays = {}
-            for name, t in case["tiles"].items():
-                arrays[name] = inputs(dtype, t["rows"] * t["cols"], f"{seed}/{name}")
-                arrays[name].tofile(data / f"c{k}_{name}.bin")
-            t = case["tiles"][obj]
-            offset = int(case["attrs"]["offset"])
+            arrays = write_tile_inputs(gx, case, gx.np_type(gx.entry["dtypes"][obj]), data)
+            t, offset = case["tiles"][obj], int(case["attrs"]["offset"])
             # The bound tile's storage is the backing tile's, from the offset on.
             want = arrays[BACKING][offset : offset + t["rows"] * t["cols"]].copy()
-            label = f"{gx.label} case {k} ({case['label']})"
-
-            def check(d: Path, k: int = k, want: np.ndarray = want, label: str = label) -> Outcome:
-                got = np.fromfile(d / f"c{k}_{obj}.out", dtype=want.dtype)
-                bad = _bits(got) != _bits(want)
-                if bad.any():
-                    return Outcome("fail", label, _describe(bad, got, want, "bound bytes"))
-                return Outcome("pass", label)
-
-            checks.append(check)
+            label = f"{gx.label} case {case['index']} ({case['label']})"
+            checks.append(same_bits(f"c{case['index']}_{obj}.out", want, label, "bound bytes"))
         return checks

@@ -11,11 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
-
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
+from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel
-from ..testing.results import Outcome
 from .base import NamesOperand
 
 if TYPE_CHECKING:
@@ -104,13 +101,5 @@ class Hint(NamesOperand):
             buf = inputs(dtype, case["globals"][glob]["size"], f"{gx.op_name}/{gx.entry['group']}/{k}/{glob}")
             buf.tofile(data / f"c{k}_{glob}.bin")
             label = f"{gx.label} case {k} ({case['label']})"
-
-            def check(d: Path, k: int = k, want: np.ndarray = buf, label: str = label) -> Outcome:
-                got = np.fromfile(d / f"c{k}_{glob}.out", dtype=want.dtype)
-                bad = _bits(got) != _bits(want)
-                if bad.any():
-                    return Outcome("fail", label, _describe(bad, got, want, "hinted (unchanged)"))
-                return Outcome("pass", label)
-
-            checks.append(check)
+            checks.append(same_bits(f"c{k}_{glob}.out", buf, label, "hinted (unchanged)"))
         return checks

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs, logical
+from ..testing.golden import Check, GoldenContext, logical, same_bits, write_tile_inputs
 from ..testing.plan import (
     Call,
     OpTests,
@@ -26,7 +26,6 @@ from ..testing.plan import (
     layout_addresses,
     plan_rule_cases,
 )
-from ..testing.results import Outcome
 from .base import NamesOperand
 
 if TYPE_CHECKING:
@@ -129,33 +128,18 @@ class View(NamesOperand):
         dst = gx.op["domain"]
         checks: list[Check] = []
         for case in gx.entry["cases"]:
-            k = case["index"]
-            dtype = gx.np_type(gx.entry["dtypes"][dst])
-            seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
-            arrays = {}
-            for name, t in case["tiles"].items():
-                arrays[name] = inputs(dtype, t["rows"] * t["cols"], f"{seed}/{name}")
-                arrays[name].tofile(data / f"c{k}_{name}.bin")
+            arrays = write_tile_inputs(gx, case, gx.np_type(gx.entry["dtypes"][dst]), data)
             src = next(n for n in case["tiles"] if n != dst)
             t, s = case["tiles"][dst], case["tiles"][src]
             row, col = int(case["attrs"]["row"]), int(case["attrs"]["col"])
             vr, vc = t["valid_rows"], t["valid_cols"]
             whole = logical(arrays[src], s["rows"], s["cols"], s["layout"])
             want = whole[row : row + vr, col : col + vc].copy()
-            label = f"{gx.label} case {k} ({case['label']})"
+            label = f"{gx.label} case {case['index']} ({case['label']})"
 
-            def check(
-                d: Path, k: int = k, t: dict[str, Any] = t, want: np.ndarray = want, label: str = label
-            ) -> Outcome:
+            def valid(flat: np.ndarray, t: dict[str, Any] = t, vr: int = vr, vc: int = vc) -> np.ndarray:
                 # dst's storage now starts inside src's: its valid region must read src's elements.
-                got = logical(
-                    np.fromfile(d / f"c{k}_{dst}.out", dtype=want.dtype), t["rows"], t["cols"], t["layout"]
-                )
-                got = got[: want.shape[0], : want.shape[1]]
-                bad = _bits(got) != _bits(want)
-                if bad.any():
-                    return Outcome("fail", label, _describe(bad, got, want, "viewed"))
-                return Outcome("pass", label)
+                return logical(flat, t["rows"], t["cols"], t["layout"])[:vr, :vc]
 
-            checks.append(check)
+            checks.append(same_bits(f"c{case['index']}_{dst}.out", want, label, "viewed", valid))
         return checks

@@ -159,6 +159,37 @@ def _describe(bad: np.ndarray, got: np.ndarray, want: np.ndarray, what: str, ext
     )
 
 
+def write_tile_inputs(
+    gx: GoldenContext, case: dict[str, Any], dtype: np.dtype, data: Path
+) -> dict[str, np.ndarray]:
+    """Seeded inputs for every tile a case declares, written as `c<k>_<tile>.bin` (whole storage)."""
+    k = case["index"]
+    seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
+    arrays = {}
+    for name, t in case["tiles"].items():
+        arrays[name] = inputs(dtype, t["rows"] * t["cols"], f"{seed}/{name}")
+        arrays[name].tofile(data / f"c{k}_{name}.bin")
+    return arrays
+
+
+def same_bits(
+    out: str, want: np.ndarray, label: str, what: str, view: Callable[[np.ndarray], np.ndarray] | None = None
+) -> Check:
+    """A check that the kernel's output file `out` (seen through `view`, e.g. a layout's logical
+    matrix) holds exactly the bits of `want`: ops that move or bind data compute nothing."""
+
+    def check(d: Path) -> Outcome:
+        got = np.fromfile(d / out, dtype=want.dtype)
+        if view is not None:
+            got = view(got)
+        bad = _bits(got) != _bits(want)
+        if bad.any():
+            return Outcome("fail", label, _describe(bad, got, want, what))
+        return Outcome("pass", label)
+
+    return check
+
+
 MASKS = {
     "all lanes": lambda n: np.ones(n, dtype=bool),
     "first 5 lanes": lambda n: np.arange(n) < 5,
