@@ -329,6 +329,14 @@ class OpView:
         return set(data) <= set(operands)
 
     @property
+    def call_spelling(self) -> str:
+        """How an index page names the main declaration: `TADDS(dst, src, scalar)`, `TSYNC(events...)`."""
+        if self.spec.intrinsic is None:
+            return f"{self.name}({', '.join(o.name for o in self.spec.inputs)})"
+        args = [f"{p.name}..." if p.events else p.name for p in self.spec.intrinsic.params if p.operand]
+        return f"{self.name}({', '.join(args)})"
+
+    @property
     def tiles(self) -> list[str]:
         return [o.name for o in self.spec.operands if o.kind in ("tile", "vreg")]
 
@@ -1054,12 +1062,20 @@ class ProjectView:
         paths = [o.path for o in (self.ops if ops is None else ops)]
         return ([self.specs.targets_path] if with_targets else []) + paths
 
+    def typed_ops_in(self, set_id: str) -> list[OpView]:
+        """Ops of the set with element-typed operands (TSYNC, which only orders work, has none)."""
+        return [
+            o
+            for o in self.ops_in(set_id)
+            if any(x.kind in ("tile", "vreg", "global") for x in o.spec.operands)
+        ]
+
     def type_support(self, set_id: str) -> list[tuple[str, dict[str, list[str]]]]:
         """Per dtype of the vocabulary: profile -> ops of the set that accept it."""
         rows = []
         for d in self.targets.dtypes:
             per = {
-                p.name: [o.spec.short for o in self.ops_in(set_id) if _accepts(o, p.name, d.name)]
+                p.name: [o.spec.short for o in self.typed_ops_in(set_id) if _accepts(o, p.name, d.name)]
                 for p in self.profiles
             }
             rows.append((d.name, per))
