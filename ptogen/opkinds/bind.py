@@ -34,22 +34,34 @@ if TYPE_CHECKING:
 # The tile holding the bytes a case binds to (declared by the test, not an operand of the op).
 BACKING = "backing"
 
-# (label, layout, rows, cols, valid rows x cols or None for static, backing rows x cols, offset in
-# elements into the backing tile's storage)
-Case = tuple[str, str, int, int, tuple[int, int] | None, tuple[int, int], int]
+# (label, location, layout, rows, cols, valid rows x cols or None for static, backing rows x cols,
+# offset in elements into the backing tile's storage)
+Case = tuple[str, str, str, int, int, tuple[int, int] | None, tuple[int, int], int]
 
 CASES: list[Case] = [
-    ("row-major 8x16 bound to another 8x16 tile's bytes", "RowMajor", 8, 16, None, (8, 16), 0),
-    ("row-major 4x16 bound two rows into an 8x16 tile", "RowMajor", 4, 16, None, (8, 16), 32),
-    ("col-major 16x8 bound 24 elements into a 16x16 tile", "ColMajor", 16, 8, None, (16, 16), 24),
+    ("row-major 8x16 bound to another 8x16 tile's bytes", "Vec", "RowMajor", 8, 16, None, (8, 16), 0),
+    ("row-major 4x16 bound two rows into an 8x16 tile", "Vec", "RowMajor", 4, 16, None, (8, 16), 32),
+    ("col-major 16x8 bound 24 elements into a 16x16 tile", "Vec", "ColMajor", 16, 8, None, (16, 16), 24),
     (
         "run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile",
+        "Vec",
         "RowMajor",
         8,
         16,
         (5, 9),
         (16, 16),
         16,
+    ),
+    # another location: both tiles live in L0C, which the address is an offset into
+    (
+        "accumulator 8x16 bound 32 elements into a 16x16 accumulator",
+        "Acc",
+        "RowMajor",
+        8,
+        16,
+        None,
+        (16, 16),
+        32,
     ),
 ]
 
@@ -89,10 +101,10 @@ class Bind(NamesOperand):
         for dtype, on in self.dtype_profiles(project, op):
             size = dtype_def(project, dtype).bits // 8
             cases = []
-            for k, (label, layout, rows, cols, valid, (br, bc), offset) in enumerate(CASES, first):
+            for k, (label, loc, layout, rows, cols, valid, (br, bc), offset) in enumerate(CASES, first):
                 vr, vc = valid or (rows, cols)
-                t = TileDecl(obj, dtype, rows, cols, vr, vc, valid is not None, "Vec", layout)
-                b = TileDecl(BACKING, dtype, br, bc, br, bc, False, "Vec", "RowMajor")
+                t = TileDecl(obj, dtype, rows, cols, vr, vc, valid is not None, loc, layout)
+                b = TileDecl(BACKING, dtype, br, bc, br, bc, False, loc, "RowMajor")
                 at = layout_addresses(project, [b, t])
                 call = Call([], [obj, hex(at[BACKING] + offset * size)])
                 cases.append(RuntimeCase(k, label, [t, b], {}, call, at, attrs={"offset": str(offset)}))

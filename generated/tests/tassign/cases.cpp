@@ -163,47 +163,16 @@ void case_3([[maybe_unused]] Prof profile) {
     store("c3_obj.out", obj.data(), 128);
 }
 
-// case 4 (bfloat16_t): row-major 8x16 bound to another 8x16 tile's bytes
+// case 4 (half): accumulator 8x16 bound 32 elements into a 16x16 accumulator
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_obj = Tile<TileType::Acc, half, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x100);
+    TASSIGN(obj, 0x200);
     load("c4_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_backing = Tile<TileType::Acc, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c4_backing.bin", backing.data(), 128);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x0);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x0);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x0);
-        break;
-    }
-    store("c4_obj.out", obj.data(), 128);
-    { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
-                                                     reinterpret_cast<const unsigned char*>(obj.data() + 128));
-        TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
-        profiled::TASSIGN<profile_cpu, 0x0>(obj);
-        same_bytes("overload 1, case 4", main_result, obj.data());
-    }
-}
-
-// case 5 (bfloat16_t): row-major 4x16 bound two rows into an 8x16 tile
-void case_5([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 16>;
-    Tile_obj obj;
-    TASSIGN(obj, 0x100);
-    load("c5_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 8, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c5_backing.bin", backing.data(), 128);
+    load("c4_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x40);
@@ -215,19 +184,74 @@ void case_5([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x40);
         break;
     }
-    store("c5_obj.out", obj.data(), 64);
+    store("c4_obj.out", obj.data(), 128);
 }
 
-// case 6 (bfloat16_t): col-major 16x8 bound 24 elements into a 16x16 tile
+// case 5 (bfloat16_t): row-major 8x16 bound to another 8x16 tile's bytes
+void case_5([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x100);
+    load("c5_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c5_backing.bin", backing.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x0);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x0);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x0);
+        break;
+    }
+    store("c5_obj.out", obj.data(), 128);
+    { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
+                                                     reinterpret_cast<const unsigned char*>(obj.data() + 128));
+        TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
+        same_bytes("overload 1, case 5", main_result, obj.data());
+    }
+}
+
+// case 6 (bfloat16_t): row-major 4x16 bound two rows into an 8x16 tile
 void case_6([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x100);
+    load("c6_obj.bin", obj.data(), 64);
+    using Tile_backing = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c6_backing.bin", backing.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x40);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x40);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x40);
+        break;
+    }
+    store("c6_obj.out", obj.data(), 64);
+}
+
+// case 7 (bfloat16_t): col-major 16x8 bound 24 elements into a 16x16 tile
+void case_7([[maybe_unused]] Prof profile) {
     using Tile_obj = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 16, 8>;
     Tile_obj obj;
     TASSIGN(obj, 0x200);
-    load("c6_obj.bin", obj.data(), 128);
+    load("c7_obj.bin", obj.data(), 128);
     using Tile_backing = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c6_backing.bin", backing.data(), 256);
+    load("c7_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x30);
@@ -239,19 +263,19 @@ void case_6([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x30);
         break;
     }
-    store("c6_obj.out", obj.data(), 128);
+    store("c7_obj.out", obj.data(), 128);
 }
 
-// case 7 (bfloat16_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
-void case_7([[maybe_unused]] Prof profile) {
+// case 8 (bfloat16_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+void case_8([[maybe_unused]] Prof profile) {
     using Tile_obj = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_obj obj(5, 9);
     TASSIGN(obj, 0x200);
-    load("c7_obj.bin", obj.data(), 128);
+    load("c8_obj.bin", obj.data(), 128);
     using Tile_backing = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c7_backing.bin", backing.data(), 256);
+    load("c8_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x20);
@@ -263,98 +287,19 @@ void case_7([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x20);
         break;
     }
-    store("c7_obj.out", obj.data(), 128);
-}
-
-// case 8 (float): row-major 8x16 bound to another 8x16 tile's bytes
-void case_8([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
-    Tile_obj obj;
-    TASSIGN(obj, 0x200);
-    load("c8_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c8_backing.bin", backing.data(), 128);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x0);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x0);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x0);
-        break;
-    }
     store("c8_obj.out", obj.data(), 128);
-    { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
-                                                     reinterpret_cast<const unsigned char*>(obj.data() + 128));
-        TASSIGN(obj, 0x200); // back to its own bytes, which the main form left alone
-        profiled::TASSIGN<profile_cpu, 0x0>(obj);
-        same_bytes("overload 1, case 8", main_result, obj.data());
-    }
 }
 
-// case 9 (float): row-major 4x16 bound two rows into an 8x16 tile
+// case 9 (bfloat16_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_obj = Tile<TileType::Acc, bfloat16_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
     TASSIGN(obj, 0x200);
-    load("c9_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
+    load("c9_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Acc, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c9_backing.bin", backing.data(), 128);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x80);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x80);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x80);
-        break;
-    }
-    store("c9_obj.out", obj.data(), 64);
-}
-
-// case 10 (float): col-major 16x8 bound 24 elements into a 16x16 tile
-void case_10([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 8>;
-    Tile_obj obj;
-    TASSIGN(obj, 0x400);
-    load("c10_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c10_backing.bin", backing.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x60);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x60);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x60);
-        break;
-    }
-    store("c10_obj.out", obj.data(), 128);
-}
-
-// case 11 (float): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
-void case_11([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_obj obj(5, 9);
-    TASSIGN(obj, 0x400);
-    load("c11_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c11_backing.bin", backing.data(), 256);
+    load("c9_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x40);
@@ -366,19 +311,19 @@ void case_11([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x40);
         break;
     }
-    store("c11_obj.out", obj.data(), 128);
+    store("c9_obj.out", obj.data(), 128);
 }
 
-// case 12 (int8_t): row-major 8x16 bound to another 8x16 tile's bytes
-void case_12([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+// case 10 (float): row-major 8x16 bound to another 8x16 tile's bytes
+void case_10([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x80);
-    load("c12_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    TASSIGN(obj, 0x200);
+    load("c10_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c12_backing.bin", backing.data(), 128);
+    load("c10_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x0);
@@ -390,98 +335,122 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x0);
         break;
     }
-    store("c12_obj.out", obj.data(), 128);
+    store("c10_obj.out", obj.data(), 128);
     { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
-        TASSIGN(obj, 0x80); // back to its own bytes, which the main form left alone
+        TASSIGN(obj, 0x200); // back to its own bytes, which the main form left alone
         profiled::TASSIGN<profile_cpu, 0x0>(obj);
-        same_bytes("overload 1, case 12", main_result, obj.data());
+        same_bytes("overload 1, case 10", main_result, obj.data());
     }
 }
 
-// case 13 (int8_t): row-major 4x16 bound two rows into an 8x16 tile
-void case_13([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int8_t, 4, 16, BLayout::RowMajor, 4, 16>;
+// case 11 (float): row-major 4x16 bound two rows into an 8x16 tile
+void case_11([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x80);
-    load("c13_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    TASSIGN(obj, 0x200);
+    load("c11_obj.bin", obj.data(), 64);
+    using Tile_backing = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c13_backing.bin", backing.data(), 128);
+    load("c11_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x20);
+        profiled::TASSIGN<profile_a2a3>(obj, 0x80);
         break;
     case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x20);
+        profiled::TASSIGN<profile_a5>(obj, 0x80);
         break;
     case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x20);
+        profiled::TASSIGN<profile_cpu>(obj, 0x80);
         break;
     }
-    store("c13_obj.out", obj.data(), 64);
+    store("c11_obj.out", obj.data(), 64);
 }
 
-// case 14 (int8_t): col-major 16x8 bound 24 elements into a 16x16 tile
-void case_14([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int8_t, 16, 8, BLayout::ColMajor, 16, 8>;
+// case 12 (float): col-major 16x8 bound 24 elements into a 16x16 tile
+void case_12([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 8>;
     Tile_obj obj;
-    TASSIGN(obj, 0x100);
+    TASSIGN(obj, 0x400);
+    load("c12_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c12_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x60);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x60);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x60);
+        break;
+    }
+    store("c12_obj.out", obj.data(), 128);
+}
+
+// case 13 (float): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+void case_13([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_obj obj(5, 9);
+    TASSIGN(obj, 0x400);
+    load("c13_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c13_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x40);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x40);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x40);
+        break;
+    }
+    store("c13_obj.out", obj.data(), 128);
+}
+
+// case 14 (float): accumulator 8x16 bound 32 elements into a 16x16 accumulator
+void case_14([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Acc, float, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x400);
     load("c14_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_backing = Tile<TileType::Acc, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
     load("c14_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x18);
+        profiled::TASSIGN<profile_a2a3>(obj, 0x80);
         break;
     case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x18);
+        profiled::TASSIGN<profile_a5>(obj, 0x80);
         break;
     case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x18);
+        profiled::TASSIGN<profile_cpu>(obj, 0x80);
         break;
     }
     store("c14_obj.out", obj.data(), 128);
 }
 
-// case 15 (int8_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+// case 15 (int8_t): row-major 8x16 bound to another 8x16 tile's bytes
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_obj obj(5, 9);
-    TASSIGN(obj, 0x100);
-    load("c15_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c15_backing.bin", backing.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x10);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x10);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x10);
-        break;
-    }
-    store("c15_obj.out", obj.data(), 128);
-}
-
-// case 16 (uint8_t): row-major 8x16 bound to another 8x16 tile's bytes
-void case_16([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_obj = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
     TASSIGN(obj, 0x80);
-    load("c16_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    load("c15_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c16_backing.bin", backing.data(), 128);
+    load("c15_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x0);
@@ -493,26 +462,26 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x0);
         break;
     }
-    store("c16_obj.out", obj.data(), 128);
+    store("c15_obj.out", obj.data(), 128);
     { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x80); // back to its own bytes, which the main form left alone
         profiled::TASSIGN<profile_cpu, 0x0>(obj);
-        same_bytes("overload 1, case 16", main_result, obj.data());
+        same_bytes("overload 1, case 15", main_result, obj.data());
     }
 }
 
-// case 17 (uint8_t): row-major 4x16 bound two rows into an 8x16 tile
-void case_17([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint8_t, 4, 16, BLayout::RowMajor, 4, 16>;
+// case 16 (int8_t): row-major 4x16 bound two rows into an 8x16 tile
+void case_16([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int8_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_obj obj;
     TASSIGN(obj, 0x80);
-    load("c17_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    load("c16_obj.bin", obj.data(), 64);
+    using Tile_backing = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c17_backing.bin", backing.data(), 128);
+    load("c16_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x20);
@@ -524,19 +493,19 @@ void case_17([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x20);
         break;
     }
-    store("c17_obj.out", obj.data(), 64);
+    store("c16_obj.out", obj.data(), 64);
 }
 
-// case 18 (uint8_t): col-major 16x8 bound 24 elements into a 16x16 tile
-void case_18([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::ColMajor, 16, 8>;
+// case 17 (int8_t): col-major 16x8 bound 24 elements into a 16x16 tile
+void case_17([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int8_t, 16, 8, BLayout::ColMajor, 16, 8>;
     Tile_obj obj;
     TASSIGN(obj, 0x100);
-    load("c18_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c17_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c18_backing.bin", backing.data(), 256);
+    load("c17_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x18);
@@ -548,19 +517,19 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x18);
         break;
     }
-    store("c18_obj.out", obj.data(), 128);
+    store("c17_obj.out", obj.data(), 128);
 }
 
-// case 19 (uint8_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
-void case_19([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+// case 18 (int8_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+void case_18([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_obj obj(5, 9);
     TASSIGN(obj, 0x100);
-    load("c19_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c18_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c19_backing.bin", backing.data(), 256);
+    load("c18_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x10);
@@ -572,16 +541,40 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x10);
         break;
     }
+    store("c18_obj.out", obj.data(), 128);
+}
+
+// case 19 (int8_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
+void case_19([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Acc, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x100);
+    load("c19_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c19_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x20);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x20);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x20);
+        break;
+    }
     store("c19_obj.out", obj.data(), 128);
 }
 
-// case 20 (int16_t): row-major 8x16 bound to another 8x16 tile's bytes
+// case 20 (uint8_t): row-major 8x16 bound to another 8x16 tile's bytes
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_obj = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x100);
+    TASSIGN(obj, 0x80);
     load("c20_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_backing = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
     load("c20_backing.bin", backing.data(), 128);
@@ -600,70 +593,94 @@ void case_20([[maybe_unused]] Prof profile) {
     { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
-        TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
+        TASSIGN(obj, 0x80); // back to its own bytes, which the main form left alone
         profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 20", main_result, obj.data());
     }
 }
 
-// case 21 (int16_t): row-major 4x16 bound two rows into an 8x16 tile
+// case 21 (uint8_t): row-major 4x16 bound two rows into an 8x16 tile
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_obj = Tile<TileType::Vec, uint8_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x100);
+    TASSIGN(obj, 0x80);
     load("c21_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_backing = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
     load("c21_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x40);
+        profiled::TASSIGN<profile_a2a3>(obj, 0x20);
         break;
     case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x40);
+        profiled::TASSIGN<profile_a5>(obj, 0x20);
         break;
     case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x40);
+        profiled::TASSIGN<profile_cpu>(obj, 0x20);
         break;
     }
     store("c21_obj.out", obj.data(), 64);
 }
 
-// case 22 (int16_t): col-major 16x8 bound 24 elements into a 16x16 tile
+// case 22 (uint8_t): col-major 16x8 bound 24 elements into a 16x16 tile
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 16, 8>;
+    using Tile_obj = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::ColMajor, 16, 8>;
     Tile_obj obj;
-    TASSIGN(obj, 0x200);
+    TASSIGN(obj, 0x100);
     load("c22_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_backing = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
     load("c22_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x30);
+        profiled::TASSIGN<profile_a2a3>(obj, 0x18);
         break;
     case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x30);
+        profiled::TASSIGN<profile_a5>(obj, 0x18);
         break;
     case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x30);
+        profiled::TASSIGN<profile_cpu>(obj, 0x18);
         break;
     }
     store("c22_obj.out", obj.data(), 128);
 }
 
-// case 23 (int16_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+// case 23 (uint8_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_obj = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_obj obj(5, 9);
-    TASSIGN(obj, 0x200);
+    TASSIGN(obj, 0x100);
     load("c23_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_backing = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
     load("c23_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x10);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x10);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x10);
+        break;
+    }
+    store("c23_obj.out", obj.data(), 128);
+}
+
+// case 24 (uint8_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
+void case_24([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Acc, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x100);
+    load("c24_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Acc, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c24_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x20);
@@ -675,19 +692,19 @@ void case_23([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x20);
         break;
     }
-    store("c23_obj.out", obj.data(), 128);
+    store("c24_obj.out", obj.data(), 128);
 }
 
-// case 24 (uint16_t): row-major 8x16 bound to another 8x16 tile's bytes
-void case_24([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+// case 25 (int16_t): row-major 8x16 bound to another 8x16 tile's bytes
+void case_25([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
     TASSIGN(obj, 0x100);
-    load("c24_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    load("c25_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c24_backing.bin", backing.data(), 128);
+    load("c25_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x0);
@@ -699,26 +716,26 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x0);
         break;
     }
-    store("c24_obj.out", obj.data(), 128);
+    store("c25_obj.out", obj.data(), 128);
     { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
         TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
         profiled::TASSIGN<profile_cpu, 0x0>(obj);
-        same_bytes("overload 1, case 24", main_result, obj.data());
+        same_bytes("overload 1, case 25", main_result, obj.data());
     }
 }
 
-// case 25 (uint16_t): row-major 4x16 bound two rows into an 8x16 tile
-void case_25([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 16>;
+// case 26 (int16_t): row-major 4x16 bound two rows into an 8x16 tile
+void case_26([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_obj obj;
     TASSIGN(obj, 0x100);
-    load("c25_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    load("c26_obj.bin", obj.data(), 64);
+    using Tile_backing = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c25_backing.bin", backing.data(), 128);
+    load("c26_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x40);
@@ -730,19 +747,19 @@ void case_25([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x40);
         break;
     }
-    store("c25_obj.out", obj.data(), 64);
+    store("c26_obj.out", obj.data(), 64);
 }
 
-// case 26 (uint16_t): col-major 16x8 bound 24 elements into a 16x16 tile
-void case_26([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 16, 8>;
+// case 27 (int16_t): col-major 16x8 bound 24 elements into a 16x16 tile
+void case_27([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 16, 8>;
     Tile_obj obj;
     TASSIGN(obj, 0x200);
-    load("c26_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c27_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c26_backing.bin", backing.data(), 256);
+    load("c27_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x30);
@@ -754,19 +771,19 @@ void case_26([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x30);
         break;
     }
-    store("c26_obj.out", obj.data(), 128);
+    store("c27_obj.out", obj.data(), 128);
 }
 
-// case 27 (uint16_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
-void case_27([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+// case 28 (int16_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+void case_28([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_obj obj(5, 9);
     TASSIGN(obj, 0x200);
-    load("c27_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c28_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c27_backing.bin", backing.data(), 256);
+    load("c28_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x20);
@@ -778,98 +795,19 @@ void case_27([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x20);
         break;
     }
-    store("c27_obj.out", obj.data(), 128);
-}
-
-// case 28 (int32_t): row-major 8x16 bound to another 8x16 tile's bytes
-void case_28([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
-    Tile_obj obj;
-    TASSIGN(obj, 0x200);
-    load("c28_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c28_backing.bin", backing.data(), 128);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x0);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x0);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x0);
-        break;
-    }
     store("c28_obj.out", obj.data(), 128);
-    { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
-                                                     reinterpret_cast<const unsigned char*>(obj.data() + 128));
-        TASSIGN(obj, 0x200); // back to its own bytes, which the main form left alone
-        profiled::TASSIGN<profile_cpu, 0x0>(obj);
-        same_bytes("overload 1, case 28", main_result, obj.data());
-    }
 }
 
-// case 29 (int32_t): row-major 4x16 bound two rows into an 8x16 tile
+// case 29 (int16_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int32_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_obj = Tile<TileType::Acc, int16_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
     TASSIGN(obj, 0x200);
-    load("c29_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    load("c29_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Acc, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c29_backing.bin", backing.data(), 128);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x80);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x80);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x80);
-        break;
-    }
-    store("c29_obj.out", obj.data(), 64);
-}
-
-// case 30 (int32_t): col-major 16x8 bound 24 elements into a 16x16 tile
-void case_30([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 8>;
-    Tile_obj obj;
-    TASSIGN(obj, 0x400);
-    load("c30_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c30_backing.bin", backing.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x60);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x60);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x60);
-        break;
-    }
-    store("c30_obj.out", obj.data(), 128);
-}
-
-// case 31 (int32_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
-void case_31([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_obj obj(5, 9);
-    TASSIGN(obj, 0x400);
-    load("c31_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c31_backing.bin", backing.data(), 256);
+    load("c29_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x40);
@@ -881,19 +819,19 @@ void case_31([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x40);
         break;
     }
-    store("c31_obj.out", obj.data(), 128);
+    store("c29_obj.out", obj.data(), 128);
 }
 
-// case 32 (uint32_t): row-major 8x16 bound to another 8x16 tile's bytes
-void case_32([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+// case 30 (uint16_t): row-major 8x16 bound to another 8x16 tile's bytes
+void case_30([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x200);
-    load("c32_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    TASSIGN(obj, 0x100);
+    load("c30_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c32_backing.bin", backing.data(), 128);
+    load("c30_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x0);
@@ -905,76 +843,100 @@ void case_32([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x0);
         break;
     }
-    store("c32_obj.out", obj.data(), 128);
+    store("c30_obj.out", obj.data(), 128);
     { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
-        TASSIGN(obj, 0x200); // back to its own bytes, which the main form left alone
+        TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
         profiled::TASSIGN<profile_cpu, 0x0>(obj);
-        same_bytes("overload 1, case 32", main_result, obj.data());
+        same_bytes("overload 1, case 30", main_result, obj.data());
     }
 }
 
-// case 33 (uint32_t): row-major 4x16 bound two rows into an 8x16 tile
-void case_33([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint32_t, 4, 16, BLayout::RowMajor, 4, 16>;
+// case 31 (uint16_t): row-major 4x16 bound two rows into an 8x16 tile
+void case_31([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x200);
-    load("c33_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    TASSIGN(obj, 0x100);
+    load("c31_obj.bin", obj.data(), 64);
+    using Tile_backing = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c33_backing.bin", backing.data(), 128);
+    load("c31_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x80);
+        profiled::TASSIGN<profile_a2a3>(obj, 0x40);
         break;
     case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x80);
+        profiled::TASSIGN<profile_a5>(obj, 0x40);
         break;
     case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x80);
+        profiled::TASSIGN<profile_cpu>(obj, 0x40);
         break;
     }
-    store("c33_obj.out", obj.data(), 64);
+    store("c31_obj.out", obj.data(), 64);
 }
 
-// case 34 (uint32_t): col-major 16x8 bound 24 elements into a 16x16 tile
-void case_34([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 8>;
+// case 32 (uint16_t): col-major 16x8 bound 24 elements into a 16x16 tile
+void case_32([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 16, 8>;
     Tile_obj obj;
-    TASSIGN(obj, 0x400);
+    TASSIGN(obj, 0x200);
+    load("c32_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c32_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x30);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x30);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x30);
+        break;
+    }
+    store("c32_obj.out", obj.data(), 128);
+}
+
+// case 33 (uint16_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+void case_33([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_obj obj(5, 9);
+    TASSIGN(obj, 0x200);
+    load("c33_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c33_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x20);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x20);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x20);
+        break;
+    }
+    store("c33_obj.out", obj.data(), 128);
+}
+
+// case 34 (uint16_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
+void case_34([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Acc, uint16_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x200);
     load("c34_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_backing = Tile<TileType::Acc, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
     load("c34_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x60);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x60);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x60);
-        break;
-    }
-    store("c34_obj.out", obj.data(), 128);
-}
-
-// case 35 (uint32_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
-void case_35([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_obj obj(5, 9);
-    TASSIGN(obj, 0x400);
-    load("c35_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c35_backing.bin", backing.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x40);
         break;
     case Prof::A5:
@@ -984,19 +946,19 @@ void case_35([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x40);
         break;
     }
-    store("c35_obj.out", obj.data(), 128);
+    store("c34_obj.out", obj.data(), 128);
 }
 
-// case 36 (int64_t): row-major 8x16 bound to another 8x16 tile's bytes
-void case_36([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+// case 35 (int32_t): row-major 8x16 bound to another 8x16 tile's bytes
+void case_35([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x400);
-    load("c36_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    TASSIGN(obj, 0x200);
+    load("c35_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c36_backing.bin", backing.data(), 128);
+    load("c35_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x0);
@@ -1008,71 +970,95 @@ void case_36([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x0);
         break;
     }
-    store("c36_obj.out", obj.data(), 128);
+    store("c35_obj.out", obj.data(), 128);
     { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
-        TASSIGN(obj, 0x400); // back to its own bytes, which the main form left alone
+        TASSIGN(obj, 0x200); // back to its own bytes, which the main form left alone
         profiled::TASSIGN<profile_cpu, 0x0>(obj);
-        same_bytes("overload 1, case 36", main_result, obj.data());
+        same_bytes("overload 1, case 35", main_result, obj.data());
     }
 }
 
-// case 37 (int64_t): row-major 4x16 bound two rows into an 8x16 tile
-void case_37([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int64_t, 4, 16, BLayout::RowMajor, 4, 16>;
+// case 36 (int32_t): row-major 4x16 bound two rows into an 8x16 tile
+void case_36([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int32_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x400);
-    load("c37_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    TASSIGN(obj, 0x200);
+    load("c36_obj.bin", obj.data(), 64);
+    using Tile_backing = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c37_backing.bin", backing.data(), 128);
+    load("c36_backing.bin", backing.data(), 128);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x100);
+        profiled::TASSIGN<profile_a2a3>(obj, 0x80);
         break;
     case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x100);
+        profiled::TASSIGN<profile_a5>(obj, 0x80);
         break;
     case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x100);
+        profiled::TASSIGN<profile_cpu>(obj, 0x80);
         break;
     }
-    store("c37_obj.out", obj.data(), 64);
+    store("c36_obj.out", obj.data(), 64);
 }
 
-// case 38 (int64_t): col-major 16x8 bound 24 elements into a 16x16 tile
-void case_38([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 16, 8>;
+// case 37 (int32_t): col-major 16x8 bound 24 elements into a 16x16 tile
+void case_37([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 16, 8>;
     Tile_obj obj;
-    TASSIGN(obj, 0x800);
+    TASSIGN(obj, 0x400);
+    load("c37_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c37_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x60);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x60);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x60);
+        break;
+    }
+    store("c37_obj.out", obj.data(), 128);
+}
+
+// case 38 (int32_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+void case_38([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_obj obj(5, 9);
+    TASSIGN(obj, 0x400);
     load("c38_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_backing = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
     load("c38_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0xc0);
+        profiled::TASSIGN<profile_a2a3>(obj, 0x40);
         break;
     case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0xc0);
+        profiled::TASSIGN<profile_a5>(obj, 0x40);
         break;
     case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0xc0);
+        profiled::TASSIGN<profile_cpu>(obj, 0x40);
         break;
     }
     store("c38_obj.out", obj.data(), 128);
 }
 
-// case 39 (int64_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+// case 39 (int32_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
 void case_39([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_obj obj(5, 9);
-    TASSIGN(obj, 0x800);
+    using Tile_obj = Tile<TileType::Acc, int32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x400);
     load("c39_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_backing = Tile<TileType::Acc, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
     load("c39_backing.bin", backing.data(), 256);
@@ -1090,13 +1076,13 @@ void case_39([[maybe_unused]] Prof profile) {
     store("c39_obj.out", obj.data(), 128);
 }
 
-// case 40 (uint64_t): row-major 8x16 bound to another 8x16 tile's bytes
+// case 40 (uint32_t): row-major 8x16 bound to another 8x16 tile's bytes
 void case_40([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_obj = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x400);
+    TASSIGN(obj, 0x200);
     load("c40_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_backing = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
     load("c40_backing.bin", backing.data(), 128);
@@ -1115,70 +1101,22 @@ void case_40([[maybe_unused]] Prof profile) {
     { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
                                                      reinterpret_cast<const unsigned char*>(obj.data() + 128));
-        TASSIGN(obj, 0x400); // back to its own bytes, which the main form left alone
+        TASSIGN(obj, 0x200); // back to its own bytes, which the main form left alone
         profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 40", main_result, obj.data());
     }
 }
 
-// case 41 (uint64_t): row-major 4x16 bound two rows into an 8x16 tile
+// case 41 (uint32_t): row-major 4x16 bound two rows into an 8x16 tile
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint64_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_obj = Tile<TileType::Vec, uint32_t, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x400);
+    TASSIGN(obj, 0x200);
     load("c41_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_backing = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
     load("c41_backing.bin", backing.data(), 128);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0x100);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0x100);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0x100);
-        break;
-    }
-    store("c41_obj.out", obj.data(), 64);
-}
-
-// case 42 (uint64_t): col-major 16x8 bound 24 elements into a 16x16 tile
-void case_42([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 16, 8>;
-    Tile_obj obj;
-    TASSIGN(obj, 0x800);
-    load("c42_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c42_backing.bin", backing.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TASSIGN<profile_a2a3>(obj, 0xc0);
-        break;
-    case Prof::A5:
-        profiled::TASSIGN<profile_a5>(obj, 0xc0);
-        break;
-    case Prof::CPU:
-        profiled::TASSIGN<profile_cpu>(obj, 0xc0);
-        break;
-    }
-    store("c42_obj.out", obj.data(), 128);
-}
-
-// case 43 (uint64_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
-void case_43([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_obj obj(5, 9);
-    TASSIGN(obj, 0x800);
-    load("c43_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_backing backing;
-    TASSIGN(backing, 0x0);
-    load("c43_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x80);
@@ -1190,7 +1128,333 @@ void case_43([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x80);
         break;
     }
+    store("c41_obj.out", obj.data(), 64);
+}
+
+// case 42 (uint32_t): col-major 16x8 bound 24 elements into a 16x16 tile
+void case_42([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 8>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x400);
+    load("c42_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c42_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x60);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x60);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x60);
+        break;
+    }
+    store("c42_obj.out", obj.data(), 128);
+}
+
+// case 43 (uint32_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+void case_43([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_obj obj(5, 9);
+    TASSIGN(obj, 0x400);
+    load("c43_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c43_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x40);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x40);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x40);
+        break;
+    }
     store("c43_obj.out", obj.data(), 128);
+}
+
+// case 44 (uint32_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
+void case_44([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Acc, uint32_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x400);
+    load("c44_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Acc, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c44_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x80);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x80);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x80);
+        break;
+    }
+    store("c44_obj.out", obj.data(), 128);
+}
+
+// case 45 (int64_t): row-major 8x16 bound to another 8x16 tile's bytes
+void case_45([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x400);
+    load("c45_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c45_backing.bin", backing.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x0);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x0);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x0);
+        break;
+    }
+    store("c45_obj.out", obj.data(), 128);
+    { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
+                                                     reinterpret_cast<const unsigned char*>(obj.data() + 128));
+        TASSIGN(obj, 0x400); // back to its own bytes, which the main form left alone
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
+        same_bytes("overload 1, case 45", main_result, obj.data());
+    }
+}
+
+// case 46 (int64_t): row-major 4x16 bound two rows into an 8x16 tile
+void case_46([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int64_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x400);
+    load("c46_obj.bin", obj.data(), 64);
+    using Tile_backing = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c46_backing.bin", backing.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x100);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x100);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x100);
+        break;
+    }
+    store("c46_obj.out", obj.data(), 64);
+}
+
+// case 47 (int64_t): col-major 16x8 bound 24 elements into a 16x16 tile
+void case_47([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 16, 8>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x800);
+    load("c47_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c47_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0xc0);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0xc0);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0xc0);
+        break;
+    }
+    store("c47_obj.out", obj.data(), 128);
+}
+
+// case 48 (int64_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+void case_48([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_obj obj(5, 9);
+    TASSIGN(obj, 0x800);
+    load("c48_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c48_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x80);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x80);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x80);
+        break;
+    }
+    store("c48_obj.out", obj.data(), 128);
+}
+
+// case 49 (int64_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
+void case_49([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Acc, int64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x800);
+    load("c49_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Acc, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c49_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x100);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x100);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x100);
+        break;
+    }
+    store("c49_obj.out", obj.data(), 128);
+}
+
+// case 50 (uint64_t): row-major 8x16 bound to another 8x16 tile's bytes
+void case_50([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x400);
+    load("c50_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c50_backing.bin", backing.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x0);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x0);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x0);
+        break;
+    }
+    store("c50_obj.out", obj.data(), 128);
+    { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
+                                                     reinterpret_cast<const unsigned char*>(obj.data() + 128));
+        TASSIGN(obj, 0x400); // back to its own bytes, which the main form left alone
+        profiled::TASSIGN<profile_cpu, 0x0>(obj);
+        same_bytes("overload 1, case 50", main_result, obj.data());
+    }
+}
+
+// case 51 (uint64_t): row-major 4x16 bound two rows into an 8x16 tile
+void case_51([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, uint64_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x400);
+    load("c51_obj.bin", obj.data(), 64);
+    using Tile_backing = Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c51_backing.bin", backing.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x100);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x100);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x100);
+        break;
+    }
+    store("c51_obj.out", obj.data(), 64);
+}
+
+// case 52 (uint64_t): col-major 16x8 bound 24 elements into a 16x16 tile
+void case_52([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 16, 8>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x800);
+    load("c52_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c52_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0xc0);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0xc0);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0xc0);
+        break;
+    }
+    store("c52_obj.out", obj.data(), 128);
+}
+
+// case 53 (uint64_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
+void case_53([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_obj obj(5, 9);
+    TASSIGN(obj, 0x800);
+    load("c53_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c53_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x80);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x80);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x80);
+        break;
+    }
+    store("c53_obj.out", obj.data(), 128);
+}
+
+// case 54 (uint64_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
+void case_54([[maybe_unused]] Prof profile) {
+    using Tile_obj = Tile<TileType::Acc, uint64_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    Tile_obj obj;
+    TASSIGN(obj, 0x800);
+    load("c54_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Acc, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_backing backing;
+    TASSIGN(backing, 0x0);
+    load("c54_backing.bin", backing.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TASSIGN<profile_a2a3>(obj, 0x100);
+        break;
+    case Prof::A5:
+        profiled::TASSIGN<profile_a5>(obj, 0x100);
+        break;
+    case Prof::CPU:
+        profiled::TASSIGN<profile_cpu>(obj, 0x100);
+        break;
+    }
+    store("c54_obj.out", obj.data(), 128);
 }
 
 struct Entry {
@@ -1244,6 +1508,17 @@ const Entry entries[] = {
     {"c41@A2A3", case_41, Prof::A2A3}, {"c41@A5", case_41, Prof::A5}, {"c41@CPU", case_41, Prof::CPU},
     {"c42@A2A3", case_42, Prof::A2A3}, {"c42@A5", case_42, Prof::A5}, {"c42@CPU", case_42, Prof::CPU},
     {"c43@A2A3", case_43, Prof::A2A3}, {"c43@A5", case_43, Prof::A5}, {"c43@CPU", case_43, Prof::CPU},
+    {"c44@A2A3", case_44, Prof::A2A3}, {"c44@A5", case_44, Prof::A5}, {"c44@CPU", case_44, Prof::CPU},
+    {"c45@A2A3", case_45, Prof::A2A3}, {"c45@A5", case_45, Prof::A5}, {"c45@CPU", case_45, Prof::CPU},
+    {"c46@A2A3", case_46, Prof::A2A3}, {"c46@A5", case_46, Prof::A5}, {"c46@CPU", case_46, Prof::CPU},
+    {"c47@A2A3", case_47, Prof::A2A3}, {"c47@A5", case_47, Prof::A5}, {"c47@CPU", case_47, Prof::CPU},
+    {"c48@A2A3", case_48, Prof::A2A3}, {"c48@A5", case_48, Prof::A5}, {"c48@CPU", case_48, Prof::CPU},
+    {"c49@A2A3", case_49, Prof::A2A3}, {"c49@A5", case_49, Prof::A5}, {"c49@CPU", case_49, Prof::CPU},
+    {"c50@A2A3", case_50, Prof::A2A3}, {"c50@A5", case_50, Prof::A5}, {"c50@CPU", case_50, Prof::CPU},
+    {"c51@A2A3", case_51, Prof::A2A3}, {"c51@A5", case_51, Prof::A5}, {"c51@CPU", case_51, Prof::CPU},
+    {"c52@A2A3", case_52, Prof::A2A3}, {"c52@A5", case_52, Prof::A5}, {"c52@CPU", case_52, Prof::CPU},
+    {"c53@A2A3", case_53, Prof::A2A3}, {"c53@A5", case_53, Prof::A5}, {"c53@CPU", case_53, Prof::CPU},
+    {"c54@A2A3", case_54, Prof::A2A3}, {"c54@A5", case_54, Prof::A5}, {"c54@CPU", case_54, Prof::CPU},
 };
 
 } // namespace
