@@ -98,8 +98,6 @@ class PageContext:
 
     def named(self, text: str) -> list[str]:
         """Operands of the page named in `text`, in order of mention."""
-        import re
-
         return [n for n in re.findall(r"\b(\w+)\b", text) if n in self.data]
 
 
@@ -578,8 +576,6 @@ class DTypePairsRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        import re
-
         m = re.match(r"Type pairs \((\w+) to (\w+)\): (.+?)\.?\s*(?:\((?P<note>[^()]*)\))?\.?$", line.text)
         if m is None or not {m.group(1), m.group(2)} <= set(page.data):
             return None
@@ -716,8 +712,6 @@ class SameValidExtentRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        import re
-
         m = re.search(
             r"\b(\w+)\.(GetValidRow|GetValidCol)\(\) == (\w+)\.(GetValidRow|GetValidCol)\(\)", line.text
         )
@@ -783,8 +777,6 @@ class MinValidExtentRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        import re
-
         m = re.search(
             r"\b(\w+)\.(GetValidRow|GetValidCol)\(\) (>=|>) "
             r"(?:(\w+)\.(GetValidRow|GetValidCol)\(\)|(\d+)(?!\d))`?\s*(?:\((?P<note>[^()]*)\))?",
@@ -884,8 +876,6 @@ class ValueRangeRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        import re
-
         m = re.match(
             r"Runtime: every element(?: of type (?P<types>.+?))? in the valid region of (?P<ops>.+?) "
             r"must lie in "
@@ -967,8 +957,6 @@ class SameStorageRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        import re
-
         m = re.match(r"The tiles (\w+) and (\w+) must have the same TileType, layout", line.text)
         return {"operands": [m.group(1), m.group(2)]} if m else None
 
@@ -1050,8 +1038,6 @@ class TableLayoutRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        import re
-
         head = re.match(r"The GlobalTensor (\w+) must be (.*)$", line.text)
         if head is None:
             return None
@@ -1106,8 +1092,6 @@ class AddressTypeRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        import re
-
         m = re.match(
             r"The address (\w+) must be an integer \(a byte offset\) when (\w+) is a tile", line.text
         )
@@ -1136,7 +1120,7 @@ class PlacementRule(RuleBase):
     page_prefixes: ClassVar[tuple[str, ...]] = ("with the address as a template argument",)
 
     def in_form(self, form: Any) -> bool:
-        return any(t.operand == self.operands[1] for t in form.template)
+        return form.carrier(self.operands[1]) is not None
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         t, a = rv.types
@@ -1147,8 +1131,9 @@ class PlacementRule(RuleBase):
         )
         return f"({fits}) && {a} % {self.alignment} == 0"
 
-    def _sizes(self) -> str:
-        return ", ".join(f"{loc} {cap}" for loc, cap in self.capacities.items())
+    def _sizes(self, code: bool = False) -> str:
+        tick = "`" if code else ""
+        return ", ".join(f"{tick}{loc}{tick} {cap}" for loc, cap in self.capacities.items())
 
     def text(self, op: OpView) -> str:
         tile, addr = self.operands
@@ -1159,7 +1144,7 @@ class PlacementRule(RuleBase):
 
     def doc(self, op: OpView) -> str:
         tile, addr = self.operands
-        sizes = ", ".join(f"`{loc}` {cap}" for loc, cap in self.capacities.items())
+        sizes = self._sizes(code=True)
         return _with_note(
             f"With the address as a template argument, `{tile}` must lie within the memory of its "
             f"location at a {self.alignment}-byte aligned address: `{addr} % {self.alignment} == 0` and "
@@ -1170,8 +1155,6 @@ class PlacementRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        import re
-
         m = re.match(
             r"With the address as a template argument, (\w+) must lie within the memory of its location "
             r"at a (\d+)-byte aligned address: (\w+) % .*? \((.*?); no other location",
@@ -1218,8 +1201,6 @@ class EventsRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        import re
-
         m = re.match(r"Every argument passed as (\w+) must be an event", line.text)
         return {"operands": [m.group(1)]} if m else None
 
@@ -1235,12 +1216,8 @@ class PipelineRule(RuleBase):
     scoped_by_kind: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("the op class ",)
 
-    def _operand(self, spec: OpSpec) -> Any:
-        forms = [spec.operands] + [ov.operands for ov in (spec.intrinsic.overloads if spec.intrinsic else [])]
-        return next((o for ops in forms for o in ops if o.name == self.operands[0]), None)
-
     def _enum(self, spec: OpSpec, targets: Targets) -> Any:
-        o = self._operand(spec)
+        o = next((o for o in spec.every_operand if o.name == self.operands[0]), None)
         return next((e for e in targets.enums if o is not None and e.name == o.enum), None)
 
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
@@ -1253,7 +1230,7 @@ class PipelineRule(RuleBase):
                 yield ("pipes", i), f"{pipe!r} is no value of {enum.trait.name}"
 
     def in_form(self, form: Any) -> bool:
-        return any(t.operand == self.operands[0] for t in form.template)
+        return form.carrier(self.operands[0]) is not None
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         trait = self._enum(op.spec, op.targets).trait
@@ -1272,8 +1249,6 @@ class PipelineRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        import re
-
         m = re.match(r"The op class (\w+) must run on the (.*?) pipeline \(", line.text)
         if m is None:
             return None

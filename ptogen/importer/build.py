@@ -553,13 +553,6 @@ def _syntax_rows(facts: PageFacts) -> dict[str, dict[str, str]]:
         for name, typ in zip(ins, types + [""] * len(ins), strict=False):
             rows.setdefault(_snake(name), {"type": typ} if "tile" in typ or typ == "dtype" else {})
         break
-    # An op that returns nothing (TSYNC) has only the assembly form: `tsync %events : !pto.event<...>`.
-    for line in facts.syntax.get("pto_asm", []) if not facts.syntax.get("ssa") else []:
-        m = re.match(r"^[a-z][\w.]* (?P<ins>%[^:=]*?) : (?P<types>.*)$", line)
-        if m is not None:
-            ins, types = re.findall(r"%(\w+)", m.group("ins")), _split(m.group("types"))
-            for name, typ in zip(ins, types, strict=False):
-                rows.setdefault(_snake(name), {"type": typ} if "!pto.event" in typ else {})
     return {n: r for n, r in rows.items() if _OPERAND_NAME.match(n) and not n.startswith("arg")}
 
 
@@ -616,12 +609,11 @@ def _operands(
     else:
         dst_name = "dst"
     enums = {e.name: e for e in targets.enums}
-    syntax_rows = rows or _syntax_rows(facts)
     for p in params:
         if p.get("events"):
             # the events an op waits on as what it does (TSYNC): the page lists them as an operand
             if p.get("operand"):
-                operands.append(_operand(p["operand"], "src", "!pto.event<...>", syntax_rows))
+                operands.append(_operand(p["operand"], "src", "!pto.event<...>", rows))
             continue
         name = p["operand"]
         if "dtype_of" in p or "value_type" in p:
@@ -1012,6 +1004,8 @@ def _page_to_spec(
     returns = "RecordEvent"
     if declarations:
         _, qual, returns, name, template, params = declarations[0]
+        for entry in template:
+            entry.pop("tile_only", None)  # only an overload states it (`_overload`)
     elif not vector:
         name = mnemonic.split(".", 1)[1].upper()
         qual = "PTO_INST"

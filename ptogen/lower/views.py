@@ -636,7 +636,7 @@ class FormView:
         assert intr is not None
         if operand == intr.tmp_in_events and not any(p.operand == operand for p in self.params):
             return operand  # bound from the events pack by the body
-        carrier = self._carrier(operand)
+        carrier = self.carrier(operand)
         if carrier is not None:
             return carrier.name
         p = self._param_of(operand)
@@ -658,7 +658,7 @@ class FormView:
             out.append({"name": f"{p.operand}_f{self.index}", "operand": str(p.operand), "like": str(like)})
         return out
 
-    def _carrier(self, operand: str) -> TemplateParam | None:
+    def carrier(self, operand: str) -> TemplateParam | None:
         """The value template parameter carrying an operand in this form (TASSIGN<Addr>), if any."""
         return next((t for t in self.template if t.operand == operand), None)
 
@@ -670,7 +670,7 @@ class FormView:
         out: list[str] = []
         for p in intr.params:
             if p.operand and main_param in (p.type, p.value_type):
-                carrier = self._carrier(p.operand)
+                carrier = self.carrier(p.operand)
                 if carrier is not None:  # a compile-time constant of the parameter's type
                     t = str(carrier.type)
                     if t not in out:
@@ -730,7 +730,7 @@ class FormView:
                 continue
             types = []
             for name in rule.rule_operands:
-                carrier = self._carrier(name)
+                carrier = self.carrier(name)
                 if carrier is not None:
                     types.append(carrier.name)
                     continue
@@ -906,7 +906,7 @@ class FormView:
         return [
             self._param_of(o.name).name
             for o in self.own
-            if o.name != self.value_output and self._carrier(o.name) is None
+            if o.name != self.value_output and self.carrier(o.name) is None
         ]
 
     @property

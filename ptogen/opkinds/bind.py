@@ -11,10 +11,11 @@ scoped to such forms (`placement`) check it at compile time.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..testing.golden import Check, GoldenContext, same_bits, write_tile_inputs
 from ..testing.plan import (
+    BreakContext,
     Call,
     CompileCase,
     GlobalDecl,
@@ -115,42 +116,30 @@ class Bind(NamesOperand):
     def _plan_compile(self, project: ProjectView, op: OpView, tests: OpTests, obj: str, addr: str) -> None:
         """Legal calls of every form (a tile at 0, a GlobalTensor at its buffer) and one breaking call
         per rule, each under every profile that has the rule."""
-        legal = "legal twin: every rule of the profile holds"
         for p in project.profiles:
             dtypes = op.test_dtypes(p.name)
             if not dtypes:
                 continue
             tile = TileDecl(obj, dtypes[0])
             glob = GlobalDecl(obj, dtypes[0], 8, 16, 16)
-            prof = p.name
-
-            def case(fn: str, call: Call, note: str, rv: Any = None, on_global: bool = False) -> None:
-                tests.compile.append(
-                    CompileCase(
-                        fn,
-                        prof,  # noqa: B023 (called within this iteration only)
-                        rv,
-                        rv.id if rv else "legal",
-                        [] if on_global else [tile],  # noqa: B023
-                        call,
-                        note,
-                        globals=[glob] if on_global else [],  # noqa: B023
-                    )
-                )
-
-            low = prof.lower()
-            case(f"legal_{low}", Call([], [obj, "0x0"]), legal)
-            case(f"legal_{low}_global", Call([], [obj, f"{obj}_buf.get()"]), legal, on_global=True)
+            low = p.name.lower()
+            tests.compile.append(CompileCase.legal(f"legal_{low}", p.name, [tile], Call([], [obj, "0x0"])))
+            at_buffer = Call([], [obj, f"{obj}_buf.get()"])
+            tests.compile.append(
+                CompileCase.legal(f"legal_{low}_global", p.name, [], at_buffer, globals=[glob])
+            )
             for form in op.forms[1:]:
-                if any(t.operand == addr for t in form.template):
-                    case(f"legal_{low}_f{form.index}", Call(["0x0"], [obj]), legal)
-            for rv in op.rules_for(prof, static=True) + op.form_rules_for(prof):
-                broken = rv.rule.break_static(None, {obj: tile})  # type: ignore[arg-type]
+                if form.carrier(addr) is not None:
+                    call = Call(["0x0"], [obj])
+                    tests.compile.append(
+                        CompileCase.legal(f"legal_{low}_f{form.index}", p.name, [tile], call)
+                    )
+            for rv in op.rules_for(p.name, static=True) + op.form_rules_for(p.name):
+                broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), {obj: tile})
                 value = broken.scalar_types[addr]
                 # a form-scoped rule checks the form that takes the address as a template argument
                 call = Call([value], [obj]) if rv.rule.form_scoped else Call([], [obj, value])
-                note = f"breaks rule {rv.id} ({rv.kind}) of the {prof} profile"
-                case(f"fail_{low}_{rv.id}", call, note, rv)
+                tests.compile.append(CompileCase.breaking(f"fail_{low}_{rv.id}", p.name, rv, [tile], call))
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         obj = gx.op["domain"]

@@ -77,19 +77,8 @@ class Hint(NamesOperand):
                 continue
             g = GlobalDecl(glob, op.test_dtypes(p)[0], 8, 16, 16)
             call = Call([], [glob, ctx])
-            note = "legal twin: every rule of the profile holds"
             tests.compile.append(
-                CompileCase(
-                    f"legal_{p.lower()}",
-                    p,
-                    None,
-                    "legal",
-                    [],
-                    call,
-                    note,
-                    globals=[g],
-                    contexts=[(ctx_type, ctx)],
-                )
+                CompileCase.legal(f"legal_{p.lower()}", p, [], call, globals=[g], contexts=[(ctx_type, ctx)])
             )
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:

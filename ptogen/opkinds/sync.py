@@ -52,51 +52,37 @@ class Sync(NamesOperand):
     @staticmethod
     def barrier_enum(op: OpView) -> Any:
         """The enum of the op-class operand of the barrier form (its trait names the pipeline)."""
-        intr = op.spec.intrinsic
-        own = [o for ov in (intr.overloads if intr else []) for o in ov.operands if o.kind == "attr"]
-        return next((e for e in op.targets.enums if own and e.name == own[0].enum), None)
+        attr = next((o for o in op.spec.every_operand if o.kind == "attr"), None)
+        return next((e for e in op.targets.enums if attr is not None and e.name == attr.enum), None)
 
     # ----------------------------------------------------------------- tests
-    @staticmethod
-    def _carrier(op: OpView) -> tuple[int, str] | None:
-        """(form index, operand) of the form taking an op class as a template argument, if any."""
-        for form in op.forms[1:]:
-            for t in form.template:
-                if t.operand is not None:
-                    return form.index, t.operand
-        return None
-
     def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
         """Compile cases only (nothing to compute): per profile, a wait on two events and on none, a
         barrier on the first op class, and one breaking call per rule."""
         events = op.spec.semantics.domain
         contexts = [("RecordEvent", f"{events}0"), ("RecordEvent", f"{events}1")]
-        legal = "legal twin: every rule of the profile holds"
-        barrier = self._carrier(op)
+        barrier = next((f for f in op.forms if any(t.operand for t in f.template)), None)
         enum = self.barrier_enum(op)
         for p in project.profiles:
             prof, low = p.name, p.name.lower()
-            found: list[tuple[str, Call, str, Any, list[TileDecl], list[tuple[str, str]]]] = [
-                (f"legal_{low}", Call([], [f"{events}0", f"{events}1"]), legal, None, [], contexts),
-                (f"legal_{low}_none", Call([], []), legal, None, [], []),
+            waits = Call([], [f"{events}0", f"{events}1"])
+            cases = [
+                CompileCase.legal(f"legal_{low}", prof, [], waits, contexts=contexts),
+                CompileCase.legal(f"legal_{low}_none", prof, [], Call([], [])),
             ]
             if barrier is not None and enum is not None:
-                first = f"{enum.name}::{enum.values[0]}"
-                found.append((f"legal_{low}_f{barrier[0]}", Call([first], []), legal, None, [], []))
+                drain = Call([f"{enum.name}::{enum.values[0]}"], [])
+                cases.append(CompileCase.legal(f"legal_{low}_f{barrier.index}", prof, [], drain))
             for rv in op.rules_for(prof, static=True) + op.form_rules_for(prof):
-                note = f"breaks rule {rv.id} ({rv.kind}) of the {prof} profile"
                 if rv.rule.form_scoped:  # a class the rule does not allow
                     call = Call([rv.rule.breaking_value(op)], [])  # type: ignore[attr-defined]
-                    found.append((f"fail_{low}_{rv.id}", call, note, rv, [], []))
+                    cases.append(CompileCase.breaking(f"fail_{low}_{rv.id}", prof, rv, [], call))
                 else:  # a tile where an event belongs
-                    tile = TileDecl(
-                        "not_an_event", op.test_dtypes(prof)[0] if op.test_dtypes(prof) else "float"
+                    tile = TileDecl("not_an_event", (op.test_dtypes(prof) or ["float"])[0])
+                    cases.append(
+                        CompileCase.breaking(f"fail_{low}_{rv.id}", prof, rv, [tile], Call([], [tile.name]))
                     )
-                    found.append((f"fail_{low}_{rv.id}", Call([], [tile.name]), note, rv, [tile], []))
-            for fn, call, note, rv, tiles, ctx in found:
-                tests.compile.append(
-                    CompileCase(fn, prof, rv, rv.id if rv else "legal", tiles, call, note, contexts=ctx)
-                )
+            tests.compile += cases
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         return []  # compile cases only

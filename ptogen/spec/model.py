@@ -466,6 +466,12 @@ class OpSpec(Strict):
         return next(o for o in self.operands if o.name == name)
 
     @property
+    def every_operand(self) -> list[Operand]:
+        """The main declaration's operands, then those only an overload takes (TSYNC's op class)."""
+        own = [o for ov in (self.intrinsic.overloads if self.intrinsic else []) for o in ov.operands]
+        return [*self.operands, *own]
+
+    @property
     def inputs(self) -> list[Operand]:
         return [o for o in self.operands if o.role != "dst"]
 

@@ -125,6 +125,53 @@ class CompileCase:
     def messages(self) -> list[str]:
         return [rv.message(self.profile) for rv in ([self.rv] if self.rv else []) + self.also]
 
+    @classmethod
+    def legal(
+        cls,
+        fn: str,
+        profile: str,
+        tiles: list[TileDecl],
+        call: Call,
+        *,
+        globals: list[GlobalDecl] | None = None,
+        contexts: list[tuple[str, str]] | None = None,
+        of: str = "",
+    ) -> CompileCase:
+        """A call every rule of the profile admits (`of`: which declaration, when not the main one)."""
+        note = f"legal twin{of}: every rule of the profile holds"
+        return cls(
+            fn, profile, None, "legal", tiles, call, note, globals=globals or [], contexts=contexts or []
+        )
+
+    @classmethod
+    def breaking(
+        cls,
+        fn: str,
+        profile: str,
+        rv: RuleView,
+        tiles: list[TileDecl],
+        call: Call,
+        *,
+        also: list[RuleView] | None = None,
+        globals: list[GlobalDecl] | None = None,
+        contexts: list[tuple[str, str]] | None = None,
+        on: str = "",
+    ) -> CompileCase:
+        """A call that breaks one rule of the profile (`on`: which declaration, when it matters)."""
+        note = f"breaks rule {rv.id} ({rv.kind}) of the {profile} profile{on}"
+        return cls(
+            fn,
+            profile,
+            rv,
+            rv.id,
+            tiles,
+            call,
+            note,
+            also or [],
+            globals=globals or [],
+            contexts=contexts or [],
+        )
+
 
 @dataclass
 class RuntimeCase:
@@ -433,15 +480,8 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
                 return None
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))
             path = f"legal_{profile.lower()}{key[1]}"
-            twins[key] = CompileCase(
-                path,
-                profile,
-                None,
-                "legal",
-                list(tiles.values()),
-                call,
-                "legal twin: every rule of the profile holds",
-                globals=global_decls(op, tiles),
+            twins[key] = CompileCase.legal(
+                path, profile, list(tiles.values()), call, globals=global_decls(op, tiles)
             )
             tests.compile.append(twins[key])
         return twins[key]
@@ -469,16 +509,14 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
             call = make_call(op, broken.tiles, variant, scalars, with_tmp=broken.with_tmp)
             path = f"fail_{p.name.lower()}_{rv.id}"
             tests.compile.append(
-                CompileCase(
+                CompileCase.breaking(
                     path,
                     p.name,
                     rv,
-                    rv.id,
                     list(broken.tiles.values()),
                     call,
-                    f"breaks rule {rv.id} ({rv.kind}) of the {p.name} profile",
-                    _collateral(op, p.name, rv, broken.tiles, variant),
-                    global_decls(op, broken.tiles, broken.global_layouts),
+                    also=_collateral(op, p.name, rv, broken.tiles, variant),
+                    globals=global_decls(op, broken.tiles, broken.global_layouts),
                 )
             )
 
@@ -514,18 +552,30 @@ def _plan_form_rules(
                 return Call(targs, form.test_call_args(main.args)), glob
 
             call, glob = call_form(tiles)
-            note = f"legal twin of declaration {form.index}: every rule of the profile holds"
-            fn = f"legal_{p.name.lower()}_f{form.index}"
+            low, k = p.name.lower(), form.index
             tests.compile.append(
-                CompileCase(fn, p.name, None, "legal", list(tiles.values()), call, note, globals=glob)
+                CompileCase.legal(
+                    f"legal_{low}_f{k}",
+                    p.name,
+                    list(tiles.values()),
+                    call,
+                    globals=glob,
+                    of=f" of declaration {k}",
+                )
             )
             for rv in mine:
                 broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), dict(tiles))
                 call, glob = call_form(broken.tiles)
-                note = f"breaks rule {rv.id} ({rv.kind}) of the {p.name} profile on declaration {form.index}"
-                fn = f"fail_{p.name.lower()}_{rv.id}_f{form.index}"
                 tests.compile.append(
-                    CompileCase(fn, p.name, rv, rv.id, list(broken.tiles.values()), call, note, globals=glob)
+                    CompileCase.breaking(
+                        f"fail_{low}_{rv.id}_f{k}",
+                        p.name,
+                        rv,
+                        list(broken.tiles.values()),
+                        call,
+                        globals=glob,
+                        on=f" on declaration {k}",
+                    )
                 )
 
 
