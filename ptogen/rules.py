@@ -1101,50 +1101,56 @@ class AddressTypeRule(RuleBase):
         return Broken(dict(tiles), scalar_types={self.operands[1]: "0.5"})
 
 
-TileLocation = Literal["Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight"]
-
-
 class PlacementRule(RuleBase):
     """A tile placed at a compile-time address (TASSIGN<Addr>) lies within the memory of its
-    location at an aligned address. It checks the declarations whose template carries the address;
-    a location without a capacity does not exist on the target."""
+    location at an aligned address. It checks the declarations whose template carries the address,
+    against the `memories` of its one profile (targets.yaml); a location the profile does not list
+    does not exist on the target."""
 
     kind: Literal["placement"] = "placement"
     operands: list[Name] = Field(min_length=2, max_length=2, description="[the tile, the address]")
     alignment: Annotated[int, Field(ge=1, le=4096)] = Field(description="bytes the address is a multiple of")
-    capacities: dict[TileLocation, Annotated[int, Field(ge=1, le=1 << 30)]] = Field(
-        min_length=1, description="bytes of each location's memory on the target"
-    )
     scalar_operands: ClassVar[bool] = True
     scoped_by_kind: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("with the address as a template argument",)
 
+    def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
+        yield from super().check(spec, targets)
+        if self.profiles is None or len(self.profiles) != 1:
+            yield ("profiles",), "a placement rule names the one profile whose memories it checks"
+        elif not targets.profile(self.profiles[0]).memories:
+            yield ("profiles", 0), f"profile {self.profiles[0]} states no `memories` in targets.yaml"
+
     def in_form(self, form: Any) -> bool:
         return form.carrier(self.operands[1]) is not None
+
+    def _memories(self, op: OpView) -> dict[str, int]:
+        assert self.profiles is not None
+        return {str(loc): cap for loc, cap in op.targets.profile(self.profiles[0]).memories.items()}
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         t, a = rv.types
         size = f"{t}::Rows * {t}::Cols * sizeof(typename {t}::DType)"
         fits = " || ".join(
             f"({t}::Loc == TileType::{loc} && {a} <= {cap} && {size} <= {cap} - {a})"
-            for loc, cap in self.capacities.items()
+            for loc, cap in self._memories(op).items()
         )
         return f"({fits}) && {a} % {self.alignment} == 0"
 
-    def _sizes(self, code: bool = False) -> str:
+    def _sizes(self, op: OpView, code: bool = False) -> str:
         tick = "`" if code else ""
-        return ", ".join(f"{tick}{loc}{tick} {cap}" for loc, cap in self.capacities.items())
+        return ", ".join(f"{tick}{loc}{tick} {cap}" for loc, cap in self._memories(op).items())
 
     def text(self, op: OpView) -> str:
         tile, addr = self.operands
         return (
             f"{tile} must lie within its memory at a {self.alignment}-byte aligned {addr} "
-            f"(bytes per location: {self._sizes()})"
+            f"(bytes per location: {self._sizes(op)})"
         )
 
     def doc(self, op: OpView) -> str:
         tile, addr = self.operands
-        sizes = self._sizes(code=True)
+        sizes = self._sizes(op, code=True)
         return _with_note(
             f"With the address as a template argument, `{tile}` must lie within the memory of its "
             f"location at a {self.alignment}-byte aligned address: `{addr} % {self.alignment} == 0` and "
@@ -1161,13 +1167,12 @@ class PlacementRule(RuleBase):
             line.text,
         )
         if m is None:
-            return None
-        sizes = {loc: int(n) for loc, n in re.findall(r"(\w+) (\d+)", m.group(4))}
-        return {"operands": [m.group(1), m.group(3)], "alignment": int(m.group(2)), "capacities": sizes}
+            return None  # the sizes the line lists are the profile's `memories` (targets.yaml)
+        return {"operands": [m.group(1), m.group(3)], "alignment": int(m.group(2))}
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         # The last aligned address of the unified buffer: the tile no longer fits behind it.
-        top = self.capacities.get("Vec", 0) - self.alignment
+        top = self._memories(bx.op).get("Vec", 0) - self.alignment
         return Broken(dict(tiles), scalar_types={self.operands[1]: hex(max(top, 0))})
 
 

@@ -21,6 +21,13 @@ TASSIGN = "specs/ops/sync_and_config/tassign.yaml"
 CASES = [
     # (spec, old text, new text, field path, message fragment)
     (
+        TASSIGN,
+        "  - {kind: placement, profiles: [A2A3],",
+        "  - {kind: placement, profiles: [CPU],",
+        "constraints[1].profiles[0]",
+        "states no `memories`",
+    ),
+    (
         TSTORE,
         "    forms: [4, 5, 6, 7]\n",
         "    forms: [4, 5, 9]\n",

@@ -87,3 +87,39 @@ def test_the_region_size_follows_the_target(program: Path) -> None:
     assert out.stdout.split()[:1] == [str(128 * 1024)]
     assert out.returncode != 0 and "survived" not in out.stdout
     assert out.stderr.startswith("PTO runtime error: TASSIGN: the tile must lie within its on-chip memory")
+
+
+SIZES = r"""
+#include <pto/pto-inst.hpp>
+#include <cstdio>
+
+using namespace pto;
+
+int main() {
+    for (NPUArch arch : {NPUArch::A2A3, NPUArch::A5}) {
+        NPU_MEMORY_INIT(arch);
+        auto& m = NPUMemoryModel::Instance();
+        std::printf("%zu %zu %zu %zu\n", m.Size(NPUMemoryModel::L1), m.Size(NPUMemoryModel::L0A),
+                    m.Size(NPUMemoryModel::L0B), m.Size(NPUMemoryModel::L0C));
+    }
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_simulated_memories_are_the_profiles_memories(compiler: str, tmp_path: Path) -> None:
+    """The runtime's L1, L0A, L0B and L0C per target have the sizes targets.yaml gives each profile
+    (`memories`, which the placement rule checks TASSIGN<Addr> against); its unified buffer is larger
+    on purpose (the simulator's scratch, NPUMemoryModel::ub_bytes)."""
+    from ptogen.spec.load import load_specs
+
+    from .helpers import ROOT
+
+    targets = load_specs(ROOT / "specs", ROOT).targets
+    exe = build_program(require(compiler), SIZES, tmp_path, "sizes")
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    for line, profile in zip(out.stdout.splitlines(), ("A2A3", "A5"), strict=True):
+        mem = targets.profile(profile).memories
+        assert [int(n) for n in line.split()] == [mem["Mat"], mem["Left"], mem["Right"], mem["Acc"]], profile

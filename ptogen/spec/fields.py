@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -182,6 +182,8 @@ Int64 = Annotated[int, Field(ge=-(1 << 63), le=(1 << 63) - 1)]
 CodeSpan = Annotated[str, AfterValidator(_one_line), AfterValidator(_code_span)]
 Name = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
 ProfileName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9]*$")]
+# A tile's location (TileType), each backed by one on-chip memory.
+TileLocation = Literal["Vec", "Mat", "Left", "Right", "Acc", "Bias", "Scaling", "ScaleLeft", "ScaleRight"]
 
 
 class Strict(BaseModel):

@@ -25,6 +25,7 @@ from .fields import (
     ProfileName,
     Prose,
     Strict,
+    TileLocation,
     TypeName,
 )
 
@@ -65,6 +66,11 @@ class ProfileDef(Strict):
     )
     backend_dir: Annotated[str, Field(pattern=r"^[a-z0-9_]+(/[a-z0-9_]+)*$")] = Field(
         description="include directory of the backend's `<NAME>_IMPL` headers, e.g. pto/npu/a2a3"
+    )
+    memories: dict[TileLocation, Annotated[int, Field(ge=1, le=1 << 30)]] = Field(
+        default_factory=dict,
+        description="bytes of the on-chip memory behind each tile location on this target; a location "
+        "not listed does not exist there (empty: the profile states no capacities, as the CPU simulator)",
     )
 
 
@@ -157,6 +163,9 @@ class Targets(Strict):
 
     def profile_names(self) -> list[str]:
         return [p.name for p in self.profiles]
+
+    def profile(self, name: str) -> ProfileDef:
+        return next(p for p in self.profiles if p.name == name)
 
     def instruction_set(self, set_id: str) -> InstructionSetDef:
         return next(s for s in self.instruction_sets if s.id == set_id)
