@@ -73,7 +73,8 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def project(tmp_path: Path, shared_cache: Path) -> Path:
     """A private copy of the project (specs, templates, generated tree, style) to edit freely."""
     for name in ("specs", "templates", "generated"):
-        shutil.copytree(ROOT / name, tmp_path / name)
+        # copyfile, not copy2: copying each file's metadata took two thirds of this fixture's time.
+        shutil.copytree(ROOT / name, tmp_path / name, copy_function=shutil.copyfile)
     shutil.copy(ROOT / ".clang-format", tmp_path / ".clang-format")
     (tmp_path / ".ptogen-cache").mkdir()
     for name in SHARED_CACHES:

@@ -126,6 +126,10 @@ class OpView:
         pos = [o.spec.mnemonic for o in siblings].index(self.spec.mnemonic)
         self.prev = OpRef(siblings[pos - 1].spec, self.iset) if pos > 0 else None
         self.next = OpRef(siblings[pos + 1].spec, self.iset) if pos + 1 < len(siblings) else None
+        # The test planner asks for an op's rules and dtype combinations tens of thousands of times
+        # per gen; a view never changes, so each answer is computed once.
+        self._rules_for_memo: dict[tuple[str, bool | None], list[RuleView]] = {}
+        self._combos_memo: dict[tuple[str, tuple[tuple[str, str], ...]], list[dict[str, str]]] = {}
 
     def context(self, what: str):  # type: ignore[no-untyped-def]
         """Errors raised inside name this op's spec file and line (see errors.located)."""
@@ -425,6 +429,12 @@ class OpView:
 
     def rules_for(self, profile: str, *, static: bool | None = None) -> list[RuleView]:
         """Rules a profile enforces; where the profile does not offer the op, only that fact."""
+        key = (profile, static)
+        if key not in self._rules_for_memo:
+            self._rules_for_memo[key] = self._rules_for(profile, static)
+        return list(self._rules_for_memo[key])
+
+    def _rules_for(self, profile: str, static: bool | None) -> list[RuleView]:
         applying = [
             rv
             for rv in self.rules
@@ -479,6 +489,12 @@ class OpView:
     def dtype_combos(self, profile: str, when: dict[str, str] | None = None) -> list[dict[str, str]]:
         """Every legal assignment of dtypes to the tile/vreg operands. Operands whose dtype rules
         admit the same list vary together; operands no rule names follow the compute operand."""
+        key = (profile, tuple(sorted((when or {}).items())))
+        if key not in self._combos_memo:
+            self._combos_memo[key] = self._dtype_combos(profile, when)
+        return [dict(c) for c in self._combos_memo[key]]
+
+    def _dtype_combos(self, profile: str, when: dict[str, str] | None) -> list[dict[str, str]]:
         if not self.available(profile):
             return []
         lists = {o: self.operand_dtypes(profile, o, when) for o in self.tiles}
