@@ -43,6 +43,82 @@ struct dims5 {
     }
 };
 
+// The address arithmetic of every GlobalTensor of one layout. It needs only the run-time extents and
+// strides, so it is compiled once per layout instead of once per tensor type: per type it was most of
+// a memory-op test kernel's code, and so of its compile time.
+template <Layout L>
+struct tensor_geometry {
+    // What a constructed tensor must satisfy.
+    static void check(const int64_t* d, const int64_t* st) {
+        for (int k = 0; k < 5; ++k)
+            sim::check(d[k] != DYNAMIC && st[k] != DYNAMIC, "GlobalTensor",
+                       "every DYNAMIC extent and stride must be given at construction");
+        sim::check(L != Layout::ND || st[4] == 1, "GlobalTensor",
+                   "Layout::ND keeps rows contiguous (stride of dimension 4 must be 1)");
+        sim::check(L != Layout::NZ || st[4] == 1, "GlobalTensor",
+                   "Layout::NZ keeps a block row contiguous (stride of dimension 4 must be 1)");
+    }
+
+    static int64_t offset_of(const int64_t* st, const int64_t (&k)[5]) {
+        return k[0] * st[0] + k[1] * st[1] + k[2] * st[2] + k[3] * st[3] + k[4] * st[4];
+    }
+
+    // Rows and columns of the matrix the transfer ops see (see the top of this file).
+    static int64_t matrix_rows(const int64_t* d) {
+        return L == Layout::ND ? d[0] * d[1] * d[2] * d[3] : L == Layout::DN ? d[3] : d[2] * d[3];
+    }
+    static int64_t matrix_cols(const int64_t* d) {
+        return L == Layout::ND ? d[4] : d[0] * d[1] * (L == Layout::DN ? d[2] : 1) * d[4];
+    }
+
+    // The five indices of matrix element (i, j): each matrix index splits over its dimensions,
+    // innermost (last listed) first.
+    static int64_t matrix_offset(const int64_t* d, const int64_t* st, int64_t i, int64_t j) {
+        int64_t k[5] = {0, 0, 0, 0, 0};
+        if constexpr (L == Layout::ND) {
+            split(d, k, i, {0, 1, 2, 3});
+            k[4] = j;
+        } else if constexpr (L == Layout::DN) {
+            k[3] = i;
+            split(d, k, j, {0, 1, 2, 4});
+        } else {
+            split(d, k, i, {2, 3});
+            split(d, k, j, {0, 1, 4});
+        }
+        return offset_of(st, k);
+    }
+
+    // Elements from data() that the extents and strides cover: one past the largest offset.
+    static int64_t span(const int64_t* d, const int64_t* st) {
+        int64_t last = 0;
+        for (int k = 0; k < 5; ++k) {
+            if (d[k] <= 0)
+                return 0;
+            last += (d[k] - 1) * st[k];
+        }
+        return last + 1;
+    }
+
+    static bool covers(const int64_t* d, const int64_t* st, int64_t rows, int64_t cols) {
+        const int64_t end = span(d, st);
+        for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j) {
+                const int64_t at = matrix_offset(d, st, i, j);
+                if (at < 0 || at >= end)
+                    return false;
+            }
+        return true;
+    }
+
+  private:
+    static void split(const int64_t* d, int64_t (&k)[5], int64_t v, std::initializer_list<int> dims) {
+        for (auto it = std::rbegin(dims); it != std::rend(dims); ++it) {
+            k[*it] = v % d[*it];
+            v /= d[*it];
+        }
+    }
+};
+
 } // namespace sim
 
 // Extents of dimensions 0..4. Shape(n...) sets the DYNAMIC ones: pass either one value per DYNAMIC
@@ -126,13 +202,7 @@ struct GlobalTensor {
     GlobalTensor() = default;
     explicit GlobalTensor(DType* data, const Shape_& shape = Shape_{}, const Stride_& stride = Stride_{})
         : data_(data), shape_(shape), stride_(stride) {
-        for (int k = 0; k < 5; ++k)
-            sim::check(shape_.shape[k] != DYNAMIC && stride_.stride[k] != DYNAMIC, "GlobalTensor",
-                       "every DYNAMIC extent and stride must be given at construction");
-        sim::check(Layout_ != Layout::ND || stride_.stride[4] == 1, "GlobalTensor",
-                   "Layout::ND keeps rows contiguous (stride of dimension 4 must be 1)");
-        sim::check(Layout_ != Layout::NZ || stride_.stride[4] == 1, "GlobalTensor",
-                   "Layout::NZ keeps a block row contiguous (stride of dimension 4 must be 1)");
+        Geometry::check(shape_.shape, stride_.stride);
     }
 
     DType* data() {
@@ -183,37 +253,22 @@ struct GlobalTensor {
 
     // Rows and columns of the matrix the transfer ops see (see the top of this file).
     int64_t matrix_rows() const {
-        const int64_t* d = shape_.shape;
-        return Layout_ == Layout::ND ? d[0] * d[1] * d[2] * d[3] : Layout_ == Layout::DN ? d[3] : d[2] * d[3];
+        return Geometry::matrix_rows(shape_.shape);
     }
     int64_t matrix_cols() const {
-        const int64_t* d = shape_.shape;
-        return Layout_ == Layout::ND ? d[4] : d[0] * d[1] * (Layout_ == Layout::DN ? d[2] : 1) * d[4];
+        return Geometry::matrix_cols(shape_.shape);
     }
 
     // Elements from data() that the Shape and Stride cover: one past the largest offset of an element.
     int64_t span() const {
-        int64_t last = 0;
-        for (int k = 0; k < 5; ++k) {
-            if (shape_.shape[k] <= 0)
-                return 0;
-            last += (shape_.shape[k] - 1) * stride_.stride[k];
-        }
-        return last + 1;
+        return Geometry::span(shape_.shape, stride_.stride);
     }
 
     // Whether every element of the rows x cols region of the matrix lies within the span. The
     // region may reach past an extent (a DN tensor's rows beyond d3, say) as long as its elements
     // stay within the memory the tensor covers, as upstream's simulator and tests allow.
     bool covers(int64_t rows, int64_t cols) const {
-        const int64_t end = span();
-        for (int64_t i = 0; i < rows; ++i)
-            for (int64_t j = 0; j < cols; ++j) {
-                const int64_t at = matrix_offset(i, j);
-                if (at < 0 || at >= end)
-                    return false;
-            }
-        return true;
+        return Geometry::covers(shape_.shape, stride_.stride, rows, cols);
     }
 
     // Element (i, j) of that matrix, by reference (not for twin types) or by value.
@@ -233,33 +288,13 @@ struct GlobalTensor {
     }
 
   private:
-    int64_t offset_of(int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4) const {
-        const int64_t* st = stride_.stride;
-        return i0 * st[0] + i1 * st[1] + i2 * st[2] + i3 * st[3] + i4 * st[4];
-    }
+    using Geometry = sim::tensor_geometry<Layout_>;
 
-    // The five indices of matrix element (i, j): each matrix index splits over its dimensions,
-    // innermost first.
+    int64_t offset_of(int64_t i0, int64_t i1, int64_t i2, int64_t i3, int64_t i4) const {
+        return Geometry::offset_of(stride_.stride, {i0, i1, i2, i3, i4});
+    }
     int64_t matrix_offset(int64_t i, int64_t j) const {
-        const int64_t* d = shape_.shape;
-        int64_t k[5] = {0, 0, 0, 0, 0};
-        const auto split = [&](int64_t v, std::initializer_list<int> dims) {
-            for (auto it = std::rbegin(dims); it != std::rend(dims); ++it) {
-                k[*it] = v % d[*it];
-                v /= d[*it];
-            }
-        };
-        if constexpr (Layout_ == Layout::ND) {
-            split(i, {0, 1, 2, 3});
-            k[4] = j;
-        } else if constexpr (Layout_ == Layout::DN) {
-            k[3] = i;
-            split(j, {0, 1, 2, 4});
-        } else {
-            split(i, {2, 3});
-            split(j, {0, 1, 4});
-        }
-        return offset_of(k[0], k[1], k[2], k[3], k[4]);
+        return Geometry::matrix_offset(shape_.shape, stride_.stride, i, j);
     }
 
     DType* data_ = nullptr;

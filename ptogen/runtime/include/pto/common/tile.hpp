@@ -280,25 +280,33 @@ constexpr std::size_t footprint_bytes() {
 // (code that builds a second view of a tile's storage passes `reinterpret_cast<std::uintptr_t>(
 // other.data())`). Either way the tile's footprint must fit in that memory and the address must suit
 // the element type's alignment.
-template <typename TileT>
-void sim::bind(TileT& tile, std::uintptr_t addr) {
-    static_assert(is_tile_v<TileT>, "TASSIGN: the first argument must be a Tile");
-    using D = typename TileT::DType;
+namespace sim {
+// The part of bind that does not depend on the tile's type: it is compiled once rather than once
+// per tile type (every test kernel binds tiles of dozens of types). Returns where the tile goes.
+inline std::byte* place_tile(TileType loc, std::uintptr_t addr, std::size_t need, std::size_t align) {
     auto& memory = NPUMemoryModel::Instance();
-    const std::size_t need = sim::footprint_bytes<TileT>();
     auto region = memory.RegionOf(addr);
     std::uintptr_t offset = 0;
     if (region != NPUMemoryModel::RegionCount) {
         offset = addr - reinterpret_cast<std::uintptr_t>(memory.Base(region));
     } else {
-        region = sim::region_of(TileT::Loc);
+        region = region_of(loc);
         offset = addr;
     }
     const std::size_t size = memory.Size(region);
-    sim::check(offset <= size && need <= size - offset, "TASSIGN",
-               "the tile must lie within its on-chip memory (offset + footprint <= the memory's size)");
-    sim::check(offset % alignof(D) == 0, "TASSIGN", "addr must be aligned to the element type's alignment");
-    D* const at = reinterpret_cast<D*>(memory.Base(region) + offset);
+    check(offset <= size && need <= size - offset, "TASSIGN",
+          "the tile must lie within its on-chip memory (offset + footprint <= the memory's size)");
+    check(offset % align == 0, "TASSIGN", "addr must be aligned to the element type's alignment");
+    return reinterpret_cast<std::byte*>(memory.Base(region) + offset);
+}
+} // namespace sim
+
+template <typename TileT>
+void sim::bind(TileT& tile, std::uintptr_t addr) {
+    static_assert(is_tile_v<TileT>, "TASSIGN: the first argument must be a Tile");
+    using D = typename TileT::DType;
+    D* const at = reinterpret_cast<D*>(
+        sim::place_tile(TileT::Loc, addr, sim::footprint_bytes<TileT>(), alignof(D)));
     if (tile.owned_ != at)
         delete[] tile.owned_;
     tile.owned_ = nullptr;
