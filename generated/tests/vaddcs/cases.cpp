@@ -27,8 +27,10 @@ std::string data_dir;
     std::exit(3);
 }
 
+// Names are C strings: a std::string argument was built and destroyed at each of the kernel's
+// hundreds of call sites, a quarter of its code at -O0.
 template <typename T>
-void load(const std::string& name, T* dst, std::size_t count) {
+void load(const char* name, T* dst, std::size_t count) {
     const std::string path = data_dir + "/" + name;
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr)
@@ -40,7 +42,7 @@ void load(const std::string& name, T* dst, std::size_t count) {
 }
 
 template <typename T>
-void store(const std::string& name, const T* src, std::size_t count) {
+void store(const char* name, const T* src, std::size_t count) {
     const std::string path = data_dir + "/" + name;
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (f == nullptr)
@@ -70,24 +72,24 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> lhs{};
-    load(c + "lhs.bin", lhs.lane, N);
+    load((c + "lhs.bin").c_str(), lhs.lane, N);
     vreg<T, N> rhs{};
-    load(c + "rhs.bin", rhs.lane, N);
+    load((c + "rhs.bin").c_str(), rhs.lane, N);
     unsigned char carry_in_bytes[N];
-    load(c + "carry_in.bin", carry_in_bytes, N);
+    load((c + "carry_in.bin").c_str(), carry_in_bytes, N);
     bool carry_in_bits[N];
     for (int i = 0; i < N; ++i)
         carry_in_bits[i] = carry_in_bytes[i] != 0;
     const mask<N> carry_in = mask_from_bits<N>(carry_in_bits);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vaddcs<P>(lhs, rhs, carry_in, mask);
-    store(c + "result.out", std::get<0>(out).lane, N);
-    store(c + "carry.out", std::get<1>(out).lane, N);
+    store((c + "result.out").c_str(), std::get<0>(out).lane, N);
+    store((c + "carry.out").c_str(), std::get<1>(out).lane, N);
 }
 
 } // namespace lanes_int8_t
@@ -102,24 +104,24 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> lhs{};
-    load(c + "lhs.bin", lhs.lane, N);
+    load((c + "lhs.bin").c_str(), lhs.lane, N);
     vreg<T, N> rhs{};
-    load(c + "rhs.bin", rhs.lane, N);
+    load((c + "rhs.bin").c_str(), rhs.lane, N);
     unsigned char carry_in_bytes[N];
-    load(c + "carry_in.bin", carry_in_bytes, N);
+    load((c + "carry_in.bin").c_str(), carry_in_bytes, N);
     bool carry_in_bits[N];
     for (int i = 0; i < N; ++i)
         carry_in_bits[i] = carry_in_bytes[i] != 0;
     const mask<N> carry_in = mask_from_bits<N>(carry_in_bits);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vaddcs<P>(lhs, rhs, carry_in, mask);
-    store(c + "result.out", std::get<0>(out).lane, N);
-    store(c + "carry.out", std::get<1>(out).lane, N);
+    store((c + "result.out").c_str(), std::get<0>(out).lane, N);
+    store((c + "carry.out").c_str(), std::get<1>(out).lane, N);
 }
 
 } // namespace lanes_uint8_t
@@ -134,24 +136,24 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> lhs{};
-    load(c + "lhs.bin", lhs.lane, N);
+    load((c + "lhs.bin").c_str(), lhs.lane, N);
     vreg<T, N> rhs{};
-    load(c + "rhs.bin", rhs.lane, N);
+    load((c + "rhs.bin").c_str(), rhs.lane, N);
     unsigned char carry_in_bytes[N];
-    load(c + "carry_in.bin", carry_in_bytes, N);
+    load((c + "carry_in.bin").c_str(), carry_in_bytes, N);
     bool carry_in_bits[N];
     for (int i = 0; i < N; ++i)
         carry_in_bits[i] = carry_in_bytes[i] != 0;
     const mask<N> carry_in = mask_from_bits<N>(carry_in_bits);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vaddcs<P>(lhs, rhs, carry_in, mask);
-    store(c + "result.out", std::get<0>(out).lane, N);
-    store(c + "carry.out", std::get<1>(out).lane, N);
+    store((c + "result.out").c_str(), std::get<0>(out).lane, N);
+    store((c + "carry.out").c_str(), std::get<1>(out).lane, N);
 }
 
 } // namespace lanes_int16_t
@@ -166,24 +168,24 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> lhs{};
-    load(c + "lhs.bin", lhs.lane, N);
+    load((c + "lhs.bin").c_str(), lhs.lane, N);
     vreg<T, N> rhs{};
-    load(c + "rhs.bin", rhs.lane, N);
+    load((c + "rhs.bin").c_str(), rhs.lane, N);
     unsigned char carry_in_bytes[N];
-    load(c + "carry_in.bin", carry_in_bytes, N);
+    load((c + "carry_in.bin").c_str(), carry_in_bytes, N);
     bool carry_in_bits[N];
     for (int i = 0; i < N; ++i)
         carry_in_bits[i] = carry_in_bytes[i] != 0;
     const mask<N> carry_in = mask_from_bits<N>(carry_in_bits);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vaddcs<P>(lhs, rhs, carry_in, mask);
-    store(c + "result.out", std::get<0>(out).lane, N);
-    store(c + "carry.out", std::get<1>(out).lane, N);
+    store((c + "result.out").c_str(), std::get<0>(out).lane, N);
+    store((c + "carry.out").c_str(), std::get<1>(out).lane, N);
 }
 
 } // namespace lanes_uint16_t
@@ -198,24 +200,24 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> lhs{};
-    load(c + "lhs.bin", lhs.lane, N);
+    load((c + "lhs.bin").c_str(), lhs.lane, N);
     vreg<T, N> rhs{};
-    load(c + "rhs.bin", rhs.lane, N);
+    load((c + "rhs.bin").c_str(), rhs.lane, N);
     unsigned char carry_in_bytes[N];
-    load(c + "carry_in.bin", carry_in_bytes, N);
+    load((c + "carry_in.bin").c_str(), carry_in_bytes, N);
     bool carry_in_bits[N];
     for (int i = 0; i < N; ++i)
         carry_in_bits[i] = carry_in_bytes[i] != 0;
     const mask<N> carry_in = mask_from_bits<N>(carry_in_bits);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vaddcs<P>(lhs, rhs, carry_in, mask);
-    store(c + "result.out", std::get<0>(out).lane, N);
-    store(c + "carry.out", std::get<1>(out).lane, N);
+    store((c + "result.out").c_str(), std::get<0>(out).lane, N);
+    store((c + "carry.out").c_str(), std::get<1>(out).lane, N);
 }
 
 } // namespace lanes_int32_t
@@ -230,24 +232,24 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> lhs{};
-    load(c + "lhs.bin", lhs.lane, N);
+    load((c + "lhs.bin").c_str(), lhs.lane, N);
     vreg<T, N> rhs{};
-    load(c + "rhs.bin", rhs.lane, N);
+    load((c + "rhs.bin").c_str(), rhs.lane, N);
     unsigned char carry_in_bytes[N];
-    load(c + "carry_in.bin", carry_in_bytes, N);
+    load((c + "carry_in.bin").c_str(), carry_in_bytes, N);
     bool carry_in_bits[N];
     for (int i = 0; i < N; ++i)
         carry_in_bits[i] = carry_in_bytes[i] != 0;
     const mask<N> carry_in = mask_from_bits<N>(carry_in_bits);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vaddcs<P>(lhs, rhs, carry_in, mask);
-    store(c + "result.out", std::get<0>(out).lane, N);
-    store(c + "carry.out", std::get<1>(out).lane, N);
+    store((c + "result.out").c_str(), std::get<0>(out).lane, N);
+    store((c + "carry.out").c_str(), std::get<1>(out).lane, N);
 }
 
 } // namespace lanes_uint32_t

@@ -27,8 +27,10 @@ std::string data_dir;
     std::exit(3);
 }
 
+// Names are C strings: a std::string argument was built and destroyed at each of the kernel's
+// hundreds of call sites, a quarter of its code at -O0.
 template <typename T>
-void load(const std::string& name, T* dst, std::size_t count) {
+void load(const char* name, T* dst, std::size_t count) {
     const std::string path = data_dir + "/" + name;
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (f == nullptr)
@@ -40,7 +42,7 @@ void load(const std::string& name, T* dst, std::size_t count) {
 }
 
 template <typename T>
-void store(const std::string& name, const T* src, std::size_t count) {
+void store(const char* name, const T* src, std::size_t count) {
     const std::string path = data_dir + "/" + name;
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (f == nullptr)
@@ -70,17 +72,17 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> input{};
-    load(c + "input.bin", input.lane, N);
+    load((c + "input.bin").c_str(), input.lane, N);
     T scalar{};
-    load(c + "scalar.bin", &scalar, 1);
+    load((c + "scalar.bin").c_str(), &scalar, 1);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vshls<P>(input, scalar, mask);
-    store(c + "result.out", out.lane, N);
+    store((c + "result.out").c_str(), out.lane, N);
 }
 
 } // namespace lanes_int8_t
@@ -95,17 +97,17 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> input{};
-    load(c + "input.bin", input.lane, N);
+    load((c + "input.bin").c_str(), input.lane, N);
     T scalar{};
-    load(c + "scalar.bin", &scalar, 1);
+    load((c + "scalar.bin").c_str(), &scalar, 1);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vshls<P>(input, scalar, mask);
-    store(c + "result.out", out.lane, N);
+    store((c + "result.out").c_str(), out.lane, N);
 }
 
 } // namespace lanes_uint8_t
@@ -120,17 +122,17 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> input{};
-    load(c + "input.bin", input.lane, N);
+    load((c + "input.bin").c_str(), input.lane, N);
     T scalar{};
-    load(c + "scalar.bin", &scalar, 1);
+    load((c + "scalar.bin").c_str(), &scalar, 1);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vshls<P>(input, scalar, mask);
-    store(c + "result.out", out.lane, N);
+    store((c + "result.out").c_str(), out.lane, N);
 }
 
 } // namespace lanes_int16_t
@@ -145,17 +147,17 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> input{};
-    load(c + "input.bin", input.lane, N);
+    load((c + "input.bin").c_str(), input.lane, N);
     T scalar{};
-    load(c + "scalar.bin", &scalar, 1);
+    load((c + "scalar.bin").c_str(), &scalar, 1);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vshls<P>(input, scalar, mask);
-    store(c + "result.out", out.lane, N);
+    store((c + "result.out").c_str(), out.lane, N);
 }
 
 } // namespace lanes_uint16_t
@@ -170,17 +172,17 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> input{};
-    load(c + "input.bin", input.lane, N);
+    load((c + "input.bin").c_str(), input.lane, N);
     T scalar{};
-    load(c + "scalar.bin", &scalar, 1);
+    load((c + "scalar.bin").c_str(), &scalar, 1);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vshls<P>(input, scalar, mask);
-    store(c + "result.out", out.lane, N);
+    store((c + "result.out").c_str(), out.lane, N);
 }
 
 } // namespace lanes_int32_t
@@ -195,17 +197,17 @@ template <typename P>
 void run_case(int k) {
     const std::string c = "c" + std::to_string(k) + "_";
     vreg<T, N> input{};
-    load(c + "input.bin", input.lane, N);
+    load((c + "input.bin").c_str(), input.lane, N);
     T scalar{};
-    load(c + "scalar.bin", &scalar, 1);
+    load((c + "scalar.bin").c_str(), &scalar, 1);
     unsigned char mask_bytes[N];
-    load(c + "mask.bin", mask_bytes, N);
+    load((c + "mask.bin").c_str(), mask_bytes, N);
     bool mask_bits[N];
     for (int i = 0; i < N; ++i)
         mask_bits[i] = mask_bytes[i] != 0;
     const mask<N> mask = mask_from_bits<N>(mask_bits);
     const auto out = profiled::vshls<P>(input, scalar, mask);
-    store(c + "result.out", out.lane, N);
+    store((c + "result.out").c_str(), out.lane, N);
 }
 
 } // namespace lanes_uint32_t
