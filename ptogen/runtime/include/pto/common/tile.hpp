@@ -133,7 +133,10 @@ struct Tile {
     }
 
     // Owns zeroed heap storage (large tiles would not fit on the stack) until TASSIGN rebinds it.
-    Tile() : Tile(ValidRow_ == DYNAMIC ? Rows_ : ValidRow_, ValidCol_ == DYNAMIC ? Cols_ : ValidCol_, unchecked{}) {}
+    // (Not delegating: at -O0 each constructor is emitted per tile type, and this one is in every kernel.)
+    Tile()
+        : owned_(new DType[Units]()), data_(owned_), validRow_(ValidRow_ == DYNAMIC ? Rows_ : ValidRow_),
+          validCol_(ValidCol_ == DYNAMIC ? Cols_ : ValidCol_) {}
 
     // Run-time valid shape. Out-of-range values are rejected here because every op would otherwise
     // index outside the tile.
@@ -168,17 +171,19 @@ struct Tile {
         delete[] owned_;
     }
 
-    int GetValidRow() const {
+    // The accessors are always inlined: test kernels build at -O0, where each would otherwise be
+    // emitted and called for every tile type.
+    [[gnu::always_inline]] int GetValidRow() const {
         return validRow_;
     }
-    int GetValidCol() const {
+    [[gnu::always_inline]] int GetValidCol() const {
         return validCol_;
     }
 
-    DType* data() {
+    [[gnu::always_inline]] DType* data() {
         return data_;
     }
-    const DType* data() const {
+    [[gnu::always_inline]] const DType* data() const {
         return data_;
     }
 
