@@ -322,6 +322,19 @@ class Runner:
                 if entry["verify"] and self.settings.compile_fail and not self.settings.include:
                     yield Job("verify", op, ",".join(profiles), c.name, entry["verify"])
 
+    def run_jobs(self, jobs: list[Job], compilers: list[Compiler]) -> Iterator[list[Outcome]]:
+        """Run jobs side by side (settings.jobs at once, default one per core); each job's outcomes
+        as it finishes."""
+        by_name = {c.name: c for c in compilers}
+        workers = self.settings.jobs or os.cpu_count() or 1
+        with cf.ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(self.run_job, j, by_name[j.compiler]): j for j in jobs}
+            for fut in cf.as_completed(futures):
+                try:
+                    yield fut.result()
+                except Exception as exc:  # a broken job is a failure, never a silent pass
+                    yield [Outcome("fail", futures[fut].label, f"{type(exc).__name__}: {exc}")]
+
     def run_job(self, job: Job, compiler: Compiler) -> list[Outcome]:
         source = self.layout.out / job.source
         if job.kind == "verify":
@@ -488,23 +501,12 @@ def run(
                 "they pin ptogen's own diagnostics, not those of the simulator given with --include",
             )
         )
-    by_name = {c.name: c for c in compilers}
     jobs = list(runner.jobs(compilers))
-    workers = settings.jobs or os.cpu_count() or 1
-    done = 0
-    with cf.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(runner.run_job, j, by_name[j.compiler]): j for j in jobs}
-        for fut in cf.as_completed(futures):
-            job = futures[fut]
-            try:
-                results = fut.result()
-            except Exception as exc:  # a broken job is a failure, never a silent pass
-                results = [Outcome("fail", job.label, f"{type(exc).__name__}: {exc}")]
-            for o in results:
-                emit(o)
-            done += 1
-            if progress:
-                progress(done, len(jobs))
+    for done, results in enumerate(runner.run_jobs(jobs, compilers), 1):
+        for o in results:
+            emit(o)
+        if progress:
+            progress(done, len(jobs))
     if invocations is not None:
         invocations.update(runner.builder.invocations)
     return outcomes

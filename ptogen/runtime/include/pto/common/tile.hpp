@@ -133,14 +133,15 @@ struct Tile {
     }
 
     // Owns zeroed heap storage (large tiles would not fit on the stack) until TASSIGN rebinds it.
-    // (Not delegating: at -O0 each constructor is emitted per tile type, and this one is in every kernel.)
+    // Neither constructor delegates: at -O0 every constructor is emitted once per tile type.
     Tile()
         : owned_(new DType[Units]()), data_(owned_), validRow_(ValidRow_ == DYNAMIC ? Rows_ : ValidRow_),
           validCol_(ValidCol_ == DYNAMIC ? Cols_ : ValidCol_) {}
 
     // Run-time valid shape. Out-of-range values are rejected here because every op would otherwise
     // index outside the tile.
-    Tile(int validRow, int validCol) : Tile(validRow, validCol, unchecked{}) {
+    Tile(int validRow, int validCol)
+        : owned_(new DType[Units]()), data_(owned_), validRow_(validRow), validCol_(validCol) {
         sim::check(validRow >= 0 && validRow <= Rows_ && validCol >= 0 && validCol <= Cols_, "Tile",
                    "run-time valid shape must lie within [0, Rows] x [0, Cols]");
     }
@@ -214,11 +215,6 @@ struct Tile {
     }
 
   private:
-    struct unchecked {};
-    Tile(int validRow, int validCol, unchecked)
-        : owned_(new DType[Units]()), data_(owned_), validRow_(validRow),
-          validCol_(validCol) {}
-
     template <typename TileT>
     friend void sim::bind(TileT& tile, std::uintptr_t addr);
     template <typename TileT>
