@@ -130,10 +130,16 @@ def cmd_cflags(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
+    from .spec.classes import class_file_schema, spec_file_schema
     from .spec.model import OpSpec, Targets
 
-    model = Targets if args.kind == "targets" else OpSpec
-    text = json.dumps(model.model_json_schema(), indent=2) + "\n"
+    schemas = {
+        "targets": Targets.model_json_schema,
+        "op": OpSpec.model_json_schema,  # a spec with its class and sets filled in (`ptogen show`)
+        "spec": spec_file_schema,  # a spec file as written
+        "class": class_file_schema,
+    }
+    text = json.dumps(schemas[args.kind](), indent=2) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
     else:
@@ -216,7 +222,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--profile", help="enforce this target profile's checks (A2A3, A5, CPU)")
     p.set_defaults(func=cmd_cflags)
     p = sub.add_parser("schema", help="write the JSON Schema of a spec file (for editors)")
-    p.add_argument("--kind", choices=["op", "targets"], default="op")
+    p.add_argument(
+        "--kind",
+        choices=["spec", "class", "targets", "op"],
+        default="spec",
+        help="spec: an op spec file as written; class: specs/classes/*.yaml; "
+        "op: a spec resolved (as `show` prints it)",
+    )
     p.add_argument("-o", "--output", help="file to write (default: stdout)")
     p.set_defaults(func=cmd_schema)
     p = sub.add_parser("test", help="compile and run the generated test kernels")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ptogen.cli import main
+from ptogen.spec.load import resolve_file
 
 from .compilers import require
 from .helpers import TLRELU, edit, tree_hash
@@ -184,6 +185,21 @@ def test_schema_validates_the_real_specs(tmp_path: Path, capsys: pytest.CaptureF
     broken["operands"] = 3
     with pytest.raises(jsonschema.ValidationError):
         validator.validate(broken)
+    # Class files have their own schema; a spec resolved against its class fits the full op schema.
+    assert main(["schema", "--kind", "class", "-o", str(tmp_path / "class.json")]) == 0
+    class_validator = validator_class(json.loads((tmp_path / "class.json").read_text()))
+    classes = sorted((ROOT / "specs/classes").glob("*.yaml"))
+    assert classes
+    for path in classes:
+        class_validator.validate(yaml.load(path.read_text()))
+    with pytest.raises(jsonschema.ValidationError):
+        class_validator.validate(
+            {"name": "x", "description": "y", "spec": {"constraints": [{"slot": "mine"}]}}
+        )
+    assert main(["schema", "--kind", "op", "-o", str(tmp_path / "resolved.json")]) == 0
+    resolved_validator = validator_class(json.loads((tmp_path / "resolved.json").read_text()))
+    for spec in OP_SPECS:
+        resolved_validator.validate(resolve_file(spec, ROOT / "specs", ROOT)[0])
 
 
 def test_gen_refuses_to_write_on_template_errors(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

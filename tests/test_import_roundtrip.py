@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ruamel.yaml import YAML
 
 from ptogen.importer.build import import_page
-from ptogen.spec.load import load_specs
+from ptogen.spec.load import load_specs, resolve_file
 
 from .helpers import ROOT
 
@@ -306,7 +305,7 @@ def _cases() -> list[tuple[Path, Path]]:
     cases = []
     for spec in sorted((ROOT / "specs/ops").glob("*/*.yaml")):
         op = spec.stem
-        intrinsic = YAML(typ="safe").load(spec.read_text()).get("intrinsic") or {}
+        intrinsic = resolve_file(spec, ROOT / "specs", ROOT)[0].get("intrinsic") or {}
         ref = intrinsic.get("name", op.upper())  # the reference page is named after the intrinsic
         for page in [*sorted(DOCS.glob(f"*/ops/*/{op}.md")), DOCS / f"{ref}.md"]:
             if page.is_file():
@@ -340,7 +339,7 @@ def _imported(page: Path) -> str:
 
 def _both(spec: Path, page: Path, targets: Any, exact: bool) -> tuple[dict[str, Any], dict[str, Any]]:
     layout = "ref" if page.parent == DOCS else "op"
-    original = YAML(typ="safe").load(spec.read_text())
+    original = resolve_file(spec, ROOT / "specs", ROOT)[0]  # with its class and sets filled in
     imported = json.loads(_imported(page))
     return normalise(imported, layout, exact), normalise(original, layout, exact)
 

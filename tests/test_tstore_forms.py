@@ -62,10 +62,15 @@ def test_forms_with_modes_get_their_own_golden() -> None:
 def test_test_template_args_must_name_an_own_value_parameter(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    line = edit(project, SPEC, '        Phase: "STPhase::Final"\n', '        Stage: "STPhase::Final"\n')
+    line = edit(
+        project,
+        SPEC,
+        "test_template_args: {Phase: STPhase::Final}",
+        "test_template_args: {Stage: STPhase::Final}",
+    )
     assert main(["--root", str(project), "gen"]) == 2
     err = capsys.readouterr().err
-    assert f"tstore.yaml:{line - 1}: intrinsic.overloads[0].test_template_args" in err
+    assert f"tstore.yaml:{line}: intrinsic.overloads[0].test_template_args" in err
     assert "'Stage' is not a value template parameter only this form has" in err
 
 

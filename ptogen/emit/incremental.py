@@ -73,7 +73,10 @@ class Inputs:
         own = self.specs.get(spec_path)
         if own is None:
             return None  # unknown spec: never reuse
-        return _sha(f"{VERSION}|op|{self.common}|{self.specs.get(self.targets)}|{spec_path}|{own}".encode())
+        # An op's outputs also follow from the op classes (any of which it may use or extend).
+        classes = "".join(f"{p}\0{h}\n" for p, h in sorted(self.specs.items()) if "/classes/" in f"/{p}")
+        shared = f"{self.specs.get(self.targets)}|{_sha(classes.encode())}"
+        return _sha(f"{VERSION}|op|{self.common}|{shared}|{spec_path}|{own}".encode())
 
     def project_unit_key(self) -> str:
         listing = "".join(f"{p}\0{h}\n" for p, h in sorted(self.specs.items()))

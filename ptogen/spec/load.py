@@ -15,9 +15,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..errors import SpecError, SpecErrors, did_you_mean
+from . import classes as opclasses
 from . import expr as semantics
 from .loader import LoadedDoc, SourceMap, load_yaml
 from .model import OpSpec, Targets
+from .resolve import Node, resolve
 
 TARGETS_FILE = "targets.yaml"
 TARGETS_FILE_SHOWN = f"specs/{TARGETS_FILE}"
@@ -27,7 +29,7 @@ TARGETS_FILE_SHOWN = f"specs/{TARGETS_FILE}"
 class LoadedOp:
     spec: OpSpec
     path: str  # relative to the project root, e.g. specs/ops/.../tlrelu.yaml
-    source: SourceMap
+    source: SourceMap  # of the resolved spec: `where(path)` names the file (spec or class) and line
     expr: semantics.Node  # semantics.expr, parsed once here
     extra_exprs: dict[str, semantics.Node]  # semantics.extra_outputs, parsed once here
     form_exprs: dict[int, semantics.Node] = dataclasses.field(
@@ -41,6 +43,8 @@ class SpecSet:
     targets_path: str
     ops: list[LoadedOp]
     enum_cases: dict[str, dict[str, semantics.Node]]  # enum -> value -> parsed case expression
+    provenance: dict[str, dict[tuple[str | int, ...], Node]] = dataclasses.field(default_factory=dict)
+    classes: dict[str, opclasses.ClassDoc] = dataclasses.field(default_factory=dict)
 
     def ops_in_set(self, set_id: str) -> list[LoadedOp]:
         """The set's ops in its canonical order."""
@@ -93,7 +97,7 @@ def _validation_errors(exc: ValidationError, doc: LoadedDoc) -> list[SpecError]:
         message = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             message = "unknown field"
-        out.append(SpecError(doc.source.file, doc.source.line_of(path), _dotted(path), message))
+        out.append(SpecError(*doc.source.where(path), _dotted(path), message))
     return out
 
 
@@ -123,18 +127,21 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
         )
     # Parses are cached by content next to the other caches (`.ptogen-cache/yaml`).
     cache = root / ".ptogen-cache" / "yaml"
-    targets_doc = load_yaml(targets_file, _display(targets_file, root), cache)
+    targets_doc = opclasses.inherit_profiles(load_yaml(targets_file, _display(targets_file, root), cache))
     targets: Targets = _parse_model(Targets, targets_doc)
     enum_cases = _parse_enum_cases(targets, targets_doc)
+    classes_dir = specs_dir / opclasses.CLASSES_DIR
+    context = opclasses.load_context(targets, targets_doc, classes_dir, root, cache)
 
     errors: list[SpecError] = []
     ops: list[LoadedOp] = []
+    provenance: dict[str, dict[tuple[str | int, ...], Node]] = {}
     for path in sorted(specs_dir.rglob("*.yaml")):
-        if path == targets_file:
+        if path == targets_file or classes_dir in path.parents:
             continue
         display = _display(path, root)
         try:
-            doc = load_yaml(path, display, cache)
+            doc, origins = resolve(load_yaml(path, display, cache), context)
             spec: OpSpec = _parse_model(OpSpec, doc)
         except SpecError as exc:
             errors.append(exc)
@@ -144,18 +151,21 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
             continue
         parsed: dict[str, semantics.Node] = {}
         problems = check_op(spec, targets, parsed)
-        errors.extend(SpecError(display, doc.source.line_of(p), _dotted(p), m) for p, m in problems)
+        errors.extend(SpecError(*doc.source.where(p), _dotted(p), m) for p, m in problems)
         if not problems:
             extra = {n: parsed[n] for n in spec.semantics.extra_outputs}
             forms = {int(n[len(_FORM) :]): node for n, node in parsed.items() if n.startswith(_FORM)}
             ops.append(LoadedOp(spec, display, doc.source, parsed[""], extra, forms))
+            provenance[display] = origins
 
     errors.extend(_check_unique(ops))
     if not errors:  # a spec that failed to load would make its dispatch targets look undefined
         errors.extend(_check_dispatch_targets(ops))
     if errors:
-        raise SpecErrors(errors)
-    return SpecSet(targets, _display(targets_file, root), ops, enum_cases)
+        # A mistake in a class reaches every op that uses it: report it once.
+        unique = {str(e): e for e in errors}
+        raise SpecErrors(list(unique.values()))
+    return SpecSet(targets, _display(targets_file, root), ops, enum_cases, provenance, context.classes)
 
 
 def _parse_enum_cases(targets: Targets, doc: LoadedDoc) -> dict[str, dict[str, semantics.Node]]:
@@ -170,7 +180,7 @@ def _parse_enum_cases(targets: Targets, doc: LoadedDoc) -> dict[str, dict[str, s
                 out[enum.name][value] = semantics.parse(text, set(enum.apply.params))
             except semantics.ExprError as exc:
                 path = ("enums", i, "apply", "cases", value)
-                errors.append(SpecError(doc.source.file, doc.source.line_of(path), _dotted(path), str(exc)))
+                errors.append(SpecError(*doc.source.where(path), _dotted(path), str(exc)))
     if errors:
         raise SpecErrors(errors)
     return out
@@ -205,9 +215,7 @@ def _check_dispatch_targets(ops: list[LoadedOp]) -> list[SpecError]:
             if dispatch.impl is not None and dispatch.call != "helper" and dispatch.impl not in names:
                 path = (*at, "dispatch", "impl")
                 errors.append(
-                    SpecError(
-                        op.path, op.source.line_of(path), _dotted(path), f"no spec defines {dispatch.impl!r}"
-                    )
+                    SpecError(*op.source.where(path), _dotted(path), f"no spec defines {dispatch.impl!r}")
                 )
     return errors
 
@@ -612,3 +620,26 @@ def _check_declaration(
                 )
             bound.add(p.operand)
     return problems, bound
+
+
+def spec_context(specs_dir: Path, root: Path | None = None) -> tuple[Targets, opclasses.Context]:
+    """The vocabulary and what specs may refer to (classes, sets), without loading the ops."""
+    root = root or specs_dir.parent
+    targets_file = specs_dir / TARGETS_FILE
+    cache = root / ".ptogen-cache" / "yaml"
+    targets_doc = opclasses.inherit_profiles(load_yaml(targets_file, _display(targets_file, root), cache))
+    targets: Targets = _parse_model(Targets, targets_doc)
+    return targets, opclasses.load_context(
+        targets, targets_doc, specs_dir / opclasses.CLASSES_DIR, root, cache
+    )
+
+
+def resolve_file(
+    path: Path, specs_dir: Path, root: Path | None = None
+) -> tuple[Any, dict[tuple[str | int, ...], Node]]:
+    """One spec file's data with its class, sets and derived facts filled in, and where each
+    fact came from (`ptogen show`, the import round trip)."""
+    root = root or specs_dir.parent
+    _targets, context = spec_context(specs_dir, root)
+    doc, origins = resolve(load_yaml(path, _display(path, root)), context)
+    return doc.data, origins

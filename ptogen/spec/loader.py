@@ -53,6 +53,19 @@ class SourceMap:
 
     file: str
     lines: dict[PathKey, int] = field(default_factory=dict)
+    # Paths whose value another file supplied (an op class, a named set): path -> (file, line).
+    files: dict[PathKey, tuple[str, int | None]] = field(default_factory=dict)
+
+    def where(self, path: PathKey) -> tuple[str, int | None]:
+        """The file and line a reader edits to change the value at `path`."""
+        probe = tuple(path)
+        while probe:
+            if probe in self.files:
+                return self.files[probe]
+            if probe in self.lines:
+                return self.file, self.lines[probe]
+            probe = probe[:-1]
+        return self.file, self.lines.get((), None)
 
     def line_of(self, path: PathKey) -> int | None:
         # Fall back to the closest ancestor that has a line (e.g. a missing field -> its parent).

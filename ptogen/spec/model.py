@@ -57,6 +57,17 @@ class DTypeDef(Strict):
 
 class ProfileDef(Strict):
     name: ProfileName
+    extends: ProfileName | None = Field(
+        default=None,
+        description="a profile this one starts from: its fields are inherited unless stated here, and "
+        "every rule of an op that applies to it applies to this profile too, unless the op states a "
+        "rule of the same kind over the same operands for this profile",
+    )
+    backend_header: Annotated[str, Field(pattern=r"^[A-Za-z0-9_${}]+\.(hpp|h)$")] | None = Field(
+        default=None,
+        description="the backend header of an intrinsic whose spec names none, as a pattern over the "
+        "op's name (`${Camel}.hpp`: TRowExpandAdd.hpp for TROWEXPANDADD)",
+    )
     macro: CppIdent = Field(description="value for -DPTO_TARGET_PROFILE=<macro>")
     title: InlineText
     description: Prose
@@ -137,6 +148,16 @@ class Targets(Strict):
     default_profile: ProfileName
     instruction_sets: list[InstructionSetDef]
     enums: list[EnumDef] = Field(default_factory=list)
+    dtype_sets: dict[Name, list[TypeName]] = Field(
+        default_factory=dict,
+        description="named, ordered lists of element types; a rule's `dtypes:` may name one instead of "
+        "listing its types",
+    )
+    name_words: list[Annotated[str, Field(pattern=r"^[A-Z][A-Za-z0-9]*$")]] = Field(
+        default_factory=list,
+        description="the words intrinsic names are made of, as upstream's file names spell them "
+        "(Row, Expand, Add): `${Camel}` in a class or header pattern splits a name on them",
+    )
 
     @model_validator(mode="after")
     def _unique(self) -> Targets:
@@ -144,9 +165,27 @@ class Targets(Strict):
         _no_duplicates(spellings, "dtype spelling")
         _no_duplicates([p.name for p in self.profiles], "profile")
         _no_duplicates([s.id for s in self.instruction_sets], "instruction set")
-        if self.default_profile not in {p.name for p in self.profiles}:
+        names = {p.name for p in self.profiles}
+        if self.default_profile not in names:
             raise ValueError(f"default_profile {self.default_profile!r} is not a declared profile")
+        for p in self.profiles:
+            if p.extends is not None and p.extends not in names:
+                raise ValueError(f"profile {p.name!r} extends {p.extends!r}, which is not a declared profile")
+        for set_name, members in self.dtype_sets.items():
+            _no_duplicates(members, f"dtype in set {set_name!r}")
+            for m in members:
+                if not any(m == d.name or m in d.aliases for d in self.dtypes):
+                    raise ValueError(f"dtype set {set_name!r} names {m!r}, which is not a dtype of `dtypes`")
         return self
+
+    def ancestors(self, name: str) -> list[str]:
+        """The profiles `name` extends, nearest first."""
+        out: list[str] = []
+        parent = self.profile(name).extends
+        while parent is not None and parent not in out and parent != name:
+            out.append(parent)
+            parent = self.profile(parent).extends
+        return out
 
     def dtype(self, spelling: str) -> DTypeDef:
         for d in self.dtypes:
