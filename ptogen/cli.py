@@ -77,6 +77,35 @@ def _check(layout: Layout) -> int:
     return EXIT_DRIFT
 
 
+def cmd_show(args: argparse.Namespace) -> int:
+    """The op's resolved spec, each fact with its origin: the spec, a class, a set, a profile."""
+    from .spec import show
+    from .spec.load import load_specs
+
+    layout = _layout(args)
+    specs = load_specs(layout.specs, layout.root)
+    try:
+        op = specs.op(args.op)
+    except KeyError:
+        names = [o.spec.short for o in specs.ops]
+        print(
+            f"ptogen show: unknown op {args.op}{did_you_mean(args.op.lower().removeprefix('pto.'), names)}",
+            file=sys.stderr,
+        )
+        return EXIT_SPEC
+    from .spec.model import OpSpec
+    from .spec.resolve import plain
+
+    origins = specs.provenance[op.path]
+    resolved = plain(origins[()])
+    order = list(OpSpec.model_fields)  # the page's order of sections
+    data = {
+        k: resolved[k] for k in sorted(resolved, key=lambda k: order.index(k) if k in order else len(order))
+    }
+    sys.stdout.write(show.render(data, origins))
+    return 0
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from .lower.views import ProjectView
     from .spec.load import load_specs
@@ -215,6 +244,11 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "check", help="exit 1 with a diff if the output tree is not what the specs produce"
     ).set_defaults(func=cmd_check)
+    p = sub.add_parser(
+        "show", help="an op's spec with its class and sets filled in, and where each fact came from"
+    )
+    p.add_argument("op", help="the op, e.g. tmaxs or pto.tmaxs")
+    p.set_defaults(func=cmd_show)
     p = sub.add_parser("list", help="list the ops, their instruction sets and profiles")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_list)

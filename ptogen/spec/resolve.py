@@ -362,18 +362,23 @@ def _inherit_rules(rules: Node, ctx: Context) -> None:
         while parent is not None and parent not in chain:
             chain.append(parent)
             parent = ctx.parents.get(parent)
-        for r in items:
+        out: list[Node] = []
+        for r in rules.value:
+            out.append(r)
+            if not isinstance(r.value, dict):
+                continue
             data = plain(r)
             names = [str(p) for p in data.get("profiles") or []]
             if not names or child in names or not set(chain) & set(names):
                 continue
             if _identity(data) in own.get(child, set()):
                 continue
-            prof = r.value["profiles"]
-            prof.value = [
-                *prof.value,
-                Node(child, prof.file, prof.line, f"profile {child} extends {chain[0]}"),
-            ]
+            # The child's own copy, right after the rule it inherits (a rule may name one profile).
+            origin = f"profile {child} extends {chain[0]}"
+            clone = annotate(data, SourceMap(r.file, {(): r.line} if r.line else {}), origin)
+            clone.value["profiles"] = Node([Node(child, r.file, r.line, origin)], r.file, r.line, origin)
+            out.append(clone)
+        rules.value = out
 
 
 def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node]]:
