@@ -15,15 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.scalarstring import LiteralScalarString
-
 from ..errors import one_line
 from ..paths import Layout
 from ..rules import RULE_KINDS, PageContext, PageLine, kind_name, page_prefixes
 from ..spec import expr as semantics
-from ..spec.load import load_specs
+from ..spec.factor import factor
+from ..spec.load import load_specs, spec_context
 from ..spec.model import Targets
+from ..spec.resolve import Context
+from ..spec.yamlout import dump_text
 from .markup import html_to_markdown, read_table
 from .pagefacts import PageFacts, normalise_signature, parse_page, profile_of
 from .repair import order_advice, problems, repair
@@ -1296,20 +1296,17 @@ def _line_of(path: str, spec: dict[str, Any], where: dict[str, int]) -> int | No
     return where.get(keys.get(head, ""))
 
 
-def dump(spec: dict[str, Any], path: Path) -> None:
-    yaml = YAML()
-    yaml.width = 100
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    # A list shared by two rules would be written once with an anchor; specs refuse anchors.
-    yaml.representer.ignore_aliases = lambda *_args: True
+def dump(spec: dict[str, Any], path: Path, context: Context | None = None) -> None:
+    """Write a spec as the hand-written ones are: over the op class that fits it best (with
+    `context`), with named dtype sets, flow style for short entries."""
     for ex in spec.get("examples", []):
-        ex["code"] = LiteralScalarString(ex["code"].rstrip("\n") + "\n")
+        ex["code"] = ex["code"].rstrip("\n") + "\n"
+    text = dump_text(factor(spec, context, lenient=True) if context is not None else spec)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written beside the target and renamed over it, so a kill never leaves a partial spec.
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with tmp.open("w", encoding="utf-8") as fh:
-            yaml.dump(spec, fh)
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -1335,6 +1332,7 @@ def read_page(path: Path) -> tuple[str, str | None]:
 
 def run_import(layout: Layout, args: Any) -> int:
     targets = load_specs(layout.specs, layout.root).targets
+    context = spec_context(layout.specs, layout.root)[1]  # classes and sets the written spec uses
     into: Path = args.into or layout.specs / "ops"
     failed = 0
     for page in args.pages:
@@ -1357,7 +1355,7 @@ def run_import(layout: Layout, args: Any) -> int:
             failed += 1
             continue
         try:
-            dump(spec, target)
+            dump(spec, target, context)
         except OSError as exc:
             print(f"error: {target}: cannot write: {(exc.strerror or str(exc)).lower()}", file=sys.stderr)
             failed += 1

@@ -185,6 +185,13 @@ def load_context(
         name_words=list(targets.name_words),
         default_headers={p.name: p.backend_header for p in targets.profiles if p.backend_header},
         parents={p.name: p.extends for p in targets.profiles if p.extends},
+        texts=dict(targets.texts),
+        kernel=(
+            (targets.example_kernel.before, targets.example_kernel.after, targets.example_kernel.indent)
+            if targets.example_kernel
+            else None
+        ),
+        text_lines={name: (source.file, source.line_of(("texts", name))) for name in targets.texts},
     )
 
 
@@ -228,11 +235,38 @@ _SHORTHAND_SCHEMA = {
 }
 
 
+_SHARED = {
+    "type": "object",
+    "properties": {"shared": {"type": "string", "description": "a text of targets.yaml's `texts:`"}},
+    "required": ["shared"],
+    "additionalProperties": False,
+}
+_KERNEL = {
+    "type": "object",
+    "properties": {"kernel": {"type": "string", "description": "a compiled C++ example's function body"}},
+    "required": ["kernel"],
+    "additionalProperties": False,
+}
+
+
+def _allow_shared(node: Any) -> Any:
+    """Wherever text goes, a spec may name a shared text instead."""
+    if isinstance(node, dict):
+        if node.get("type") == "string":
+            return {"anyOf": [node, _SHARED]}
+        return {k: (v if k in ("propertyNames", "patternProperties") else _allow_shared(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_allow_shared(v) for v in node]
+    return node
+
+
 def spec_file_schema() -> dict[str, Any]:
     """JSON Schema of an op spec file as written: fields a class supplies may be left out."""
-    schema = _loosen(OpSpec.model_json_schema())
+    schema = _allow_shared(_loosen(OpSpec.model_json_schema()))
     schema["required"] = ["mnemonic"]
     schema["properties"].update(_SHORTHAND_SCHEMA)
+    examples = schema["properties"]["examples"]["anyOf"][0]  # [the list, null]
+    examples["items"] = {"anyOf": [examples["items"], _KERNEL]}
     return schema
 
 

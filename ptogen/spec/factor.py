@@ -8,6 +8,7 @@ when the result is exactly the spec it came from.
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
@@ -18,6 +19,7 @@ from .resolve import (
     Context,
     _substitute,
     annotate,
+    kernel_code,
     merge,
     op_names,
     plain,
@@ -168,7 +170,48 @@ def _insert_after(data: dict[str, Any], after: tuple[str, ...], key: str, value:
     return out
 
 
-def factor_with(full: dict[str, Any], ctx: Context, name: str | None) -> dict[str, Any] | None:
+def _covers(resolved: Any, full: Any) -> bool:
+    """Every fact of `full` is in `resolved` (which may know more)."""
+    if isinstance(full, dict):
+        return isinstance(resolved, dict) and all(
+            k in resolved and _covers(resolved[k], v) for k, v in full.items()
+        )
+    if isinstance(full, list):
+        return (
+            isinstance(resolved, list)
+            and len(resolved) == len(full)
+            and all(_covers(r, f) for r, f in zip(resolved, full, strict=True))
+        )
+    return bool(resolved == full)
+
+
+# Facts no page states (an imported spec lacks them as unknown, not as absent): a class's value stands.
+NOT_ON_PAGES: tuple[tuple[str, ...], ...] = (
+    ("semantics", "compute"),
+    ("semantics", "tolerance"),
+    ("intrinsic", "dispatch"),
+    ("intrinsic", "backend_headers"),
+    ("test_values",),
+)
+
+
+def _fill_unknown(full: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(full)
+    for path in NOT_ON_PAGES:
+        have: Any = out
+        known: Any = base
+        for part in path[:-1]:
+            have = have.get(part) if isinstance(have, dict) else None
+            known = known.get(part) if isinstance(known, dict) else None
+        last = path[-1]
+        if isinstance(have, dict) and isinstance(known, dict) and last not in have and last in known:
+            have[last] = copy.deepcopy(known[last])
+    return out
+
+
+def factor_with(
+    full: dict[str, Any], ctx: Context, name: str | None, lenient: bool = False
+) -> dict[str, Any] | None:
     """`full` written over class `name` (None: no class, sets and derived facts only), or None
     when the class does not fit."""
     mnemonic = str(full.get("mnemonic", ""))
@@ -176,6 +219,8 @@ def factor_with(full: dict[str, Any], ctx: Context, name: str | None) -> dict[st
     operands: list[str] = []
     for cls in ctx.chain(name) if name else []:
         operands = cls.rule_operands or operands
+    if lenient:
+        full = _fill_unknown(full, base)
     out: dict[str, Any] = {}
     for k, v in full.items():
         if k == "constraints":
@@ -236,15 +281,60 @@ def factor_with(full: dict[str, Any], ctx: Context, name: str | None) -> dict[st
         )
         out = _insert_after(out, after, "dtypes", shorthand)
     if (
-        "intrinsic" in full
+        not lenient
+        and "intrinsic" in full
         and "backend_headers" not in full["intrinsic"]
         and ctx.default_headers
         and "backend_headers" not in (base.get("intrinsic") or {})
     ):
         out.setdefault("intrinsic", {})["backend_headers"] = {}  # states that no header is derived
+    if "examples" in out:
+        out["examples"] = _as_kernels(out["examples"], ctx)
+    out = _share(out, {text: name for name, text in ctx.texts.items()})
     again, _ = resolve(LoadedDoc(out, SourceMap("<factor>")), ctx)
+    if lenient:  # the derived backend headers may add what the page does not state
+        return out if _canonical(again.data) is not None and _covers(again.data, full) else None
     if _canonical(again.data) != _canonical(full):
         return None
+    return out
+
+
+def _share(node: Any, texts: dict[str, str]) -> Any:
+    """Strings that are a named text of targets.yaml -> `{shared: name}`."""
+    if isinstance(node, dict):
+        return {k: _share(v, texts) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_share(v, texts) for v in node]
+    if isinstance(node, str) and node in texts:
+        return {"shared": texts[node]}
+    return node
+
+
+def _as_kernels(examples: Any, ctx: Context) -> Any:
+    """Compiled C++ examples of the standard file -> `{kernel: body}`."""
+    if ctx.kernel is None or not isinstance(examples, list):
+        return examples
+    before, after, indent = ctx.kernel
+    out = []
+    for ex in examples:
+        code = ex.get("code") if isinstance(ex, dict) else None
+        if (
+            isinstance(code, str)
+            and set(ex) == {"lang", "compiles", "code"}
+            and ex["lang"] == "cpp"
+            and ex["compiles"] is True
+            and code.startswith(before)
+            and code.endswith(after)
+        ):
+            inner = code[len(before) : len(code) - len(after)]
+            pad = " " * indent
+            lines = inner.splitlines(keepends=True)
+            if all(not line.strip() or line.startswith(pad) for line in lines):
+                body = "".join(line[indent:] if line.strip() else line for line in lines)
+                if kernel_code(body, ctx.kernel) == code:
+                    out.append({"kernel": body})
+                    continue
+        out.append(ex)
     return out
 
 
@@ -262,16 +352,33 @@ def size(data: dict[str, Any]) -> int:
     return len(json.dumps(data))
 
 
-def factor(full: dict[str, Any], ctx: Context, prefer: str | None = None) -> dict[str, Any]:
-    """The shortest exact writing of `full` over any class (or none)."""
+# The order of a written spec's fields: its page's sections, the shorthand beside the rules.
+FIELD_ORDER = (
+    "mnemonic", "instruction_set", "class", "summary", "mechanism", "semantics", "operands", "intrinsic",
+    "syntax", "side_effects", "dtypes", "constraints", "prose_constraints", "exceptions", "profile_notes",
+    "examples", "notes", "test_values",
+)  # fmt: skip
+
+
+def factor(
+    full: dict[str, Any], ctx: Context, prefer: str | None = None, lenient: bool = False
+) -> dict[str, Any]:
+    """The shortest exact writing of `full` over any class (or none), fields in page order.
+    `lenient` (an imported page): facts `full` lacks may come from the class."""
+    best = _factor(full, ctx, prefer, lenient)
+    rank = {k: i for i, k in enumerate(FIELD_ORDER)}
+    return {k: best[k] for k in sorted(best, key=lambda k: rank.get(k, len(rank)))}
+
+
+def _factor(full: dict[str, Any], ctx: Context, prefer: str | None, lenient: bool) -> dict[str, Any]:
     candidates = [None, *ctx.classes]
-    best = factor_with(full, ctx, None) or full
+    best = factor_with(full, ctx, None, lenient) or full
     if prefer is not None:
-        chosen = factor_with(full, ctx, prefer)
+        chosen = factor_with(full, ctx, prefer, lenient)
         if chosen is not None:
             return chosen
     for name in candidates[1:]:
-        got = factor_with(full, ctx, name)
+        got = factor_with(full, ctx, name, lenient)
         if got is not None and size(got) < size(best):
             best = got
     return best

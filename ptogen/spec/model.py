@@ -140,6 +140,15 @@ class EnumDef(Strict):
         return self
 
 
+class ExampleKernel(Strict):
+    """What every compiled C++ example shares: `before` + the body (indented by `indent`) + `after`."""
+
+    # Kept as written (a Code field would drop the newline that ends `before`).
+    before: Annotated[str, Field(max_length=2000)]
+    after: Annotated[str, Field(max_length=2000)]
+    indent: Annotated[int, Field(ge=0, le=8)] = 2
+
+
 class Targets(Strict):
     """The shared vocabulary: element types, target profiles, instruction sets, enums."""
 
@@ -152,6 +161,15 @@ class Targets(Strict):
         default_factory=dict,
         description="named, ordered lists of element types; a rule's `dtypes:` may name one instead of "
         "listing its types",
+    )
+    example_kernel: ExampleKernel | None = Field(
+        default=None,
+        description="the file around an example written as `kernel:` (a compiled C++ function body)",
+    )
+    texts: dict[Name, Prose] = Field(
+        default_factory=dict,
+        description="named prose that several specs state word for word (a note, an exception); a spec "
+        "writes `{shared: <name>}` where the text goes",
     )
     name_words: list[Annotated[str, Field(pattern=r"^[A-Z][A-Za-z0-9]*$")]] = Field(
         default_factory=list,

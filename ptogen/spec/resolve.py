@@ -155,6 +155,9 @@ class Context:
     name_words: list[str]
     default_headers: dict[str, str] = field(default_factory=dict)  # profile -> pattern
     parents: dict[str, str] = field(default_factory=dict)  # profile -> the profile it extends
+    texts: dict[str, str] = field(default_factory=dict)  # named prose: `{shared: name}`
+    kernel: tuple[str, str, int] | None = None  # before, after, indent of a `kernel:` example
+    text_lines: dict[str, tuple[str, int | None]] = field(default_factory=dict)
 
     def chain(self, name: str) -> list[ClassDoc]:
         """The class and those it extends, most general first."""
@@ -426,6 +429,8 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
         _inherit_rules(rules, ctx)
         resolved.value["constraints"] = rules
     _derive(resolved, names, ctx)
+    resolved = _shared_texts(resolved, ctx, "")
+    _kernels(resolved, ctx)
     resolved = Node(resolved.value, file, 1, SPEC)
     flat: dict[PathKey, Node] = {}
     _flatten(resolved, (), flat)
@@ -433,6 +438,55 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
     files = {p: (n.file, n.line) for p, n in flat.items() if n.file != file}
     lines[()] = 1
     return LoadedDoc(plain(resolved), SourceMap(file, lines, files)), flat
+
+
+def _shared_texts(node: Node, ctx: Context, where: str) -> Node:
+    """`{shared: name}` -> the named text of targets.yaml's `texts:`."""
+    if isinstance(node.value, dict):
+        if set(node.value) == {"shared"}:
+            name = node.value["shared"].value
+            if not isinstance(name, str) or name not in ctx.texts:
+                hint = did_you_mean(str(name), list(ctx.texts))
+                raise _error(node, node.file, where, f"unknown shared text {name!r}{hint}")
+            file, line = ctx.text_lines[name]
+            return Node(ctx.texts[name], file, line, f"text {name}")
+        node.value = {k: _shared_texts(v, ctx, f"{where}.{k}" if where else k) for k, v in node.value.items()}
+    elif isinstance(node.value, list):
+        node.value = [_shared_texts(v, ctx, f"{where}[{i}]") for i, v in enumerate(node.value)]
+    return node
+
+
+def kernel_code(body: str, kernel: tuple[str, str, int]) -> str:
+    before, after, indent = kernel
+    pad = " " * indent
+    lines = [pad + line if line.strip() else line for line in body.splitlines(keepends=True)]
+    return before + "".join(lines) + after
+
+
+def _kernels(resolved: Node, ctx: Context) -> None:
+    """An example written as `{kernel: body}` is a compiled C++ example of the standard file."""
+    examples = resolved.value.get("examples")
+    if examples is None or not isinstance(examples.value, list):
+        return
+    for i, ex in enumerate(examples.value):
+        if not isinstance(ex.value, dict) or set(ex.value) != {"kernel"}:
+            continue
+        body = ex.value["kernel"]
+        if ctx.kernel is None:
+            raise _error(body, body.file, f"examples[{i}].kernel", "targets.yaml states no `example_kernel`")
+        if not isinstance(body.value, str):
+            raise _error(body, body.file, f"examples[{i}].kernel", "give the function body as text")
+        code = kernel_code(body.value, ctx.kernel)
+        examples.value[i] = Node(
+            {
+                "lang": Node("cpp", body.file, body.line, body.origin),
+                "compiles": Node(True, body.file, body.line, body.origin),
+                "code": Node(code, body.file, body.line, body.origin),
+            },
+            ex.file,
+            ex.line,
+            ex.origin,
+        )
 
 
 def _shifted(source: SourceMap, prefix: str) -> SourceMap:

@@ -26,11 +26,13 @@ def _flow_len(v: Any) -> int:
     return len(str(v))
 
 
-def _scalar_only(v: Any) -> bool:
+def _scalar_only(v: Any, depth: int = 0) -> bool:
+    """Short enough a structure for one line: scalars, lists of scalars, one level of mappings
+    (as `semantics: {kind: elementwise, tolerance: {kind: exact}}`); never a list of mappings."""
     if isinstance(v, dict):
-        return all(_scalar_only(x) for x in v.values())
+        return depth < 2 and all(_scalar_only(x, depth + 1) for x in v.values())
     if isinstance(v, list):
-        return all(_scalar_only(x) for x in v)
+        return all(not isinstance(x, (dict, list)) and _scalar_only(x, depth + 1) for x in v)
     return not (isinstance(v, str) and "\n" in v)
 
 
