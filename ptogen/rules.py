@@ -191,6 +191,45 @@ class RuleBase(Strict):
         the test plan runs only combinations every rule of the profile admits."""
         return True
 
+    # ----------------------------------------------------------------- what the other stages ask
+    # Code outside this module never switches on a rule's kind or class (tests/test_contracts.py):
+    # it asks these hooks, whose defaults suit every kind that does not override them.
+
+    # The profiles it applies to do not offer the op: there it is the op's only rule (the others
+    # are neither checked nor documented), and `OpView.available` is false.
+    not_offered: ClassVar[bool] = False
+
+    def listed_dtypes(self) -> list[str]:
+        """The element types the rule names, as documented (the types a `dtype` rule allows, those a
+        `value_range` rule checks); its view resolves them (`RuleView.dtypes_cpp`)."""
+        return []
+
+    def when_values(self) -> dict[str, str]:
+        """The template-value settings under which the rule applies ({}: always); the test plan
+        runs each setting that some rule names as a variant of its own."""
+        return {}
+
+    def applies_under(self, values: dict[str, str]) -> bool:
+        """Whether the rule applies when the op's template values are `values`."""
+        return all(values.get(k) == v for k, v in self.when_values().items())
+
+    def operand_dtypes(self, rv: RuleView, operand: str, values: dict[str, str]) -> list[str] | None:
+        """The element types (canonical C++ names) the rule allows `operand` under the template
+        values `values`, or None: it says nothing of that operand's element type. An op's test
+        dtypes are what every rule of a profile allows its compute operand."""
+        return None
+
+    def broken_by(self, op: OpView, rv: RuleView, combo: dict[str, str], values: dict[str, str]) -> bool:
+        """Whether operands of these element types (canonical C++ names), under the template values
+        `values`, violate the rule: a compile-fail case that breaks another rule with such tiles
+        expects this rule's message too."""
+        return not self.admits(op, combo)
+
+    def global_layouts(self) -> list[str] | None:
+        """The GlobalTensor layouts the rule admits (`ND`, `DN`, `NZ`), or None: it says nothing of
+        them. The test plan runs the layouts every rule of a profile admits."""
+        return None
+
     # ----------------------------------------------------------------- import
     @classmethod
     def from_page(cls, page: PageContext) -> list[dict[str, Any]]:
@@ -301,6 +340,22 @@ class DTypeRule(RuleBase):
 
     def vacuous(self, op: OpView, rv: RuleView) -> bool:
         return len(rv.dtypes_cpp) == len(op.targets.dtypes)
+
+    def listed_dtypes(self) -> list[str]:
+        return list(self.dtypes)
+
+    def when_values(self) -> dict[str, str]:
+        return {self.when.param: self.when.equals} if self.when else {}
+
+    def operand_dtypes(self, rv: RuleView, operand: str, values: dict[str, str]) -> list[str] | None:
+        if operand not in self.operands or not self.applies_under(values):
+            return None
+        return list(rv.dtypes_cpp)
+
+    def broken_by(self, op: OpView, rv: RuleView, combo: dict[str, str], values: dict[str, str]) -> bool:
+        if not self.applies_under(values):
+            return False
+        return any(n in combo and combo[n] not in rv.dtypes_cpp for n in self.operands)
 
     @classmethod
     def from_page(cls, page: PageContext) -> list[dict[str, Any]]:
@@ -473,6 +528,7 @@ class UnavailableRule(RuleBase):
 
     kind: Literal["unavailable"] = "unavailable"
     legal_elsewhere: ClassVar[bool] = True
+    not_offered: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("not offered",)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
@@ -902,6 +958,9 @@ class ValueRangeRule(RuleBase):
             found["note"] = m.group("note").strip()
         return found
 
+    def listed_dtypes(self) -> list[str]:
+        return list(self.dtypes or [])
+
     def runtime_dtypes(self, rv: RuleView) -> list[str]:
         return list(rv.dtypes_cpp)  # the rule checks nothing for the other types
 
@@ -1017,6 +1076,9 @@ class TableLayoutRule(RuleBase):
 
     def admits_layout(self, layout: str) -> bool:
         return layout == "RowMajor" or any(p != "row_major" for p in self.layouts.values())
+
+    def global_layouts(self) -> list[str] | None:
+        return list(self.layouts)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         g, t = rv.types

@@ -405,8 +405,8 @@ class Indexed(NamesOperand):
         """GlobalTensor layouts the profile's table_layout rules admit (ND when none says)."""
         allowed: list[str] | None = None
         for rv in op.rules_for(profile, static=True):
-            layouts = getattr(rv.rule, "layouts", None)
-            if rv.kind == "table_layout" and layouts:
+            layouts = rv.rule.global_layouts()
+            if layouts:
                 allowed = [x for x in (allowed if allowed is not None else layouts) if x in layouts]
         return ["ND"] if allowed is None else allowed
 
