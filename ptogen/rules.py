@@ -76,6 +76,17 @@ class PageLine:
         return self.text.lower()
 
 
+@dataclass(frozen=True)
+class TypeList:
+    """A list of element types a page gives (read by pagefacts, in either page layout)."""
+
+    key: str  # where the page gives it: a profile, `profile/condition`, a `Param::Value` condition, `forms`
+    values: list[str]  # the types as the page spells them
+    names: list[str | None]  # each one's name in the dtype vocabulary (None: unknown)
+    named: list[str] | None  # the operands it is given for (None: the data tiles)
+    note: str | None = None  # the parenthetical after it
+
+
 class PageContext:
     """What `ptogen import` knows of a page when rules look for themselves on it."""
 
@@ -85,13 +96,15 @@ class PageContext:
         profiles: set[str],
         data: list[str],
         distinct_types: bool,
-        dtype_rules: list[dict[str, Any]],
+        type_lists: list[TypeList] | tuple[TypeList, ...] = (),
+        unplaced: list[str] | None = None,
     ):
         self.lines = lines
         self.profiles = profiles
         self.data = data  # the data tile operands (what `TileData` stands for)
         self.distinct_types = distinct_types  # the operands have template types of their own
-        self.dtype_rules = dtype_rules  # read from the page's type lists (pagefacts)
+        self.type_lists = list(type_lists)
+        self.unplaced = unplaced if unplaced is not None else []  # facts of the page no rule can place
 
     def scope(self, line: PageLine) -> dict[str, Any]:
         return {"profiles": [line.group]} if line.group in self.profiles else {}
@@ -359,7 +372,40 @@ class DTypeRule(RuleBase):
 
     @classmethod
     def from_page(cls, page: PageContext) -> list[dict[str, Any]]:
-        return list(page.dtype_rules)  # type lists are read by pagefacts, in either page layout
+        """The rules the page's type lists state (not its constraint lines)."""
+        out: list[dict[str, Any]] = []
+        keys = [t.key for t in page.type_lists if t.named is None]
+        for t in page.type_lists:
+            key, named = t.key, t.named
+            profile, _, cond = key.partition("/") if "/" in key else (key, "", "")
+            if named is not None and profile == "common":
+                profile = key = "forms"  # a list of some operands, for every profile
+            if profile not in page.profiles and not key.startswith(("forms",)) and "::" not in key:
+                page.unplaced.append(f"dtype list under {key!r}: {', '.join(t.values)}")
+                continue
+            names = t.names
+            if any(n is None for n in names):
+                page.unplaced.append(f"unknown element types in {key}: {', '.join(t.values)}")
+            known = [n for n in names if n is not None]
+            if not known:
+                continue
+            rule: dict[str, Any] = {"kind": kind_name(cls)}
+            if profile in page.profiles:
+                rule["profiles"] = [profile]
+            when = cond or (key if "::" in key else "")
+            if when:
+                rule["when"] = {"param": "PrecisionType", "equals": when}
+            copied = any("/" in k and k.endswith(key) for k in keys)
+            if profile not in page.profiles and "::" in key and copied:
+                continue  # the per-profile copies carry this list
+            if named is not None and not named:
+                continue
+            rule["operands"] = page.data if named is None else named
+            rule["dtypes"] = known
+            if t.note:
+                rule["note"] = t.note
+            out.append(rule)
+        return out
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         # int32_t first: the classic illegal use of a float-only op (TLRELU on int32_t under A5).

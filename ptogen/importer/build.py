@@ -20,7 +20,7 @@ from ruamel.yaml.scalarstring import LiteralScalarString
 
 from ..errors import one_line
 from ..paths import Layout
-from ..rules import RULE_KINDS, PageContext, PageLine, kind_name, page_prefixes
+from ..rules import RULE_KINDS, PageContext, PageLine, TypeList, kind_name, page_prefixes
 from ..spec import expr as semantics
 from ..spec.load import load_specs
 from ..spec.model import Targets
@@ -362,46 +362,21 @@ def _rules(
     typed = typed or {}
     prose: list[tuple[str, str | None]] = []
     profiles = set(targets.profile_names())
-    dtype_rules: list[dict[str, Any]] = []
     seen: set[str] = set()
     lists: list[tuple[str, list[str], list[str] | None, str | None]] = [
         (key, values, None, facts.dtype_notes.get(key)) for key, values in facts.dtypes.items()
     ]
     lists += [(key, values, ops, note) for key, ops, values, note in facts.operand_dtypes]
-    for key, values, named, note in lists:
-        profile, _, cond = key.partition("/") if "/" in key else (key, "", "")
-        if named is not None and profile == "common":
-            profile = key = "forms"  # a list of some operands, for every profile
-        if profile not in profiles and not key.startswith(("forms",)) and "::" not in key:
-            unplaced.append(f"dtype list under {key!r}: {', '.join(values)}")
-            continue
-        names = [_dtype_name(v, targets) for v in values]
-        if any(n is None for n in names):
-            unplaced.append(f"unknown element types in {key}: {', '.join(values)}")
-            names = [n for n in names if n is not None]
-        if not names:
-            continue
-        rule: dict[str, Any] = {"kind": "dtype"}
-        if profile in profiles:
-            rule["profiles"] = [profile]
-        when = cond or (key if "::" in key else "")
-        if when:
-            rule["when"] = {"param": "PrecisionType", "equals": when}
-        if (
-            profile not in profiles
-            and "::" in key
-            and any("/" in k and k.endswith(key) for k in facts.dtypes)
-        ):
-            continue  # the per-profile copies carry this list
-        if named is not None:
-            named = [_snake(n) for n in named]
-            if not named:
-                continue
-        rule["operands"] = data if named is None else named
-        rule["dtypes"] = names
-        if note:
-            rule["note"] = note
-        dtype_rules.append(rule)
+    type_lists = [
+        TypeList(
+            key,
+            values,
+            [_dtype_name(v, targets) for v in values],
+            None if named is None else [_snake(n) for n in named],
+            note,
+        )
+        for key, values, named, note in lists
+    ]
     # Every rule kind looks for itself on the page (rules.py, `from_page`).
     lines, scoped = [], []
     for group, line in _groups(text):
@@ -419,13 +394,10 @@ def _rules(
         # "... Applies to `dst` only.": a rule of some of the data tiles (the page says TileData).
         named = [n for n in re.split(r",\s*|\s+and\s+", m.group("names")) if n in typed or n in data]
         scoped.append(PageContext([PageLine(group, line[: m.start()])], profiles, named, distinct_types, []))
-    pages = [PageContext(lines, profiles, data, distinct_types, dtype_rules), *scoped]
+    pages = [PageContext(lines, profiles, data, distinct_types, type_lists, unplaced), *scoped]
     rules: list[dict[str, Any]] = []
     for cls in RULE_KINDS:
-        found = cls.from_page(pages[0])
-        if kind_name(cls) != "dtype":
-            found += [rule for page in pages[1:] for rule in cls.from_page(page)]
-        for rule in found:
+        for rule in [rule for page in pages for rule in cls.from_page(page)]:
             key = repr(sorted(rule.items()))
             if key not in seen:
                 seen.add(key)
