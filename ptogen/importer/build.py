@@ -19,6 +19,8 @@ from ruamel.yaml import YAML
 from ruamel.yaml.scalarstring import LiteralScalarString
 
 from ..errors import one_line
+from ..opkinds import KINDS, PageOp
+from ..opkinds import recognise as recognise_kind
 from ..paths import Layout
 from ..rules import RULE_KINDS, PageContext, PageLine, TypeList, kind_name, page_prefixes
 from ..spec import expr as semantics
@@ -133,7 +135,7 @@ def _split(text: str) -> list[str]:
 
 
 _REDUCER_TEX = re.compile(
-    r"^\s*(?P<op>\\sum|\\prod|\\max|\\min|\\operatorname\{arg\\,(?:max|min)\})_\{\w+\}\s*(?P<term>.*)$"
+    r"^\s*(?P<op>\\sum|\\prod|\\max|\\min|\\operatorname\{arg\\,(?:max|min)\})_\{(?P<index>\w+)\}\s*(?P<term>.*)$"
 )
 
 
@@ -247,14 +249,10 @@ def _syntax_mnemonic(facts: PageFacts, mnemonic: str) -> str:
     return spelled.pop()
 
 
-def _kind_of_math(math: str) -> str:
-    """The tile op kind a page's formula shows: a reduction over rows (`_{i}`) or columns (`_{j}`),
-    a packed predicate result (`dst_{i,\\lfloor j/B \\rfloor}`), or element-wise."""
-    lhs, _, rhs = math.partition("=")
-    m = _REDUCER_TEX.match(rhs)
-    if m:
-        return "col_reduce" if re.search(r"_\{i\}", rhs[: m.start("term")]) else "row_reduce"
-    return "predicate" if "lfloor" in lhs else "elementwise"
+def _reduces_over(math: str) -> str | None:
+    """The index a reduction at the top of a formula's right side runs over (`\\sum_{j} ...`: `j`)."""
+    m = _REDUCER_TEX.match(math.partition("=")[2])
+    return None if m is None else m.group("index")
 
 
 def _ternary(text: str) -> str:
@@ -1043,30 +1041,19 @@ def _page_to_spec(
             ov["expr"] = latex_to_expr(formula, ov_names, attrs)
         except (semantics.ExprError, SyntaxError, ValueError) as exc:
             unplaced.append(f"math of overload {m.group(1)} not understood ({exc}): {formula}")
-    kind = "lane" if vector else _kind_of_math(facts.math or "")
     intro = _plain(facts.mechanism[facts.math_at - 1]) if facts.math_at else ""
     if not facts.math_at:  # a kind without a formula (sync) still writes its domain paragraph
         intro = next((_plain(p) for p in facts.mechanism if _plain(p).startswith(_DOMAIN_STARTS)), "")
-    if kind == "elementwise" and intro.startswith("For each") and "converted to the element type" in intro:
-        kind = "convert"  # the convert kind's iteration domain (templates/opkinds/convert/domain.md.j2)
-    if kind == "elementwise" and intro.startswith("For each") and "reading and writing" in intro:
-        kind = "view"  # the view kind's iteration domain (templates/opkinds/view/domain.md.j2)
-    if waits and not any(o["kind"] == "tile" for o in operands):
-        kind = "sync"  # orders work, computes nothing (templates/opkinds/sync/domain.md.j2)
-    if intro.startswith("For each") and "byte-addressed memory" in intro:
-        # the bind kind's iteration domain (templates/opkinds/bind/domain.md.j2): the formula reads
-        # the memory at the address operand, which is what `semantics.expr` names
-        kind = "bind"
-        expr = next((o["name"] for o in operands if o["kind"] == "scalar"), expr)
-    if not vector and any(o["kind"] == "global" for o in operands):
-        # Between a GlobalTensor and one tile: a transfer; with an index tile too: a gather/scatter;
-        # with a context and no tile: a hint.
-        kind = "indexed" if sum(o["kind"] == "tile" for o in operands) > 1 else "transfer"
-        if any(o["kind"] == "context" for o in operands) and not any(o["kind"] == "tile" for o in operands):
-            kind = "hint"
-    if kind == "predicate":  # one predicate bit per element, a tile row per predicate row
-        next(o for o in operands if o["name"] == dst)["packed"] = "rows"
+    # Every op kind looks for itself in the page (opkinds, `recognise`).
+    page_op = PageOp(
+        vector, facts.math or "", _reduces_over(facts.math or ""), intro, tuple(o["kind"] for o in operands)
+    )
+    kind = recognise_kind(page_op)
+    if kind is None:
+        raise ImportProblem("no op kind recognises this page (its formula, iteration domain and operands)")
     sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
+    KINDS[kind].complete_import(sem, operands)
+    expr = sem["expr"]
     if vector:
         sem["inactive_lanes"] = "zero"
     if len(dsts) > 1 and vector:

@@ -13,7 +13,7 @@ kind".
 
 from __future__ import annotations
 
-from .base import OpKind
+from .base import OpKind, PageOp
 from .bind import Bind
 from .convert import Convert
 from .elementwise import Elementwise
@@ -49,4 +49,15 @@ def kind(name: str) -> OpKind:
     return KINDS[name]
 
 
-__all__ = ["KINDS", "OpKind", "kind"]
+def recognise(page: PageOp) -> str | None:
+    """The name of the kind that recognises a page with the most specific evidence (on a tie, the
+    first in `KINDS`), or None: no kind recognises it."""
+    best: tuple[int, str] | None = None
+    for name, k in KINDS.items():
+        score = k.recognise(page)
+        if score is not None and (best is None or score > best[0]):
+            best = (score, name)
+    return None if best is None else best[1]
+
+
+__all__ = ["KINDS", "OpKind", "PageOp", "kind", "recognise"]

@@ -34,7 +34,7 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import NamesOperand
+from .base import OPERANDS, NamesOperand, PageOp
 from .transfer import global_addresses, tile_logical
 
 if TYPE_CHECKING:
@@ -343,6 +343,11 @@ ATOMIC_DTYPES = ("int32_t", "float")
 
 class Indexed(NamesOperand):
     name: ClassVar[str] = "indexed"
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # A GlobalTensor table, and an index tile besides the data tile.
+        return OPERANDS if not page.vector and page.has("global") and page.count("tile") > 1 else None
 
     # ----------------------------------------------------------------- spec checks
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:

@@ -30,7 +30,7 @@ from ..testing.plan import (
 )
 from ..testing.refmath import narrow
 from ..testing.results import Outcome
-from .base import Job, OpKind
+from .base import FALLBACK, Job, OpKind, PageOp
 
 if TYPE_CHECKING:
     from ..lower.views import OpView, ProjectView
@@ -99,6 +99,10 @@ def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
 class VectorLane(OpKind):
     name: ClassVar[str] = "lane"
     lanes: ClassVar[bool] = True
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        return FALLBACK if page.vector else None  # a vector op, unless another kind recognises more
 
     def result_index(self, op: OpView) -> str:
         return "i"
