@@ -77,8 +77,7 @@ class RuleView:
     @property
     def id(self) -> str:
         """Stable name of the rule, used in test file names."""
-        when = getattr(self.rule, "when", None)
-        suffix = f"_{when.equals.split('::')[-1].lower()}" if when else ""
+        suffix = "".join(f"_{v.split('::')[-1].lower()}" for v in self.rule.when_values().values())
         return f"{self.index:02d}_{self.rule.kind}{suffix}"
 
 
