@@ -235,8 +235,8 @@ def _name_from_math(
     unplaced.append(f"operand {old} named {new}, as the formula calls it")
 
 
-# How the op kinds' domain paragraphs begin (templates/opkinds/<kind>/domain.md.j2, "math_intro").
-_DOMAIN_STARTS = ("For each", "Not applicable: no element is read or written")
+# How the op kinds' domain paragraphs begin (each kind's `domain_starts`).
+_DOMAIN_STARTS = tuple(dict.fromkeys(s for k in KINDS.values() for s in k.domain_starts))
 
 
 def _syntax_mnemonic(facts: PageFacts, mnemonic: str) -> str:

@@ -72,6 +72,10 @@ class OpKind:
         return f"opkinds/{self.name}/{part}"
 
     # ----------------------------------------------------------------- import
+    # How the kind's iteration-domain paragraph (the `math_intro` of its domain.md.j2) begins, without
+    # Markdown: the import leaves such paragraphs out of the mechanism it reads.
+    domain_starts: ClassVar[tuple[str, ...]] = ()
+
     def recognise(self, page: PageOp) -> int | None:
         """Whether a page shows an op of this kind: None if not, else how specific the evidence is
         (FALLBACK, FORMULA, DOMAIN, OPERANDS). `ptogen import` asks every kind in `KINDS` and takes

@@ -72,6 +72,7 @@ class Bind(NamesOperand):
     # The overload check of the test kernels binds the tile back to its own bytes (instead of
     # reloading them, which would write through the binding) before each further form.
     rebinds: ClassVar[bool] = True
+    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:

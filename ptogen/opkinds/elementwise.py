@@ -165,6 +165,7 @@ class Elementwise(OpKind):
     name: ClassVar[str] = "elementwise"
     form_exprs: ClassVar[bool] = True
     rounds_to_element: ClassVar[bool] = True
+    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:

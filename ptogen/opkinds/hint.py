@@ -30,6 +30,7 @@ SHAPES = [
 class Hint(NamesOperand):
     name: ClassVar[str] = "hint"
     writes: ClassVar[bool] = False
+    domain_starts: ClassVar[tuple[str, ...]] = ("No element of",)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:

@@ -343,6 +343,7 @@ ATOMIC_DTYPES = ("int32_t", "float")
 
 class Indexed(NamesOperand):
     name: ClassVar[str] = "indexed"
+    domain_starts: ClassVar[tuple[str, ...]] = ("With Coalesce::Row (the default), for each row",)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:

@@ -99,6 +99,7 @@ def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
 class VectorLane(OpKind):
     name: ClassVar[str] = "lane"
     lanes: ClassVar[bool] = True
+    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:

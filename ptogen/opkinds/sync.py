@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 class Sync(NamesOperand):
     name: ClassVar[str] = "sync"
     writes: ClassVar[bool] = False
+    domain_starts: ClassVar[tuple[str, ...]] = ("Not applicable: no element is read or written",)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:

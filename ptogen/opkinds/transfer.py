@@ -78,6 +78,7 @@ def nz_shapes(block: int) -> list[tuple[str, int, int, int, int, bool]]:
 
 class Transfer(NamesOperand):
     name: ClassVar[str] = "transfer"
+    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:

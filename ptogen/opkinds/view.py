@@ -63,6 +63,7 @@ ALIAS_CASES: list[Case] = [
 
 class View(NamesOperand):
     name: ClassVar[str] = "view"
+    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
