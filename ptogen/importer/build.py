@@ -1004,15 +1004,19 @@ def _page_to_spec(
             intrinsic["overloads"] = overloads
     names = {o["name"] for o in operands if o["kind"] in ("tile", "scalar", "vreg", "global", "mask")}
     dsts = [o["name"] for o in operands if o["role"] == "dst"]
-    hint = any(o["kind"] == "context" for o in operands) and not any(o["kind"] == "tile" for o in operands)
-    if hint:  # writes nothing: its domain is the GlobalTensor it reads
-        dsts = [next(o["name"] for o in operands if o["kind"] == "global")]
-    waits = [o["name"] for o in operands if o["kind"] == "events"]
-    if waits and not dsts:  # orders work and writes nothing: its domain is the events it waits on
-        dsts = waits
-    if not dsts:
+    intro = _plain(facts.mechanism[facts.math_at - 1]) if facts.math_at else ""
+    if not facts.math_at:  # a kind without a formula (sync) still writes its domain paragraph
+        intro = next((_plain(p) for p in facts.mechanism if _plain(p).startswith(_DOMAIN_STARTS)), "")
+    # Every op kind looks for itself in the page (opkinds, `recognise`).
+    page_op = PageOp(
+        vector, facts.math or "", _reduces_over(facts.math or ""), intro, tuple(o["kind"] for o in operands)
+    )
+    kind = recognise_kind(page_op)
+    if kind is None:
+        raise ImportProblem("no op kind recognises this page (its formula, iteration domain and operands)")
+    dst = KINDS[kind].import_domain(operands)  # the operand the op iterates
+    if dst is None:
         raise ImportProblem("the page names no destination operand (no `dst` and no result)")
-    dst = dsts[0]
     expr = None
     if facts.math and not _rows(facts):
         _name_from_math(facts.math, operands, params, unplaced)
@@ -1041,16 +1045,6 @@ def _page_to_spec(
             ov["expr"] = latex_to_expr(formula, ov_names, attrs)
         except (semantics.ExprError, SyntaxError, ValueError) as exc:
             unplaced.append(f"math of overload {m.group(1)} not understood ({exc}): {formula}")
-    intro = _plain(facts.mechanism[facts.math_at - 1]) if facts.math_at else ""
-    if not facts.math_at:  # a kind without a formula (sync) still writes its domain paragraph
-        intro = next((_plain(p) for p in facts.mechanism if _plain(p).startswith(_DOMAIN_STARTS)), "")
-    # Every op kind looks for itself in the page (opkinds, `recognise`).
-    page_op = PageOp(
-        vector, facts.math or "", _reduces_over(facts.math or ""), intro, tuple(o["kind"] for o in operands)
-    )
-    kind = recognise_kind(page_op)
-    if kind is None:
-        raise ImportProblem("no op kind recognises this page (its formula, iteration domain and operands)")
     sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
     KINDS[kind].complete_import(sem, operands)
     expr = sem["expr"]

@@ -84,6 +84,11 @@ class OpKind:
         tests/test_contracts.py checks that every spec's kind recognises the spec's own pages."""
         return None
 
+    def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
+        """The operand an imported op of this kind iterates (its `semantics.domain`), or None: the
+        page names none. By default its first destination."""
+        return next((o["name"] for o in operands if o["role"] == "dst"), None)
+
     def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
         """Adjust an imported spec's `semantics` and `operands` to what a page of this kind implies
         (default: nothing to adjust)."""

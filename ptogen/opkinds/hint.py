@@ -39,6 +39,10 @@ class Hint(NamesOperand):
             return None
         return OPERANDS
 
+    def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
+        # writes nothing: its domain is the GlobalTensor it reads
+        return next((o["name"] for o in operands if o["kind"] == "global"), None)
+
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         kinds = sorted(o.kind for o in spec.operands)
         if kinds != ["context", "global"]:

@@ -32,6 +32,12 @@ class Sync(NamesOperand):
         # Orders work and computes nothing: it waits on events and has neither a tile nor a GlobalTensor.
         return OPERANDS if page.has("events") and not page.has("tile") and not page.has("global") else None
 
+    def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
+        # orders work and writes nothing: its domain is the events it waits on
+        return super().import_domain(operands) or next(
+            (o["name"] for o in operands if o["kind"] == "events"), None
+        )
+
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         if [o.kind for o in spec.operands] != ["events"] or spec.semantics.domain != spec.operands[0].name:
             return [(("operands",), "a sync op has one operand, the `events` it waits on (its domain)")]
