@@ -9,9 +9,13 @@ summary):
 - `doc`: the constraint line of both doc pages;
 - `from_page`: how `ptogen import` recognises it on a page;
 - `break_static` / `break_runtime`: how the test plan breaks it (the kernel that must fail to
-  compile, or stop at run time, with `text` as the message).
+  compile, or stop at run time, with `text` as the message);
+- the hooks the lowering, the test plan and the op kinds ask (`listed_dtypes`, `when_values`,
+  `operand_dtypes`, `broken_by`, `global_layouts`, `not_offered`, `admits`, `legalise`, ...), each
+  with a default on `RuleBase` that the kinds needing it override.
 
-Templates ask a rule for these strings and never switch on its kind. Adding a rule kind is one
+Templates ask a rule for these strings, and code outside this module asks its hooks; neither
+switches on its kind or class (tests/test_contracts.py). Adding a rule kind is one
 class here plus its tests; see the README, "Adding a rule kind".
 
 The methods receive the op's lowering (`lower.views.OpView`) and the test planner's context

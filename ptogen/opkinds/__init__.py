@@ -5,7 +5,9 @@ The instruction set no longer says "tile or vector"; each spec names its kind in
 - its iteration domain and the index notation of its math (`lhs_index`, `operand_index`);
 - which per-op files it renders and with which templates (`outputs`), and the template folder
   `templates/opkinds/<name>/` that holds its kind-specific text;
-- its test shapes and golden-case preparation (`testing.plan` and `testing.golden` ask it).
+- its test shapes and golden-case preparation (`testing.plan` and `testing.golden` ask it);
+- how `ptogen import` recognises its pages (`recognise`, `domain_starts`, `import_domain`,
+  `complete_import`): the kind reads back what its own templates write.
 
 Adding an op kind is one module here plus its templates and tests; see the README, "Adding an op
 kind".
