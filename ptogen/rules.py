@@ -9,9 +9,13 @@ summary):
 - `doc`: the constraint line of both doc pages;
 - `from_page`: how `ptogen import` recognises it on a page;
 - `break_static` / `break_runtime`: how the test plan breaks it (the kernel that must fail to
-  compile, or stop at run time, with `text` as the message).
+  compile, or stop at run time, with `text` as the message);
+- the hooks the lowering, the test plan and the op kinds ask (`listed_dtypes`, `when_values`,
+  `operand_dtypes`, `broken_by`, `global_layouts`, `not_offered`, `admits`, `legalise`, ...), each
+  with a default on `RuleBase` that the kinds needing it override.
 
-Templates ask a rule for these strings and never switch on its kind. Adding a rule kind is one
+Templates ask a rule for these strings, and code outside this module asks its hooks; neither
+switches on its kind or class (tests/test_contracts.py). Adding a rule kind is one
 class here plus its tests; see the README, "Adding a rule kind".
 
 The methods receive the op's lowering (`lower.views.OpView`) and the test planner's context
@@ -76,6 +80,17 @@ class PageLine:
         return self.text.lower()
 
 
+@dataclass(frozen=True)
+class TypeList:
+    """A list of element types a page gives (read by pagefacts, in either page layout)."""
+
+    key: str  # where the page gives it: a profile, `profile/condition`, a `Param::Value` condition, `forms`
+    values: list[str]  # the types as the page spells them
+    names: list[str | None]  # each one's name in the dtype vocabulary (None: unknown)
+    named: list[str] | None  # the operands it is given for (None: the data tiles)
+    note: str | None = None  # the parenthetical after it
+
+
 class PageContext:
     """What `ptogen import` knows of a page when rules look for themselves on it."""
 
@@ -85,13 +100,15 @@ class PageContext:
         profiles: set[str],
         data: list[str],
         distinct_types: bool,
-        dtype_rules: list[dict[str, Any]],
+        type_lists: list[TypeList] | tuple[TypeList, ...] = (),
+        unplaced: list[str] | None = None,
     ):
         self.lines = lines
         self.profiles = profiles
         self.data = data  # the data tile operands (what `TileData` stands for)
         self.distinct_types = distinct_types  # the operands have template types of their own
-        self.dtype_rules = dtype_rules  # read from the page's type lists (pagefacts)
+        self.type_lists = list(type_lists)
+        self.unplaced = unplaced if unplaced is not None else []  # facts of the page no rule can place
 
     def scope(self, line: PageLine) -> dict[str, Any]:
         return {"profiles": [line.group]} if line.group in self.profiles else {}
@@ -190,6 +207,45 @@ class RuleBase(Strict):
         """Whether operands of these element types (canonical C++ names) can satisfy the rule;
         the test plan runs only combinations every rule of the profile admits."""
         return True
+
+    # ----------------------------------------------------------------- what the other stages ask
+    # Code outside this module never switches on a rule's kind or class (tests/test_contracts.py):
+    # it asks these hooks, whose defaults suit every kind that does not override them.
+
+    # The profiles it applies to do not offer the op: there it is the op's only rule (the others
+    # are neither checked nor documented), and `OpView.available` is false.
+    not_offered: ClassVar[bool] = False
+
+    def listed_dtypes(self) -> list[str]:
+        """The element types the rule names, as documented (the types a `dtype` rule allows, those a
+        `value_range` rule checks); its view resolves them (`RuleView.dtypes_cpp`)."""
+        return []
+
+    def when_values(self) -> dict[str, str]:
+        """The template-value settings under which the rule applies ({}: always); the test plan
+        runs each setting that some rule names as a variant of its own."""
+        return {}
+
+    def applies_under(self, values: dict[str, str]) -> bool:
+        """Whether the rule applies when the op's template values are `values`."""
+        return all(values.get(k) == v for k, v in self.when_values().items())
+
+    def operand_dtypes(self, rv: RuleView, operand: str, values: dict[str, str]) -> list[str] | None:
+        """The element types (canonical C++ names) the rule allows `operand` under the template
+        values `values`, or None: it says nothing of that operand's element type. An op's test
+        dtypes are what every rule of a profile allows its compute operand."""
+        return None
+
+    def broken_by(self, op: OpView, rv: RuleView, combo: dict[str, str], values: dict[str, str]) -> bool:
+        """Whether operands of these element types (canonical C++ names), under the template values
+        `values`, violate the rule: a compile-fail case that breaks another rule with such tiles
+        expects this rule's message too."""
+        return not self.admits(op, combo)
+
+    def global_layouts(self) -> list[str] | None:
+        """The GlobalTensor layouts the rule admits (`ND`, `DN`, `NZ`), or None: it says nothing of
+        them. The test plan runs the layouts every rule of a profile admits."""
+        return None
 
     # ----------------------------------------------------------------- import
     @classmethod
@@ -302,9 +358,58 @@ class DTypeRule(RuleBase):
     def vacuous(self, op: OpView, rv: RuleView) -> bool:
         return len(rv.dtypes_cpp) == len(op.targets.dtypes)
 
+    def listed_dtypes(self) -> list[str]:
+        return list(self.dtypes)
+
+    def when_values(self) -> dict[str, str]:
+        return {self.when.param: self.when.equals} if self.when else {}
+
+    def operand_dtypes(self, rv: RuleView, operand: str, values: dict[str, str]) -> list[str] | None:
+        if operand not in self.operands or not self.applies_under(values):
+            return None
+        return list(rv.dtypes_cpp)
+
+    def broken_by(self, op: OpView, rv: RuleView, combo: dict[str, str], values: dict[str, str]) -> bool:
+        if not self.applies_under(values):
+            return False
+        return any(n in combo and combo[n] not in rv.dtypes_cpp for n in self.operands)
+
     @classmethod
     def from_page(cls, page: PageContext) -> list[dict[str, Any]]:
-        return list(page.dtype_rules)  # type lists are read by pagefacts, in either page layout
+        """The rules the page's type lists state (not its constraint lines)."""
+        out: list[dict[str, Any]] = []
+        keys = [t.key for t in page.type_lists if t.named is None]
+        for t in page.type_lists:
+            key, named = t.key, t.named
+            profile, _, cond = key.partition("/") if "/" in key else (key, "", "")
+            if named is not None and profile == "common":
+                profile = key = "forms"  # a list of some operands, for every profile
+            if profile not in page.profiles and not key.startswith(("forms",)) and "::" not in key:
+                page.unplaced.append(f"dtype list under {key!r}: {', '.join(t.values)}")
+                continue
+            names = t.names
+            if any(n is None for n in names):
+                page.unplaced.append(f"unknown element types in {key}: {', '.join(t.values)}")
+            known = [n for n in names if n is not None]
+            if not known:
+                continue
+            rule: dict[str, Any] = {"kind": kind_name(cls)}
+            if profile in page.profiles:
+                rule["profiles"] = [profile]
+            when = cond or (key if "::" in key else "")
+            if when:
+                rule["when"] = {"param": "PrecisionType", "equals": when}
+            copied = any("/" in k and k.endswith(key) for k in keys)
+            if profile not in page.profiles and "::" in key and copied:
+                continue  # the per-profile copies carry this list
+            if named is not None and not named:
+                continue
+            rule["operands"] = page.data if named is None else named
+            rule["dtypes"] = known
+            if t.note:
+                rule["note"] = t.note
+            out.append(rule)
+        return out
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         # int32_t first: the classic illegal use of a float-only op (TLRELU on int32_t under A5).
@@ -473,6 +578,7 @@ class UnavailableRule(RuleBase):
 
     kind: Literal["unavailable"] = "unavailable"
     legal_elsewhere: ClassVar[bool] = True
+    not_offered: ClassVar[bool] = True
     page_prefixes: ClassVar[tuple[str, ...]] = ("not offered",)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
@@ -902,6 +1008,9 @@ class ValueRangeRule(RuleBase):
             found["note"] = m.group("note").strip()
         return found
 
+    def listed_dtypes(self) -> list[str]:
+        return list(self.dtypes or [])
+
     def runtime_dtypes(self, rv: RuleView) -> list[str]:
         return list(rv.dtypes_cpp)  # the rule checks nothing for the other types
 
@@ -1017,6 +1126,9 @@ class TableLayoutRule(RuleBase):
 
     def admits_layout(self, layout: str) -> bool:
         return layout == "RowMajor" or any(p != "row_major" for p in self.layouts.values())
+
+    def global_layouts(self) -> list[str] | None:
+        return list(self.layouts)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         g, t = rv.types

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import one_line
+from ..opkinds import KINDS, PageOp
+from ..opkinds import recognise as recognise_kind
 from ..paths import Layout
-from ..rules import RULE_KINDS, PageContext, PageLine, kind_name, page_prefixes
+from ..rules import RULE_KINDS, PageContext, PageLine, TypeList, kind_name, page_prefixes
 from ..spec import expr as semantics
 from ..spec.factor import factor
 from ..spec.load import load_specs, spec_context
@@ -133,7 +135,7 @@ def _split(text: str) -> list[str]:
 
 
 _REDUCER_TEX = re.compile(
-    r"^\s*(?P<op>\\sum|\\prod|\\max|\\min|\\operatorname\{arg\\,(?:max|min)\})_\{\w+\}\s*(?P<term>.*)$"
+    r"^\s*(?P<op>\\sum|\\prod|\\max|\\min|\\operatorname\{arg\\,(?:max|min)\})_\{(?P<index>\w+)\}\s*(?P<term>.*)$"
 )
 
 
@@ -233,8 +235,8 @@ def _name_from_math(
     unplaced.append(f"operand {old} named {new}, as the formula calls it")
 
 
-# How the op kinds' domain paragraphs begin (templates/opkinds/<kind>/domain.md.j2, "math_intro").
-_DOMAIN_STARTS = ("For each", "Not applicable: no element is read or written")
+# How the op kinds' domain paragraphs begin (each kind's `domain_starts`).
+_DOMAIN_STARTS = tuple(dict.fromkeys(s for k in KINDS.values() for s in k.domain_starts))
 
 
 def _syntax_mnemonic(facts: PageFacts, mnemonic: str) -> str:
@@ -247,14 +249,10 @@ def _syntax_mnemonic(facts: PageFacts, mnemonic: str) -> str:
     return spelled.pop()
 
 
-def _kind_of_math(math: str) -> str:
-    """The tile op kind a page's formula shows: a reduction over rows (`_{i}`) or columns (`_{j}`),
-    a packed predicate result (`dst_{i,\\lfloor j/B \\rfloor}`), or element-wise."""
-    lhs, _, rhs = math.partition("=")
-    m = _REDUCER_TEX.match(rhs)
-    if m:
-        return "col_reduce" if re.search(r"_\{i\}", rhs[: m.start("term")]) else "row_reduce"
-    return "predicate" if "lfloor" in lhs else "elementwise"
+def _reduces_over(math: str) -> str | None:
+    """The index a reduction at the top of a formula's right side runs over (`\\sum_{j} ...`: `j`)."""
+    m = _REDUCER_TEX.match(math.partition("=")[2])
+    return None if m is None else m.group("index")
 
 
 def _ternary(text: str) -> str:
@@ -362,46 +360,21 @@ def _rules(
     typed = typed or {}
     prose: list[tuple[str, str | None]] = []
     profiles = set(targets.profile_names())
-    dtype_rules: list[dict[str, Any]] = []
     seen: set[str] = set()
     lists: list[tuple[str, list[str], list[str] | None, str | None]] = [
         (key, values, None, facts.dtype_notes.get(key)) for key, values in facts.dtypes.items()
     ]
     lists += [(key, values, ops, note) for key, ops, values, note in facts.operand_dtypes]
-    for key, values, named, note in lists:
-        profile, _, cond = key.partition("/") if "/" in key else (key, "", "")
-        if named is not None and profile == "common":
-            profile = key = "forms"  # a list of some operands, for every profile
-        if profile not in profiles and not key.startswith(("forms",)) and "::" not in key:
-            unplaced.append(f"dtype list under {key!r}: {', '.join(values)}")
-            continue
-        names = [_dtype_name(v, targets) for v in values]
-        if any(n is None for n in names):
-            unplaced.append(f"unknown element types in {key}: {', '.join(values)}")
-            names = [n for n in names if n is not None]
-        if not names:
-            continue
-        rule: dict[str, Any] = {"kind": "dtype"}
-        if profile in profiles:
-            rule["profiles"] = [profile]
-        when = cond or (key if "::" in key else "")
-        if when:
-            rule["when"] = {"param": "PrecisionType", "equals": when}
-        if (
-            profile not in profiles
-            and "::" in key
-            and any("/" in k and k.endswith(key) for k in facts.dtypes)
-        ):
-            continue  # the per-profile copies carry this list
-        if named is not None:
-            named = [_snake(n) for n in named]
-            if not named:
-                continue
-        rule["operands"] = data if named is None else named
-        rule["dtypes"] = names
-        if note:
-            rule["note"] = note
-        dtype_rules.append(rule)
+    type_lists = [
+        TypeList(
+            key,
+            values,
+            [_dtype_name(v, targets) for v in values],
+            None if named is None else [_snake(n) for n in named],
+            note,
+        )
+        for key, values, named, note in lists
+    ]
     # Every rule kind looks for itself on the page (rules.py, `from_page`).
     lines, scoped = [], []
     for group, line in _groups(text):
@@ -419,13 +392,10 @@ def _rules(
         # "... Applies to `dst` only.": a rule of some of the data tiles (the page says TileData).
         named = [n for n in re.split(r",\s*|\s+and\s+", m.group("names")) if n in typed or n in data]
         scoped.append(PageContext([PageLine(group, line[: m.start()])], profiles, named, distinct_types, []))
-    pages = [PageContext(lines, profiles, data, distinct_types, dtype_rules), *scoped]
+    pages = [PageContext(lines, profiles, data, distinct_types, type_lists, unplaced), *scoped]
     rules: list[dict[str, Any]] = []
     for cls in RULE_KINDS:
-        found = cls.from_page(pages[0])
-        if kind_name(cls) != "dtype":
-            found += [rule for page in pages[1:] for rule in cls.from_page(page)]
-        for rule in found:
+        for rule in [rule for page in pages for rule in cls.from_page(page)]:
             key = repr(sorted(rule.items()))
             if key not in seen:
                 seen.add(key)
@@ -1034,15 +1004,19 @@ def _page_to_spec(
             intrinsic["overloads"] = overloads
     names = {o["name"] for o in operands if o["kind"] in ("tile", "scalar", "vreg", "global", "mask")}
     dsts = [o["name"] for o in operands if o["role"] == "dst"]
-    hint = any(o["kind"] == "context" for o in operands) and not any(o["kind"] == "tile" for o in operands)
-    if hint:  # writes nothing: its domain is the GlobalTensor it reads
-        dsts = [next(o["name"] for o in operands if o["kind"] == "global")]
-    waits = [o["name"] for o in operands if o["kind"] == "events"]
-    if waits and not dsts:  # orders work and writes nothing: its domain is the events it waits on
-        dsts = waits
-    if not dsts:
+    intro = _plain(facts.mechanism[facts.math_at - 1]) if facts.math_at else ""
+    if not facts.math_at:  # a kind without a formula (sync) still writes its domain paragraph
+        intro = next((_plain(p) for p in facts.mechanism if _plain(p).startswith(_DOMAIN_STARTS)), "")
+    # Every op kind looks for itself in the page (opkinds, `recognise`).
+    page_op = PageOp(
+        vector, facts.math or "", _reduces_over(facts.math or ""), intro, tuple(o["kind"] for o in operands)
+    )
+    kind = recognise_kind(page_op)
+    if kind is None:
+        raise ImportProblem("no op kind recognises this page (its formula, iteration domain and operands)")
+    dst = KINDS[kind].import_domain(operands)  # the operand the op iterates
+    if dst is None:
         raise ImportProblem("the page names no destination operand (no `dst` and no result)")
-    dst = dsts[0]
     expr = None
     if facts.math and not _rows(facts):
         _name_from_math(facts.math, operands, params, unplaced)
@@ -1071,30 +1045,9 @@ def _page_to_spec(
             ov["expr"] = latex_to_expr(formula, ov_names, attrs)
         except (semantics.ExprError, SyntaxError, ValueError) as exc:
             unplaced.append(f"math of overload {m.group(1)} not understood ({exc}): {formula}")
-    kind = "lane" if vector else _kind_of_math(facts.math or "")
-    intro = _plain(facts.mechanism[facts.math_at - 1]) if facts.math_at else ""
-    if not facts.math_at:  # a kind without a formula (sync) still writes its domain paragraph
-        intro = next((_plain(p) for p in facts.mechanism if _plain(p).startswith(_DOMAIN_STARTS)), "")
-    if kind == "elementwise" and intro.startswith("For each") and "converted to the element type" in intro:
-        kind = "convert"  # the convert kind's iteration domain (templates/opkinds/convert/domain.md.j2)
-    if kind == "elementwise" and intro.startswith("For each") and "reading and writing" in intro:
-        kind = "view"  # the view kind's iteration domain (templates/opkinds/view/domain.md.j2)
-    if waits and not any(o["kind"] == "tile" for o in operands):
-        kind = "sync"  # orders work, computes nothing (templates/opkinds/sync/domain.md.j2)
-    if intro.startswith("For each") and "byte-addressed memory" in intro:
-        # the bind kind's iteration domain (templates/opkinds/bind/domain.md.j2): the formula reads
-        # the memory at the address operand, which is what `semantics.expr` names
-        kind = "bind"
-        expr = next((o["name"] for o in operands if o["kind"] == "scalar"), expr)
-    if not vector and any(o["kind"] == "global" for o in operands):
-        # Between a GlobalTensor and one tile: a transfer; with an index tile too: a gather/scatter;
-        # with a context and no tile: a hint.
-        kind = "indexed" if sum(o["kind"] == "tile" for o in operands) > 1 else "transfer"
-        if any(o["kind"] == "context" for o in operands) and not any(o["kind"] == "tile" for o in operands):
-            kind = "hint"
-    if kind == "predicate":  # one predicate bit per element, a tile row per predicate row
-        next(o for o in operands if o["name"] == dst)["packed"] = "rows"
     sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
+    KINDS[kind].complete_import(sem, operands)
+    expr = sem["expr"]
     if vector:
         sem["inactive_lanes"] = "zero"
     if len(dsts) > 1 and vector:

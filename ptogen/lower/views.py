@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import located
 from ..opkinds import KINDS, OpKind
-from ..rules import DTypeRule, Rule
+from ..rules import Rule
 from ..spec import expr as semantics
 from ..spec.load import LoadedOp, SpecSet
 from ..spec.model import (
@@ -77,8 +77,7 @@ class RuleView:
     @property
     def id(self) -> str:
         """Stable name of the rule, used in test file names."""
-        when = getattr(self.rule, "when", None)
-        suffix = f"_{when.equals.split('::')[-1].lower()}" if when else ""
+        suffix = "".join(f"_{v.split('::')[-1].lower()}" for v in self.rule.when_values().values())
         return f"{self.index:02d}_{self.rule.kind}{suffix}"
 
 
@@ -402,7 +401,7 @@ class OpView:
     def _view(self, index: int, rule: Rule) -> RuleView:
         cpp: list[str] = []
         asm: list[str] = []
-        for spelling in getattr(rule, "dtypes", []):
+        for spelling in rule.listed_dtypes():
             d = self.targets.dtype(spelling)
             if d.name not in cpp:
                 cpp.append(d.name)
@@ -440,8 +439,8 @@ class OpView:
             for rv in self.rules
             if (rv.rule.profiles is None or profile in rv.rule.profiles) and not rv.rule.vacuous(self, rv)
         ]
-        if any(rv.kind == "unavailable" for rv in applying):
-            applying = [rv for rv in applying if rv.kind == "unavailable"]
+        if any(rv.rule.not_offered for rv in applying):
+            applying = [rv for rv in applying if rv.rule.not_offered]
         out = []
         for rv in applying:
             if (static is not None and rv.rule.is_static != static) or rv.rule.form_scoped:
@@ -459,8 +458,7 @@ class OpView:
 
     def available(self, profile: str) -> bool:
         return not any(
-            r.kind == "unavailable" and (r.rule.profiles is None or profile in r.rule.profiles)
-            for r in self.rules
+            r.rule.not_offered and (r.rule.profiles is None or profile in r.rule.profiles) for r in self.rules
         )
 
     def operand_dtypes(
@@ -470,11 +468,10 @@ class OpView:
         when = when or self.default_values
         allowed: list[str] | None = None
         for rv in self.rules_for(profile):
-            if not isinstance(rv.rule, DTypeRule) or operand not in rv.rule.operands:
+            listed = rv.rule.operand_dtypes(rv, operand, when)
+            if listed is None:
                 continue
-            if rv.rule.when and when.get(rv.rule.when.param) != rv.rule.when.equals:
-                continue
-            allowed = [d for d in (allowed if allowed is not None else rv.dtypes_cpp) if d in rv.dtypes_cpp]
+            allowed = [d for d in (allowed if allowed is not None else listed) if d in listed]
         return allowed
 
     def allowed_dtypes(self, profile: str, when: dict[str, str] | None = None) -> list[str]:
@@ -540,9 +537,9 @@ class OpView:
         """Template-argument settings that change the checked rules (TPOWS: DEFAULT, HIGH_PRECISION)."""
         variants = [self.default_values]
         for rv in self.rules:
-            w = getattr(rv.rule, "when", None)
-            if w and all(v.get(w.param) != w.equals for v in variants):
-                variants.append({**self.default_values, w.param: w.equals})
+            w = rv.rule.when_values()
+            if w and not any(all(v.get(k) == x for k, x in w.items()) for v in variants):
+                variants.append({**self.default_values, **w})
         return variants
 
     def rule_groups(self) -> list[tuple[str | None, list[RuleView]]]:

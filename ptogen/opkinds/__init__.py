@@ -5,7 +5,9 @@ The instruction set no longer says "tile or vector"; each spec names its kind in
 - its iteration domain and the index notation of its math (`lhs_index`, `operand_index`);
 - which per-op files it renders and with which templates (`outputs`), and the template folder
   `templates/opkinds/<name>/` that holds its kind-specific text;
-- its test shapes and golden-case preparation (`testing.plan` and `testing.golden` ask it).
+- its test shapes and golden-case preparation (`testing.plan` and `testing.golden` ask it);
+- how `ptogen import` recognises its pages (`recognise`, `domain_starts`, `import_domain`,
+  `complete_import`): the kind reads back what its own templates write.
 
 Adding an op kind is one module here plus its templates and tests; see the README, "Adding an op
 kind".
@@ -13,7 +15,7 @@ kind".
 
 from __future__ import annotations
 
-from .base import OpKind
+from .base import OpKind, PageOp
 from .bind import Bind
 from .convert import Convert
 from .elementwise import Elementwise
@@ -49,4 +51,15 @@ def kind(name: str) -> OpKind:
     return KINDS[name]
 
 
-__all__ = ["KINDS", "OpKind", "kind"]
+def recognise(page: PageOp) -> str | None:
+    """The name of the kind that recognises a page with the most specific evidence (on a tie, the
+    first in `KINDS`), or None: no kind recognises it."""
+    best: tuple[int, str] | None = None
+    for name, k in KINDS.items():
+        score = k.recognise(page)
+        if score is not None and (best is None or score > best[0]):
+            best = (score, name)
+    return None if best is None else best[1]
+
+
+__all__ = ["KINDS", "OpKind", "PageOp", "kind", "recognise"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..spec.expr import Node, has_reduction, uses_function
@@ -15,6 +16,40 @@ if TYPE_CHECKING:
     from ..testing.plan import OpTests
 
 Job = tuple[str, str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class PageOp:
+    """What `ptogen import` knows of a page when op kinds look for themselves in it."""
+
+    vector: bool  # the page's instruction set is a vector one
+    math: str  # the page's formula (LaTeX), "" when it has none
+    reduces_over: str | None  # the index a reduction at the top of the formula's right side runs over
+    intro: str  # the paragraph introducing the formula (a generated page: the kind's iteration domain)
+    operand_kinds: tuple[str, ...]  # the kind of each operand (tile, scalar, global, events, ...)
+
+    @property
+    def lhs(self) -> str:
+        return self.math.partition("=")[0]
+
+    def count(self, kind: str) -> int:
+        """How many operands of this kind the page has."""
+        return self.operand_kinds.count(kind)
+
+    def has(self, kind: str) -> bool:
+        return kind in self.operand_kinds
+
+    def intro_says(self, phrase: str) -> bool:
+        """Whether the formula's introduction walks elements (`For each ...`) and says `phrase`."""
+        return self.intro.startswith("For each") and phrase in self.intro
+
+
+# How specific a page's evidence for an op kind is (`OpKind.recognise`); the import takes the kind
+# with the most specific evidence.
+FALLBACK = 0  # what any tile (or vector) page is unless a kind recognises more
+FORMULA = 1  # the formula's shape: a reduction, a packed result
+DOMAIN = 2  # the wording of the kind's own iteration-domain paragraph (its domain.md.j2)
+OPERANDS = 3  # the operands alone: a GlobalTensor, events without a tile
 
 
 class OpKind:
@@ -35,6 +70,28 @@ class OpKind:
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""
         return f"opkinds/{self.name}/{part}"
+
+    # ----------------------------------------------------------------- import
+    # How the kind's iteration-domain paragraph (the `math_intro` of its domain.md.j2) begins, without
+    # Markdown: the import leaves such paragraphs out of the mechanism it reads.
+    domain_starts: ClassVar[tuple[str, ...]] = ()
+
+    def recognise(self, page: PageOp) -> int | None:
+        """Whether a page shows an op of this kind: None if not, else how specific the evidence is
+        (FALLBACK, FORMULA, DOMAIN, OPERANDS). `ptogen import` asks every kind in `KINDS` and takes
+        the one with the most specific evidence (on a tie, the first in `KINDS`); each kind reads
+        what its own templates write (`templates/opkinds/<name>/domain.md.j2`), and
+        tests/test_contracts.py checks that every spec's kind recognises the spec's own pages."""
+        return None
+
+    def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
+        """The operand an imported op of this kind iterates (its `semantics.domain`), or None: the
+        page names none. By default its first destination."""
+        return next((o["name"] for o in operands if o["role"] == "dst"), None)
+
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        """Adjust an imported spec's `semantics` and `operands` to what a page of this kind implies
+        (default: nothing to adjust)."""
 
     # ----------------------------------------------------------------- spec checks
     def check_expr(self, expr: Node) -> list[str]:

@@ -11,7 +11,7 @@ scoped to such forms (`placement`) check it at compile time.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..testing.golden import Check, GoldenContext, same_bits, write_tile_inputs
 from ..testing.plan import (
@@ -26,7 +26,7 @@ from ..testing.plan import (
     dtype_def,
     layout_addresses,
 )
-from .base import NamesOperand
+from .base import DOMAIN, NamesOperand, PageOp
 
 if TYPE_CHECKING:
     from ..lower.views import OpView, ProjectView
@@ -72,6 +72,16 @@ class Bind(NamesOperand):
     # The overload check of the test kernels binds the tile back to its own bytes (instead of
     # reloading them, which would write through the binding) before each further form.
     rebinds: ClassVar[bool] = True
+    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # templates/opkinds/bind/domain.md.j2: "For each element ... where `M` is the byte-addressed memory"
+        return DOMAIN if not page.vector and page.intro_says("byte-addressed memory") else None
+
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        # the formula reads the memory at the address operand, which is what `semantics.expr` names
+        semantics["expr"] = next((o["name"] for o in operands if o["kind"] == "scalar"), semantics["expr"])
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         kinds = sorted(o.kind for o in spec.operands)

@@ -30,6 +30,7 @@ from ..testing.plan import (
     shaped,
     tile_operands,
 )
+from .base import DOMAIN, PageOp
 from .elementwise import COL_MAJOR_SHAPES, ROW_MAJOR_SHAPES, Elementwise, _region_check, case_inputs
 
 if TYPE_CHECKING:
@@ -52,6 +53,11 @@ class Rounding:
 class Convert(Elementwise):
     name: ClassVar[str] = "convert"
     form_exprs: ClassVar[bool] = False
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # templates/opkinds/convert/domain.md.j2: "For each element ..., converted to the element type of"
+        return DOMAIN if not page.vector and page.intro_says("converted to the element type") else None
 
     def check_expr(self, expr: Node) -> list[str]:
         if expr.op != "apply" or len(expr.args) != 1 or expr.args[0].op != "name":

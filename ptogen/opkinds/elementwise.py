@@ -37,7 +37,7 @@ from ..testing.plan import (
 )
 from ..testing.refmath import narrow
 from ..testing.results import Outcome
-from .base import OpKind
+from .base import FALLBACK, OpKind, PageOp
 
 if TYPE_CHECKING:
     from ..lower.views import OpView, ProjectView
@@ -165,6 +165,13 @@ class Elementwise(OpKind):
     name: ClassVar[str] = "elementwise"
     form_exprs: ClassVar[bool] = True
     rounds_to_element: ClassVar[bool] = True
+    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # Any tile page is element-wise unless another kind recognises more (its subclasses each
+        # recognise their own pages).
+        return None if page.vector else FALLBACK
 
     def result_index(self, op: OpView) -> str:
         return "i,j"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..testing.golden import Check, GoldenContext, inputs, same_bits
 from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, RuntimeKernel
-from .base import NamesOperand
+from .base import OPERANDS, NamesOperand, PageOp
 
 if TYPE_CHECKING:
     from ..lower.views import OpView, ProjectView
@@ -30,6 +30,18 @@ SHAPES = [
 class Hint(NamesOperand):
     name: ClassVar[str] = "hint"
     writes: ClassVar[bool] = False
+    domain_starts: ClassVar[tuple[str, ...]] = ("No element of",)
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # A GlobalTensor and a context, no tile.
+        if page.vector or not page.has("global") or not page.has("context") or page.has("tile"):
+            return None
+        return OPERANDS
+
+    def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
+        # writes nothing: its domain is the GlobalTensor it reads
+        return next((o["name"] for o in operands if o["kind"] == "global"), None)
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         kinds = sorted(o.kind for o in spec.operands)

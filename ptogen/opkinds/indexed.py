@@ -34,7 +34,7 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import NamesOperand
+from .base import OPERANDS, NamesOperand, PageOp
 from .transfer import global_addresses, tile_logical
 
 if TYPE_CHECKING:
@@ -343,6 +343,12 @@ ATOMIC_DTYPES = ("int32_t", "float")
 
 class Indexed(NamesOperand):
     name: ClassVar[str] = "indexed"
+    domain_starts: ClassVar[tuple[str, ...]] = ("With Coalesce::Row (the default), for each row",)
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # A GlobalTensor table, and an index tile besides the data tile.
+        return OPERANDS if not page.vector and page.has("global") and page.count("tile") > 1 else None
 
     # ----------------------------------------------------------------- spec checks
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
@@ -405,8 +411,8 @@ class Indexed(NamesOperand):
         """GlobalTensor layouts the profile's table_layout rules admit (ND when none says)."""
         allowed: list[str] | None = None
         for rv in op.rules_for(profile, static=True):
-            layouts = getattr(rv.rule, "layouts", None)
-            if rv.kind == "table_layout" and layouts:
+            layouts = rv.rule.global_layouts()
+            if layouts:
                 allowed = [x for x in (allowed if allowed is not None else layouts) if x in layouts]
         return ["ND"] if allowed is None else allowed
 

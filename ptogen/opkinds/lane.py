@@ -30,7 +30,7 @@ from ..testing.plan import (
 )
 from ..testing.refmath import narrow
 from ..testing.results import Outcome
-from .base import Job, OpKind
+from .base import FALLBACK, Job, OpKind, PageOp
 
 if TYPE_CHECKING:
     from ..lower.views import OpView, ProjectView
@@ -66,8 +66,9 @@ def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
         first += len(VECTOR_MASKS) * len(scalars)
     for p in profiles:
         for rv in op.rules_for(p, static=True):
-            if rv.kind != "dtype":
-                continue
+            rule = rv.rule
+            if all(rule.operand_dtypes(rv, o, rule.when_values()) is None for o in rule.rule_operands):
+                continue  # a vector op's tests break only the rules that restrict element types
             bad = other_dtype(project, rv.dtypes_cpp, ["int32_t", "int16_t", "float", "half"])
             ok = op.test_dtypes(p)
             tests.compile.append(
@@ -98,6 +99,11 @@ def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
 class VectorLane(OpKind):
     name: ClassVar[str] = "lane"
     lanes: ClassVar[bool] = True
+    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        return FALLBACK if page.vector else None  # a vector op, unless another kind recognises more
 
     def result_index(self, op: OpView) -> str:
         return "i"

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..testing.golden import Check, GoldenContext, _describe, compute_dtype, logical
 from ..testing.results import Outcome
+from .base import FORMULA, PageOp
 from .elementwise import Elementwise, case_inputs, pack_predicates
 
 if TYPE_CHECKING:
@@ -29,6 +30,17 @@ class Predicate(Elementwise):
     name: ClassVar[str] = "predicate"
     rounds_to_element: ClassVar[bool] = False  # its result is a predicate, not a value of the sources' type
     form_exprs: ClassVar[bool] = False
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # The formula writes the packed result: `dst_{i,\lfloor j/B \rfloor} = ...`.
+        if page.vector or page.reduces_over is not None or "lfloor" not in page.lhs:
+            return None
+        return FORMULA
+
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        # one predicate bit per element, a tile row per predicate row
+        next(o for o in operands if o["name"] == semantics["domain"])["packed"] = "rows"
 
     def region(self, op: OpView) -> str:
         return op.compute_operand

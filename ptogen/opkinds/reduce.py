@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Literal
 
 from ..spec import expr as semantics
+from .base import FORMULA, PageOp
 from .elementwise import Elementwise
 
 if TYPE_CHECKING:
@@ -25,6 +26,14 @@ RESULT_STORAGE = 8
 
 class Reduce(Elementwise):
     axis: ClassVar[Literal["row", "col"]]
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # The formula folds at the top of its right side: over `i` a column reduction
+        # (`\sum_{i} src_{i,j}`), over any other index (`j`) a row reduction.
+        if page.vector or page.reduces_over is None or (page.reduces_over == "i") != (self.axis == "col"):
+            return None
+        return FORMULA
 
     def check_expr(self, expr: semantics.Node) -> list[str]:
         found = semantics.reduction(expr)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..testing.golden import Check, GoldenContext
 from ..testing.plan import Call, CompileCase, OpTests, TileDecl
-from .base import NamesOperand
+from .base import OPERANDS, NamesOperand, PageOp
 
 if TYPE_CHECKING:
     from ..lower.views import FormView, OpView, ProjectView
@@ -25,6 +25,18 @@ if TYPE_CHECKING:
 class Sync(NamesOperand):
     name: ClassVar[str] = "sync"
     writes: ClassVar[bool] = False
+    domain_starts: ClassVar[tuple[str, ...]] = ("Not applicable: no element is read or written",)
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # Orders work and computes nothing: it waits on events and has neither a tile nor a GlobalTensor.
+        return OPERANDS if page.has("events") and not page.has("tile") and not page.has("global") else None
+
+    def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
+        # orders work and writes nothing: its domain is the events it waits on
+        return super().import_domain(operands) or next(
+            (o["name"] for o in operands if o["kind"] == "events"), None
+        )
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         if [o.kind for o in spec.operands] != ["events"] or spec.semantics.domain != spec.operands[0].name:

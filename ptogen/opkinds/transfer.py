@@ -40,7 +40,7 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import NamesOperand
+from .base import OPERANDS, NamesOperand, PageOp
 
 if TYPE_CHECKING:
     from ..lower.views import EnumView, FormView, OpView, ProjectView
@@ -78,6 +78,14 @@ def nz_shapes(block: int) -> list[tuple[str, int, int, int, int, bool]]:
 
 class Transfer(NamesOperand):
     name: ClassVar[str] = "transfer"
+    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # Between a GlobalTensor and (at most) one tile (a hint has a context and no tile instead).
+        if page.vector or not page.has("global") or page.count("tile") > 1:
+            return None
+        return None if page.has("context") and not page.has("tile") else OPERANDS
 
     # ----------------------------------------------------------------- spec checks
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:

@@ -26,7 +26,7 @@ from ..testing.plan import (
     layout_addresses,
     plan_rule_cases,
 )
-from .base import NamesOperand
+from .base import DOMAIN, NamesOperand, PageOp
 
 if TYPE_CHECKING:
     from ..lower.views import FormView, OpView, ProjectView
@@ -63,6 +63,12 @@ ALIAS_CASES: list[Case] = [
 
 class View(NamesOperand):
     name: ClassVar[str] = "view"
+    domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        # templates/opkinds/view/domain.md.j2: "For each element ..., `dst` reading and writing ..."
+        return DOMAIN if not page.vector and page.intro_says("reading and writing") else None
 
     # ----------------------------------------------------------------- spec checks
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GenerationError
-from ..rules import Broken, DTypeRule
+from ..rules import Broken
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -434,8 +434,7 @@ def _share_types(op: OpView, tiles: dict[str, TileDecl], changed: str | None) ->
 
 
 def _variant_for(op: OpView, rv: RuleView) -> dict[str, str]:
-    w = getattr(rv.rule, "when", None)
-    return {**op.default_values, w.param: w.equals} if w else dict(op.default_values)
+    return {**op.default_values, **rv.rule.when_values()}
 
 
 def layout_addresses(project: ProjectView, tiles: list[TileDecl]) -> dict[str, int]:
@@ -587,16 +586,7 @@ def _collateral(
     out = []
     combo = {n: t.dtype for n, t in tiles.items()}
     for rv in op.rules_for(profile, static=True):
-        rule = rv.rule
-        if rv is broken:
-            continue
-        if not isinstance(rule, DTypeRule):
-            if not rule.admits(op, combo):
-                out.append(rv)
-            continue
-        if rule.when and variant.get(rule.when.param) != rule.when.equals:
-            continue
-        if any(n in tiles and tiles[n].dtype not in rv.dtypes_cpp for n in rule.operands):
+        if rv is not broken and rv.rule.broken_by(op, rv, combo, variant):
             out.append(rv)
     return out
 
