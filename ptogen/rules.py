@@ -140,6 +140,19 @@ class RuleBase(Strict):
     scalar_operands: ClassVar[bool] = False  # may name a scalar operand (same_dtype)
     # Page line prefixes (lower case) that state this rule, so import does not keep them as prose.
     page_prefixes: ClassVar[tuple[str, ...]] = ()
+    # A spec-level mapping (e.g. `dtypes:`) of profiles to values, each stating one rule of this
+    # kind over the op class's `rule_operands` (spec/resolve.py expands it, spec/factor.py writes it).
+    shorthand: ClassVar[str | None] = None
+
+    @classmethod
+    def from_shorthand(cls, profiles: list[str], operands: list[str], value: Any) -> dict[str, Any]:
+        """The rule one entry of the shorthand states."""
+        raise NotImplementedError(f"{cls.__name__} has no shorthand")
+
+    @classmethod
+    def to_shorthand(cls, rule: dict[str, Any], operands: list[str]) -> Any | None:
+        """The shorthand value that states `rule` (plain data), or None when it cannot."""
+        return None
 
     # The op is not offered, so the failing kernel takes its (legal) tiles from another profile.
     legal_elsewhere: ClassVar[bool] = False
@@ -318,6 +331,23 @@ class DTypeRule(RuleBase):
     when: When | None = None
     tile_intrinsic_only: ClassVar[bool] = False
     page_prefixes: ClassVar[tuple[str, ...]] = ()
+    shorthand: ClassVar[str | None] = "dtypes"
+
+    @classmethod
+    def from_shorthand(cls, profiles: list[str], operands: list[str], value: Any) -> dict[str, Any]:
+        rule: dict[str, Any] = {"kind": "dtype"}
+        if profiles:
+            rule["profiles"] = profiles
+        return {**rule, "operands": operands, "dtypes": value}
+
+    @classmethod
+    def to_shorthand(cls, rule: dict[str, Any], operands: list[str]) -> Any | None:
+        plain = set(rule) <= {"kind", "profiles", "operands", "dtypes"} and rule.get("operands") == operands
+        return (
+            rule["dtypes"]
+            if rule.get("kind") == "dtype" and plain and isinstance(rule.get("dtypes"), list)
+            else None
+        )
 
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
         yield from super().check(spec, targets)

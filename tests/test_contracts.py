@@ -17,14 +17,13 @@ from typing import Any
 
 import jinja2
 import pytest
-from ruamel.yaml import YAML
 
 from ptogen import opkinds
 from ptogen.importer import build
 from ptogen.importer.build import import_page
 from ptogen.opkinds import KINDS, PageOp
 from ptogen.rules import RULE_KINDS, RuleBase, kind_name
-from ptogen.spec.load import load_specs
+from ptogen.spec.load import load_specs, resolve_file
 
 from .helpers import ROOT
 
@@ -248,7 +247,7 @@ def _own_pages() -> list[tuple[str, str, Path]]:
     """(op, its spec's `semantics.kind`, page) for both generated pages of every op."""
     cases = []
     for spec in sorted((ROOT / "specs/ops").glob("*/*.yaml")):
-        data = YAML(typ="safe").load(spec.read_text())
+        data = resolve_file(spec, ROOT / "specs", ROOT)[0]  # with its class filled in
         ref = (data.get("intrinsic") or {}).get("name", spec.stem.upper())
         for page in [*sorted(DOCS.glob(f"*/ops/*/{spec.stem}.md")), DOCS / f"{ref}.md"]:
             if page.is_file():

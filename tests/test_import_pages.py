@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ruamel.yaml import YAML
 
 from ptogen.cli import main
+from ptogen.spec.load import resolve_file
 
 from .helpers import ROOT
 
@@ -24,7 +24,8 @@ def _import(page: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> tuple[
 
 
 def _spec(out: Path, iset: str, op: str) -> Any:
-    return YAML(typ="safe").load((out / iset / f"{op}.yaml").read_text())
+    """The imported spec with the class and sets it was written over filled in."""
+    return resolve_file(out / iset / f"{op}.yaml", ROOT / "specs", ROOT)[0]
 
 
 def test_html_table_and_html_in_descriptions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

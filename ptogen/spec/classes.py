@@ -254,7 +254,10 @@ def _allow_shared(node: Any) -> Any:
     if isinstance(node, dict):
         if node.get("type") == "string":
             return {"anyOf": [node, _SHARED]}
-        return {k: (v if k in ("propertyNames", "patternProperties") else _allow_shared(v)) for k, v in node.items()}
+        return {
+            k: (v if k in ("propertyNames", "patternProperties") else _allow_shared(v))
+            for k, v in node.items()
+        }
     if isinstance(node, list):
         return [_allow_shared(v) for v in node]
     return node

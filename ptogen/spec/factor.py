@@ -16,6 +16,7 @@ from .loader import LoadedDoc, SourceMap
 from .resolve import (
     _NAMED_LISTS,
     KINDS_WITH_OPERANDS,
+    SHORTHAND,
     Context,
     _substitute,
     annotate,
@@ -27,7 +28,6 @@ from .resolve import (
 )
 
 _SAME = object()
-_SHORT_KEYS = {"kind", "profiles", "operands", "dtypes"}
 
 
 def _names(items: Any) -> list[str] | None:
@@ -81,13 +81,7 @@ def _slot(rule: Any) -> str | None:
 
 
 def _shorthand(rule: Any, operands: list[str]) -> bool:
-    return (
-        isinstance(rule, dict)
-        and rule.get("kind") == "dtype"
-        and set(rule) <= _SHORT_KEYS
-        and rule.get("operands") == operands
-        and isinstance(rule.get("dtypes"), list)
-    )
+    return isinstance(rule, dict) and SHORTHAND.to_shorthand(rule, operands) is not None
 
 
 def _key(rule: dict[str, Any]) -> str:
@@ -258,7 +252,7 @@ def factor_with(
             return None
         dtypes, own = split
         if dtypes:
-            out["dtypes"] = {_key(r): _set_name(r["dtypes"], ctx) for r in dtypes}
+            out["dtypes"] = {_key(r): _set_name(SHORTHAND.to_shorthand(r, operands), ctx) for r in dtypes}
         if own or (rules is not None and not dtypes and "constraints" not in base):
             out["constraints"] = _with_sets(own, ctx, operands if name else [])
     if name:

@@ -27,6 +27,9 @@ from ..errors import SpecError, did_you_mean
 from ..rules import RULE_KINDS
 from .loader import LoadedDoc, PathKey, SourceMap
 
+# The rule kind whose rules a spec's `dtypes:` mapping states.
+SHORTHAND = next(k for k in RULE_KINDS if k.shorthand == "dtypes")
+
 SPEC = "spec"
 DERIVED = "derived"
 # Keys a spec (or a class's `spec:`) may hold beyond the OpSpec model's own fields.
@@ -223,28 +226,12 @@ def _expand_dtypes(spec: Node, rule_operands: list[str], ctx: Context) -> list[N
         profiles = [] if key == "*" else str(key).split()
         for p in profiles:
             if p not in ctx.profiles:
-                raise _error(
-                    value,
-                    value.file,
-                    f"dtypes.{key}",
-                    f"unknown profile {p!r}{did_you_mean(p, ctx.profiles)}",
-                )
-        rule: dict[str, Node] = {"kind": Node("dtype", value.file, value.line, value.origin)}
-        if profiles:
-            rule["profiles"] = Node(
-                [Node(p, value.file, value.line, value.origin) for p in profiles],
-                value.file,
-                value.line,
-                value.origin,
-            )
-        rule["operands"] = Node(
-            [Node(o, value.file, value.line, value.origin) for o in rule_operands],
-            value.file,
-            value.line,
-            value.origin,
-        )
-        rule["dtypes"] = value
-        rules.append(Node(rule, value.file, value.line, value.origin))
+                hint = did_you_mean(p, ctx.profiles)
+                raise _error(value, value.file, f"dtypes.{key}", f"unknown profile {p!r}{hint}")
+        data = SHORTHAND.from_shorthand(profiles, rule_operands, None)
+        rule = annotate(data, SourceMap(value.file, {(): value.line} if value.line else {}), value.origin)
+        rule.value["dtypes"] = value  # its own place: a list, or a set's name expanded later
+        rules.append(rule)
     return rules
 
 
