@@ -14,8 +14,9 @@ summary):
 Templates ask a rule for these strings and never switch on its kind. Adding a rule kind is one
 class here plus its tests; see the README, "Adding a rule kind".
 
-The methods receive the op's lowering (`lower.views.OpView`) and the test planner's context
-(`testing.plan.BreakContext`) by duck typing, so this module depends on the spec fields only.
+The methods receive the op spec, the op's lowering and the test planner's context through the
+interfaces of `rule_api` (`OpSpec`, `OpView`, `BreakContext` below name those protocols), so this
+module depends on the spec fields and those interfaces only.
 """
 
 from __future__ import annotations
@@ -28,12 +29,15 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 from pydantic import Field
 
 from .errors import did_you_mean
+from .rule_api import TileDecl
 from .spec.fields import CppIdent, CppQualified, InlineText, Name, ProfileName, Strict, TypeName
 
 if TYPE_CHECKING:
-    from .lower.views import OpView, RuleView
-    from .spec.model import OpSpec, Targets
-    from .testing.plan import BreakContext, TileDecl
+    from .rule_api import RuleBreak as BreakContext
+    from .rule_api import RuleLowering as RuleView
+    from .rule_api import RuleOp as OpView
+    from .rule_api import SpecFacts as OpSpec
+    from .rule_api import TargetFacts as Targets
 
 Problem = tuple[tuple[str | int, ...], str]  # (field path below the rule, message)
 

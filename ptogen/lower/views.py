@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import Any
 
 from ..errors import located
+from ..kind_api import EnumCase, EnumView
 from ..opkinds import KINDS, OpKind
 from ..rules import DTypeRule, Rule
 from ..spec import expr as semantics
@@ -80,20 +81,6 @@ class RuleView:
         when = getattr(self.rule, "when", None)
         suffix = f"_{when.equals.split('::')[-1].lower()}" if when else ""
         return f"{self.index:02d}_{self.rule.kind}{suffix}"
-
-
-@dataclass(frozen=True)
-class EnumCase:
-    value: str
-    cpp: str
-    numpy: str
-
-
-@dataclass(frozen=True)
-class EnumView:
-    name: str
-    params: list[str]
-    cases: list[EnumCase]
 
 
 def enum_views(specs: SpecSet) -> list[EnumView]:

@@ -40,7 +40,7 @@ from ..testing.results import Outcome
 from .base import OpKind
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView, ProjectView
+    from ..kind_api import OpViewAPI, ProjectViewAPI
 
 # Shapes that matter: full, partial static valid region, non-square and not a power of two,
 # valid region given at run time. (rows, cols, valid_rows, valid_cols, dynamic)
@@ -57,7 +57,7 @@ COL_MAJOR_SHAPES = [
 ]
 
 
-def plan_runtime_groups(project: ProjectView, op: OpView, tests: OpTests) -> None:
+def plan_runtime_groups(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     profiles = [p.name for p in project.profiles]
     order = [d.name for d in project.targets.dtypes]
     for variant in op.value_variants:
@@ -99,7 +99,7 @@ def plan_runtime_groups(project: ProjectView, op: OpView, tests: OpTests) -> Non
                     tests.runtime.append(RuntimeKernel(name, dtypes, variant, group, cases, dict(ranges)))
 
 
-def input_ranges(op: OpView, profile: str, combo: dict[str, str]) -> dict[str, tuple[float, float]]:
+def input_ranges(op: OpViewAPI, profile: str, combo: dict[str, str]) -> dict[str, tuple[float, float]]:
     """The ranges the profile's run-time rules demand of the inputs of this dtype combination."""
     out: dict[str, tuple[float, float]] = {}
     for rv in op.rules_for(profile, static=False):
@@ -112,8 +112,8 @@ def input_ranges(op: OpView, profile: str, combo: dict[str, str]) -> dict[str, t
 
 
 def _runtime_cases(
-    project: ProjectView,
-    op: OpView,
+    project: ProjectViewAPI,
+    op: OpViewAPI,
     dtypes: dict[str, str],
     variant: dict[str, str],
     layout: str,
@@ -166,15 +166,15 @@ class Elementwise(OpKind):
     form_exprs: ClassVar[bool] = True
     rounds_to_element: ClassVar[bool] = True
 
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         broadcast = op.spec.operand(operand).broadcast
         return {"per_row": "i,0", "per_col": "0,j"}.get(broadcast or "", "i,j")
 
     def tile_shape(
-        self, op: OpView, operand: str, rows: int, cols: int, vr: int, vc: int
+        self, op: OpViewAPI, operand: str, rows: int, cols: int, vr: int, vc: int
     ) -> tuple[int, int, int, int]:
         # A broadcast source holds one value per row (column) in a tile wider than that, so the
         # tests see that only element (i, 0) (or (0, j)) is read.
@@ -187,7 +187,7 @@ class Elementwise(OpKind):
             return BROADCAST_STORAGE, cols, 1, vc
         return rows, cols, vr, vc
 
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         plan_runtime_groups(project, op, tests)
         plan_rule_cases(project, op, tests)
 

@@ -38,7 +38,7 @@ from .base import NamesOperand
 from .transfer import global_addresses, tile_logical
 
 if TYPE_CHECKING:
-    from ..lower.views import FormView, OpView, ProjectView
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
     from ..spec.model import OpSpec
 
 # The mode template values of each intrinsic, in the simulator's order, with the value a form that
@@ -354,42 +354,42 @@ class Indexed(NamesOperand):
     # ----------------------------------------------------------------- naming
 
     @staticmethod
-    def table(op: OpView) -> str:
+    def table(op: OpViewAPI) -> str:
         return next(o.name for o in op.spec.operands if o.kind == "global")
 
-    def data_tile(self, op: OpView) -> str:
+    def data_tile(self, op: OpViewAPI) -> str:
         return op.spec.semantics.domain if self.gathers(op) else self.source(op)
 
-    def index_tile(self, op: OpView) -> str:
+    def index_tile(self, op: OpViewAPI) -> str:
         used = {op.spec.semantics.domain, self.source(op)}
         return next(o.name for o in op.spec.operands if o.kind == "tile" and o.name not in used)
 
-    def gathers(self, op: OpView) -> bool:
+    def gathers(self, op: OpViewAPI) -> bool:
         return self.table(op) != op.spec.semantics.domain
 
-    def modes(self, op: OpView) -> list[tuple[str, str]]:
+    def modes(self, op: OpViewAPI) -> list[tuple[str, str]]:
         return MODES[op.name]
 
-    def sim_targs(self, op: OpView, form: FormView) -> list[str]:
+    def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Template arguments of the simulator call from a form's scope: its own mode parameters,
         the documented default for the ones it does not take."""
         own = {str(t.type): t.name for t in form.template if t.kind == "value"}
         return [own.get(enum, f"{enum}::{default}") for enum, default in self.modes(op)]
 
-    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Table, data and index operands as the form names them, in the main declaration's order."""
         intr = op.spec.intrinsic
         assert intr is not None
         return [form.arg(str(p.operand)) for p in intr.params if not p.events]
 
-    def index_type(self, op: OpView, form: FormView) -> str:
+    def index_type(self, op: OpViewAPI, form: FormViewAPI) -> str:
         return str(next(p.type for p in form.params if p.operand == self.index_tile(op)))
 
     # ----------------------------------------------------------------- math
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,j" if self.gathers(op) else r"\mathrm{" + self.index_tile(op) + "}_{i},j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         if operand == self.table(op):
             return r"\mathrm{" + self.index_tile(op) + "}_{i},j"
         return "i,j"
@@ -397,11 +397,11 @@ class Indexed(NamesOperand):
     # ----------------------------------------------------------------- outputs
     unchecked_reason = "a GlobalTensor index (GM -> L1 gather): the profile rules speak of tiles"
 
-    def unchecked_when(self, op: OpView, form: FormView) -> str | None:
+    def unchecked_when(self, op: OpViewAPI, form: FormViewAPI) -> str | None:
         return f"!is_tile_data_v<{self.index_type(op, form)}>"
 
     # ----------------------------------------------------------------- tests
-    def table_layouts(self, op: OpView, profile: str) -> list[str]:
+    def table_layouts(self, op: OpViewAPI, profile: str) -> list[str]:
         """GlobalTensor layouts the profile's table_layout rules admit (ND when none says)."""
         allowed: list[str] | None = None
         for rv in op.rules_for(profile, static=True):
@@ -410,7 +410,7 @@ class Indexed(NamesOperand):
                 allowed = [x for x in (allowed if allowed is not None else layouts) if x in layouts]
         return ["ND"] if allowed is None else allowed
 
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         data, index, table = self.data_tile(op), self.index_tile(op), self.table(op)
         gathers = self.gathers(op)
         first = 0
@@ -438,8 +438,8 @@ class Indexed(NamesOperand):
 
     def _case(
         self,
-        project: ProjectView,
-        op: OpView,
+        project: ProjectViewAPI,
+        op: OpViewAPI,
         k: int,
         case: Case,
         dtype: str,

@@ -33,7 +33,7 @@ from ..testing.results import Outcome
 from .base import Job, OpKind
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView, ProjectView
+    from ..kind_api import OpViewAPI, ProjectViewAPI
 
 VECTOR_BYTES = 256  # register width of the vector model: N = 256 / sizeof(T)
 
@@ -41,7 +41,7 @@ VECTOR_BYTES = 256  # register width of the vector model: N = 256 / sizeof(T)
 VECTOR_MASKS = ["all lanes", "first 5 lanes", "alternate lanes", "no lanes"]
 
 
-def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
+def _plan_vector(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     profiles = [p.name for p in project.profiles]
     order = [d.name for d in project.targets.dtypes]
     dtypes: list[str] = []
@@ -99,16 +99,16 @@ class VectorLane(OpKind):
     name: ClassVar[str] = "lane"
     lanes: ClassVar[bool] = True
 
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         return "i"
 
-    def outputs(self, op: OpView) -> list[Job]:
+    def outputs(self, op: OpViewAPI) -> list[Job]:
         return [(op.doc_path, "docs/op_page.md.j2", {"op": op})]  # its C++ lives in pto_vec.hpp
 
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         _plan_vector(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:

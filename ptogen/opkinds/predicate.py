@@ -21,7 +21,7 @@ from ..testing.results import Outcome
 from .elementwise import Elementwise, case_inputs, pack_predicates
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView
+    from ..kind_api import OpViewAPI
     from ..spec.model import OpSpec
 
 
@@ -30,7 +30,7 @@ class Predicate(Elementwise):
     rounds_to_element: ClassVar[bool] = False  # its result is a predicate, not a value of the sources' type
     form_exprs: ClassVar[bool] = False
 
-    def region(self, op: OpView) -> str:
+    def region(self, op: OpViewAPI) -> str:
         return op.compute_operand
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
@@ -40,7 +40,7 @@ class Predicate(Elementwise):
                 problems.append((("operands", i, "packed"), "a predicate op's destination is `packed`"))
         return problems
 
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return r"i,\lfloor j/B \rfloor"
 
     def template(self, part: str) -> str:

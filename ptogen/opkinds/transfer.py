@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..lower.dispatch import fixed_type
 from ..testing.golden import Check, GoldenContext, _bits, _describe, _is_float, compute_dtype, inputs, logical
 from ..testing.plan import (
     GlobalDecl,
@@ -40,10 +39,10 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import NamesOperand
+from .base import NamesOperand, fixed_type
 
 if TYPE_CHECKING:
-    from ..lower.views import EnumView, FormView, OpView, ProjectView
+    from ..kind_api import EnumView, FormViewAPI, OpViewAPI, ProjectViewAPI
     from ..spec.model import OpSpec
 
 # (label, tile rows, cols, valid rows, valid cols, dynamic, global layout, leading dimension).
@@ -89,27 +88,27 @@ class Transfer(NamesOperand):
     # ----------------------------------------------------------------- naming
 
     @staticmethod
-    def global_operand(op: OpView) -> str:
+    def global_operand(op: OpViewAPI) -> str:
         return next(o.name for o in op.spec.operands if o.kind == "global")
 
     @staticmethod
-    def tile_operand(op: OpView) -> str:
+    def tile_operand(op: OpViewAPI) -> str:
         return next(o.name for o in op.spec.operands if o.kind == "tile")
 
-    def loads(self, op: OpView) -> bool:
+    def loads(self, op: OpViewAPI) -> bool:
         """True for global -> tile (TLOAD), False for tile -> global (TSTORE)."""
         return self.tile_operand(op) == op.spec.semantics.domain
 
     # ----------------------------------------------------------------- math
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         return "i,j"
 
     # ----------------------------------------------------------------- store modes
     @staticmethod
-    def modes(op: OpView, form: FormView) -> list[tuple[str, EnumView, str]]:
+    def modes(op: OpViewAPI, form: FormViewAPI) -> list[tuple[str, EnumView, str]]:
         """(adapter parameter, enum, test value) of each mode the form passes its backend, in the
         order the simulator applies them: value maps first, then the combination with the prior
         destination element."""
@@ -136,7 +135,7 @@ class Transfer(NamesOperand):
         """The enum value whose case leaves the stored value as it is (`stored`, `x`)."""
         return next(c.value for c in e.cases if c.numpy.strip() == e.params[-1])
 
-    def mode_signatures(self, op: OpView) -> list[list[EnumView]]:
+    def mode_signatures(self, op: OpViewAPI) -> list[list[EnumView]]:
         """Distinct mode lists of the op's forms (one simulator function each; [] is the plain copy)."""
         out: list[list[EnumView]] = [[]]
         for form in op.forms:
@@ -145,13 +144,13 @@ class Transfer(NamesOperand):
                 out.append(sig)
         return out
 
-    def form_changes_result(self, op: OpView, form: FormView) -> bool:
+    def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         return any(value != self.identity(e) for _, e, value in self.modes(op, form))
 
-    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         return [*form.impl_args, *(name for name, _, _ in self.modes(op, form))]
 
-    def manifest_extra(self, op: OpView) -> dict[str, Any]:
+    def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         """The overloads judged against their own golden, with the modes their tests apply."""
         return {
             "mode_forms": [
@@ -164,7 +163,7 @@ class Transfer(NamesOperand):
     # ----------------------------------------------------------------- outputs
 
     # ----------------------------------------------------------------- tests
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         tile, glob = self.tile_operand(op), self.global_operand(op)
         for dtype, on in self.dtype_profiles(project, op):
             first = sum(len(k.cases) for k in tests.runtime)

@@ -29,7 +29,7 @@ from ..testing.plan import (
 from .base import NamesOperand
 
 if TYPE_CHECKING:
-    from ..lower.views import FormView, OpView, ProjectView
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
     from ..spec.model import OpSpec
 
 # (label, layout, rows, cols, src valid rows x cols, view valid rows x cols, row, col, run-time valid)
@@ -80,16 +80,16 @@ class View(NamesOperand):
     # ----------------------------------------------------------------- naming
 
     @staticmethod
-    def offsets(op: OpView) -> tuple[str, str] | None:
+    def offsets(op: OpViewAPI) -> tuple[str, str] | None:
         """The scalar operands giving the view's first row and column (None: it starts at (0, 0))."""
         names = [o.name for o in op.spec.operands if o.kind == "scalar"]
         return (names[0], names[1]) if names else None
 
     # ----------------------------------------------------------------- math
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         offsets = self.offsets(op)
         if operand != self.source(op) or offsets is None:
             return "i,j"
@@ -97,7 +97,7 @@ class View(NamesOperand):
         return rf"\mathrm{{{row}}} + i,\mathrm{{{col}}} + j"
 
     # ----------------------------------------------------------------- header and backend
-    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """The view, the viewed tile, then the row and column (the math reads only the tile)."""
         offsets = self.offsets(op)
         return [*form.impl_args, *(form.arg(n) for n in offsets or ())]
@@ -105,7 +105,7 @@ class View(NamesOperand):
     # ----------------------------------------------------------------- outputs
 
     # ----------------------------------------------------------------- tests
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.spec.semantics.domain, self.source(op)
         offsets = self.offsets(op) is not None
         plan = CASES if offsets else ALIAS_CASES

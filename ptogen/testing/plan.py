@@ -12,33 +12,14 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from ..errors import GenerationError
+from ..rule_api import TileDecl
 from ..rules import Broken, DTypeRule
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..lower.views import FormView, OpView, ProjectView, RuleView
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI, RuleViewAPI
 from ..spec.model import DTypeDef
-
-
-@dataclass(frozen=True)
-class TileDecl:
-    name: str
-    dtype: str
-    rows: int = 16
-    cols: int = 16
-    valid_rows: int = 16
-    valid_cols: int = 16
-    dynamic: bool = False
-    loc: str = "Vec"
-    layout: str = "RowMajor"
-    poke: str | None = None  # a value a runtime-fail case writes to element (0, 0) before the call
-    slayout: str | None = None  # inner (fractal box) layout of a boxed tile: "RowMajor" for NZ
-    pad: str | None = None  # PadValue of the tile ("Zero", "Max", "Min"); None: Null
-
-    @property
-    def type_name(self) -> str:
-        return f"Tile_{self.name}"
 
 
 @dataclass(frozen=True)
@@ -85,7 +66,7 @@ class GlobalDecl:
 
 
 def global_decls(
-    op: OpView, tiles: dict[str, TileDecl], layouts: dict[str, str] | None = None
+    op: OpViewAPI, tiles: dict[str, TileDecl], layouts: dict[str, str] | None = None
 ) -> list[GlobalDecl]:
     """GlobalTensor operands of a call, typed like the compute tile and shaped like its valid region
     (ND unless `layouts` names another layout for an operand)."""
@@ -111,14 +92,14 @@ class Call:
 class CompileCase:
     fn: str  # the function of the profile's verify file that holds the case
     profile: str
-    rv: RuleView | None  # None: the legal twin, which must compile
+    rv: RuleViewAPI | None  # None: the legal twin, which must compile
     rule: str
     tiles: list[TileDecl]
     call: Call
     note: str = ""
     # Rules the kernel cannot help breaking too (same_dtype on a one-type profile must pick a type
     # the dtype rule rejects); their diagnostics are expected as well.
-    also: list[RuleView] = field(default_factory=list)
+    also: list[RuleViewAPI] = field(default_factory=list)
     globals: list[GlobalDecl] = field(default_factory=list)  # GlobalTensor operands (transfer ops)
     contexts: list[tuple[str, str]] = field(default_factory=list)  # (C++ type, name) of context operands
 
@@ -148,11 +129,11 @@ class CompileCase:
         cls,
         fn: str,
         profile: str,
-        rv: RuleView,
+        rv: RuleViewAPI,
         tiles: list[TileDecl],
         call: Call,
         *,
-        also: list[RuleView] | None = None,
+        also: list[RuleViewAPI] | None = None,
         globals: list[GlobalDecl] | None = None,
         contexts: list[tuple[str, str]] | None = None,
         on: str = "",
@@ -202,7 +183,7 @@ class RuntimeKernel:
 class RuntimeFailCase:
     id: str  # case id in the profile's cases executable
     profile: str
-    rv: RuleView
+    rv: RuleViewAPI
     rule: str
     tiles: list[TileDecl]
     call: Call
@@ -222,7 +203,7 @@ class VectorKernel:
 
 @dataclass
 class OpTests:
-    op: OpView
+    op: OpViewAPI
     runtime: list[RuntimeKernel] = field(default_factory=list)
     vector: list[VectorKernel] = field(default_factory=list)
     compile: list[CompileCase] = field(default_factory=list)
@@ -262,11 +243,11 @@ class VerifyFile:
 # ----------------------------------------------------------------------------- helpers
 
 
-def dtype_def(project: ProjectView, name: str) -> DTypeDef:
+def dtype_def(project: ProjectViewAPI, name: str) -> DTypeDef:
     return project.targets.dtype(name)
 
 
-def special_scalars(op: OpView, d: DTypeDef) -> list[float | int]:
+def special_scalars(op: OpViewAPI, d: DTypeDef) -> list[float | int]:
     tv = op.spec.test_values
     if d.kind == "float":
         return list(tv.float_scalars)
@@ -275,7 +256,7 @@ def special_scalars(op: OpView, d: DTypeDef) -> list[float | int]:
 
 
 def make_call(
-    op: OpView,
+    op: OpViewAPI,
     tiles: dict[str, TileDecl],
     variant: dict[str, str],
     scalar_expr: dict[str, str],
@@ -312,11 +293,11 @@ def make_call(
     return Call(explicit, args)
 
 
-def _first_value(op: OpView, enum: str) -> str:
+def _first_value(op: OpViewAPI, enum: str) -> str:
     return next(e.values[0] for e in op.targets.enums if e.name == enum)
 
 
-def _scalar_default(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, str]:
+def _scalar_default(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, str]:
     """Scalar arguments spelled as a value-initialised element of the type the signature names."""
     intr = op.spec.intrinsic
     assert intr is not None
@@ -330,12 +311,12 @@ def _scalar_default(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, str]:
     return out
 
 
-def tile_operands(op: OpView) -> list[str]:
+def tile_operands(op: OpViewAPI) -> list[str]:
     return [o.name for o in op.spec.operands if o.kind == "tile"]
 
 
 def _legal_tiles(
-    op: OpView, profile: str, variant: dict[str, str], want: dict[str, list[str]] | None = None
+    op: OpViewAPI, profile: str, variant: dict[str, str], want: dict[str, list[str]] | None = None
 ) -> dict[str, TileDecl] | None:
     """Tiles of the first dtype combination the profile allows (whose operands named in `want`
     have one of the element types listed there)."""
@@ -349,7 +330,7 @@ def _legal_tiles(
     return {name: shaped(op, TileDecl(name, combos[0][name])) for name in tile_operands(op)}
 
 
-def legalised(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+def legalised(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
     """Tiles that satisfy every run-time rule of every profile (each rule adjusts what it needs)."""
     for rule in op.spec.constraints:
         if not rule.is_static:
@@ -357,7 +338,7 @@ def legalised(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
     return tiles
 
 
-def shaped(op: OpView, tile: TileDecl) -> TileDecl:
+def shaped(op: OpViewAPI, tile: TileDecl) -> TileDecl:
     """A tile as the op's kind shapes that operand (a row reduction's dst is R x 1, say), given the
     shape of its source."""
     rows, cols, vr, vc = op.kind.tile_shape(
@@ -366,7 +347,7 @@ def shaped(op: OpView, tile: TileDecl) -> TileDecl:
     return replace(tile, rows=rows, cols=cols, valid_rows=vr, valid_cols=vc)
 
 
-def scalar_dtypes(op: OpView, dtypes: dict[str, str]) -> dict[str, str]:
+def scalar_dtypes(op: OpViewAPI, dtypes: dict[str, str]) -> dict[str, str]:
     """Element type of each scalar operand: that of the tile its `typename T::DType` names."""
     out: dict[str, str] = {}
     intr = op.spec.intrinsic
@@ -381,7 +362,7 @@ def scalar_dtypes(op: OpView, dtypes: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def other_dtype(project: ProjectView, avoid: list[str], prefer: list[str]) -> str:
+def other_dtype(project: ProjectViewAPI, avoid: list[str], prefer: list[str]) -> str:
     for d in prefer:
         if d not in avoid:
             return d
@@ -395,9 +376,9 @@ def other_dtype(project: ProjectView, avoid: list[str], prefer: list[str]) -> st
 class BreakContext:
     """What a rule kind needs to build the kernel that breaks it (rules.py, `break_static`)."""
 
-    project: ProjectView
-    op: OpView
-    rv: RuleView
+    project: ProjectViewAPI
+    op: OpViewAPI
+    rv: RuleViewAPI
     profile: str
 
     def other_dtype(self, avoid: list[str], prefer: list[str]) -> str:
@@ -413,7 +394,7 @@ class BreakContext:
 
 
 def _break(
-    project: ProjectView, op: OpView, rv: RuleView, tiles: dict[str, TileDecl], profile: str
+    project: ProjectViewAPI, op: OpViewAPI, rv: RuleViewAPI, tiles: dict[str, TileDecl], profile: str
 ) -> Broken:
     """Tiles that violate exactly `rv` (as far as the other rules allow)."""
     broken = rv.rule.break_static(BreakContext(project, op, rv, profile), tiles)
@@ -421,7 +402,7 @@ def _break(
     return broken
 
 
-def _share_types(op: OpView, tiles: dict[str, TileDecl], changed: str | None) -> dict[str, TileDecl]:
+def _share_types(op: OpViewAPI, tiles: dict[str, TileDecl], changed: str | None) -> dict[str, TileDecl]:
     """Operands bound to one template parameter (TPRELU's TileData) must stay one type."""
     if changed is None or op.spec.intrinsic is None:
         return tiles
@@ -433,12 +414,12 @@ def _share_types(op: OpView, tiles: dict[str, TileDecl], changed: str | None) ->
     return out
 
 
-def _variant_for(op: OpView, rv: RuleView) -> dict[str, str]:
+def _variant_for(op: OpViewAPI, rv: RuleViewAPI) -> dict[str, str]:
     w = getattr(rv.rule, "when", None)
     return {**op.default_values, w.param: w.equals} if w else dict(op.default_values)
 
 
-def layout_addresses(project: ProjectView, tiles: list[TileDecl]) -> dict[str, int]:
+def layout_addresses(project: ProjectViewAPI, tiles: list[TileDecl]) -> dict[str, int]:
     """Consecutive, 64-byte aligned TASSIGN addresses in the simulated buffer."""
     addr, out = 0, {}
     for t in tiles:
@@ -451,25 +432,25 @@ def layout_addresses(project: ProjectView, tiles: list[TileDecl]) -> dict[str, i
 # ----------------------------------------------------------------------------- planning
 
 
-def plan_op(project: ProjectView, op: OpView) -> OpTests:
+def plan_op(project: ProjectViewAPI, op: OpViewAPI) -> OpTests:
     """The op's kind plans its runtime cases and which rule-driven cases apply (opkinds/)."""
     tests = OpTests(op)
     op.kind.plan_tests(project, op, tests)
     return tests
 
 
-def plan_rule_cases(project: ProjectView, op: OpView, tests: OpTests) -> None:
+def plan_rule_cases(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     """Compile-fail cases (with legal twins) and runtime-fail cases of a tile intrinsic's rules."""
     _plan_compile(project, op, tests)
     _plan_runtime_fail(project, op, tests)
 
 
-def variant_suffix(op: OpView, variant: dict[str, str]) -> str:
+def variant_suffix(op: OpViewAPI, variant: dict[str, str]) -> str:
     diff = [v.split("::")[-1].lower() for k, v in variant.items() if op.default_values.get(k) != v]
     return "_" + "_".join(diff) if diff else ""
 
 
-def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
+def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     twins: dict[tuple[str, str], CompileCase] = {}
 
     def twin(profile: str, variant: dict[str, str]) -> CompileCase | None:
@@ -524,8 +505,8 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
 
 
 def _plan_form_rules(
-    project: ProjectView,
-    op: OpView,
+    project: ProjectViewAPI,
+    op: OpViewAPI,
     tests: OpTests,
     twin: Callable[[str, dict[str, str]], CompileCase | None],
 ) -> None:
@@ -544,7 +525,9 @@ def _plan_form_rules(
             for rv in mine:
                 tiles = rv.rule.legalise(tiles)
 
-            def call_form(tiles: dict[str, TileDecl], form: FormView = form) -> tuple[Call, list[GlobalDecl]]:
+            def call_form(
+                tiles: dict[str, TileDecl], form: FormViewAPI = form
+            ) -> tuple[Call, list[GlobalDecl]]:
                 main = make_call(op, tiles, dict(op.default_values), _scalar_default(op, tiles))
                 glob = global_decls(op, tiles)
                 names = {t.name: t.type_name for t in tiles.values()} | {g.name: g.type_name for g in glob}
@@ -580,8 +563,8 @@ def _plan_form_rules(
 
 
 def _collateral(
-    op: OpView, profile: str, broken: RuleView, tiles: dict[str, TileDecl], variant: dict[str, str]
-) -> list[RuleView]:
+    op: OpViewAPI, profile: str, broken: RuleViewAPI, tiles: dict[str, TileDecl], variant: dict[str, str]
+) -> list[RuleViewAPI]:
     """Type rules of the profile that the tiles breaking `broken` violate as well: dtype lists,
     and rules that do not admit the combination of element types (a pair table)."""
     out = []
@@ -601,7 +584,7 @@ def _collateral(
     return out
 
 
-def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None:
+def _plan_runtime_fail(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     for p in project.profiles:
         for rv in op.rules_for(p.name, static=False):
             variant = dict(op.default_values)
@@ -626,7 +609,7 @@ def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None
 # ----------------------------------------------------------------------------- output jobs
 
 
-def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
+def op_manifest(project: ProjectViewAPI, t: OpTests) -> dict[str, Any]:
     """What the runner needs to build inputs, run the executables and judge results for one op."""
     op = t.op
     tol = op.spec.semantics.tolerance
@@ -731,7 +714,7 @@ def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
     }
 
 
-def project_manifest(project: ProjectView, plans: list[OpTests]) -> dict[str, Any]:
+def project_manifest(project: ProjectViewAPI, plans: list[OpTests]) -> dict[str, Any]:
     dtypes = {d.name: {"numpy": d.numpy, "kind": d.kind, "bits": d.bits} for d in project.targets.dtypes}
     return {
         "profiles": [p.name for p in project.profiles],
@@ -740,7 +723,7 @@ def project_manifest(project: ProjectView, plans: list[OpTests]) -> dict[str, An
     }
 
 
-def test_jobs(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
+def test_jobs(project: ProjectViewAPI) -> list[tuple[str, str, dict[str, object]]]:
     plans = []
     for op in project.ops:
         with op.context("planning its tests"):
