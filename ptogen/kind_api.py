@@ -14,7 +14,17 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .rules import RuleBase
-from .spec.model import Dispatch, Operand, OpSpec, Param, ProfileDef, Targets, TemplateParam
+from .spec.expr import Node
+from .spec.model import (
+    Dispatch,
+    InstructionSetDef,
+    Operand,
+    OpSpec,
+    Param,
+    ProfileDef,
+    Targets,
+    TemplateParam,
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +75,34 @@ class RuleViewAPI(Protocol):
     def runtime_message(self, profile: str) -> str: ...
 
 
+class FormTestsAPI(Protocol):
+    """How a test kernel calls one form (`lower.testcalls.FormTestView`)."""
+
+    @property
+    def own_tiles(self) -> list[str]: ...
+
+    def template_value(self, name: str) -> str: ...
+
+    def call_args(self, main_args: list[str]) -> list[str]: ...
+
+    def template_args(
+        self, main_explicit: list[str], type_names: dict[str, str], main_args: list[str] | None = None
+    ) -> list[str]: ...
+
+
+class OpCppAPI(Protocol):
+    """The C++ spellings of one op (`lower.cpp.OpCpp`) that plug-ins use."""
+
+    @property
+    def dependent_type(self) -> str: ...
+
+
+class OpTestAPI(Protocol):
+    """The golden reference's numpy of one op (`lower.testcalls.OpTestView`)."""
+
+    def numpy_of(self, expr: Node) -> str: ...
+
+
 class FormViewAPI(Protocol):
     """One C++ declaration of an intrinsic (`lower.views.FormView`)."""
 
@@ -99,7 +137,13 @@ class FormViewAPI(Protocol):
     def impl_name(self) -> str: ...
 
     @property
-    def own_tiles(self) -> list[str]: ...
+    def test(self) -> FormTestsAPI: ...
+
+    @property
+    def extra_tiles(self) -> list[str]: ...
+
+    @property
+    def expr(self) -> Node | None: ...
 
     @property
     def own_result(self) -> bool: ...
@@ -110,14 +154,6 @@ class FormViewAPI(Protocol):
     def arg(self, operand: str) -> str: ...
 
     def carrier(self, operand: str) -> TemplateParam | None: ...
-
-    def template_value(self, name: str) -> str: ...
-
-    def test_call_args(self, main_args: list[str]) -> list[str]: ...
-
-    def test_template_args(
-        self, main_explicit: list[str], type_names: dict[str, str], main_args: list[str] | None = None
-    ) -> list[str]: ...
 
 
 class OpViewAPI(Protocol):
@@ -163,7 +199,28 @@ class OpViewAPI(Protocol):
     def compute_operand(self) -> str: ...
 
     @property
-    def dependent_type(self) -> str: ...
+    def iset(self) -> InstructionSetDef: ...
+
+    @property
+    def cpp(self) -> OpCppAPI: ...
+
+    @property
+    def test(self) -> OpTestAPI: ...
+
+    @property
+    def rules(self) -> Sequence[RuleViewAPI]: ...
+
+    @property
+    def tiles(self) -> list[str]: ...
+
+    @property
+    def read_operands(self) -> list[str]: ...
+
+    @property
+    def extra_exprs(self) -> dict[str, Node]: ...
+
+    @property
+    def varying_operands(self) -> frozenset[str]: ...
 
     @property
     def default_values(self) -> dict[str, str]: ...

@@ -73,6 +73,13 @@ class KindFacts(Protocol):
     def lanes(self) -> bool: ...
 
 
+class CppFacts(Protocol):
+    """The C++ spellings of an op (`lower.cpp.OpCpp`) that rules use."""
+
+    @property
+    def dependent_type(self) -> str: ...
+
+
 class RuleLowering(Protocol):
     """A rule as one op lowers it (`lower.views.RuleView`): the C++ of its operands in scope."""
 
@@ -105,7 +112,7 @@ class RuleOp(Protocol):
     def name(self) -> str: ...
 
     @property
-    def dependent_type(self) -> str: ...
+    def cpp(self) -> CppFacts: ...
 
     def rule_view(self, rule: Any) -> RuleLowering: ...
 

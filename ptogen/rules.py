@@ -480,7 +480,7 @@ class UnavailableRule(RuleBase):
     page_prefixes: ClassVar[tuple[str, ...]] = ("not offered",)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
-        return f"sim::always_false_v<{op.dependent_type}>"
+        return f"sim::always_false_v<{op.cpp.dependent_type}>"
 
     def text(self, op: OpView) -> str:
         return "not available on this target profile"

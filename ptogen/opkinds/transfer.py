@@ -121,7 +121,7 @@ class Transfer(NamesOperand):
         for i, expr in enumerate(call.template_args):
             t = tparams.get(expr)
             if t is not None and t.kind == "value":
-                etype, name, value = str(t.type), expr, form.template_value(expr)
+                etype, name, value = str(t.type), expr, form.test.template_value(expr)
             elif t is None:
                 etype, name, value = fixed_type(form, expr), f"Fixed{i}", expr
             else:

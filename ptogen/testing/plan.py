@@ -516,7 +516,7 @@ def _plan_form_rules(
         rules = op.form_rules_for(p.name)
         for form in op.forms:
             mine = [rv for rv in rules if rv.rule.forms is not None and rv.rule.in_form(form)]
-            if not mine or form.own_tiles:
+            if not mine or form.test.own_tiles:
                 continue
             legal = twin(p.name, dict(op.default_values))
             if legal is None:
@@ -531,8 +531,8 @@ def _plan_form_rules(
                 main = make_call(op, tiles, dict(op.default_values), _scalar_default(op, tiles))
                 glob = global_decls(op, tiles)
                 names = {t.name: t.type_name for t in tiles.values()} | {g.name: g.type_name for g in glob}
-                targs = form.test_template_args(main.template_args, names, main.args)
-                return Call(targs, form.test_call_args(main.args)), glob
+                targs = form.test.template_args(main.template_args, names, main.args)
+                return Call(targs, form.test.call_args(main.args)), glob
 
             call, glob = call_form(tiles)
             low, k = p.name.lower(), form.index
