@@ -11,7 +11,7 @@ import posixpath
 
 from ..kind_api import OpViewAPI, RuleViewAPI
 from ..spec import expr as semantics
-from ..spec.model import Operand
+from ..spec.model import Example, Intrinsic, Operand, ProfileNote, SyntaxForms
 
 
 class OpDoc:
@@ -19,6 +19,52 @@ class OpDoc:
 
     def __init__(self, op: OpViewAPI):
         self.op = op
+
+    # The spec's own prose, as the pages show it.
+    @property
+    def mnemonic(self) -> str:
+        return self.op.spec.mnemonic
+
+    @property
+    def summary(self) -> str:
+        return self.op.spec.summary
+
+    @property
+    def mechanism(self) -> str:
+        return self.op.spec.mechanism
+
+    @property
+    def syntax(self) -> SyntaxForms:
+        return self.op.spec.syntax
+
+    @property
+    def side_effects(self) -> str:
+        return self.op.spec.side_effects
+
+    @property
+    def exceptions(self) -> list[str]:
+        return list(self.op.spec.exceptions)
+
+    @property
+    def profile_notes(self) -> list[ProfileNote]:
+        return list(self.op.spec.profile_notes)
+
+    @property
+    def examples(self) -> list[Example]:
+        return list(self.op.spec.examples)
+
+    @property
+    def notes(self) -> list[str]:
+        return list(self.op.spec.notes)
+
+    @property
+    def intrinsic(self) -> Intrinsic | None:
+        return self.op.spec.intrinsic
+
+    @property
+    def outputs(self) -> list[Operand]:
+        """Rows of the Results table."""
+        return list(self.op.spec.outputs)
 
     @property
     def index_link(self) -> str:

@@ -18,6 +18,7 @@ from ..spec.load import LoadedOp, SpecSet
 from ..spec.model import (
     Dispatch,
     InstructionSetDef,
+    Intrinsic,
     Operand,
     OpSpec,
     Param,
@@ -145,6 +146,47 @@ class OpView:
     def kind(self) -> OpKind:
         """The op kind strategy (opkinds/) named by `semantics.kind`."""
         return KINDS[self.spec.semantics.kind]
+
+    @property
+    def mnemonic(self) -> str:
+        return self.spec.mnemonic
+
+    @property
+    def domain(self) -> str:
+        """The operand the op iterates over and (unless it only reads it: a hint) writes."""
+        return self.spec.semantics.domain
+
+    @property
+    def operands(self) -> list[Operand]:
+        return list(self.spec.operands)
+
+    def operand(self, name: str) -> Operand:
+        return self.spec.operand(name)
+
+    @property
+    def inputs(self) -> list[Operand]:
+        """The main declaration's inputs."""
+        return list(self.spec.inputs)
+
+    @property
+    def intrinsic(self) -> Intrinsic | None:
+        """The C++ intrinsic (None: a vector op, spelled by the vector header)."""
+        return self.spec.intrinsic
+
+    @property
+    def expr_source(self) -> str:
+        """The spec's text of the element semantics (`semantics.expr`), as generated comments quote it."""
+        return self.spec.semantics.expr
+
+    @property
+    def extra_output_sources(self) -> dict[str, str]:
+        """The spec's text of each extra output's semantics (a lane op's carry mask)."""
+        return dict(self.spec.semantics.extra_outputs)
+
+    @property
+    def inactive_lanes(self) -> str | None:
+        """What a vector op's inactive lanes hold: "zero" or "preserve" (the incoming destination)."""
+        return self.spec.semantics.inactive_lanes
 
     @property
     def is_vector(self) -> bool:
@@ -613,6 +655,12 @@ class FormView:
         return self.op.loaded.form_exprs.get(self.index)
 
     @property
+    def expr_source(self) -> str | None:
+        """The spec's text of this form's own element semantics (None: the main form's)."""
+        intr = self.op.spec.intrinsic
+        return intr.overloads[self.index - 1].expr if intr is not None and self.index else None
+
+    @property
     def own_result(self) -> bool:
         """Whether tests judge this form against its own golden (its own `expr`, or test values of
         its template parameters that change what the kind computes) rather than the main form's bytes."""
@@ -713,6 +761,10 @@ class FormView:
 class OpRef:
     spec: OpSpec
     iset: InstructionSetDef
+
+    @property
+    def mnemonic(self) -> str:
+        return self.spec.mnemonic
 
     @property
     def link(self) -> str:
