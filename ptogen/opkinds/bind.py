@@ -144,13 +144,13 @@ class Bind(NamesOperand):
                 tests.compile.append(CompileCase.breaking(f"fail_{low}_{rv.id}", p.name, rv, [tile], call))
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
-        obj = gx.op["domain"]
+        obj = gx.op.domain
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            arrays = write_tile_inputs(gx, case, gx.np_type(gx.entry["dtypes"][obj]), data)
-            t, offset = case["tiles"][obj], int(case["attrs"]["offset"])
+        for case in gx.group.cases:
+            arrays = write_tile_inputs(gx, case, gx.np_type(gx.group.dtypes[obj]), data)
+            t, offset = case.tiles[obj], int(case.attrs["offset"])
             # The bound tile's storage is the backing tile's, from the offset on.
-            want = arrays[BACKING][offset : offset + t["rows"] * t["cols"]].copy()
-            label = f"{gx.label} case {case['index']} ({case['label']})"
-            checks.append(same_bits(f"c{case['index']}_{obj}.out", want, label, "bound bytes"))
+            want = arrays[BACKING][offset : offset + t.rows * t.cols].copy()
+            label = f"{gx.label} case {case.index} ({case.label})"
+            checks.append(same_bits(f"c{case.index}_{obj}.out", want, label, "bound bytes"))
         return checks

@@ -158,24 +158,24 @@ class Convert(Elementwise):
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
-        dst = op["domain"]
-        src = next(n for n in op["inputs"] if op["operands"][n] == "tile")
-        dst_type = gx.np_type(gx.entry["dtypes"][dst])
-        src_type = gx.np_type(gx.entry["dtypes"][src])
+        dst = op.domain
+        src = next(n for n in op.inputs if op.operands[n] == "tile")
+        dst_type = gx.np_type(gx.group.dtypes[dst])
+        src_type = gx.np_type(gx.group.dtypes[src])
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            k = case["index"]
+        for case in gx.group.cases:
+            k = case.index
             arrays, scalars, _ = case_inputs(gx, case, data, src_type)
-            t, ts = case["tiles"][dst], case["tiles"][src]
-            vr, vc = t["valid_rows"], t["valid_cols"]
-            before = logical(arrays[dst].copy(), t["rows"], t["cols"], t["layout"])
-            values = logical(arrays[src], ts["rows"], ts["cols"], ts["layout"])[:vr, :vc]
-            mode = case["attrs"][op["rounding"]]
-            label = f"{gx.label} case {k} ({case['label']})"
+            t, ts = case.tiles[dst], case.tiles[src]
+            vr, vc = t.valid_rows, t.valid_cols
+            before = logical(arrays[dst].copy(), t.rows, t.cols, t.layout)
+            values = logical(arrays[src], ts.rows, ts.cols, ts.layout)[:vr, :vc]
+            mode = case.attrs[op.extra["rounding"]]
+            label = f"{gx.label} case {k} ({case.label})"
             want = refconvert.convert(np.ascontiguousarray(values), dst_type, mode, saturate=True)
             checks.append(_region_check(f"c{k}_{dst}.out", t, want, before, label, scalars, dst_type, op))
-            if case is gx.entry["cases"][0]:
-                for form in op.get("unsaturated_forms", []):
+            if case is gx.group.cases[0]:
+                for form in op.extra.get("unsaturated_forms", []):
                     off = refconvert.convert(np.ascontiguousarray(values), dst_type, mode, saturate=False)
                     what = f"{label}, overload {form} (no saturation)"
                     checks.append(

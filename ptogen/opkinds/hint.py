@@ -82,13 +82,13 @@ class Hint(NamesOperand):
             )
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
-        glob = gx.op["domain"]
+        glob = gx.op.domain
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            k = case["index"]
-            dtype = gx.np_type(gx.entry["dtypes"][glob])
-            buf = inputs(dtype, case["globals"][glob]["size"], f"{gx.op_name}/{gx.entry['group']}/{k}/{glob}")
+        for case in gx.group.cases:
+            k = case.index
+            dtype = gx.np_type(gx.group.dtypes[glob])
+            buf = inputs(dtype, case.globals[glob].size, f"{gx.op_name}/{gx.entry.group}/{k}/{glob}")
             buf.tofile(data / f"c{k}_{glob}.bin")
-            label = f"{gx.label} case {k} ({case['label']})"
+            label = f"{gx.label} case {k} ({case.label})"
             checks.append(same_bits(f"c{k}_{glob}.out", buf, label, "hinted (unchanged)"))
         return checks

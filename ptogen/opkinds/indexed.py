@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs, logical
+from ..testing.manifest import GlobalShape, TileShape
 from ..testing.plan import (
     Call,
     GlobalDecl,
@@ -483,48 +484,48 @@ class Indexed(NamesOperand):
     # ----------------------------------------------------------------- golden
     def prepare_cases(self, gx: GoldenContext, data_dir: Path) -> list[Check]:
         op = gx.op
-        dst = op["domain"]
-        names = op["operands"]
+        dst = op.domain
+        names = op.operands
         table = next(n for n, kind in names.items() if kind == "global")
         gathers = table != dst
         tiles = [n for n, kind in names.items() if kind == "tile"]
-        data = dst if gathers else op["inputs"][0]  # the expression names the scattered tile
+        data = dst if gathers else op.inputs[0]  # the expression names the scattered tile
         index = next(n for n in tiles if n != data)
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            k = case["index"]
-            t, it, g = case["tiles"][data], case["tiles"][index], case["globals"][table]
-            attrs = case["attrs"]
-            dtype = gx.np_type(gx.entry["dtypes"][data])
-            idt = gx.np_type(gx.entry["dtypes"][index])
-            seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
-            tile_flat = inputs(dtype, t["rows"] * t["cols"], f"{seed}/{data}")
-            buf = inputs(dtype, g["size"], f"{seed}/{table}")
-            vr, vc = t["valid_rows"], t["valid_cols"]
+        for case in gx.group.cases:
+            k = case.index
+            t, it, g = case.tiles[data], case.tiles[index], case.globals[table]
+            attrs = case.attrs
+            dtype = gx.np_type(gx.group.dtypes[data])
+            idt = gx.np_type(gx.group.dtypes[index])
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            tile_flat = inputs(dtype, t.rows * t.cols, f"{seed}/{data}")
+            buf = inputs(dtype, g.size, f"{seed}/{table}")
+            vr, vc = t.valid_rows, t.valid_cols
             row_mode = attrs["coalesce"] == "Row"
-            cap = g["rows"] if row_mode else g["rows"] * g["cols"]
+            cap = g.rows if row_mode else g.rows * g.cols
             count = vr if row_mode else vr * vc
             raw = _indices(count, cap, attrs, f"{seed}/{index}", scatter=not gathers)
-            idx_flat = np.zeros(it["rows"] * it["cols"], dtype=idt)
-            idx_tile = logical(idx_flat, it["rows"], it["cols"], it["layout"])
+            idx_flat = np.zeros(it.rows * it.cols, dtype=idt)
+            idx_tile = logical(idx_flat, it.rows, it.cols, it.layout)
             if row_mode:
-                if it["rows"] == 1:
+                if it.rows == 1:
                     idx_tile[0, :vr] = raw.astype(np.int64).astype(idt)
                 else:
                     idx_tile[:vr, 0] = raw.astype(np.int64).astype(idt)
             else:
                 idx_tile[:vr, :vc] = raw.reshape(vr, vc).astype(np.int64).astype(idt)
-            idx_flat = _flat(idx_tile, it["layout"])
+            idx_flat = _flat(idx_tile, it.layout)
             tile_flat.tofile(data_dir / f"c{k}_{data}.bin")
             idx_flat.tofile(data_dir / f"c{k}_{index}.bin")
             buf.tofile(data_dir / f"c{k}_{table}.bin")
             tile = tile_logical(tile_flat, t)
             unsigned = (raw.astype(np.int64) & 0xFFFFFFFF).astype(np.int64)  # indices read as uint32_t
             # Buffer index of each table matrix element; an ND Elem index is a buffer index itself.
-            addr = global_addresses(g, g["rows"], g["cols"])
-            nz = g["layout"] == "NZ"
+            addr = global_addresses(g, g.rows, g.cols)
+            nz = g.layout == "NZ"
 
-            def flat_at(slot: int, addr: np.ndarray = addr, nz: bool = nz, cols: int = g["cols"]) -> int:
+            def flat_at(slot: int, addr: np.ndarray = addr, nz: bool = nz, cols: int = g.cols) -> int:
                 return int(addr[slot // cols, slot % cols]) if nz else slot
 
             if gathers:
@@ -537,7 +538,7 @@ class Indexed(NamesOperand):
                         want[n, :vc] = buf[addr[slot, :vc]] if keep else dtype.type(0)
                     else:
                         want[n // vc, n % vc] = buf[flat_at(slot)] if keep else dtype.type(0)
-                out = t
+                out: TileShape | GlobalShape = t
             else:
                 want = buf.copy()
                 region = np.zeros(want.shape, dtype=bool)
@@ -555,19 +556,19 @@ class Indexed(NamesOperand):
                         want[at] = _combine(want[at], tile[n // vc, n % vc], attrs["atomic"], dtype)
                         region[at] = True
                 out = g
-            label = f"{gx.label} case {k} ({case['label']})"
+            label = f"{gx.label} case {k} ({case.label})"
 
             def check(
                 d: Path,
                 k: int = k,
                 want: np.ndarray = want,
                 region: np.ndarray = region,
-                out: dict[str, Any] = out,
+                out: TileShape | GlobalShape = out,
                 label: str = label,
                 dtype: np.dtype = dtype,
             ) -> Outcome:
                 got = np.fromfile(d / f"c{k}_{dst}.out", dtype=dtype)
-                if out.get("layout") in ("RowMajor", "ColMajor"):
+                if isinstance(out, TileShape) and out.layout in ("RowMajor", "ColMajor"):
                     got = tile_logical(got, out)
                 differs = _bits(got) != _bits(want)
                 inside, outside = differs & region, differs & ~region

@@ -114,18 +114,18 @@ class VectorLane(OpKind):
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
         ref = gx.reference
-        storage = gx.np_type(gx.entry["dtype"])
+        storage = gx.np_type(gx.vector.dtype)
         cdt = compute_dtype(storage)
-        lanes = gx.entry["lanes"]
+        lanes = gx.vector.lanes
         checks: list[Check] = []
-        k = gx.entry["first"]
-        for mask_name in gx.entry["masks"]:
+        k = gx.vector.first
+        for mask_name in gx.vector.masks:
             predicate = MASKS[mask_name](lanes)
-            for value in gx.entry["scalars"]:
+            for value in gx.vector.scalars:
                 vals: dict[str, np.ndarray] = {}
-                seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
-                for name, kind in op["operands"].items():
-                    if op["roles"][name] == "dst":
+                seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+                for name, kind in op.operands.items():
+                    if op.roles[name] == "dst":
                         continue
                     if kind == "vreg":
                         vals[name] = inputs(storage, lanes, f"{seed}/{name}")
@@ -140,16 +140,16 @@ class VectorLane(OpKind):
                         # The predicate follows the case's pattern; other masks (carry-in) are random bits.
                         bits = (
                             predicate
-                            if op["roles"][name] == "mask"
+                            if op.roles[name] == "mask"
                             else random_values(np.dtype(np.uint8), lanes, f"{seed}/{name}") % 2 == 1
                         )
                         bits.astype(np.uint8).tofile(data / f"c{k}_{name}.bin")
                         vals[name] = bits.astype(np.uint8)
-                args = [np.asarray(vals[n]).astype(cdt) for n in op["inputs"]]
+                args = [np.asarray(vals[n]).astype(cdt) for n in op.inputs]
                 wants = {}
-                for i, out in enumerate(op["outputs"]):
+                for i, out in enumerate(op.outputs):
                     fn = ref.reference if i == 0 else getattr(ref, f"reference_{out}")
-                    kind = op["operands"][out]
+                    kind = op.operands[out]
                     out_type = storage if kind == "vreg" else np.dtype(np.uint8)
                     with np.errstate(all="ignore"):
                         active = np.asarray(fn(cdt.type, storage.type, *args))
@@ -165,7 +165,7 @@ class VectorLane(OpKind):
                 ) -> Outcome:
                     for out, (want, out_type) in wants.items():
                         got = np.fromfile(data_dir / f"c{k}_{out}.out", dtype=out_type)
-                        bad = compare(got, want, op["tolerance"])
+                        bad = compare(got, want, op.tolerance)
                         if bad.any():
                             return Outcome("fail", label, _describe(bad, got, want, f"{out} lane"))
                     return Outcome("pass", label)

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..testing.golden import Check, GoldenContext, _bits, _describe, _is_float, compute_dtype, inputs, logical
+from ..testing.manifest import GlobalShape, TileShape
 from ..testing.plan import (
     GlobalDecl,
     OpTests,
@@ -201,52 +202,52 @@ class Transfer(NamesOperand):
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
-        dst = op["domain"]
-        src = next(n for n in op["operands"] if n != dst)
+        dst = op.domain
+        src = next(n for n in op.operands if n != dst)
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            k = case["index"]
-            t_name = next(iter(case["tiles"]))
-            g_name = next(iter(case["globals"]))
-            t, g = case["tiles"][t_name], case["globals"][g_name]
-            dtype = gx.np_type(gx.entry["dtypes"][t_name])
-            seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
-            tile_flat = inputs(dtype, t["rows"] * t["cols"], f"{seed}/{t_name}")
-            buf = inputs(dtype, g["size"], f"{seed}/{g_name}")
+        for case in gx.group.cases:
+            k = case.index
+            t_name = next(iter(case.tiles))
+            g_name = next(iter(case.globals))
+            t, g = case.tiles[t_name], case.globals[g_name]
+            dtype = gx.np_type(gx.group.dtypes[t_name])
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            tile_flat = inputs(dtype, t.rows * t.cols, f"{seed}/{t_name}")
+            buf = inputs(dtype, g.size, f"{seed}/{g_name}")
             tile_flat.tofile(data / f"c{k}_{t_name}.bin")
             buf.tofile(data / f"c{k}_{g_name}.bin")
-            vr, vc = t["valid_rows"], t["valid_cols"]
+            vr, vc = t.valid_rows, t.valid_cols
             addr = global_addresses(g, vr, vc)
             tile = tile_logical(tile_flat, t)
             if dst == t_name:  # load: the tile's valid region takes the global elements
                 want_tile = tile.copy()
                 region = np.zeros(want_tile.shape, dtype=bool)
-                if t.get("pad"):  # and the rest of the tile its pad value
-                    want_tile[:, :] = pad_value(dtype, t["pad"])
+                if t.pad:  # and the rest of the tile its pad value
+                    want_tile[:, :] = pad_value(dtype, t.pad)
                     region[:, :] = True
                 want_tile[:vr, :vc] = buf[addr]
                 want = want_tile
                 region[:vr, :vc] = True
-                out = t
+                out: TileShape | GlobalShape = t
             else:  # store: the buffer's mapped positions take the tile's valid region
                 want = buf.copy()
                 want[addr] = tile[:vr, :vc]
                 region = np.zeros(want.shape, dtype=bool)
                 region[addr] = True
                 out = g
-            label = f"{gx.label} case {k} ({case['label']}; {src} -> {dst})"
+            label = f"{gx.label} case {k} ({case.label}; {src} -> {dst})"
 
             def check(
                 data_dir: Path,
                 k: int = k,
                 want: np.ndarray = want,
                 region: np.ndarray = region,
-                out: dict[str, Any] = out,
+                out: TileShape | GlobalShape = out,
                 label: str = label,
                 dtype: np.dtype = dtype,
             ) -> Outcome:
                 got = np.fromfile(data_dir / f"c{k}_{dst}.out", dtype=dtype)
-                if "layout" in out and out["layout"] in ("RowMajor", "ColMajor"):
+                if isinstance(out, TileShape) and out.layout in ("RowMajor", "ColMajor"):
                     got = tile_logical(got, out)
                 differs = _bits(got) != _bits(want)
                 inside, outside = differs & region, differs & ~region
@@ -257,8 +258,8 @@ class Transfer(NamesOperand):
                 return Outcome("pass", label)
 
             checks.append(check)
-            if case is gx.entry["cases"][0] and dst != t_name:
-                for form in gx.op.get("mode_forms", []):
+            if case is gx.group.cases[0] and dst != t_name:
+                for form in gx.op.extra.get("mode_forms", []):
                     checks.append(self._form_check(gx, form, k, dst, buf, addr, tile[:vr, :vc], dtype, label))
         return checks
 
@@ -302,14 +303,14 @@ class Transfer(NamesOperand):
         return check
 
 
-def global_addresses(g: dict[str, Any], rows: int, cols: int) -> np.ndarray:
+def global_addresses(g: GlobalShape, rows: int, cols: int) -> np.ndarray:
     """Buffer index of each element (i, j) of the rows x cols region of a GlobalTensor's matrix: the
     matrix indices split over the five dimensions as the layout folds them (innermost last in each
     group), then weighted by the strides."""
-    d, s = g["shape"], g["strides"]
+    d, s = g.shape, g.strides
     i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
     groups = {"ND": ([0, 1, 2, 3], [4]), "DN": ([3], [0, 1, 2, 4]), "NZ": ([2, 3], [0, 1, 4])}
-    row_dims, col_dims = groups[g["layout"]]
+    row_dims, col_dims = groups[g.layout]
     addr = np.zeros_like(i)
     for index, dims in ((i, row_dims), (j, col_dims)):
         rest = index.copy()
@@ -330,12 +331,12 @@ def pad_value(dtype: np.dtype, pad: str) -> Any:
     return dtype.type(info.max if pad == "Max" else info.min)
 
 
-def tile_logical(flat: np.ndarray, t: dict[str, Any]) -> np.ndarray:
+def tile_logical(flat: np.ndarray, t: TileShape) -> np.ndarray:
     """A tile's storage as its rows x cols matrix: plain row- or column-major, or boxed NZ
     (16-row boxes of 32 bytes, row-major inside, the boxes column after column)."""
-    rows, cols = t["rows"], t["cols"]
-    if t.get("slayout") != "RowMajor":
-        return logical(flat.copy(), rows, cols, t["layout"])
+    rows, cols = t.rows, t.cols
+    if t.slayout != "RowMajor":
+        return logical(flat.copy(), rows, cols, t.layout)
     inner_cols = 32 // flat.dtype.itemsize
     boxes = flat.reshape(cols // inner_cols, rows // 16, 16, inner_cols)  # [box col][box row][r][c]
     return boxes.transpose(1, 2, 0, 3).reshape(rows, cols).copy()

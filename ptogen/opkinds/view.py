@@ -12,11 +12,12 @@ that order; without them the view starts at src's first element (an alias, TALIA
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from ..testing.golden import Check, GoldenContext, logical, same_bits, write_tile_inputs
+from ..testing.manifest import TileShape
 from ..testing.plan import (
     Call,
     OpTests,
@@ -125,21 +126,21 @@ class View(NamesOperand):
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
-        dst = gx.op["domain"]
+        dst = gx.op.domain
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            arrays = write_tile_inputs(gx, case, gx.np_type(gx.entry["dtypes"][dst]), data)
-            src = next(n for n in case["tiles"] if n != dst)
-            t, s = case["tiles"][dst], case["tiles"][src]
-            row, col = int(case["attrs"]["row"]), int(case["attrs"]["col"])
-            vr, vc = t["valid_rows"], t["valid_cols"]
-            whole = logical(arrays[src], s["rows"], s["cols"], s["layout"])
+        for case in gx.group.cases:
+            arrays = write_tile_inputs(gx, case, gx.np_type(gx.group.dtypes[dst]), data)
+            src = next(n for n in case.tiles if n != dst)
+            t, s = case.tiles[dst], case.tiles[src]
+            row, col = int(case.attrs["row"]), int(case.attrs["col"])
+            vr, vc = t.valid_rows, t.valid_cols
+            whole = logical(arrays[src], s.rows, s.cols, s.layout)
             want = whole[row : row + vr, col : col + vc].copy()
-            label = f"{gx.label} case {case['index']} ({case['label']})"
+            label = f"{gx.label} case {case.index} ({case.label})"
 
-            def valid(flat: np.ndarray, t: dict[str, Any] = t, vr: int = vr, vc: int = vc) -> np.ndarray:
+            def valid(flat: np.ndarray, t: TileShape = t, vr: int = vr, vc: int = vc) -> np.ndarray:
                 # dst's storage now starts inside src's: its valid region must read src's elements.
-                return logical(flat, t["rows"], t["cols"], t["layout"])[:vr, :vc]
+                return logical(flat, t.rows, t.cols, t.layout)[:vr, :vc]
 
-            checks.append(same_bits(f"c{case['index']}_{dst}.out", want, label, "viewed", valid))
+            checks.append(same_bits(f"c{case.index}_{dst}.out", want, label, "viewed", valid))
         return checks

@@ -9,7 +9,7 @@ runner reads.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import GenerationError
 from ..rule_api import TileDecl
@@ -20,6 +20,20 @@ if TYPE_CHECKING:
 
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI, RuleViewAPI
 from ..spec.model import DTypeDef
+from .manifest import (
+    CaseEntry,
+    CompileEntry,
+    DTypeInfo,
+    GlobalShape,
+    OpManifest,
+    ProjectManifest,
+    RuntimeFailEntry,
+    RuntimeGroup,
+    TileShape,
+    Tolerance,
+    ValueForm,
+    VectorGroup,
+)
 
 
 @dataclass(frozen=True)
@@ -609,118 +623,78 @@ def _plan_runtime_fail(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -
 # ----------------------------------------------------------------------------- output jobs
 
 
-def op_manifest(project: ProjectViewAPI, t: OpTests) -> dict[str, Any]:
+def op_manifest(project: ProjectViewAPI, t: OpTests) -> OpManifest:
     """What the runner needs to build inputs, run the executables and judge results for one op."""
     op = t.op
     tol = op.spec.semantics.tolerance
-    return {
-        "mnemonic": op.spec.mnemonic,
-        "cpp": op.name,
-        "spec": op.path,
-        "kind": op.kind.name,
-        "reference": f"{t.dir}/reference.py",
-        "tolerance": {"kind": tol.kind, "ulp": getattr(tol, "ulp", 0)},
-        "domain": op.spec.semantics.domain,
-        "forms": [f.index for f in op.expr_forms],  # overloads judged against reference_f<index>
-        "packed": [o.name for o in op.spec.operands if o.packed],  # packed predicate tiles
-        "streams": [o.name for o in op.spec.operands if o.packed == "stream"],
-        "region": op.kind.region(op),
-        "value_forms": [{"index": f.index, "output": f.value_output} for f in op.value_forms],
-        "source": op.kind.region_source(op),
-        "axis": op.kind.reduce_axis(op),
-        "compute": op.compute_operand,
-        "inputs": [o.name for o in op.spec.operands if o.name in op.value_operands],
-        "operands": {o.name: o.kind for o in op.spec.operands},
-        "roles": {o.name: o.role for o in op.spec.operands},
-        "outputs": op.result_operands,
-        "inactive_lanes": op.spec.semantics.inactive_lanes,
-        "executable": exe.path if (exe := t.executable()) else None,
-        "verify": ver.path if (ver := t.verify_file()) else None,
-        "runtime": [
-            {
-                "group": k.id,
-                "dtypes": k.dtypes,
-                "profiles": k.profiles,
-                **({"ranges": {n: list(r) for n, r in k.ranges.items()}} if k.ranges else {}),
-                "cases": [
-                    {
-                        "index": c.index,
-                        "label": c.label,
-                        "scalars": c.scalars,
-                        "attrs": c.attrs,
-                        "tiles": {
-                            x.name: {
-                                "rows": x.rows,
-                                "cols": x.cols,
-                                "valid_rows": x.valid_rows,
-                                "valid_cols": x.valid_cols,
-                                "layout": x.layout,
-                                **({"slayout": x.slayout} if x.slayout else {}),
-                                **({"pad": x.pad} if x.pad else {}),
-                            }
+    return OpManifest(
+        mnemonic=op.spec.mnemonic,
+        cpp=op.name,
+        spec=op.path,
+        kind=op.kind.name,
+        reference=f"{t.dir}/reference.py",
+        tolerance=Tolerance(tol.kind, getattr(tol, "ulp", 0)),
+        domain=op.spec.semantics.domain,
+        forms=[f.index for f in op.expr_forms],
+        packed=[o.name for o in op.spec.operands if o.packed],
+        streams=[o.name for o in op.spec.operands if o.packed == "stream"],
+        region=op.kind.region(op),
+        value_forms=[ValueForm(f.index, str(f.value_output)) for f in op.value_forms],
+        source=op.kind.region_source(op),
+        axis=op.kind.reduce_axis(op),
+        compute=op.compute_operand,
+        inputs=[o.name for o in op.spec.operands if o.name in op.value_operands],
+        operands={o.name: o.kind for o in op.spec.operands},
+        roles={o.name: o.role for o in op.spec.operands},
+        outputs=op.result_operands,
+        inactive_lanes=op.spec.semantics.inactive_lanes,
+        executable=exe.path if (exe := t.executable()) else None,
+        verify=ver.path if (ver := t.verify_file()) else None,
+        runtime=[
+            RuntimeGroup(
+                k.id,
+                k.dtypes,
+                k.profiles,
+                [
+                    CaseEntry(
+                        c.index,
+                        c.label,
+                        c.scalars,
+                        c.attrs,
+                        {
+                            x.name: TileShape(
+                                x.rows, x.cols, x.valid_rows, x.valid_cols, x.layout, x.slayout, x.pad
+                            )
                             for x in c.tiles
                         },
-                        **(
-                            {
-                                "globals": {
-                                    g.name: {
-                                        "rows": g.rows,
-                                        "cols": g.cols,
-                                        "ld": g.ld,
-                                        "layout": g.layout,
-                                        "shape": g.shape,
-                                        "strides": g.strides,
-                                        "size": g.size,
-                                    }
-                                    for g in c.globals
-                                }
-                            }
-                            if c.globals
-                            else {}
-                        ),
-                    }
+                        {
+                            g.name: GlobalShape(g.rows, g.cols, g.ld, g.layout, g.shape, g.strides, g.size)
+                            for g in c.globals
+                        },
+                    )
                     for c in k.cases
                 ],
-            }
+                dict(k.ranges),
+            )
             for k in t.runtime
         ],
-        "vector": [
-            {
-                "group": k.id,
-                "first": k.first,
-                "dtype": k.dtype,
-                "lanes": k.lanes,
-                "profiles": k.profiles,
-                "masks": k.masks,
-                "scalars": k.scalars,
-            }
-            for k in t.vector
+        vector=[
+            VectorGroup(k.id, k.first, k.dtype, k.lanes, k.profiles, k.masks, k.scalars) for k in t.vector
         ],
-        "compile": [
-            {
-                "profile": c.profile,
-                "case": c.fn,
-                "rule": c.rule,
-                "must_fail": c.rv is not None,
-                "messages": c.messages(),
-            }
-            for c in t.compile
+        compile=[CompileEntry(c.profile, c.fn, c.rule, c.rv is not None, c.messages()) for c in t.compile],
+        runtime_fail=[
+            RuntimeFailEntry(c.profile, c.id, c.rule, c.rv.runtime_message(c.profile)) for c in t.runtime_fail
         ],
-        "runtime_fail": [
-            {"profile": c.profile, "case": c.id, "rule": c.rule, "message": c.rv.runtime_message(c.profile)}
-            for c in t.runtime_fail
-        ],
-        **op.kind.manifest_extra(op),
-    }
+        extra=op.kind.manifest_extra(op),
+    )
 
 
-def project_manifest(project: ProjectViewAPI, plans: list[OpTests]) -> dict[str, Any]:
-    dtypes = {d.name: {"numpy": d.numpy, "kind": d.kind, "bits": d.bits} for d in project.targets.dtypes}
-    return {
-        "profiles": [p.name for p in project.profiles],
-        "dtypes": dtypes,
-        "ops": {t.op.spec.short: f"{t.dir}/manifest.json" for t in plans},
-    }
+def project_manifest(project: ProjectViewAPI, plans: list[OpTests]) -> ProjectManifest:
+    return ProjectManifest(
+        [p.name for p in project.profiles],
+        {d.name: DTypeInfo(d.numpy, d.kind, d.bits) for d in project.targets.dtypes},
+        {t.op.spec.short: f"{t.dir}/manifest.json" for t in plans},
+    )
 
 
 def test_jobs(project: ProjectViewAPI) -> list[tuple[str, str, dict[str, object]]]:
@@ -738,7 +712,17 @@ def test_jobs(project: ProjectViewAPI) -> list[tuple[str, str, dict[str, object]
         if ver is not None:
             jobs.append((ver.path, "tests/verify.cpp.j2", {"op": op, "file": ver}))
         jobs.append(
-            (f"{t.dir}/manifest.json", "tests/manifest.json.j2", {"op": op, "data": op_manifest(project, t)})
+            (
+                f"{t.dir}/manifest.json",
+                "tests/manifest.json.j2",
+                {"op": op, "data": op_manifest(project, t).to_json()},
+            )
         )
-    jobs.append(("tests/manifest.json", "tests/manifest.json.j2", {"data": project_manifest(project, plans)}))
+    jobs.append(
+        (
+            "tests/manifest.json",
+            "tests/manifest.json.j2",
+            {"data": project_manifest(project, plans).to_json()},
+        )
+    )
     return jobs
