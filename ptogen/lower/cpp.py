@@ -40,7 +40,7 @@ class OpCpp:
 
     def dtype_of(self, operand: str) -> str:
         """C++ spelling of an operand's element type inside the check function."""
-        if self.op.spec.operand(operand).kind == "scalar":
+        if self.op.operand(operand).kind == "scalar":
             return self.type_of(operand)
         return f"typename {self.type_of(operand)}::DType"
 
@@ -48,14 +48,14 @@ class OpCpp:
     def check_template(self) -> list[str]:
         """Template parameter declarations of the profile check function."""
         if self.op.spec.intrinsic is None:
-            return [f"typename V_{o.name}" for o in self.op.spec.operands if o.kind == "vreg"]
+            return [f"typename V_{o.name}" for o in self.op.operands if o.kind == "vreg"]
         return [tparam_decl(t.kind, t.name, t.type) for t in self.op.spec.intrinsic.template]
 
     @property
     def check_args(self) -> list[str]:
         """Arguments that instantiate the check function from the intrinsic's scope."""
         if self.op.spec.intrinsic is None:
-            return ["vreg<T, N>" for o in self.op.spec.operands if o.kind == "vreg"]
+            return ["vreg<T, N>" for o in self.op.operands if o.kind == "vreg"]
         return [f"{t.name}..." if t.kind == "pack" else t.name for t in self.op.spec.intrinsic.template]
 
     @property
@@ -88,19 +88,19 @@ class OpCpp:
     @property
     def impl_args(self) -> list[str]:
         """Arguments of the simulator implementation: the domain operand, then what the math reads."""
-        return [self._arg_name(n) for n in (self.op.spec.semantics.domain, *self.op.read_operands)]
+        return [self._arg_name(n) for n in (self.op.domain, *self.op.read_operands)]
 
     @property
     def vector_outputs(self) -> list[dict[str, str]]:
         """Results of a vector op: the domain first, then extra outputs, with their C++ and numpy math."""
         if not self.op.kind.lanes:
             return []
-        outs = [(self.op.spec.semantics.domain, self.op.loaded.expr)] + list(self.op.extra_exprs.items())
+        outs = [(self.op.domain, self.op.loaded.expr)] + list(self.op.extra_exprs.items())
         return [
             {
                 "name": name,
-                "kind": self.op.spec.operand(name).kind,
-                "type": "pto::vreg<T, N>" if self.op.spec.operand(name).kind == "vreg" else "pto::mask<N>",
+                "kind": self.op.operand(name).kind,
+                "type": "pto::vreg<T, N>" if self.op.operand(name).kind == "vreg" else "pto::mask<N>",
                 "cpp": self.expr_of(node),
                 "numpy": semantics.to_numpy(node, self.op.enums_of),
             }
@@ -117,8 +117,8 @@ class OpCpp:
         """Parameters of a vector op's C++ function, in operand order (dst first when merged)."""
         params = []
         if self.op.spec.semantics.inactive_lanes == "preserve":
-            params.append(f"const vreg<T, N>& {self.op.spec.semantics.domain}_in")
-        for o in self.op.spec.operands:
+            params.append(f"const vreg<T, N>& {self.op.domain}_in")
+        for o in self.op.operands:
             if o.role == "dst":
                 continue
             spelled = {"vreg": "const vreg<T, N>&", "scalar": "T", "mask": "const mask<N>&"}[o.kind]
@@ -127,7 +127,7 @@ class OpCpp:
 
     def element_at(self, operand: str) -> tuple[str, str]:
         """Row and column (C++, over loop indices r and c) of the element a tile operand supplies."""
-        broadcast = self.op.spec.operand(operand).broadcast
+        broadcast = self.op.operand(operand).broadcast
         return {"per_row": ("r", "0"), "per_col": ("0", "c")}.get(broadcast or "", ("r", "c"))
 
     @property
@@ -137,8 +137,8 @@ class OpCpp:
         broadcast, no packed bits), and the math makes a library call per element. A call-bound loop
         per row lost up to 1.5x to a single loop (TFMOD, TREM, TEXP on x86-64); vectorised math is
         as fast or faster per row, so it keeps that loop."""
-        tiles = [n for n in self.op.value_operands if self.op.spec.operand(n).kind == "tile"]
-        plain = all(self.element_at(n) == ("r", "c") and not self.op.spec.operand(n).packed for n in tiles)
+        tiles = [n for n in self.op.value_operands if self.op.operand(n).kind == "tile"]
+        plain = all(self.element_at(n) == ("r", "c") and not self.op.operand(n).packed for n in tiles)
         return plain and any(semantics.uses_function(self.op.loaded.expr, f) for f in semantics.LIBRARY_CALLS)
 
     @property

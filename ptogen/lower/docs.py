@@ -113,11 +113,11 @@ class OpDoc:
         return own if own is not None else self.math_of(self.op.loaded.expr)
 
     def math_of(self, expr: semantics.Node) -> str:
-        dst = self.op.spec.semantics.domain
+        dst = self.op.domain
         lhs = rf"\mathrm{{{dst}}}_{{{self.op.kind.result_index(self.op)}}}"
         return f"{lhs} = {semantics.to_latex(expr, self._latex_ref, self.op.kind.reduce_index(self.op))}"
 
     def _latex_ref(self, name: str) -> str:
-        kind = self.op.spec.operand(name).kind
+        kind = self.op.operand(name).kind
         index = self.op.kind.operand_index(self.op, name)
         return rf"\mathrm{{{name}}}" + (f"_{{{index}}}" if kind in ("tile", "vreg", "global") else "")

@@ -136,7 +136,7 @@ class FormTestView:
     def value_tile(self, tiles: list[Any]) -> Any:
         """Test declaration of the value output: the destination's shape, the source's element type."""
         by_name = {t.name: t for t in tiles}
-        dst = by_name[self.form.op.spec.semantics.domain]
+        dst = by_name[self.form.op.domain]
         src = by_name[self.form.op.kind.region_source(self.form.op)]
         return dataclasses.replace(dst, name=f"{self.form.value_output}_f{self.form.index}", dtype=src.dtype)
 

@@ -1,7 +1,11 @@
-"""Decisions the templates need, derived from a validated spec set.
+"""The op view: the semantic core of each op that every output is derived from.
 
-Templates only spell text; everything that is decided (which rules apply to a profile, how an
-operand is spelled in C++, which op comes before which) is computed here.
+Templates only spell text; what is decided about an op (which rules a profile enforces, the dtype
+combinations, its forms and their dispatch, which op comes before which) is computed here. How
+each output spells it lives in its own module, reached from the view: C++ in `cpp.py`
+(`op.cpp`), page text in `docs.py` (`op.doc`), test calls and the golden's numpy in
+`testcalls.py` (`op.test`, `form.test`). Those modules, the op kinds and the test planner see
+this view through the protocols of `kind_api`; templates see views only, never the spec model.
 """
 
 from __future__ import annotations
@@ -195,7 +199,7 @@ class OpView:
     @property
     def result_operands(self) -> list[str]:
         """Operands the op writes: its domain, then a lane op's extra outputs."""
-        return [self.spec.semantics.domain, *self.spec.semantics.extra_outputs]
+        return [self.domain, *self.spec.semantics.extra_outputs]
 
     @property
     def name(self) -> str:
@@ -229,11 +233,11 @@ class OpView:
     @property
     def read_operands(self) -> list[str]:
         """Operands the math reads other than the destination (which it may also read: in/out ops)."""
-        return [n for n in self.value_operands if n != self.spec.semantics.domain]
+        return [n for n in self.value_operands if n != self.domain]
 
     @property
     def reads_domain(self) -> bool:
-        return self.spec.semantics.domain in self.value_operands
+        return self.domain in self.value_operands
 
     @property
     def mask_name(self) -> str:
@@ -463,7 +467,7 @@ class OpView:
 
     @property
     def compute_operand(self) -> str:
-        return self.spec.semantics.compute or self.spec.semantics.domain
+        return self.spec.semantics.compute or self.domain
 
     @property
     def varying_operands(self) -> frozenset[str]:
@@ -635,7 +639,7 @@ class FormView:
     def impl_args(self) -> list[str]:
         value = [self._param_of(self.value_output).name] if self.value_output else []
         reads = [self.arg(n) for n in self.op.read_operands]
-        return [self.arg(self.op.spec.semantics.domain), *value, *reads]
+        return [self.arg(self.op.domain), *value, *reads]
 
     @property
     def forward_targs(self) -> list[str]:
