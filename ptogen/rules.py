@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Union
 from pydantic import Field
 
 from .errors import did_you_mean
-from .rule_api import TileDecl
 from .spec.fields import CppIdent, CppQualified, InlineText, Name, ProfileName, Strict, TypeName
 
 if TYPE_CHECKING:
@@ -38,6 +37,7 @@ if TYPE_CHECKING:
     from .rule_api import RuleOp as OpView
     from .rule_api import SpecFacts as OpSpec
     from .rule_api import TargetFacts as Targets
+    from .rule_api import TileDecl
 
 Problem = tuple[tuple[str | int, ...], str]  # (field path below the rule, message)
 
