@@ -259,7 +259,7 @@ def bench_simulator(
     specs = load_specs(layout.specs, root)
     from .testing.runner import load_manifest
 
-    manifest = load_manifest(layout)["ops"]
+    manifest = load_manifest(layout).ops
     rows = []
     with tempfile.TemporaryDirectory(prefix="ptogen-sim-") as tmp:
         for loaded in specs.ops:
@@ -271,7 +271,7 @@ def bench_simulator(
                 continue
             if spec.semantics.kind != "elementwise" or any(o.broadcast for o in spec.operands):
                 continue  # the benchmark's program fills whole 64x64 tiles
-            if not any(all(d == "float" for d in k["dtypes"].values()) for k in entry["runtime"]):
+            if not any(all(d == "float" for d in k.dtypes.values()) for k in entry.runtime):
                 continue
             tiles = [o.name for o in spec.operands if o.kind == "tile"]
             if spec.semantics.domain != "dst":

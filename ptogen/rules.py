@@ -18,8 +18,9 @@ Templates ask a rule for these strings, and code outside this module asks its ho
 switches on its kind or class (tests/test_contracts.py). Adding a rule kind is one
 class here plus its tests; see the README, "Adding a rule kind".
 
-The methods receive the op's lowering (`lower.views.OpView`) and the test planner's context
-(`testing.plan.BreakContext`) by duck typing, so this module depends on the spec fields only.
+The methods receive the op spec, the op's lowering and the test planner's context through the
+interfaces of `rule_api` (`OpSpec`, `OpView`, `BreakContext` below name those protocols), so this
+module depends on the spec fields and those interfaces only.
 """
 
 from __future__ import annotations
@@ -35,9 +36,12 @@ from .errors import did_you_mean
 from .spec.fields import CppIdent, CppQualified, InlineText, Name, ProfileName, Strict, TypeName
 
 if TYPE_CHECKING:
-    from .lower.views import OpView, RuleView
-    from .spec.model import OpSpec, Targets
-    from .testing.plan import BreakContext, TileDecl
+    from .rule_api import RuleBreak as BreakContext
+    from .rule_api import RuleLowering as RuleView
+    from .rule_api import RuleOp as OpView
+    from .rule_api import SpecFacts as OpSpec
+    from .rule_api import TargetFacts as Targets
+    from .rule_api import TileDecl
 
 Problem = tuple[tuple[str | int, ...], str]  # (field path below the rule, message)
 
@@ -612,7 +616,7 @@ class UnavailableRule(RuleBase):
     page_prefixes: ClassVar[tuple[str, ...]] = ("not offered",)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
-        return f"sim::always_false_v<{op.dependent_type}>"
+        return f"sim::always_false_v<{op.cpp.dependent_type}>"
 
     def text(self, op: OpView) -> str:
         return "not available on this target profile"

@@ -126,10 +126,10 @@ def _value_args(op, form, main_explicit: list[str], main_args: list[str]) -> lis
     (TASSIGN<Addr>), else the form's test value, its default, or the first value of its enum."""
     main_values = [t.name for t in op.spec.intrinsic.template if t.kind == "value"]
     given = dict(zip(main_values, main_explicit, strict=False))
-    by_operand = form.main_args_by_operand(main_args)
+    by_operand = form.test.main_args_by_operand(main_args)
     out = []
     for t in (t for t in form.template if t.kind == "value"):
-        out.append(given.get(t.name) or by_operand.get(t.operand or "") or form.template_value(t.name))
+        out.append(given.get(t.name) or by_operand.get(t.operand or "") or form.test.template_value(t.name))
     return out
 
 
@@ -189,7 +189,7 @@ def program(profile: str) -> tuple[str, int, list[str]]:
                 # The test plan's call passes the tmp (TPRELU), so it resolves to the form that names
                 # it, which is checked below.
                 continue
-            args = case.call.args if form.index == 0 else form.test_call_args(case.call.args)
+            args = case.call.args if form.index == 0 else form.test.call_args(case.call.args)
             dispatch = UPSTREAM.get((op.name, shape)) or dict(OURS[op.name])[shape]
             values = _value_args(op, form, case.call.template_args, case.call.args)
             impl, targs, ids = _expected(dispatch, form, args, values)
@@ -201,17 +201,17 @@ def program(profile: str) -> tuple[str, int, list[str]]:
                 own = rv.rule.legalise(own)
             lines += [f"        {MACROS.tile(t)}" for t in own.values() if t not in case.tiles]
             if form.value_output:
-                lines.append(f"        {MACROS.tile(form.value_tile(case.tiles))}")
+                lines.append(f"        {MACROS.tile(form.test.value_tile(case.tiles))}")
             tiles = {t.name: t for t in case.tiles}
-            for tmp in form.own_tiles:  # a scratch tile the case has (TPRELU's tmp) keeps its shape
+            for tmp in form.test.own_tiles:  # a scratch tile the case has (TPRELU's tmp) keeps its shape
                 like = tiles.get(tmp.removesuffix(f"_f{form.index}"), dst)
                 lines.append(f"        {like.type_name} {tmp};")
-            lines += [f"        {tiles[st['like']].type_name} {st['name']};" for st in form.scalar_tiles]
+            lines += [f"        {tiles[st['like']].type_name} {st['name']};" for st in form.test.scalar_tiles]
             explicit = f"<{', '.join(values)}>" if values else ""
             if form.index and op.spec.intrinsic.overloads[form.index - 1].test_template_args:
                 # value parameters after type parameters (TSTORE's atomicType): spell the types too
                 types = {x.name: f"decltype({x.name})" for x in case.tiles + case.globals}
-                explicit = f"<{', '.join(form.test_template_args(case.call.template_args, types))}>"
+                explicit = f"<{', '.join(form.test.template_args(case.call.template_args, types))}>"
             lines.append("        stub::calls.clear();")
             lines.append(f"        {op.name}{explicit}({', '.join(args)});")
             what = f'"{op.name} form {form.index}"'

@@ -221,7 +221,6 @@ def _jinja_name(node: jinja2.nodes.Node) -> str:
     return "(...)"
 
 
-@pytest.mark.xfail(strict=False, reason="templates still read op.spec until the lowering split lands")
 def test_templates_see_views_only() -> None:
     offending = template_spec_reads(TEMPLATES)
     assert not offending, (

@@ -38,11 +38,11 @@ def test_every_op_names_a_registered_kind() -> None:
 
 
 def test_reduction_math_comes_from_the_expression() -> None:
-    assert op("trowsum").math == r"\mathrm{dst}_{i,0} = \sum_{j} \mathrm{src}_{i,j}"
-    assert op("tcolmax").math == r"\mathrm{dst}_{0,j} = \max_{i} \mathrm{src}_{i,j}"
-    assert op("trowsum").numpy_expr == "rm.fold_add(src, axis=1)"
-    assert op("tcolmax").numpy_expr == "rm.fold_maximum(src, axis=0)"
-    assert op("tabs").math == r"\mathrm{dst}_{i,j} = \mathrm{abs}(\mathrm{src}_{i,j})"
+    assert op("trowsum").doc.math == r"\mathrm{dst}_{i,0} = \sum_{j} \mathrm{src}_{i,j}"
+    assert op("tcolmax").doc.math == r"\mathrm{dst}_{0,j} = \max_{i} \mathrm{src}_{i,j}"
+    assert op("trowsum").test.numpy_expr == "rm.fold_add(src, axis=1)"
+    assert op("tcolmax").test.numpy_expr == "rm.fold_maximum(src, axis=0)"
+    assert op("tabs").doc.math == r"\mathrm{dst}_{i,j} = \mathrm{abs}(\mathrm{src}_{i,j})"
 
 
 def test_one_argument_max_reduces_and_two_arguments_compare() -> None:

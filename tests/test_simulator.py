@@ -15,7 +15,7 @@ from .compilers import COMPILERS, require
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = Layout.make(root=ROOT)
-OPS = sorted(runner.load_manifest(LAYOUT)["ops"])
+OPS = sorted(runner.load_manifest(LAYOUT).ops)
 # Ops with no compile-time rule under any profile (TPREFETCH_ASYNC's pages state none a compiler can
 # check): only their legal twins compile. test_every_rule_has_a_failing_case keeps rules covered.
 NO_STATIC_RULES = {"tprefetch_async"}
@@ -65,9 +65,9 @@ def test_every_rule_has_a_failing_case() -> None:
     project = ProjectView(load_specs(ROOT / "specs", ROOT))
     manifest = runner.load_manifest(LAYOUT)
     for op in project.ops:
-        entry = manifest["ops"][op.spec.short]
-        cases = {(c["profile"], c["rule"]) for c in entry["compile"] if c["must_fail"]}
-        fails = {(c["profile"], c["rule"]) for c in entry["runtime_fail"]}
+        entry = manifest.ops[op.spec.short]
+        cases = {(c.profile, c.rule) for c in entry.compile if c.must_fail}
+        fails = {(c.profile, c.rule) for c in entry.runtime_fail}
         for p in project.profiles:
             for rv in op.rules_for(p.name, static=True):
                 assert (p.name, rv.id) in cases, f"{op.spec.mnemonic}: rule {rv.id} on {p.name} has no test"

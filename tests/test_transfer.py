@@ -70,6 +70,7 @@ def test_nz_global_tensor_maps_the_matrix_as_fractal_blocks(tmp_path: Path) -> N
     import numpy as np
 
     from ptogen.opkinds.transfer import global_addresses
+    from ptogen.testing.manifest import GlobalShape
 
     from .compilers import COMPILERS, require
 
@@ -86,10 +87,10 @@ def test_nz_global_tensor_maps_the_matrix_as_fractal_blocks(tmp_path: Path) -> N
     # (i, j) -> block j // 8 (256 apart), row i (8 apart), column j % 8
     want = [0 * 256 + 0 * 8 + 0, 7, 256, 8, 17 * 8 + 3, 256 + 31 * 8 + 7]
     assert out == ["32", "16", *map(str, want)]
-    g = {"layout": "NZ", "shape": [1, 2, 2, 16, 8], "strides": [512, 256, 128, 8, 1]}
+    g = GlobalShape(32, 16, 0, "NZ", [1, 2, 2, 16, 8], [512, 256, 128, 8, 1], 512)
     addr = global_addresses(g, 32, 16)
     assert [int(addr[i, j]) for i, j in [(0, 0), (0, 7), (0, 8), (1, 0), (17, 3), (31, 15)]] == want
     assert sorted(addr.ravel().tolist()) == list(range(512))  # a permutation of the buffer
-    nd = {"layout": "ND", "shape": [2, 1, 1, 4, 3], "strides": [20, 20, 20, 5, 1]}
+    nd = GlobalShape(8, 3, 5, "ND", [2, 1, 1, 4, 3], [20, 20, 20, 5, 1], 40)
     assert global_addresses(nd, 8, 3)[5, 2] == 1 * 20 + 1 * 5 + 2  # row 5 = outer index 1, row 1
     assert np.array_equal(global_addresses(nd, 4, 3), np.arange(4)[:, None] * 5 + np.arange(3))

@@ -12,8 +12,10 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any
 
+from ..opkinds.base import fixed_type
+
 if TYPE_CHECKING:
-    from .views import FormView
+    from ..kind_api import FormViewAPI
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +48,7 @@ class Call:
         return f"{macro}({', '.join(head + self.args)})"
 
 
-def resolve(form: FormView) -> Call:
+def resolve(form: FormViewAPI) -> Call:
     """The form's dispatch with its defaults filled in."""
     d = form.dispatch_spec
     values = [t.name for t in form.template if t.kind == "value"]
@@ -157,18 +159,7 @@ class Adapter:
         )
 
 
-def fixed_type(form: FormView, expr: str) -> str:
-    """The type of a constant template argument the intrinsic fixes: its enum when it is one of
-    targets.yaml's enumerators (`AtomicType::AtomicNone`), so that the adapter is the same function
-    as that of a declaration passing a parameter of that enum there; else `auto`."""
-    m = re.fullmatch(r"(\w+)::(\w+)", expr.strip())
-    enums = {e.name: e for e in form.op.targets.enums}
-    if m and m.group(1) in enums and m.group(2) in enums[m.group(1)].values:
-        return m.group(1)
-    return "auto"
-
-
-def adapter(form: FormView) -> Adapter | None:
+def adapter(form: FormViewAPI) -> Adapter | None:
     """The `_IMPL` adapter a form needs in the CPU backend, or None when it dispatches to another
     op's implementation (that op's own form provides the function)."""
     call = resolve(form)

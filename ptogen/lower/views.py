@@ -1,18 +1,20 @@
-"""Decisions the templates need, derived from a validated spec set.
+"""The op view: the semantic core of each op that every output is derived from.
 
-Templates only spell text; everything that is decided (which rules apply to a profile, how an
-operand is spelled in C++, which op comes before which) is computed here.
+Templates only spell text; what is decided about an op (which rules a profile enforces, the dtype
+combinations, its forms and their dispatch, which op comes before which) is computed here. How
+each output spells it lives in its own module, reached from the view: C++ in `cpp.py`
+(`op.cpp`), page text in `docs.py` (`op.doc`), test calls and the golden's numpy in
+`testcalls.py` (`op.test`, `form.test`). Those modules, the op kinds and the test planner see
+this view through the protocols of `kind_api`; templates see views only, never the spec model.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import posixpath
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 from ..errors import located
+from ..kind_api import EnumCase, EnumView
 from ..opkinds import KINDS, OpKind
 from ..rules import Rule
 from ..spec import expr as semantics
@@ -20,6 +22,7 @@ from ..spec.load import LoadedOp, SpecSet
 from ..spec.model import (
     Dispatch,
     InstructionSetDef,
+    Intrinsic,
     Operand,
     OpSpec,
     Param,
@@ -28,6 +31,9 @@ from ..spec.model import (
     TemplateParam,
 )
 from . import dispatch as dispatching
+from .cpp import OpCpp, tparam_decl
+from .docs import OpDoc
+from .testcalls import FormTestView, OpTestView
 
 
 @dataclass(frozen=True)
@@ -81,20 +87,6 @@ class RuleView:
         return f"{self.index:02d}_{self.rule.kind}{suffix}"
 
 
-@dataclass(frozen=True)
-class EnumCase:
-    value: str
-    cpp: str
-    numpy: str
-
-
-@dataclass(frozen=True)
-class EnumView:
-    name: str
-    params: list[str]
-    cases: list[EnumCase]
-
-
 def enum_views(specs: SpecSet) -> list[EnumView]:
     """Enums whose values carry semantics, with each case rendered for C++ and numpy."""
     out = []
@@ -130,6 +122,23 @@ class OpView:
         self._rules_for_memo: dict[tuple[str, bool | None], list[RuleView]] = {}
         self._combos_memo: dict[tuple[str, tuple[tuple[str, str], ...]], list[dict[str, str]]] = {}
 
+    # ------------------------------------------------------------------ outputs
+    # The spellings of each output live in their own modules and see this view's semantic core.
+    @cached_property
+    def cpp(self) -> OpCpp:
+        """C++ spellings (lower/cpp.py)."""
+        return OpCpp(self)
+
+    @cached_property
+    def doc(self) -> OpDoc:
+        """Doc-page text (lower/docs.py)."""
+        return OpDoc(self)
+
+    @cached_property
+    def test(self) -> OpTestView:
+        """The golden reference's numpy (lower/testcalls.py)."""
+        return OpTestView(self)
+
     def context(self, what: str):  # type: ignore[no-untyped-def]
         """Errors raised inside name this op's spec file and line (see errors.located)."""
         line = self.loaded.source.line_of(("mnemonic",)) or 1
@@ -142,13 +151,54 @@ class OpView:
         return KINDS[self.spec.semantics.kind]
 
     @property
+    def mnemonic(self) -> str:
+        return self.spec.mnemonic
+
+    @property
+    def domain(self) -> str:
+        """The operand the op iterates over and (unless it only reads it: a hint) writes."""
+        return self.spec.semantics.domain
+
+    @property
+    def operands(self) -> list[Operand]:
+        return list(self.spec.operands)
+
+    def operand(self, name: str) -> Operand:
+        return self.spec.operand(name)
+
+    @property
+    def inputs(self) -> list[Operand]:
+        """The main declaration's inputs."""
+        return list(self.spec.inputs)
+
+    @property
+    def intrinsic(self) -> Intrinsic | None:
+        """The C++ intrinsic (None: a vector op, spelled by the vector header)."""
+        return self.spec.intrinsic
+
+    @property
+    def expr_source(self) -> str:
+        """The spec's text of the element semantics (`semantics.expr`), as generated comments quote it."""
+        return self.spec.semantics.expr
+
+    @property
+    def extra_output_sources(self) -> dict[str, str]:
+        """The spec's text of each extra output's semantics (a lane op's carry mask)."""
+        return dict(self.spec.semantics.extra_outputs)
+
+    @property
+    def inactive_lanes(self) -> str | None:
+        """What a vector op's inactive lanes hold: "zero" or "preserve" (the incoming destination)."""
+        return self.spec.semantics.inactive_lanes
+
+    @property
     def is_vector(self) -> bool:
         return self.kind.lanes
 
     @property
     def result_operands(self) -> list[str]:
         """Operands the op writes: its domain, then a lane op's extra outputs."""
-        return [self.spec.semantics.domain, *self.spec.semantics.extra_outputs]
+        return [self.domain, *self.spec.semantics.extra_outputs]
 
     @property
     def name(self) -> str:
@@ -166,10 +216,6 @@ class OpView:
         return f"docs/isa/{self.iset.doc_dir}/{self.spec.short}.md"
 
     @property
-    def index_link(self) -> str:
-        return posixpath.relpath(f"docs/isa/{self.iset.index_page}", posixpath.dirname(self.doc_path))
-
-    @property
     def ref_doc_path(self) -> str:
         return f"docs/isa/{self.upper}.md"
 
@@ -183,75 +229,14 @@ class OpView:
         return bool(self.adapters)
 
     # ------------------------------------------------------------------ C++ types of operands
-    def cpp_type(self, operand: str) -> str:
-        """The C++ type of an operand inside check/verify functions."""
-        if self.spec.intrinsic is None:
-            return f"V_{operand}"
-        if operand == self.spec.intrinsic.tmp_in_events:
-            return "TmpT"
-        for p in self.spec.intrinsic.params:
-            if p.operand == operand:
-                return p.type or p.value_type or f"typename {p.dtype_of}::DType"
-        raise KeyError(operand)
-
-    def dtype_expr(self, operand: str) -> str:
-        """C++ spelling of an operand's element type inside the check function."""
-        if self.spec.operand(operand).kind == "scalar":
-            return self.cpp_type(operand)
-        return f"typename {self.cpp_type(operand)}::DType"
-
-    @property
-    def check_template(self) -> list[str]:
-        """Template parameter declarations of the profile check function."""
-        if self.spec.intrinsic is None:
-            return [f"typename V_{o.name}" for o in self.spec.operands if o.kind == "vreg"]
-        return [_tparam_decl(t.kind, t.name, t.type) for t in self.spec.intrinsic.template]
-
-    @property
-    def check_args(self) -> list[str]:
-        """Arguments that instantiate the check function from the intrinsic's scope."""
-        if self.spec.intrinsic is None:
-            return ["vreg<T, N>" for o in self.spec.operands if o.kind == "vreg"]
-        return [f"{t.name}..." if t.kind == "pack" else t.name for t in self.spec.intrinsic.template]
-
-    @property
-    def verify_types(self) -> list[str]:
-        """Distinct template types of the tile operands, for the run-time verify function."""
-        out: list[str] = []
-        for o in self.tiles:
-            t = self.cpp_type(o)
-            if t not in out:
-                out.append(t)
-        return out
-
-    @property
-    def dependent_type(self) -> str:
-        """A type template parameter, to make an always-false static_assert dependent."""
-        if self.spec.intrinsic is None:
-            return self.check_args[0]
-        return next(t.name for t in self.spec.intrinsic.template if t.kind == "typename")
-
-    def _arg_name(self, operand: str) -> str:
-        by_operand = {p.operand: p.name for p in self.spec.intrinsic.params} if self.spec.intrinsic else {}
-        return by_operand.get(operand, operand)
-
-    @property
-    def verify_args(self) -> list[str]:
-        return [self._arg_name(o) for o in self.tiles]
-
-    @property
-    def impl_args(self) -> list[str]:
-        """Arguments of the simulator implementation: the domain operand, then what the math reads."""
-        return [self._arg_name(n) for n in (self.spec.semantics.domain, *self.read_operands)]
-
     @property
     def read_operands(self) -> list[str]:
         """Operands the math reads other than the destination (which it may also read: in/out ops)."""
-        return [n for n in self.value_operands if n != self.spec.semantics.domain]
+        return [n for n in self.value_operands if n != self.domain]
 
     @property
     def reads_domain(self) -> bool:
-        return self.spec.semantics.domain in self.value_operands
+        return self.domain in self.value_operands
 
     @property
     def mask_name(self) -> str:
@@ -263,66 +248,11 @@ class OpView:
         return self.loaded.extra_exprs
 
     @property
-    def vector_outputs(self) -> list[dict[str, str]]:
-        """Results of a vector op: the domain first, then extra outputs, with their C++ and numpy math."""
-        if not self.kind.lanes:
-            return []
-        outs = [(self.spec.semantics.domain, self.loaded.expr)] + list(self.extra_exprs.items())
-        return [
-            {
-                "name": name,
-                "kind": self.spec.operand(name).kind,
-                "type": "pto::vreg<T, N>" if self.spec.operand(name).kind == "vreg" else "pto::mask<N>",
-                "cpp": self.cpp_of(node),
-                "numpy": semantics.to_numpy(node, self.enums_of),
-            }
-            for name, node in outs
-        ]
-
-    @property
-    def vector_return(self) -> str:
-        types = [o["type"] for o in self.vector_outputs]
-        return types[0] if len(types) == 1 else f"std::tuple<{', '.join(types)}>"
-
-    @property
-    def vector_params(self) -> list[str]:
-        """Parameters of a vector op's C++ function, in operand order (dst first when merged)."""
-        params = []
-        if self.spec.semantics.inactive_lanes == "preserve":
-            params.append(f"const vreg<T, N>& {self.spec.semantics.domain}_in")
-        for o in self.spec.operands:
-            if o.role == "dst":
-                continue
-            spelled = {"vreg": "const vreg<T, N>&", "scalar": "T", "mask": "const mask<N>&"}[o.kind]
-            params.append(f"{spelled} {o.name}")
-        return params
-
-    def element_at(self, operand: str) -> tuple[str, str]:
-        """Row and column (C++, over loop indices r and c) of the element a tile operand supplies."""
-        broadcast = self.spec.operand(operand).broadcast
-        return {"per_row": ("r", "0"), "per_col": ("0", "c")}.get(broadcast or "", ("r", "c"))
-
-    @property
     def impl_returns(self) -> str:
         """What the backend's `_IMPL` returns: nothing, unless the intrinsic hands back its result
         (an asynchronous op's `comm::AsyncEvent`); a `RecordEvent` is made by the intrinsic itself."""
         intr = self.spec.intrinsic
         return "void" if intr is None or intr.returns == "RecordEvent" else intr.returns
-
-    @property
-    def flat_runs(self) -> bool:
-        """Whether the simulator walks a valid region spanning whole rows of row-major tiles as one
-        contiguous run: every tile the element math reads is read at (r, c) as a plain element (no
-        broadcast, no packed bits), and the math makes a library call per element. A call-bound loop
-        per row lost up to 1.5x to a single loop (TFMOD, TREM, TEXP on x86-64); vectorised math is
-        as fast or faster per row, so it keeps that loop."""
-        tiles = [n for n in self.value_operands if self.spec.operand(n).kind == "tile"]
-        plain = all(self.element_at(n) == ("r", "c") and not self.spec.operand(n).packed for n in tiles)
-        return plain and any(semantics.uses_function(self.loaded.expr, f) for f in semantics.LIBRARY_CALLS)
-
-    @property
-    def vector_param_names(self) -> list[str]:
-        return [p.rsplit(" ", 1)[1] for p in self.vector_params]
 
     def covers_data_tiles(self, operands: list[str]) -> bool:
         """True when a rule names every tile except scratch and mask tiles (doc wording `TileData`)."""
@@ -332,24 +262,8 @@ class OpView:
         return set(data) <= set(operands)
 
     @property
-    def call_spelling(self) -> str:
-        """How an index page names the main declaration: `TADDS(dst, src, scalar)`, `TSYNC(events...)`."""
-        if self.spec.intrinsic is None:
-            return f"{self.name}({', '.join(o.name for o in self.spec.inputs)})"
-        args = [f"{p.name}..." if p.events else p.name for p in self.spec.intrinsic.params if p.operand]
-        return f"{self.name}({', '.join(args)})"
-
-    @property
     def tiles(self) -> list[str]:
         return [o.name for o in self.spec.operands if o.kind in ("tile", "vreg")]
-
-    @property
-    def doc_inputs(self) -> list[Operand]:
-        """Rows of the Inputs table: the main declaration's inputs, then those only overloads take."""
-        out = list(self.spec.inputs)
-        for form in self.forms[1:]:
-            out += [o for o in form.own if o.name not in {x.name for x in out}]
-        return out
 
     @property
     def value_forms(self) -> list[FormView]:
@@ -412,8 +326,8 @@ class OpView:
         return RuleView(
             rule,
             index,
-            [self.cpp_type(o) for o in operands],
-            [self.dtype_expr(o) for o in operands],
+            [self.cpp.type_of(o) for o in operands],
+            [self.cpp.dtype_of(o) for o in operands],
             cpp,
             asm,
             self,
@@ -542,43 +456,7 @@ class OpView:
                 variants.append({**self.default_values, **w})
         return variants
 
-    def rule_groups(self) -> list[tuple[str | None, list[RuleView]]]:
-        """Doc grouping: (None, common rules) and (profile, its own rules) in first-appearance order."""
-        groups: dict[str | None, list[RuleView]] = {}
-        for rv in self.rules:
-            keys = [None] if rv.rule.profiles is None else list(rv.rule.profiles)
-            for key in keys:
-                groups.setdefault(key, []).append(rv)
-        for pc in self.spec.prose_constraints:  # a profile with prose constraints only (TPREFETCH_ASYNC)
-            for key in pc.profiles or []:
-                groups.setdefault(key, [])
-        return list(groups.items())
-
-    def prose_for(self, profile: str | None) -> list[str]:
-        return [
-            pc.text
-            for pc in self.spec.prose_constraints
-            if (pc.profiles is None and profile is None)
-            or (profile is not None and profile in (pc.profiles or []))
-        ]
-
     # ------------------------------------------------------------------ semantics
-    @property
-    def math(self) -> str:
-        """LaTeX of the semantics; the op kind supplies the index notation (or the whole math)."""
-        own = self.kind.math(self)
-        return own if own is not None else self.math_of(self.loaded.expr)
-
-    def math_of(self, expr: semantics.Node) -> str:
-        dst = self.spec.semantics.domain
-        lhs = rf"\mathrm{{{dst}}}_{{{self.kind.result_index(self)}}}"
-        return f"{lhs} = {semantics.to_latex(expr, self._latex_ref, self.kind.reduce_index(self))}"
-
-    def _latex_ref(self, name: str) -> str:
-        kind = self.spec.operand(name).kind
-        index = self.kind.operand_index(self, name)
-        return rf"\mathrm{{{name}}}" + (f"_{{{index}}}" if kind in ("tile", "vreg", "global") else "")
-
     @property
     def enums_of(self) -> dict[str, str]:
         """Attribute operand -> its enum."""
@@ -586,27 +464,12 @@ class OpView:
 
     @property
     def compute_operand(self) -> str:
-        return self.spec.semantics.compute or self.spec.semantics.domain
-
-    @property
-    def cpp_expr(self) -> str:
-        return self.cpp_of(self.loaded.expr)
-
-    @property
-    def numpy_expr(self) -> str:
-        return self.numpy_of(self.loaded.expr)
-
-    def cpp_of(self, expr: semantics.Node) -> str:
-        """C++ of an expression over `<operand>_v` element values in the compute type `C`."""
-        return semantics.to_cpp(expr, lambda n: f"{n}_v", "C", self.enums_of, self.varying_operands)
+        return self.spec.semantics.compute or self.domain
 
     @property
     def varying_operands(self) -> frozenset[str]:
         """Operands whose element value changes across the iteration domain (tiles, vregs, masks)."""
         return frozenset(o.name for o in self.spec.operands if o.kind not in ("scalar", "attr"))
-
-    def numpy_of(self, expr: semantics.Node) -> str:
-        return semantics.to_numpy(expr, self.enums_of, self.kind.reduce_axis(self))
 
     @property
     def applied_enums(self) -> list[EnumView]:
@@ -640,6 +503,11 @@ class FormView:
     own: list[Operand]  # operands only this form takes
     test_args: dict[str, str]
 
+    @cached_property
+    def test(self) -> FormTestView:
+        """How a test kernel calls this form (lower/testcalls.py)."""
+        return FormTestView(self)
+
     def _param_of(self, operand: str) -> Param:
         return next(p for p in self.params if p.operand == operand)
 
@@ -654,22 +522,6 @@ class FormView:
             return carrier.name
         p = self._param_of(operand)
         return f"{p.name}.data()[0]" if p.from_tile else p.name  # element (0, 0) in every layout
-
-    @property
-    def scalar_tiles(self) -> list[dict[str, str]]:
-        """Parameters passing a scalar operand as a tile: the name of the test's tile (`<param>_f<k>`),
-        the main call's argument it carries and the tile operand whose type and data it copies (the
-        one whose element type types the scalar in the main declaration)."""
-        intr = self.op.spec.intrinsic
-        assert intr is not None
-        out = []
-        for p in self.params:
-            if not p.from_tile:
-                continue
-            main = next(q for q in intr.params if q.operand == p.operand)
-            like = next(q.operand for q in intr.params if q.type is not None and q.type == main.dtype_of)
-            out.append({"name": f"{p.operand}_f{self.index}", "operand": str(p.operand), "like": str(like)})
-        return out
 
     def carrier(self, operand: str) -> TemplateParam | None:
         """The value template parameter carrying an operand in this form (TASSIGN<Addr>), if any."""
@@ -704,7 +556,7 @@ class FormView:
         intr = self.op.spec.intrinsic
         assert intr is not None
         if self.index == 0:
-            return [self.op.check_args]
+            return [self.op.cpp.check_args]
         pack = next((t.name for t in self.template if t.kind == "pack"), None)
         tmp = intr.tmp_in_events
         # A form that names the tmp the main form takes at the head of its pack passes it there.
@@ -770,7 +622,7 @@ class FormView:
 
     @property
     def own_check_template(self) -> list[str]:
-        return [_tparam_decl(t.kind, t.name, t.type) for t in self.template if t.kind != "pack"]
+        return [tparam_decl(t.kind, t.name, t.type) for t in self.template if t.kind != "pack"]
 
     @property
     def own_check_args(self) -> list[str]:
@@ -784,7 +636,7 @@ class FormView:
     def impl_args(self) -> list[str]:
         value = [self._param_of(self.value_output).name] if self.value_output else []
         reads = [self.arg(n) for n in self.op.read_operands]
-        return [self.arg(self.op.spec.semantics.domain), *value, *reads]
+        return [self.arg(self.op.domain), *value, *reads]
 
     @property
     def forward_targs(self) -> list[str]:
@@ -798,85 +650,16 @@ class FormView:
         last = self.params[-1] if self.params else None
         return last.name if last is not None and last.events and last.operand is None else ""
 
-    def test_call_args(self, main_args: list[str]) -> list[str]:
-        """Arguments that call this form with the values a test passes to the main form (whose
-        non-pack parameters `main_args` follows); own tiles are `<name>_f<index>` scratch tiles."""
-        intr = self.op.spec.intrinsic
-        assert intr is not None
-        by_operand = self.main_args_by_operand(main_args)
-        own = {o.name: o for o in self.own}
-        out = []
-        for p in self.params:
-            if p.events:
-                continue
-            name = str(p.operand)
-            if p.from_tile or (name in self.extra_tiles and name not in own):  # a tile the test declares
-                out.append(f"{name}_f{self.index}")
-            elif name in own:
-                out.append(f"{name}_f{self.index}" if own[name].kind == "tile" else self.test_args[name])
-            else:
-                out.append(by_operand[name])
-        return out
-
-    def main_args_by_operand(self, main_args: list[str]) -> dict[str, str]:
-        """The main call's arguments (`main_args`, its non-pack parameters in order) by operand."""
-        intr = self.op.spec.intrinsic
-        assert intr is not None
-        return dict(zip([str(p.operand) for p in intr.params if not p.events], main_args, strict=False))
-
     @property
     def expr(self) -> semantics.Node | None:
         """This form's own element semantics, or None when it computes what the main form does."""
         return self.op.loaded.form_exprs.get(self.index)
 
-    def template_value(self, name: str) -> str:
-        """The value generated tests pass for one of this form's value template parameters: the
-        overload's `test_template_args`, else its default, else the first value of its enum."""
+    @property
+    def expr_source(self) -> str | None:
+        """The spec's text of this form's own element semantics (None: the main form's)."""
         intr = self.op.spec.intrinsic
-        given = intr.overloads[self.index - 1].test_template_args if intr is not None and self.index else {}
-        t = next(t for t in self.template if t.name == name)
-        if name in given:
-            return given[name]
-        if t.default is not None:
-            return str(t.default)
-        return f"{t.type}::{next(e.values[0] for e in self.op.targets.enums if e.name == t.type)}"
-
-    def test_template_args(
-        self, main_explicit: list[str], type_names: dict[str, str], main_args: list[str] | None = None
-    ) -> list[str]:
-        """Explicit template arguments of a test call of this form: the main form's explicit values
-        (`main_explicit`) for the value parameters it shares, the test values of its own, and, where
-        a value parameter follows type parameters (TSTORE's `atomicType`), those types too, spelled
-        by `type_names` (operand -> C++ type). Empty when every value parameter may be deduced or
-        defaulted and the main form passes none; the main form's explicit values unchanged when the
-        form states no test values of its own."""
-        intr = self.op.spec.intrinsic
-        assert intr is not None
-        main_values = [t.name for t in intr.template if t.kind == "value"]
-        given = dict(zip(main_values, main_explicit, strict=False))
-        intr_own = dict(intr.overloads[self.index - 1].test_template_args) if self.index else {}
-        by_operand = self.main_args_by_operand(main_args or [])
-        for t in self.template:  # an operand the main form passes as an argument (TASSIGN<Addr>)
-            if t.operand is not None and t.operand in by_operand:
-                intr_own[t.name] = by_operand[t.operand]
-        if not intr_own:  # the form takes the main form's explicit values as they are
-            return list(main_explicit)
-        last = max(
-            (
-                i
-                for i, t in enumerate(self.template)
-                if t.kind == "value" and (t.name in given or t.name in intr_own)
-            ),
-            default=-1,
-        )
-        out = []
-        for t in self.template[: last + 1]:
-            if t.kind == "value":
-                out.append(given.get(t.name) or intr_own.get(t.name) or self.template_value(t.name))
-            else:
-                holder = next(p for p in self.params if p.type == t.name and not p.events)
-                out.append(type_names[str(holder.operand)])
-        return out
+        return intr.overloads[self.index - 1].expr if intr is not None and self.index else None
 
     @property
     def own_result(self) -> bool:
@@ -896,22 +679,10 @@ class FormView:
         own = self.expr is not None or self.value_output is not None
         return f"{self.op.name}_impl" + (f"_f{self.index}" if own else "")
 
-    def value_tile(self, tiles: list[Any]) -> Any:
-        """Test declaration of the value output: the destination's shape, the source's element type."""
-        by_name = {t.name: t for t in tiles}
-        dst = by_name[self.op.spec.semantics.domain]
-        src = by_name[self.op.kind.region_source(self.op)]
-        return dataclasses.replace(dst, name=f"{self.value_output}_f{self.index}", dtype=src.dtype)
-
     @property
     def cpp_expr(self) -> str:
         assert self.expr is not None
-        return self.op.cpp_of(self.expr)
-
-    @property
-    def numpy_expr(self) -> str:
-        assert self.expr is not None
-        return self.op.numpy_of(self.expr)
+        return self.op.cpp.expr_of(self.expr)
 
     @property
     def own_params(self) -> list[str]:
@@ -921,13 +692,6 @@ class FormView:
             for o in self.own
             if o.name != self.value_output and self.carrier(o.name) is None
         ]
-
-    @property
-    def own_tiles(self) -> list[str]:
-        """Scratch tiles a test passes to this form (the value output is declared on its own)."""
-        tiles = [o.name for o in self.own if o.kind == "tile" and o.name != self.value_output]
-        tiles += [t for t in self.extra_tiles if t not in tiles and t != self.value_output]
-        return [f"{name}_f{self.index}" for name in tiles]
 
     @property
     def enable_if(self) -> str:
@@ -1000,16 +764,12 @@ class OpRef:
     iset: InstructionSetDef
 
     @property
+    def mnemonic(self) -> str:
+        return self.spec.mnemonic
+
+    @property
     def link(self) -> str:
         return f"./{self.spec.short}.md"
-
-
-def _tparam_decl(kind: str, name: str, vtype: str | None) -> str:
-    if kind == "pack":
-        return f"typename... {name}"
-    if kind == "value":
-        return f"{vtype} {name}"
-    return f"typename {name}"
 
 
 class ProjectView:

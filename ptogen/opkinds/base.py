@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -10,7 +11,7 @@ from ..spec.expr import Node, has_reduction, uses_function
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..lower.views import FormView, OpView, ProjectView
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
     from ..spec.model import OpSpec
     from ..testing.golden import Check, GoldenContext
     from ..testing.plan import OpTests
@@ -116,43 +117,43 @@ class OpKind:
         """Whether an overload may add an output holding the source value at each picked index."""
         return False
 
-    def region_source(self, op: OpView) -> str:
+    def region_source(self, op: OpViewAPI) -> str:
         """The source tile whose valid region the op walks (reductions: the one their term reads)."""
         return self.region(op)
 
-    def region(self, op: OpView) -> str:
+    def region(self, op: OpViewAPI) -> str:
         """The tile whose valid region the op iterates (the destination, unless the kind says)."""
         return op.spec.semantics.domain
 
-    def math(self, op: OpView) -> str | None:
+    def math(self, op: OpViewAPI) -> str | None:
         """LaTeX of the op's semantics when the kind does not write it as `dst = expr` (a binding)."""
         return None
 
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         """LaTeX index of one result element, e.g. `i,j` (tile) or `i` (lane, row reduction)."""
         raise NotImplementedError
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         """LaTeX index of an operand element as the math reads it."""
         raise NotImplementedError
 
-    def reduce_index(self, op: OpView) -> str | None:
+    def reduce_index(self, op: OpViewAPI) -> str | None:
         """LaTeX index a reduction in the expression runs over (None: the kind does not reduce)."""
         return None
 
-    def reduce_axis(self, op: OpView) -> int | None:
+    def reduce_axis(self, op: OpViewAPI) -> int | None:
         """numpy axis a reduction folds over (None: the kind does not reduce)."""
         return None
 
     def tile_shape(
-        self, op: OpView, operand: str, rows: int, cols: int, vr: int, vc: int
+        self, op: OpViewAPI, operand: str, rows: int, cols: int, vr: int, vc: int
     ) -> tuple[int, int, int, int]:
         """(rows, cols, valid rows, valid cols) of a tile operand when the source tile has the
         given shape; element-wise kinds use one shape for every tile."""
         return rows, cols, vr, vc
 
     # ----------------------------------------------------------------- outputs
-    def outputs(self, op: OpView) -> list[Job]:
+    def outputs(self, op: OpViewAPI) -> list[Job]:
         """Files this op contributes besides the project-wide ones (header, checks, indexes): its
         simulator (templates/opkinds/<kind>/sim.hpp.j2), both doc pages and the figure. An op that
         dispatches to another op's `_IMPL` (TRECIP to TDIVS) has no simulator of its own."""
@@ -168,34 +169,34 @@ class OpKind:
     # ----------------------------------------------------------------- header and backend
     unchecked_reason: ClassVar[str] = ""
 
-    def unchecked_when(self, op: OpView, form: FormView) -> str | None:
+    def unchecked_when(self, op: OpViewAPI, form: FormViewAPI) -> str | None:
         """A C++ condition on a form's types under which it runs without the profile's rules (which
         cannot speak about those types), or None: it is always checked."""
         return None
 
-    def sim_targs(self, op: OpView, form: FormView) -> list[str]:
+    def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Template arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""
         return []
 
-    def form_changes_result(self, op: OpView, form: FormView) -> bool:
+    def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         """Whether a form without its own `expr`, called with its test values, computes something
         other than the main form (TSTORE's atomic and ReLU modes); such a form gets its own golden."""
         return False
 
-    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""
         return form.impl_args
 
     # ----------------------------------------------------------------- tests
-    def manifest_extra(self, op: OpView) -> dict[str, Any]:
+    def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         """Facts of the op that this kind's `prepare_cases` needs beyond the common manifest."""
         return {}
 
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         raise NotImplementedError
 
     @staticmethod
-    def dtype_profiles(project: ProjectView, op: OpView) -> list[tuple[str, list[str]]]:
+    def dtype_profiles(project: ProjectViewAPI, op: OpViewAPI) -> list[tuple[str, list[str]]]:
         """Each element type some profile's tests run, in vocabulary order, with those profiles."""
         profiles = [p.name for p in project.profiles]
         order = [d.name for d in project.targets.dtypes]
@@ -217,5 +218,16 @@ class NamesOperand(OpKind):
         return []
 
     @staticmethod
-    def source(op: OpView) -> str:
+    def source(op: OpViewAPI) -> str:
         return str(op.loaded.expr.value)
+
+
+def fixed_type(form: FormViewAPI, expr: str) -> str:
+    """The type of a constant template argument the intrinsic fixes: its enum when it is one of
+    targets.yaml's enumerators (`AtomicType::AtomicNone`), so that the adapter is the same function
+    as that of a declaration passing a parameter of that enum there; else `auto`."""
+    m = re.fullmatch(r"(\w+)::(\w+)", expr.strip())
+    enums = {e.name: e for e in form.op.targets.enums}
+    if m and m.group(1) in enums and m.group(2) in enums[m.group(1)].values:
+        return m.group(1)
+    return "auto"

@@ -29,7 +29,7 @@ from ..testing.plan import (
 from .base import DOMAIN, NamesOperand, PageOp
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView, ProjectView
+    from ..kind_api import OpViewAPI, ProjectViewAPI
     from ..spec.model import OpSpec
 
 # The tile holding the bytes a case binds to (declared by the test, not an operand of the op).
@@ -92,13 +92,13 @@ class Bind(NamesOperand):
         return []
 
     # ----------------------------------------------------------------- math
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         return ""
 
-    def math(self, op: OpView) -> str:
+    def math(self, op: OpViewAPI) -> str:
         obj, addr = op.spec.semantics.domain, self.source(op)
         return (
             rf"\mathrm{{{obj}}}_{{i,j}} = M_{{\mathrm{{{obj}.Loc}}}}\left[\mathrm{{{addr}}} + "
@@ -106,7 +106,7 @@ class Bind(NamesOperand):
         )
 
     # ----------------------------------------------------------------- tests
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         obj, addr = op.spec.semantics.domain, self.source(op)
         first = 0
         for dtype, on in self.dtype_profiles(project, op):
@@ -123,7 +123,9 @@ class Bind(NamesOperand):
             tests.runtime.append(RuntimeKernel(dtype, {obj: dtype, BACKING: dtype}, {}, on, cases))
         self._plan_compile(project, op, tests, obj, addr)
 
-    def _plan_compile(self, project: ProjectView, op: OpView, tests: OpTests, obj: str, addr: str) -> None:
+    def _plan_compile(
+        self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests, obj: str, addr: str
+    ) -> None:
         """Legal calls of every form (a tile at 0, a GlobalTensor at its buffer) and one breaking call
         per rule, each under every profile that has the rule."""
         for p in project.profiles:
@@ -144,7 +146,7 @@ class Bind(NamesOperand):
                     tests.compile.append(
                         CompileCase.legal(f"legal_{low}_f{form.index}", p.name, [tile], call)
                     )
-            for rv in op.rules_for(p.name, static=True) + op.form_rules_for(p.name):
+            for rv in [*op.rules_for(p.name, static=True), *op.form_rules_for(p.name)]:
                 broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), {obj: tile})
                 value = broken.scalar_types[addr]
                 # a form-scoped rule checks the form that takes the address as a template argument
@@ -152,13 +154,13 @@ class Bind(NamesOperand):
                 tests.compile.append(CompileCase.breaking(f"fail_{low}_{rv.id}", p.name, rv, [tile], call))
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
-        obj = gx.op["domain"]
+        obj = gx.op.domain
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            arrays = write_tile_inputs(gx, case, gx.np_type(gx.entry["dtypes"][obj]), data)
-            t, offset = case["tiles"][obj], int(case["attrs"]["offset"])
+        for case in gx.group.cases:
+            arrays = write_tile_inputs(gx, case, gx.np_type(gx.group.dtypes[obj]), data)
+            t, offset = case.tiles[obj], int(case.attrs["offset"])
             # The bound tile's storage is the backing tile's, from the offset on.
-            want = arrays[BACKING][offset : offset + t["rows"] * t["cols"]].copy()
-            label = f"{gx.label} case {case['index']} ({case['label']})"
-            checks.append(same_bits(f"c{case['index']}_{obj}.out", want, label, "bound bytes"))
+            want = arrays[BACKING][offset : offset + t.rows * t.cols].copy()
+            label = f"{gx.label} case {case.index} ({case.label})"
+            checks.append(same_bits(f"c{case.index}_{obj}.out", want, label, "bound bytes"))
         return checks

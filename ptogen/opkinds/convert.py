@@ -34,7 +34,7 @@ from .base import DOMAIN, PageOp
 from .elementwise import COL_MAJOR_SHAPES, ROW_MAJOR_SHAPES, Elementwise, _region_check, case_inputs
 
 if TYPE_CHECKING:
-    from ..lower.views import FormView, OpView, ProjectView
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
 
 SATURATION_ENUM = "SaturationMode"
 Shape = tuple[int, int, int, int, bool]  # rows, cols, valid rows, valid cols, valid shape at run time
@@ -65,17 +65,17 @@ class Convert(Elementwise):
         return []
 
     @staticmethod
-    def source(op: OpView) -> str:
+    def source(op: OpViewAPI) -> str:
         return str(op.loaded.expr.args[0].value)
 
     @staticmethod
-    def rounding(op: OpView) -> Rounding:
+    def rounding(op: OpViewAPI) -> Rounding:
         name = str(op.loaded.expr.value)
         return Rounding(name, op.enums_of[name])
 
     # ----------------------------------------------------------------- backend
     @staticmethod
-    def saturation(form: FormView) -> tuple[str, str] | None:
+    def saturation(form: FormViewAPI) -> tuple[str, str] | None:
         """(parameter, test value) of the form's SaturationMode operand, if it takes one."""
         for o in form.own:
             if o.kind == "attr" and str(o.enum) == SATURATION_ENUM:
@@ -83,15 +83,15 @@ class Convert(Elementwise):
                 return param, form.test_args.get(o.name, "").split("::")[-1]
         return None
 
-    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         sat = self.saturation(form)
         return [*form.impl_args, f"{sat[0]} == {SATURATION_ENUM}::ON" if sat else "true"]
 
-    def form_changes_result(self, op: OpView, form: FormView) -> bool:
+    def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         sat = self.saturation(form)
         return sat is not None and sat[1] != "ON"
 
-    def manifest_extra(self, op: OpView) -> dict[str, Any]:
+    def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         """The rounding attribute, and the overloads judged against their own (unsaturated) golden."""
         return {
             "rounding": self.rounding(op).name,
@@ -99,7 +99,7 @@ class Convert(Elementwise):
         }
 
     # ----------------------------------------------------------------- tests
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.spec.semantics.domain, self.source(op)
         vocab = [d.name for d in project.targets.dtypes]
         untested = {d.name for d in project.targets.dtypes if not d.test_matrix}
@@ -152,7 +152,7 @@ class Convert(Elementwise):
         plan_rule_cases(project, op, tests)
 
     @staticmethod
-    def _rounds(project: ProjectView, s: str, d: str) -> bool:
+    def _rounds(project: ProjectViewAPI, s: str, d: str) -> bool:
         """Whether the rounding mode can change a conversion from s to d."""
         if s == d:
             return False
@@ -164,24 +164,24 @@ class Convert(Elementwise):
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
-        dst = op["domain"]
-        src = next(n for n in op["inputs"] if op["operands"][n] == "tile")
-        dst_type = gx.np_type(gx.entry["dtypes"][dst])
-        src_type = gx.np_type(gx.entry["dtypes"][src])
+        dst = op.domain
+        src = next(n for n in op.inputs if op.operands[n] == "tile")
+        dst_type = gx.np_type(gx.group.dtypes[dst])
+        src_type = gx.np_type(gx.group.dtypes[src])
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            k = case["index"]
+        for case in gx.group.cases:
+            k = case.index
             arrays, scalars, _ = case_inputs(gx, case, data, src_type)
-            t, ts = case["tiles"][dst], case["tiles"][src]
-            vr, vc = t["valid_rows"], t["valid_cols"]
-            before = logical(arrays[dst].copy(), t["rows"], t["cols"], t["layout"])
-            values = logical(arrays[src], ts["rows"], ts["cols"], ts["layout"])[:vr, :vc]
-            mode = case["attrs"][op["rounding"]]
-            label = f"{gx.label} case {k} ({case['label']})"
+            t, ts = case.tiles[dst], case.tiles[src]
+            vr, vc = t.valid_rows, t.valid_cols
+            before = logical(arrays[dst].copy(), t.rows, t.cols, t.layout)
+            values = logical(arrays[src], ts.rows, ts.cols, ts.layout)[:vr, :vc]
+            mode = case.attrs[op.extra["rounding"]]
+            label = f"{gx.label} case {k} ({case.label})"
             want = refconvert.convert(np.ascontiguousarray(values), dst_type, mode, saturate=True)
             checks.append(_region_check(f"c{k}_{dst}.out", t, want, before, label, scalars, dst_type, op))
-            if case is gx.entry["cases"][0]:
-                for form in op.get("unsaturated_forms", []):
+            if case is gx.group.cases[0]:
+                for form in op.extra.get("unsaturated_forms", []):
                     off = refconvert.convert(np.ascontiguousarray(values), dst_type, mode, saturate=False)
                     what = f"{label}, overload {form} (no saturation)"
                     checks.append(

@@ -19,6 +19,7 @@ from ..testing.golden import (
     logical,
     within,
 )
+from ..testing.manifest import CaseEntry, OpManifest, TileShape
 from ..testing.plan import (
     OpTests,
     RuntimeCase,
@@ -40,7 +41,7 @@ from ..testing.results import Outcome
 from .base import FALLBACK, OpKind, PageOp
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView, ProjectView
+    from ..kind_api import OpViewAPI, ProjectViewAPI
 
 # Shapes that matter: full, partial static valid region, non-square and not a power of two,
 # valid region given at run time. (rows, cols, valid_rows, valid_cols, dynamic)
@@ -57,7 +58,7 @@ COL_MAJOR_SHAPES = [
 ]
 
 
-def plan_runtime_groups(project: ProjectView, op: OpView, tests: OpTests) -> None:
+def plan_runtime_groups(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     profiles = [p.name for p in project.profiles]
     order = [d.name for d in project.targets.dtypes]
     for variant in op.value_variants:
@@ -99,7 +100,7 @@ def plan_runtime_groups(project: ProjectView, op: OpView, tests: OpTests) -> Non
                     tests.runtime.append(RuntimeKernel(name, dtypes, variant, group, cases, dict(ranges)))
 
 
-def input_ranges(op: OpView, profile: str, combo: dict[str, str]) -> dict[str, tuple[float, float]]:
+def input_ranges(op: OpViewAPI, profile: str, combo: dict[str, str]) -> dict[str, tuple[float, float]]:
     """The ranges the profile's run-time rules demand of the inputs of this dtype combination."""
     out: dict[str, tuple[float, float]] = {}
     for rv in op.rules_for(profile, static=False):
@@ -112,8 +113,8 @@ def input_ranges(op: OpView, profile: str, combo: dict[str, str]) -> dict[str, t
 
 
 def _runtime_cases(
-    project: ProjectView,
-    op: OpView,
+    project: ProjectViewAPI,
+    op: OpViewAPI,
     dtypes: dict[str, str],
     variant: dict[str, str],
     layout: str,
@@ -173,15 +174,15 @@ class Elementwise(OpKind):
         # recognise their own pages).
         return None if page.vector else FALLBACK
 
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         broadcast = op.spec.operand(operand).broadcast
         return {"per_row": "i,0", "per_col": "0,j"}.get(broadcast or "", "i,j")
 
     def tile_shape(
-        self, op: OpView, operand: str, rows: int, cols: int, vr: int, vc: int
+        self, op: OpViewAPI, operand: str, rows: int, cols: int, vr: int, vc: int
     ) -> tuple[int, int, int, int]:
         # A broadcast source holds one value per row (column) in a tile wider than that, so the
         # tests see that only element (i, 0) (or (0, j)) is read.
@@ -194,27 +195,27 @@ class Elementwise(OpKind):
             return BROADCAST_STORAGE, cols, 1, vc
         return rows, cols, vr, vc
 
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         plan_runtime_groups(project, op, tests)
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
         ref = gx.reference
-        types = {n: gx.np_type(d) for n, d in gx.entry["dtypes"].items()}
-        domain = op["domain"]
+        types = {n: gx.np_type(d) for n, d in gx.group.dtypes.items()}
+        domain = op.domain
         storage = types[domain]
-        cdt = compute_dtype(types[op["compute"]])
+        cdt = compute_dtype(types[op.compute])
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            k = case["index"]
+        for case in gx.group.cases:
+            k = case.index
             arrays, scalars, args = case_inputs(gx, case, data, cdt)
-            t = case["tiles"][domain]
-            vr, vc = t["valid_rows"], t["valid_cols"]
-            before = logical(arrays[domain].copy(), t["rows"], t["cols"], t["layout"])
-            label = f"{gx.label} case {k} ({case['label']})"
+            t = case.tiles[domain]
+            vr, vc = t.valid_rows, t.valid_cols
+            before = logical(arrays[domain].copy(), t.rows, t.cols, t.layout)
+            label = f"{gx.label} case {k} ({case.label})"
             # The first case of each group also runs every overload with its own semantics.
-            forms = op.get("forms", []) if case is gx.entry["cases"][0] else []
+            forms = op.forms if case is gx.group.cases[0] else []
             for form, fn in [(None, ref.reference)] + [(n, getattr(ref, f"reference_f{n}")) for n in forms]:
                 with np.errstate(all="ignore"):
                     want = narrow(np.asarray(fn(cdt.type, storage.type, *args)), storage)
@@ -225,28 +226,28 @@ class Elementwise(OpKind):
                 checks.append(
                     _region_check(f"c{k}_{domain}{suffix}.out", t, want, before, what, scalars, storage, op)
                 )
-                if form is None and case is gx.entry["cases"][0]:
+                if form is None and case is gx.group.cases[0]:
                     checks += _value_checks(gx, case, want, args, label, scalars)
         return checks
 
 
 def _region_check(
     out_name: str,
-    t: dict[str, Any],
+    t: TileShape,
     want: np.ndarray,
     before: np.ndarray,
     label: str,
     scalars: dict[str, Any],
     storage: Any,
-    op: dict[str, Any],
+    op: OpManifest,
 ) -> Check:
     """Judges one output file: the valid region against `want`, everything else unchanged."""
-    vr, vc = t["valid_rows"], t["valid_cols"]
+    vr, vc = t.valid_rows, t.valid_cols
 
     def check(data_dir: Path) -> Outcome:
         got_flat = np.fromfile(data_dir / out_name, dtype=storage)
-        got = logical(got_flat, t["rows"], t["cols"], t["layout"])
-        bad = compare(got[:vr, :vc], want, op["tolerance"])
+        got = logical(got_flat, t.rows, t.cols, t.layout)
+        bad = compare(got[:vr, :vc], want, op.tolerance)
         if bad.any():
             return Outcome(
                 "fail", label, _describe(bad, got[:vr, :vc], want, "valid", f"; scalars {scalars}")
@@ -262,44 +263,44 @@ def _region_check(
 
 
 def case_inputs(
-    gx: GoldenContext, case: dict[str, Any], data: Path, cdt: Any
+    gx: GoldenContext, case: CaseEntry, data: Path, cdt: Any
 ) -> tuple[dict[str, np.ndarray], dict[str, Any], list[Any]]:
     """Writes a case's input files; returns the tile arrays (storage order), the scalars and the
     arguments of the reference (valid regions in the compute type, packed predicates unpacked)."""
     op = gx.op
-    k = case["index"]
-    types = {n: gx.np_type(d) for n, d in gx.entry["dtypes"].items()}
+    k = case.index
+    types = {n: gx.np_type(d) for n, d in gx.group.dtypes.items()}
     arrays: dict[str, np.ndarray] = {}
-    for name, t in case["tiles"].items():
-        count = t["rows"] * t["cols"]
-        arrays[name] = inputs(types[name], count, f"{gx.op_name}/{gx.entry['group']}/{k}/{name}")
-        if name in gx.entry.get("ranges", {}):
-            arrays[name] = within(arrays[name], *gx.entry["ranges"][name])
+    for name, t in case.tiles.items():
+        count = t.rows * t.cols
+        arrays[name] = inputs(types[name], count, f"{gx.op_name}/{gx.entry.group}/{k}/{name}")
+        if name in gx.group.ranges:
+            arrays[name] = within(arrays[name], *gx.group.ranges[name])
         arrays[name].tofile(data / f"c{k}_{name}.bin")
     scalars: dict[str, Any] = {}
-    for name, value in case["scalars"].items():
+    for name, value in case.scalars.items():
         st = types[name]
         s = np.array([value], dtype=np.float64 if _is_float(st) else np.int64).astype(st)
         s.tofile(data / f"c{k}_{name}.bin")
         scalars[name] = s.reshape(()).astype(cdt)
-    scalars.update(case.get("attrs", {}))
-    region = case["tiles"][op["region"]] if "region" in op else case["tiles"][op["domain"]]
+    scalars.update(case.attrs)
+    region = case.tiles[op.region] if True else case.tiles[op.domain]
     args: list[Any] = []
-    for name in op["inputs"]:
+    for name in op.inputs:
         if name not in arrays:
             args.append(scalars[name])
             continue
-        ti = case["tiles"][name]
-        full = logical(arrays[name], ti["rows"], ti["cols"], ti["layout"])
-        if name in op.get("streams", []):
-            stream = full[: ti["valid_rows"], : ti["valid_cols"]].reshape(1, -1)
-            count = region["valid_rows"] * region["valid_cols"]
+        ti = case.tiles[name]
+        full = logical(arrays[name], ti.rows, ti.cols, ti.layout)
+        if name in op.streams:
+            stream = full[: ti.valid_rows, : ti.valid_cols].reshape(1, -1)
+            count = region.valid_rows * region.valid_cols
             bits = unpack_predicates(stream, 1, count)
-            args.append(bits.reshape(region["valid_rows"], region["valid_cols"]).astype(cdt))
-        elif name in op.get("packed", []):
-            args.append(unpack_predicates(full, region["valid_rows"], region["valid_cols"]).astype(cdt))
+            args.append(bits.reshape(region.valid_rows, region.valid_cols).astype(cdt))
+        elif name in op.packed:
+            args.append(unpack_predicates(full, region.valid_rows, region.valid_cols).astype(cdt))
         else:
-            args.append(full[: ti["valid_rows"], : ti["valid_cols"]].astype(cdt))
+            args.append(full[: ti.valid_rows, : ti.valid_cols].astype(cdt))
     return arrays, scalars, args
 
 
@@ -323,7 +324,7 @@ def pack_predicates(pred: np.ndarray, dtype: Any, words: int) -> np.ndarray:
 
 def _value_checks(
     gx: GoldenContext,
-    case: dict[str, Any],
+    case: CaseEntry,
     indices: np.ndarray,
     args: list[Any],
     label: str,
@@ -333,15 +334,15 @@ def _value_checks(
     at every index the reduction chose (the rest of its fresh, zeroed tile untouched)."""
     op = gx.op
     out: list[Check] = []
-    for vf in op.get("value_forms", []):
-        source = op["source"]
-        src = np.asarray(args[op["inputs"].index(source)])
-        storage = gx.np_type(gx.entry["dtypes"][source])
-        picked = np.take_along_axis(src, np.asarray(indices).astype(np.intp), axis=op["axis"])
-        t = {**case["tiles"][op["domain"]]}
+    for vf in op.value_forms:
+        source = op.source
+        src = np.asarray(args[op.inputs.index(source)])
+        storage = gx.np_type(gx.group.dtypes[source])
+        picked = np.take_along_axis(src, np.asarray(indices).astype(np.intp), axis=op.axis)
+        t = case.tiles[op.domain]
         want = narrow(picked, storage)
-        before = np.zeros((t["rows"], t["cols"]), dtype=storage)
-        name = f"c{case['index']}_{vf['output']}.f{vf['index']}.out"
-        what = f"{label}, overload {vf['index']} ({vf['output']})"
+        before = np.zeros((t.rows, t.cols), dtype=storage)
+        name = f"c{case.index}_{vf.output}.f{vf.index}.out"
+        what = f"{label}, overload {vf.index} ({vf.output})"
         out.append(_region_check(name, t, want, before, what, scalars, storage, op))
     return out

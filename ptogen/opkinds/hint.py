@@ -16,7 +16,7 @@ from ..testing.plan import Call, CompileCase, GlobalDecl, OpTests, RuntimeCase, 
 from .base import OPERANDS, NamesOperand, PageOp
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView, ProjectView
+    from ..kind_api import OpViewAPI, ProjectViewAPI
     from ..spec.model import OpSpec
 
 # (label, rows, cols, leading dimension, layout) of the GlobalTensor a case hints about.
@@ -50,24 +50,24 @@ class Hint(NamesOperand):
         return []
 
     @staticmethod
-    def context(op: OpView) -> str:
+    def context(op: OpViewAPI) -> str:
         return next(o.name for o in op.spec.operands if o.kind == "context")
 
     # ----------------------------------------------------------------- math
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         return "i,j"
 
     # ----------------------------------------------------------------- header and backend
-    def sim_args(self, op: OpView, form: Any) -> list[str]:
+    def sim_args(self, op: OpViewAPI, form: Any) -> list[str]:
         return [*form.impl_args, form.arg(self.context(op))]
 
     # ----------------------------------------------------------------- outputs
 
     # ----------------------------------------------------------------- tests
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         profiles = [p.name for p in project.profiles]
         glob, ctx = op.spec.semantics.domain, self.context(op)
         intr = op.spec.intrinsic
@@ -94,13 +94,13 @@ class Hint(NamesOperand):
             )
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
-        glob = gx.op["domain"]
+        glob = gx.op.domain
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            k = case["index"]
-            dtype = gx.np_type(gx.entry["dtypes"][glob])
-            buf = inputs(dtype, case["globals"][glob]["size"], f"{gx.op_name}/{gx.entry['group']}/{k}/{glob}")
+        for case in gx.group.cases:
+            k = case.index
+            dtype = gx.np_type(gx.group.dtypes[glob])
+            buf = inputs(dtype, case.globals[glob].size, f"{gx.op_name}/{gx.entry.group}/{k}/{glob}")
             buf.tofile(data / f"c{k}_{glob}.bin")
-            label = f"{gx.label} case {k} ({case['label']})"
+            label = f"{gx.label} case {k} ({case.label})"
             checks.append(same_bits(f"c{k}_{glob}.out", buf, label, "hinted (unchanged)"))
         return checks

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs, logical
+from ..testing.manifest import GlobalShape, TileShape
 from ..testing.plan import (
     Call,
     GlobalDecl,
@@ -38,7 +39,7 @@ from .base import OPERANDS, NamesOperand, PageOp
 from .transfer import global_addresses, tile_logical
 
 if TYPE_CHECKING:
-    from ..lower.views import FormView, OpView, ProjectView
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
     from ..spec.model import OpSpec
 
 # The mode template values of each intrinsic, in the simulator's order, with the value a form that
@@ -360,42 +361,42 @@ class Indexed(NamesOperand):
     # ----------------------------------------------------------------- naming
 
     @staticmethod
-    def table(op: OpView) -> str:
+    def table(op: OpViewAPI) -> str:
         return next(o.name for o in op.spec.operands if o.kind == "global")
 
-    def data_tile(self, op: OpView) -> str:
+    def data_tile(self, op: OpViewAPI) -> str:
         return op.spec.semantics.domain if self.gathers(op) else self.source(op)
 
-    def index_tile(self, op: OpView) -> str:
+    def index_tile(self, op: OpViewAPI) -> str:
         used = {op.spec.semantics.domain, self.source(op)}
         return next(o.name for o in op.spec.operands if o.kind == "tile" and o.name not in used)
 
-    def gathers(self, op: OpView) -> bool:
+    def gathers(self, op: OpViewAPI) -> bool:
         return self.table(op) != op.spec.semantics.domain
 
-    def modes(self, op: OpView) -> list[tuple[str, str]]:
+    def modes(self, op: OpViewAPI) -> list[tuple[str, str]]:
         return MODES[op.name]
 
-    def sim_targs(self, op: OpView, form: FormView) -> list[str]:
+    def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Template arguments of the simulator call from a form's scope: its own mode parameters,
         the documented default for the ones it does not take."""
         own = {str(t.type): t.name for t in form.template if t.kind == "value"}
         return [own.get(enum, f"{enum}::{default}") for enum, default in self.modes(op)]
 
-    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Table, data and index operands as the form names them, in the main declaration's order."""
         intr = op.spec.intrinsic
         assert intr is not None
         return [form.arg(str(p.operand)) for p in intr.params if not p.events]
 
-    def index_type(self, op: OpView, form: FormView) -> str:
+    def index_type(self, op: OpViewAPI, form: FormViewAPI) -> str:
         return str(next(p.type for p in form.params if p.operand == self.index_tile(op)))
 
     # ----------------------------------------------------------------- math
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,j" if self.gathers(op) else r"\mathrm{" + self.index_tile(op) + "}_{i},j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         if operand == self.table(op):
             return r"\mathrm{" + self.index_tile(op) + "}_{i},j"
         return "i,j"
@@ -403,11 +404,11 @@ class Indexed(NamesOperand):
     # ----------------------------------------------------------------- outputs
     unchecked_reason = "a GlobalTensor index (GM -> L1 gather): the profile rules speak of tiles"
 
-    def unchecked_when(self, op: OpView, form: FormView) -> str | None:
+    def unchecked_when(self, op: OpViewAPI, form: FormViewAPI) -> str | None:
         return f"!is_tile_data_v<{self.index_type(op, form)}>"
 
     # ----------------------------------------------------------------- tests
-    def table_layouts(self, op: OpView, profile: str) -> list[str]:
+    def table_layouts(self, op: OpViewAPI, profile: str) -> list[str]:
         """GlobalTensor layouts the profile's table_layout rules admit (ND when none says)."""
         allowed: list[str] | None = None
         for rv in op.rules_for(profile, static=True):
@@ -416,7 +417,7 @@ class Indexed(NamesOperand):
                 allowed = [x for x in (allowed if allowed is not None else layouts) if x in layouts]
         return ["ND"] if allowed is None else allowed
 
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         data, index, table = self.data_tile(op), self.index_tile(op), self.table(op)
         gathers = self.gathers(op)
         first = 0
@@ -444,8 +445,8 @@ class Indexed(NamesOperand):
 
     def _case(
         self,
-        project: ProjectView,
-        op: OpView,
+        project: ProjectViewAPI,
+        op: OpViewAPI,
         k: int,
         case: Case,
         dtype: str,
@@ -489,48 +490,48 @@ class Indexed(NamesOperand):
     # ----------------------------------------------------------------- golden
     def prepare_cases(self, gx: GoldenContext, data_dir: Path) -> list[Check]:
         op = gx.op
-        dst = op["domain"]
-        names = op["operands"]
+        dst = op.domain
+        names = op.operands
         table = next(n for n, kind in names.items() if kind == "global")
         gathers = table != dst
         tiles = [n for n, kind in names.items() if kind == "tile"]
-        data = dst if gathers else op["inputs"][0]  # the expression names the scattered tile
+        data = dst if gathers else op.inputs[0]  # the expression names the scattered tile
         index = next(n for n in tiles if n != data)
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            k = case["index"]
-            t, it, g = case["tiles"][data], case["tiles"][index], case["globals"][table]
-            attrs = case["attrs"]
-            dtype = gx.np_type(gx.entry["dtypes"][data])
-            idt = gx.np_type(gx.entry["dtypes"][index])
-            seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
-            tile_flat = inputs(dtype, t["rows"] * t["cols"], f"{seed}/{data}")
-            buf = inputs(dtype, g["size"], f"{seed}/{table}")
-            vr, vc = t["valid_rows"], t["valid_cols"]
+        for case in gx.group.cases:
+            k = case.index
+            t, it, g = case.tiles[data], case.tiles[index], case.globals[table]
+            attrs = case.attrs
+            dtype = gx.np_type(gx.group.dtypes[data])
+            idt = gx.np_type(gx.group.dtypes[index])
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            tile_flat = inputs(dtype, t.rows * t.cols, f"{seed}/{data}")
+            buf = inputs(dtype, g.size, f"{seed}/{table}")
+            vr, vc = t.valid_rows, t.valid_cols
             row_mode = attrs["coalesce"] == "Row"
-            cap = g["rows"] if row_mode else g["rows"] * g["cols"]
+            cap = g.rows if row_mode else g.rows * g.cols
             count = vr if row_mode else vr * vc
             raw = _indices(count, cap, attrs, f"{seed}/{index}", scatter=not gathers)
-            idx_flat = np.zeros(it["rows"] * it["cols"], dtype=idt)
-            idx_tile = logical(idx_flat, it["rows"], it["cols"], it["layout"])
+            idx_flat = np.zeros(it.rows * it.cols, dtype=idt)
+            idx_tile = logical(idx_flat, it.rows, it.cols, it.layout)
             if row_mode:
-                if it["rows"] == 1:
+                if it.rows == 1:
                     idx_tile[0, :vr] = raw.astype(np.int64).astype(idt)
                 else:
                     idx_tile[:vr, 0] = raw.astype(np.int64).astype(idt)
             else:
                 idx_tile[:vr, :vc] = raw.reshape(vr, vc).astype(np.int64).astype(idt)
-            idx_flat = _flat(idx_tile, it["layout"])
+            idx_flat = _flat(idx_tile, it.layout)
             tile_flat.tofile(data_dir / f"c{k}_{data}.bin")
             idx_flat.tofile(data_dir / f"c{k}_{index}.bin")
             buf.tofile(data_dir / f"c{k}_{table}.bin")
             tile = tile_logical(tile_flat, t)
             unsigned = (raw.astype(np.int64) & 0xFFFFFFFF).astype(np.int64)  # indices read as uint32_t
             # Buffer index of each table matrix element; an ND Elem index is a buffer index itself.
-            addr = global_addresses(g, g["rows"], g["cols"])
-            nz = g["layout"] == "NZ"
+            addr = global_addresses(g, g.rows, g.cols)
+            nz = g.layout == "NZ"
 
-            def flat_at(slot: int, addr: np.ndarray = addr, nz: bool = nz, cols: int = g["cols"]) -> int:
+            def flat_at(slot: int, addr: np.ndarray = addr, nz: bool = nz, cols: int = g.cols) -> int:
                 return int(addr[slot // cols, slot % cols]) if nz else slot
 
             if gathers:
@@ -543,7 +544,7 @@ class Indexed(NamesOperand):
                         want[n, :vc] = buf[addr[slot, :vc]] if keep else dtype.type(0)
                     else:
                         want[n // vc, n % vc] = buf[flat_at(slot)] if keep else dtype.type(0)
-                out = t
+                out: TileShape | GlobalShape = t
             else:
                 want = buf.copy()
                 region = np.zeros(want.shape, dtype=bool)
@@ -561,19 +562,19 @@ class Indexed(NamesOperand):
                         want[at] = _combine(want[at], tile[n // vc, n % vc], attrs["atomic"], dtype)
                         region[at] = True
                 out = g
-            label = f"{gx.label} case {k} ({case['label']})"
+            label = f"{gx.label} case {k} ({case.label})"
 
             def check(
                 d: Path,
                 k: int = k,
                 want: np.ndarray = want,
                 region: np.ndarray = region,
-                out: dict[str, Any] = out,
+                out: TileShape | GlobalShape = out,
                 label: str = label,
                 dtype: np.dtype = dtype,
             ) -> Outcome:
                 got = np.fromfile(d / f"c{k}_{dst}.out", dtype=dtype)
-                if out.get("layout") in ("RowMajor", "ColMajor"):
+                if isinstance(out, TileShape) and out.layout in ("RowMajor", "ColMajor"):
                     got = tile_logical(got, out)
                 differs = _bits(got) != _bits(want)
                 inside, outside = differs & region, differs & ~region

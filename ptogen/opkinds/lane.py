@@ -33,7 +33,7 @@ from ..testing.results import Outcome
 from .base import FALLBACK, Job, OpKind, PageOp
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView, ProjectView
+    from ..kind_api import OpViewAPI, ProjectViewAPI
 
 VECTOR_BYTES = 256  # register width of the vector model: N = 256 / sizeof(T)
 
@@ -41,7 +41,7 @@ VECTOR_BYTES = 256  # register width of the vector model: N = 256 / sizeof(T)
 VECTOR_MASKS = ["all lanes", "first 5 lanes", "alternate lanes", "no lanes"]
 
 
-def _plan_vector(project: ProjectView, op: OpView, tests: OpTests) -> None:
+def _plan_vector(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     profiles = [p.name for p in project.profiles]
     order = [d.name for d in project.targets.dtypes]
     dtypes: list[str] = []
@@ -105,33 +105,33 @@ class VectorLane(OpKind):
     def recognise(self, page: PageOp) -> int | None:
         return FALLBACK if page.vector else None  # a vector op, unless another kind recognises more
 
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         return "i"
 
-    def outputs(self, op: OpView) -> list[Job]:
+    def outputs(self, op: OpViewAPI) -> list[Job]:
         return [(op.doc_path, "docs/op_page.md.j2", {"op": op})]  # its C++ lives in pto_vec.hpp
 
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         _plan_vector(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
         ref = gx.reference
-        storage = gx.np_type(gx.entry["dtype"])
+        storage = gx.np_type(gx.vector.dtype)
         cdt = compute_dtype(storage)
-        lanes = gx.entry["lanes"]
+        lanes = gx.vector.lanes
         checks: list[Check] = []
-        k = gx.entry["first"]
-        for mask_name in gx.entry["masks"]:
+        k = gx.vector.first
+        for mask_name in gx.vector.masks:
             predicate = MASKS[mask_name](lanes)
-            for value in gx.entry["scalars"]:
+            for value in gx.vector.scalars:
                 vals: dict[str, np.ndarray] = {}
-                seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
-                for name, kind in op["operands"].items():
-                    if op["roles"][name] == "dst":
+                seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+                for name, kind in op.operands.items():
+                    if op.roles[name] == "dst":
                         continue
                     if kind == "vreg":
                         vals[name] = inputs(storage, lanes, f"{seed}/{name}")
@@ -146,16 +146,16 @@ class VectorLane(OpKind):
                         # The predicate follows the case's pattern; other masks (carry-in) are random bits.
                         bits = (
                             predicate
-                            if op["roles"][name] == "mask"
+                            if op.roles[name] == "mask"
                             else random_values(np.dtype(np.uint8), lanes, f"{seed}/{name}") % 2 == 1
                         )
                         bits.astype(np.uint8).tofile(data / f"c{k}_{name}.bin")
                         vals[name] = bits.astype(np.uint8)
-                args = [np.asarray(vals[n]).astype(cdt) for n in op["inputs"]]
+                args = [np.asarray(vals[n]).astype(cdt) for n in op.inputs]
                 wants = {}
-                for i, out in enumerate(op["outputs"]):
+                for i, out in enumerate(op.outputs):
                     fn = ref.reference if i == 0 else getattr(ref, f"reference_{out}")
-                    kind = op["operands"][out]
+                    kind = op.operands[out]
                     out_type = storage if kind == "vreg" else np.dtype(np.uint8)
                     with np.errstate(all="ignore"):
                         active = np.asarray(fn(cdt.type, storage.type, *args))
@@ -171,7 +171,7 @@ class VectorLane(OpKind):
                 ) -> Outcome:
                     for out, (want, out_type) in wants.items():
                         got = np.fromfile(data_dir / f"c{k}_{out}.out", dtype=out_type)
-                        bad = compare(got, want, op["tolerance"])
+                        bad = compare(got, want, op.tolerance)
                         if bad.any():
                             return Outcome("fail", label, _describe(bad, got, want, f"{out} lane"))
                     return Outcome("pass", label)

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 
 from ..testing.golden import Check, GoldenContext, _describe, compute_dtype, logical
+from ..testing.manifest import TileShape
 from ..testing.results import Outcome
 from .base import FORMULA, PageOp
 from .elementwise import Elementwise, case_inputs, pack_predicates
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView
+    from ..kind_api import OpViewAPI
     from ..spec.model import OpSpec
 
 
@@ -42,7 +43,7 @@ class Predicate(Elementwise):
         # one predicate bit per element, a tile row per predicate row
         next(o for o in operands if o["name"] == semantics["domain"])["packed"] = "rows"
 
-    def region(self, op: OpView) -> str:
+    def region(self, op: OpViewAPI) -> str:
         return op.compute_operand
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
@@ -52,7 +53,7 @@ class Predicate(Elementwise):
                 problems.append((("operands", i, "packed"), "a predicate op's destination is `packed`"))
         return problems
 
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return r"i,\lfloor j/B \rfloor"
 
     def template(self, part: str) -> str:
@@ -60,42 +61,42 @@ class Predicate(Elementwise):
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
-        types = {n: gx.np_type(d) for n, d in gx.entry["dtypes"].items()}
-        dst, region = op["domain"], op["region"]
+        types = {n: gx.np_type(d) for n, d in gx.group.dtypes.items()}
+        dst, region = op.domain, op.region
         storage = types[dst]
         width = 8 * np.dtype(storage).itemsize
-        cdt = compute_dtype(types[op["compute"]])
+        cdt = compute_dtype(types[op.compute])
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
+        for case in gx.group.cases:
             _, scalars, args = case_inputs(gx, case, data, cdt)
-            t, src = case["tiles"][dst], case["tiles"][region]
-            vr, vc = src["valid_rows"], src["valid_cols"]
+            t, src = case.tiles[dst], case.tiles[region]
+            vr, vc = src.valid_rows, src.valid_cols
             with np.errstate(all="ignore"):
                 got = gx.reference.reference(cdt.type, storage.type, *args)
                 pred = np.broadcast_to(np.asarray(got) != 0, (vr, vc))
-            want = np.zeros((t["rows"], t["cols"]), dtype=storage)
-            if dst in op.get("streams", []):
-                flat = np.asarray(pred).reshape(-1)[: t["valid_rows"] * t["valid_cols"] * width]
+            want = np.zeros((t.rows, t.cols), dtype=storage)
+            if dst in op.streams:
+                flat = np.asarray(pred).reshape(-1)[: t.valid_rows * t.valid_cols * width]
                 count = math.ceil(flat.size / width)
                 words = pack_predicates(flat.reshape(1, -1), storage, count).reshape(-1)
-                filled = np.zeros(t["valid_rows"] * t["valid_cols"], dtype=storage)
+                filled = np.zeros(t.valid_rows * t.valid_cols, dtype=storage)
                 filled[:count] = words
-                want[: t["valid_rows"], : t["valid_cols"]] = filled.reshape(t["valid_rows"], t["valid_cols"])
+                want[: t.valid_rows, : t.valid_cols] = filled.reshape(t.valid_rows, t.valid_cols)
             else:
-                words_per_row = min(math.ceil(vc / width), t["valid_cols"])
+                words_per_row = min(math.ceil(vc / width), t.valid_cols)
                 want[:vr, :words_per_row] = pack_predicates(np.asarray(pred), storage, words_per_row)
-            label = f"{gx.label} case {case['index']} ({case['label']})"
-            checks.append(_whole_tile_check(f"c{case['index']}_{dst}.out", t, want, label, scalars, storage))
+            label = f"{gx.label} case {case.index} ({case.label})"
+            checks.append(_whole_tile_check(f"c{case.index}_{dst}.out", t, want, label, scalars, storage))
         return checks
 
 
 def _whole_tile_check(
-    out_name: str, t: dict[str, Any], want: np.ndarray, label: str, scalars: dict[str, Any], storage: Any
+    out_name: str, t: TileShape, want: np.ndarray, label: str, scalars: dict[str, Any], storage: Any
 ) -> Check:
     """Every element of the destination tile, padding included, must be the expected word."""
 
     def check(data_dir: Path) -> Outcome:
-        got = logical(np.fromfile(data_dir / out_name, dtype=storage), t["rows"], t["cols"], t["layout"])
+        got = logical(np.fromfile(data_dir / out_name, dtype=storage), t.rows, t.cols, t.layout)
         bad = got != want
         if bad.any():
             return Outcome("fail", label, _describe(bad, got, want, "packed", f"; scalars {scalars}"))

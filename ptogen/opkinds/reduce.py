@@ -17,7 +17,7 @@ from .base import FORMULA, PageOp
 from .elementwise import Elementwise
 
 if TYPE_CHECKING:
-    from ..lower.views import OpView
+    from ..kind_api import OpViewAPI
 
 # The extent a reduced result keeps along the reduced axis in the tests' storage (wider than
 # the valid 1, so the tests see that the rest is left untouched).
@@ -48,30 +48,30 @@ class Reduce(Elementwise):
         return found is not None and semantics.is_arg_reduction(found[0])
 
     # ----------------------------------------------------------------- math
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,0" if self.axis == "row" else "0,j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         return "i,j"
 
-    def reduce_index(self, op: OpView) -> str:
+    def reduce_index(self, op: OpViewAPI) -> str:
         return "j" if self.axis == "row" else "i"
 
-    def reduce_axis(self, op: OpView) -> int:
+    def reduce_axis(self, op: OpViewAPI) -> int:
         return 1 if self.axis == "row" else 0
 
     # ----------------------------------------------------------------- lowering
-    def region_source(self, op: OpView) -> str:
+    def region_source(self, op: OpViewAPI) -> str:
         return self.source(op)
 
-    def source(self, op: OpView) -> str:
+    def source(self, op: OpViewAPI) -> str:
         """The tile whose valid region the reduction walks: the first tile its term reads."""
         found = semantics.reduction(op.loaded.expr)
         assert found is not None
         used = semantics.names_used(found[1])
         return next(o.name for o in op.spec.operands if o.kind == "tile" and o.name in used)
 
-    def fold(self, op: OpView) -> dict[str, str | bool]:
+    def fold(self, op: OpViewAPI) -> dict[str, str | bool]:
         """C++ of the term (over `<name>_v` element values) and the helper that folds it in."""
         found = semantics.reduction(op.loaded.expr)
         assert found is not None
@@ -87,7 +87,7 @@ class Reduce(Elementwise):
 
     # ----------------------------------------------------------------- tests
     def tile_shape(
-        self, op: OpView, operand: str, rows: int, cols: int, vr: int, vc: int
+        self, op: OpViewAPI, operand: str, rows: int, cols: int, vr: int, vc: int
     ) -> tuple[int, int, int, int]:
         if op.spec.operand(operand).role != "dst":
             return rows, cols, vr, vc

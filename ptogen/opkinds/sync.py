@@ -18,7 +18,7 @@ from ..testing.plan import Call, CompileCase, OpTests, TileDecl
 from .base import OPERANDS, NamesOperand, PageOp
 
 if TYPE_CHECKING:
-    from ..lower.views import FormView, OpView, ProjectView
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
     from ..spec.model import OpSpec
 
 
@@ -44,31 +44,31 @@ class Sync(NamesOperand):
         return []
 
     # ----------------------------------------------------------------- math
-    def math(self, op: OpView) -> str:
+    def math(self, op: OpViewAPI) -> str:
         return ""  # no element is computed: the page states no formula
 
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return ""
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         return ""
 
     # ----------------------------------------------------------------- header and backend
-    def sim_targs(self, op: OpView, form: FormView) -> list[str]:
+    def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """A barrier form runs the simulator function of its op class."""
         return [t.name for t in form.template if t.operand is not None]
 
-    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         return []
 
     @staticmethod
-    def barrier_enum(op: OpView) -> Any:
+    def barrier_enum(op: OpViewAPI) -> Any:
         """The enum of the op-class operand of the barrier form (its trait names the pipeline)."""
         attr = next((o for o in op.spec.every_operand if o.kind == "attr"), None)
         return next((e for e in op.targets.enums if attr is not None and e.name == attr.enum), None)
 
     # ----------------------------------------------------------------- tests
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         """Compile cases only (nothing to compute): per profile, a wait on two events and on none, a
         barrier on the first op class, and one breaking call per rule."""
         events = op.spec.semantics.domain
@@ -85,7 +85,7 @@ class Sync(NamesOperand):
             if barrier is not None and enum is not None:
                 drain = Call([f"{enum.name}::{enum.values[0]}"], [])
                 cases.append(CompileCase.legal(f"legal_{low}_f{barrier.index}", prof, [], drain))
-            for rv in op.rules_for(prof, static=True) + op.form_rules_for(prof):
+            for rv in [*op.rules_for(prof, static=True), *op.form_rules_for(prof)]:
                 if rv.rule.form_scoped:  # a class the rule does not allow
                     call = Call([rv.rule.breaking_value(op)], [])  # type: ignore[attr-defined]
                     cases.append(CompileCase.breaking(f"fail_{low}_{rv.id}", prof, rv, [], call))

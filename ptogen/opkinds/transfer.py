@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..lower.dispatch import fixed_type
 from ..testing.golden import Check, GoldenContext, _bits, _describe, _is_float, compute_dtype, inputs, logical
+from ..testing.manifest import GlobalShape, TileShape
 from ..testing.plan import (
     GlobalDecl,
     OpTests,
@@ -40,10 +40,10 @@ from ..testing.plan import (
     plan_rule_cases,
 )
 from ..testing.results import Outcome
-from .base import OPERANDS, NamesOperand, PageOp
+from .base import OPERANDS, NamesOperand, PageOp, fixed_type
 
 if TYPE_CHECKING:
-    from ..lower.views import EnumView, FormView, OpView, ProjectView
+    from ..kind_api import EnumView, FormViewAPI, OpViewAPI, ProjectViewAPI
     from ..spec.model import OpSpec
 
 # (label, tile rows, cols, valid rows, valid cols, dynamic, global layout, leading dimension).
@@ -97,27 +97,27 @@ class Transfer(NamesOperand):
     # ----------------------------------------------------------------- naming
 
     @staticmethod
-    def global_operand(op: OpView) -> str:
+    def global_operand(op: OpViewAPI) -> str:
         return next(o.name for o in op.spec.operands if o.kind == "global")
 
     @staticmethod
-    def tile_operand(op: OpView) -> str:
+    def tile_operand(op: OpViewAPI) -> str:
         return next(o.name for o in op.spec.operands if o.kind == "tile")
 
-    def loads(self, op: OpView) -> bool:
+    def loads(self, op: OpViewAPI) -> bool:
         """True for global -> tile (TLOAD), False for tile -> global (TSTORE)."""
         return self.tile_operand(op) == op.spec.semantics.domain
 
     # ----------------------------------------------------------------- math
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         return "i,j"
 
     # ----------------------------------------------------------------- store modes
     @staticmethod
-    def modes(op: OpView, form: FormView) -> list[tuple[str, EnumView, str]]:
+    def modes(op: OpViewAPI, form: FormViewAPI) -> list[tuple[str, EnumView, str]]:
         """(adapter parameter, enum, test value) of each mode the form passes its backend, in the
         order the simulator applies them: value maps first, then the combination with the prior
         destination element."""
@@ -130,7 +130,7 @@ class Transfer(NamesOperand):
         for i, expr in enumerate(call.template_args):
             t = tparams.get(expr)
             if t is not None and t.kind == "value":
-                etype, name, value = str(t.type), expr, form.template_value(expr)
+                etype, name, value = str(t.type), expr, form.test.template_value(expr)
             elif t is None:
                 etype, name, value = fixed_type(form, expr), f"Fixed{i}", expr
             else:
@@ -144,7 +144,7 @@ class Transfer(NamesOperand):
         """The enum value whose case leaves the stored value as it is (`stored`, `x`)."""
         return next(c.value for c in e.cases if c.numpy.strip() == e.params[-1])
 
-    def mode_signatures(self, op: OpView) -> list[list[EnumView]]:
+    def mode_signatures(self, op: OpViewAPI) -> list[list[EnumView]]:
         """Distinct mode lists of the op's forms (one simulator function each; [] is the plain copy)."""
         out: list[list[EnumView]] = [[]]
         for form in op.forms:
@@ -153,13 +153,13 @@ class Transfer(NamesOperand):
                 out.append(sig)
         return out
 
-    def form_changes_result(self, op: OpView, form: FormView) -> bool:
+    def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         return any(value != self.identity(e) for _, e, value in self.modes(op, form))
 
-    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         return [*form.impl_args, *(name for name, _, _ in self.modes(op, form))]
 
-    def manifest_extra(self, op: OpView) -> dict[str, Any]:
+    def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         """The overloads judged against their own golden, with the modes their tests apply."""
         return {
             "mode_forms": [
@@ -172,7 +172,7 @@ class Transfer(NamesOperand):
     # ----------------------------------------------------------------- outputs
 
     # ----------------------------------------------------------------- tests
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         tile, glob = self.tile_operand(op), self.global_operand(op)
         for dtype, on in self.dtype_profiles(project, op):
             first = sum(len(k.cases) for k in tests.runtime)
@@ -210,52 +210,52 @@ class Transfer(NamesOperand):
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
-        dst = op["domain"]
-        src = next(n for n in op["operands"] if n != dst)
+        dst = op.domain
+        src = next(n for n in op.operands if n != dst)
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            k = case["index"]
-            t_name = next(iter(case["tiles"]))
-            g_name = next(iter(case["globals"]))
-            t, g = case["tiles"][t_name], case["globals"][g_name]
-            dtype = gx.np_type(gx.entry["dtypes"][t_name])
-            seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
-            tile_flat = inputs(dtype, t["rows"] * t["cols"], f"{seed}/{t_name}")
-            buf = inputs(dtype, g["size"], f"{seed}/{g_name}")
+        for case in gx.group.cases:
+            k = case.index
+            t_name = next(iter(case.tiles))
+            g_name = next(iter(case.globals))
+            t, g = case.tiles[t_name], case.globals[g_name]
+            dtype = gx.np_type(gx.group.dtypes[t_name])
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            tile_flat = inputs(dtype, t.rows * t.cols, f"{seed}/{t_name}")
+            buf = inputs(dtype, g.size, f"{seed}/{g_name}")
             tile_flat.tofile(data / f"c{k}_{t_name}.bin")
             buf.tofile(data / f"c{k}_{g_name}.bin")
-            vr, vc = t["valid_rows"], t["valid_cols"]
+            vr, vc = t.valid_rows, t.valid_cols
             addr = global_addresses(g, vr, vc)
             tile = tile_logical(tile_flat, t)
             if dst == t_name:  # load: the tile's valid region takes the global elements
                 want_tile = tile.copy()
                 region = np.zeros(want_tile.shape, dtype=bool)
-                if t.get("pad"):  # and the rest of the tile its pad value
-                    want_tile[:, :] = pad_value(dtype, t["pad"])
+                if t.pad:  # and the rest of the tile its pad value
+                    want_tile[:, :] = pad_value(dtype, t.pad)
                     region[:, :] = True
                 want_tile[:vr, :vc] = buf[addr]
                 want = want_tile
                 region[:vr, :vc] = True
-                out = t
+                out: TileShape | GlobalShape = t
             else:  # store: the buffer's mapped positions take the tile's valid region
                 want = buf.copy()
                 want[addr] = tile[:vr, :vc]
                 region = np.zeros(want.shape, dtype=bool)
                 region[addr] = True
                 out = g
-            label = f"{gx.label} case {k} ({case['label']}; {src} -> {dst})"
+            label = f"{gx.label} case {k} ({case.label}; {src} -> {dst})"
 
             def check(
                 data_dir: Path,
                 k: int = k,
                 want: np.ndarray = want,
                 region: np.ndarray = region,
-                out: dict[str, Any] = out,
+                out: TileShape | GlobalShape = out,
                 label: str = label,
                 dtype: np.dtype = dtype,
             ) -> Outcome:
                 got = np.fromfile(data_dir / f"c{k}_{dst}.out", dtype=dtype)
-                if "layout" in out and out["layout"] in ("RowMajor", "ColMajor"):
+                if isinstance(out, TileShape) and out.layout in ("RowMajor", "ColMajor"):
                     got = tile_logical(got, out)
                 differs = _bits(got) != _bits(want)
                 inside, outside = differs & region, differs & ~region
@@ -266,8 +266,8 @@ class Transfer(NamesOperand):
                 return Outcome("pass", label)
 
             checks.append(check)
-            if case is gx.entry["cases"][0] and dst != t_name:
-                for form in gx.op.get("mode_forms", []):
+            if case is gx.group.cases[0] and dst != t_name:
+                for form in gx.op.extra.get("mode_forms", []):
                     checks.append(self._form_check(gx, form, k, dst, buf, addr, tile[:vr, :vc], dtype, label))
         return checks
 
@@ -311,14 +311,14 @@ class Transfer(NamesOperand):
         return check
 
 
-def global_addresses(g: dict[str, Any], rows: int, cols: int) -> np.ndarray:
+def global_addresses(g: GlobalShape, rows: int, cols: int) -> np.ndarray:
     """Buffer index of each element (i, j) of the rows x cols region of a GlobalTensor's matrix: the
     matrix indices split over the five dimensions as the layout folds them (innermost last in each
     group), then weighted by the strides."""
-    d, s = g["shape"], g["strides"]
+    d, s = g.shape, g.strides
     i, j = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
     groups = {"ND": ([0, 1, 2, 3], [4]), "DN": ([3], [0, 1, 2, 4]), "NZ": ([2, 3], [0, 1, 4])}
-    row_dims, col_dims = groups[g["layout"]]
+    row_dims, col_dims = groups[g.layout]
     addr = np.zeros_like(i)
     for index, dims in ((i, row_dims), (j, col_dims)):
         rest = index.copy()
@@ -339,12 +339,12 @@ def pad_value(dtype: np.dtype, pad: str) -> Any:
     return dtype.type(info.max if pad == "Max" else info.min)
 
 
-def tile_logical(flat: np.ndarray, t: dict[str, Any]) -> np.ndarray:
+def tile_logical(flat: np.ndarray, t: TileShape) -> np.ndarray:
     """A tile's storage as its rows x cols matrix: plain row- or column-major, or boxed NZ
     (16-row boxes of 32 bytes, row-major inside, the boxes column after column)."""
-    rows, cols = t["rows"], t["cols"]
-    if t.get("slayout") != "RowMajor":
-        return logical(flat.copy(), rows, cols, t["layout"])
+    rows, cols = t.rows, t.cols
+    if t.slayout != "RowMajor":
+        return logical(flat.copy(), rows, cols, t.layout)
     inner_cols = 32 // flat.dtype.itemsize
     boxes = flat.reshape(cols // inner_cols, rows // 16, 16, inner_cols)  # [box col][box row][r][c]
     return boxes.transpose(1, 2, 0, 3).reshape(rows, cols).copy()

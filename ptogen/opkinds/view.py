@@ -12,11 +12,12 @@ that order; without them the view starts at src's first element (an alias, TALIA
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from ..testing.golden import Check, GoldenContext, logical, same_bits, write_tile_inputs
+from ..testing.manifest import TileShape
 from ..testing.plan import (
     Call,
     OpTests,
@@ -29,7 +30,7 @@ from ..testing.plan import (
 from .base import DOMAIN, NamesOperand, PageOp
 
 if TYPE_CHECKING:
-    from ..lower.views import FormView, OpView, ProjectView
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
     from ..spec.model import OpSpec
 
 # (label, layout, rows, cols, src valid rows x cols, view valid rows x cols, row, col, run-time valid)
@@ -86,16 +87,16 @@ class View(NamesOperand):
     # ----------------------------------------------------------------- naming
 
     @staticmethod
-    def offsets(op: OpView) -> tuple[str, str] | None:
+    def offsets(op: OpViewAPI) -> tuple[str, str] | None:
         """The scalar operands giving the view's first row and column (None: it starts at (0, 0))."""
         names = [o.name for o in op.spec.operands if o.kind == "scalar"]
         return (names[0], names[1]) if names else None
 
     # ----------------------------------------------------------------- math
-    def result_index(self, op: OpView) -> str:
+    def result_index(self, op: OpViewAPI) -> str:
         return "i,j"
 
-    def operand_index(self, op: OpView, operand: str) -> str:
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
         offsets = self.offsets(op)
         if operand != self.source(op) or offsets is None:
             return "i,j"
@@ -103,7 +104,7 @@ class View(NamesOperand):
         return rf"\mathrm{{{row}}} + i,\mathrm{{{col}}} + j"
 
     # ----------------------------------------------------------------- header and backend
-    def sim_args(self, op: OpView, form: FormView) -> list[str]:
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """The view, the viewed tile, then the row and column (the math reads only the tile)."""
         offsets = self.offsets(op)
         return [*form.impl_args, *(form.arg(n) for n in offsets or ())]
@@ -111,7 +112,7 @@ class View(NamesOperand):
     # ----------------------------------------------------------------- outputs
 
     # ----------------------------------------------------------------- tests
-    def plan_tests(self, project: ProjectView, op: OpView, tests: OpTests) -> None:
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.spec.semantics.domain, self.source(op)
         offsets = self.offsets(op) is not None
         plan = CASES if offsets else ALIAS_CASES
@@ -131,21 +132,21 @@ class View(NamesOperand):
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
-        dst = gx.op["domain"]
+        dst = gx.op.domain
         checks: list[Check] = []
-        for case in gx.entry["cases"]:
-            arrays = write_tile_inputs(gx, case, gx.np_type(gx.entry["dtypes"][dst]), data)
-            src = next(n for n in case["tiles"] if n != dst)
-            t, s = case["tiles"][dst], case["tiles"][src]
-            row, col = int(case["attrs"]["row"]), int(case["attrs"]["col"])
-            vr, vc = t["valid_rows"], t["valid_cols"]
-            whole = logical(arrays[src], s["rows"], s["cols"], s["layout"])
+        for case in gx.group.cases:
+            arrays = write_tile_inputs(gx, case, gx.np_type(gx.group.dtypes[dst]), data)
+            src = next(n for n in case.tiles if n != dst)
+            t, s = case.tiles[dst], case.tiles[src]
+            row, col = int(case.attrs["row"]), int(case.attrs["col"])
+            vr, vc = t.valid_rows, t.valid_cols
+            whole = logical(arrays[src], s.rows, s.cols, s.layout)
             want = whole[row : row + vr, col : col + vc].copy()
-            label = f"{gx.label} case {case['index']} ({case['label']})"
+            label = f"{gx.label} case {case.index} ({case.label})"
 
-            def valid(flat: np.ndarray, t: dict[str, Any] = t, vr: int = vr, vc: int = vc) -> np.ndarray:
+            def valid(flat: np.ndarray, t: TileShape = t, vr: int = vr, vc: int = vc) -> np.ndarray:
                 # dst's storage now starts inside src's: its valid region must read src's elements.
-                return logical(flat, t["rows"], t["cols"], t["layout"])[:vr, :vc]
+                return logical(flat, t.rows, t.cols, t.layout)[:vr, :vc]
 
-            checks.append(same_bits(f"c{case['index']}_{dst}.out", want, label, "viewed", valid))
+            checks.append(same_bits(f"c{case.index}_{dst}.out", want, label, "viewed", valid))
         return checks

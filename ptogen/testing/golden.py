@@ -12,11 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import ml_dtypes
 import numpy as np
 
+from .manifest import CaseEntry, DTypeInfo, OpManifest, RuntimeGroup, Tolerance, VectorGroup
 from .results import Outcome
 
 Check = Callable[[Path], Outcome]
@@ -27,14 +27,26 @@ class GoldenContext:
     """One runtime group of an op, as its kind's `prepare_cases` sees it."""
 
     op_name: str
-    op: dict[str, Any]  # the op's manifest
-    dtypes: dict[str, Any]  # the project manifest's dtype table
-    entry: dict[str, Any]  # the group: its dtypes and cases
+    op: OpManifest  # the op's manifest
+    dtypes: dict[str, DTypeInfo]  # the project manifest's dtype table
+    entry: RuntimeGroup | VectorGroup  # the group: its dtypes and cases
     reference: ModuleType  # the op's generated numpy reference
     label: str  # how outcomes name the group
 
+    @property
+    def group(self) -> RuntimeGroup:
+        """The group of a tile op: its element types and cases."""
+        assert isinstance(self.entry, RuntimeGroup), "a vector op's group has no tile cases"
+        return self.entry
+
+    @property
+    def vector(self) -> VectorGroup:
+        """The group of a vector op: one element type, masks and scalars."""
+        assert isinstance(self.entry, VectorGroup), "a tile op's group is not a vector group"
+        return self.entry
+
     def np_type(self, dtype: str) -> np.dtype:
-        return np_dtype(self.dtypes[dtype]["numpy"])
+        return np_dtype(self.dtypes[dtype].numpy)
 
 
 def np_dtype(numpy_name: str) -> np.dtype:
@@ -134,18 +146,18 @@ def _ordered(a: np.ndarray) -> np.ndarray:
     return np.where(bits & sign, sign - bits, bits + 0)
 
 
-def compare(got: np.ndarray, want: np.ndarray, tolerance: dict[str, Any]) -> np.ndarray:
+def compare(got: np.ndarray, want: np.ndarray, tolerance: Tolerance) -> np.ndarray:
     """Boolean mask of mismatching elements."""
     if not _is_float(got.dtype):
         return _bits(got) != _bits(want)
     g64, w64 = got.astype(np.float64), want.astype(np.float64)
     both_nan = np.isnan(g64) & np.isnan(w64)
-    if tolerance["kind"] == "exact":
+    if tolerance.kind == "exact":
         bad = _bits(got) != _bits(want)
     else:
         same_inf = np.isinf(w64) & (g64 == w64)
         finite = np.isfinite(g64) & np.isfinite(w64)
-        within = finite & (np.abs(_ordered(got) - _ordered(want)) <= int(tolerance["ulp"]))
+        within = finite & (np.abs(_ordered(got) - _ordered(want)) <= int(tolerance.ulp))
         bad = ~(within | same_inf)
     return bad & ~both_nan
 
@@ -160,14 +172,14 @@ def _describe(bad: np.ndarray, got: np.ndarray, want: np.ndarray, what: str, ext
 
 
 def write_tile_inputs(
-    gx: GoldenContext, case: dict[str, Any], dtype: np.dtype, data: Path
+    gx: GoldenContext, case: CaseEntry, dtype: np.dtype, data: Path
 ) -> dict[str, np.ndarray]:
     """Seeded inputs for every tile a case declares, written as `c<k>_<tile>.bin` (whole storage)."""
-    k = case["index"]
-    seed = f"{gx.op_name}/{gx.entry['group']}/{k}"
+    k = case.index
+    seed = f"{gx.op_name}/{gx.entry.group}/{k}"
     arrays = {}
-    for name, t in case["tiles"].items():
-        arrays[name] = inputs(dtype, t["rows"] * t["cols"], f"{seed}/{name}")
+    for name, t in case.tiles.items():
+        arrays[name] = inputs(dtype, t.rows * t.cols, f"{seed}/{name}")
         arrays[name].tofile(data / f"c{k}_{name}.bin")
     return arrays
 

@@ -9,36 +9,31 @@ runner reads.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import GenerationError
+from ..rule_api import TileDecl
 from ..rules import Broken
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..lower.views import FormView, OpView, ProjectView, RuleView
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI, RuleViewAPI
 from ..spec.model import DTypeDef
-
-
-@dataclass(frozen=True)
-class TileDecl:
-    name: str
-    dtype: str
-    rows: int = 16
-    cols: int = 16
-    valid_rows: int = 16
-    valid_cols: int = 16
-    dynamic: bool = False
-    loc: str = "Vec"
-    layout: str = "RowMajor"
-    poke: str | None = None  # a value a runtime-fail case writes to element (0, 0) before the call
-    slayout: str | None = None  # inner (fractal box) layout of a boxed tile: "RowMajor" for NZ
-    pad: str | None = None  # PadValue of the tile ("Zero", "Max", "Min"); None: Null
-
-    @property
-    def type_name(self) -> str:
-        return f"Tile_{self.name}"
+from .manifest import (
+    CaseEntry,
+    CompileEntry,
+    DTypeInfo,
+    GlobalShape,
+    OpManifest,
+    ProjectManifest,
+    RuntimeFailEntry,
+    RuntimeGroup,
+    TileShape,
+    Tolerance,
+    ValueForm,
+    VectorGroup,
+)
 
 
 @dataclass(frozen=True)
@@ -85,7 +80,7 @@ class GlobalDecl:
 
 
 def global_decls(
-    op: OpView, tiles: dict[str, TileDecl], layouts: dict[str, str] | None = None
+    op: OpViewAPI, tiles: dict[str, TileDecl], layouts: dict[str, str] | None = None
 ) -> list[GlobalDecl]:
     """GlobalTensor operands of a call, typed like the compute tile and shaped like its valid region
     (ND unless `layouts` names another layout for an operand)."""
@@ -111,14 +106,14 @@ class Call:
 class CompileCase:
     fn: str  # the function of the profile's verify file that holds the case
     profile: str
-    rv: RuleView | None  # None: the legal twin, which must compile
+    rv: RuleViewAPI | None  # None: the legal twin, which must compile
     rule: str
     tiles: list[TileDecl]
     call: Call
     note: str = ""
     # Rules the kernel cannot help breaking too (same_dtype on a one-type profile must pick a type
     # the dtype rule rejects); their diagnostics are expected as well.
-    also: list[RuleView] = field(default_factory=list)
+    also: list[RuleViewAPI] = field(default_factory=list)
     globals: list[GlobalDecl] = field(default_factory=list)  # GlobalTensor operands (transfer ops)
     contexts: list[tuple[str, str]] = field(default_factory=list)  # (C++ type, name) of context operands
 
@@ -148,11 +143,11 @@ class CompileCase:
         cls,
         fn: str,
         profile: str,
-        rv: RuleView,
+        rv: RuleViewAPI,
         tiles: list[TileDecl],
         call: Call,
         *,
-        also: list[RuleView] | None = None,
+        also: list[RuleViewAPI] | None = None,
         globals: list[GlobalDecl] | None = None,
         contexts: list[tuple[str, str]] | None = None,
         on: str = "",
@@ -202,7 +197,7 @@ class RuntimeKernel:
 class RuntimeFailCase:
     id: str  # case id in the profile's cases executable
     profile: str
-    rv: RuleView
+    rv: RuleViewAPI
     rule: str
     tiles: list[TileDecl]
     call: Call
@@ -222,7 +217,7 @@ class VectorKernel:
 
 @dataclass
 class OpTests:
-    op: OpView
+    op: OpViewAPI
     runtime: list[RuntimeKernel] = field(default_factory=list)
     vector: list[VectorKernel] = field(default_factory=list)
     compile: list[CompileCase] = field(default_factory=list)
@@ -262,11 +257,11 @@ class VerifyFile:
 # ----------------------------------------------------------------------------- helpers
 
 
-def dtype_def(project: ProjectView, name: str) -> DTypeDef:
+def dtype_def(project: ProjectViewAPI, name: str) -> DTypeDef:
     return project.targets.dtype(name)
 
 
-def special_scalars(op: OpView, d: DTypeDef) -> list[float | int]:
+def special_scalars(op: OpViewAPI, d: DTypeDef) -> list[float | int]:
     tv = op.spec.test_values
     if d.kind == "float":
         return list(tv.float_scalars)
@@ -275,7 +270,7 @@ def special_scalars(op: OpView, d: DTypeDef) -> list[float | int]:
 
 
 def make_call(
-    op: OpView,
+    op: OpViewAPI,
     tiles: dict[str, TileDecl],
     variant: dict[str, str],
     scalar_expr: dict[str, str],
@@ -312,11 +307,11 @@ def make_call(
     return Call(explicit, args)
 
 
-def _first_value(op: OpView, enum: str) -> str:
+def _first_value(op: OpViewAPI, enum: str) -> str:
     return next(e.values[0] for e in op.targets.enums if e.name == enum)
 
 
-def _scalar_default(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, str]:
+def _scalar_default(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, str]:
     """Scalar arguments spelled as a value-initialised element of the type the signature names."""
     intr = op.spec.intrinsic
     assert intr is not None
@@ -330,12 +325,12 @@ def _scalar_default(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, str]:
     return out
 
 
-def tile_operands(op: OpView) -> list[str]:
+def tile_operands(op: OpViewAPI) -> list[str]:
     return [o.name for o in op.spec.operands if o.kind == "tile"]
 
 
 def _legal_tiles(
-    op: OpView, profile: str, variant: dict[str, str], want: dict[str, list[str]] | None = None
+    op: OpViewAPI, profile: str, variant: dict[str, str], want: dict[str, list[str]] | None = None
 ) -> dict[str, TileDecl] | None:
     """Tiles of the first dtype combination the profile allows (whose operands named in `want`
     have one of the element types listed there)."""
@@ -349,7 +344,7 @@ def _legal_tiles(
     return {name: shaped(op, TileDecl(name, combos[0][name])) for name in tile_operands(op)}
 
 
-def legalised(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+def legalised(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
     """Tiles that satisfy every run-time rule of every profile (each rule adjusts what it needs)."""
     for rule in op.spec.constraints:
         if not rule.is_static:
@@ -357,7 +352,7 @@ def legalised(op: OpView, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
     return tiles
 
 
-def shaped(op: OpView, tile: TileDecl) -> TileDecl:
+def shaped(op: OpViewAPI, tile: TileDecl) -> TileDecl:
     """A tile as the op's kind shapes that operand (a row reduction's dst is R x 1, say), given the
     shape of its source."""
     rows, cols, vr, vc = op.kind.tile_shape(
@@ -366,7 +361,7 @@ def shaped(op: OpView, tile: TileDecl) -> TileDecl:
     return replace(tile, rows=rows, cols=cols, valid_rows=vr, valid_cols=vc)
 
 
-def scalar_dtypes(op: OpView, dtypes: dict[str, str]) -> dict[str, str]:
+def scalar_dtypes(op: OpViewAPI, dtypes: dict[str, str]) -> dict[str, str]:
     """Element type of each scalar operand: that of the tile its `typename T::DType` names."""
     out: dict[str, str] = {}
     intr = op.spec.intrinsic
@@ -381,7 +376,7 @@ def scalar_dtypes(op: OpView, dtypes: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def other_dtype(project: ProjectView, avoid: list[str], prefer: list[str]) -> str:
+def other_dtype(project: ProjectViewAPI, avoid: list[str], prefer: list[str]) -> str:
     for d in prefer:
         if d not in avoid:
             return d
@@ -395,9 +390,9 @@ def other_dtype(project: ProjectView, avoid: list[str], prefer: list[str]) -> st
 class BreakContext:
     """What a rule kind needs to build the kernel that breaks it (rules.py, `break_static`)."""
 
-    project: ProjectView
-    op: OpView
-    rv: RuleView
+    project: ProjectViewAPI
+    op: OpViewAPI
+    rv: RuleViewAPI
     profile: str
 
     def other_dtype(self, avoid: list[str], prefer: list[str]) -> str:
@@ -413,7 +408,7 @@ class BreakContext:
 
 
 def _break(
-    project: ProjectView, op: OpView, rv: RuleView, tiles: dict[str, TileDecl], profile: str
+    project: ProjectViewAPI, op: OpViewAPI, rv: RuleViewAPI, tiles: dict[str, TileDecl], profile: str
 ) -> Broken:
     """Tiles that violate exactly `rv` (as far as the other rules allow)."""
     broken = rv.rule.break_static(BreakContext(project, op, rv, profile), tiles)
@@ -421,7 +416,7 @@ def _break(
     return broken
 
 
-def _share_types(op: OpView, tiles: dict[str, TileDecl], changed: str | None) -> dict[str, TileDecl]:
+def _share_types(op: OpViewAPI, tiles: dict[str, TileDecl], changed: str | None) -> dict[str, TileDecl]:
     """Operands bound to one template parameter (TPRELU's TileData) must stay one type."""
     if changed is None or op.spec.intrinsic is None:
         return tiles
@@ -433,11 +428,11 @@ def _share_types(op: OpView, tiles: dict[str, TileDecl], changed: str | None) ->
     return out
 
 
-def _variant_for(op: OpView, rv: RuleView) -> dict[str, str]:
+def _variant_for(op: OpViewAPI, rv: RuleViewAPI) -> dict[str, str]:
     return {**op.default_values, **rv.rule.when_values()}
 
 
-def layout_addresses(project: ProjectView, tiles: list[TileDecl]) -> dict[str, int]:
+def layout_addresses(project: ProjectViewAPI, tiles: list[TileDecl]) -> dict[str, int]:
     """Consecutive, 64-byte aligned TASSIGN addresses in the simulated buffer."""
     addr, out = 0, {}
     for t in tiles:
@@ -450,25 +445,25 @@ def layout_addresses(project: ProjectView, tiles: list[TileDecl]) -> dict[str, i
 # ----------------------------------------------------------------------------- planning
 
 
-def plan_op(project: ProjectView, op: OpView) -> OpTests:
+def plan_op(project: ProjectViewAPI, op: OpViewAPI) -> OpTests:
     """The op's kind plans its runtime cases and which rule-driven cases apply (opkinds/)."""
     tests = OpTests(op)
     op.kind.plan_tests(project, op, tests)
     return tests
 
 
-def plan_rule_cases(project: ProjectView, op: OpView, tests: OpTests) -> None:
+def plan_rule_cases(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     """Compile-fail cases (with legal twins) and runtime-fail cases of a tile intrinsic's rules."""
     _plan_compile(project, op, tests)
     _plan_runtime_fail(project, op, tests)
 
 
-def variant_suffix(op: OpView, variant: dict[str, str]) -> str:
+def variant_suffix(op: OpViewAPI, variant: dict[str, str]) -> str:
     diff = [v.split("::")[-1].lower() for k, v in variant.items() if op.default_values.get(k) != v]
     return "_" + "_".join(diff) if diff else ""
 
 
-def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
+def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     twins: dict[tuple[str, str], CompileCase] = {}
 
     def twin(profile: str, variant: dict[str, str]) -> CompileCase | None:
@@ -523,8 +518,8 @@ def _plan_compile(project: ProjectView, op: OpView, tests: OpTests) -> None:
 
 
 def _plan_form_rules(
-    project: ProjectView,
-    op: OpView,
+    project: ProjectViewAPI,
+    op: OpViewAPI,
     tests: OpTests,
     twin: Callable[[str, dict[str, str]], CompileCase | None],
 ) -> None:
@@ -534,7 +529,7 @@ def _plan_form_rules(
         rules = op.form_rules_for(p.name)
         for form in op.forms:
             mine = [rv for rv in rules if rv.rule.forms is not None and rv.rule.in_form(form)]
-            if not mine or form.own_tiles:
+            if not mine or form.test.own_tiles:
                 continue
             legal = twin(p.name, dict(op.default_values))
             if legal is None:
@@ -543,12 +538,14 @@ def _plan_form_rules(
             for rv in mine:
                 tiles = rv.rule.legalise(tiles)
 
-            def call_form(tiles: dict[str, TileDecl], form: FormView = form) -> tuple[Call, list[GlobalDecl]]:
+            def call_form(
+                tiles: dict[str, TileDecl], form: FormViewAPI = form
+            ) -> tuple[Call, list[GlobalDecl]]:
                 main = make_call(op, tiles, dict(op.default_values), _scalar_default(op, tiles))
                 glob = global_decls(op, tiles)
                 names = {t.name: t.type_name for t in tiles.values()} | {g.name: g.type_name for g in glob}
-                targs = form.test_template_args(main.template_args, names, main.args)
-                return Call(targs, form.test_call_args(main.args)), glob
+                targs = form.test.template_args(main.template_args, names, main.args)
+                return Call(targs, form.test.call_args(main.args)), glob
 
             call, glob = call_form(tiles)
             low, k = p.name.lower(), form.index
@@ -579,8 +576,8 @@ def _plan_form_rules(
 
 
 def _collateral(
-    op: OpView, profile: str, broken: RuleView, tiles: dict[str, TileDecl], variant: dict[str, str]
-) -> list[RuleView]:
+    op: OpViewAPI, profile: str, broken: RuleViewAPI, tiles: dict[str, TileDecl], variant: dict[str, str]
+) -> list[RuleViewAPI]:
     """Type rules of the profile that the tiles breaking `broken` violate as well: dtype lists,
     and rules that do not admit the combination of element types (a pair table)."""
     out = []
@@ -591,7 +588,7 @@ def _collateral(
     return out
 
 
-def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None:
+def _plan_runtime_fail(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
     for p in project.profiles:
         for rv in op.rules_for(p.name, static=False):
             variant = dict(op.default_values)
@@ -616,121 +613,81 @@ def _plan_runtime_fail(project: ProjectView, op: OpView, tests: OpTests) -> None
 # ----------------------------------------------------------------------------- output jobs
 
 
-def op_manifest(project: ProjectView, t: OpTests) -> dict[str, Any]:
+def op_manifest(project: ProjectViewAPI, t: OpTests) -> OpManifest:
     """What the runner needs to build inputs, run the executables and judge results for one op."""
     op = t.op
     tol = op.spec.semantics.tolerance
-    return {
-        "mnemonic": op.spec.mnemonic,
-        "cpp": op.name,
-        "spec": op.path,
-        "kind": op.kind.name,
-        "reference": f"{t.dir}/reference.py",
-        "tolerance": {"kind": tol.kind, "ulp": getattr(tol, "ulp", 0)},
-        "domain": op.spec.semantics.domain,
-        "forms": [f.index for f in op.expr_forms],  # overloads judged against reference_f<index>
-        "packed": [o.name for o in op.spec.operands if o.packed],  # packed predicate tiles
-        "streams": [o.name for o in op.spec.operands if o.packed == "stream"],
-        "region": op.kind.region(op),
-        "value_forms": [{"index": f.index, "output": f.value_output} for f in op.value_forms],
-        "source": op.kind.region_source(op),
-        "axis": op.kind.reduce_axis(op),
-        "compute": op.compute_operand,
-        "inputs": [o.name for o in op.spec.operands if o.name in op.value_operands],
-        "operands": {o.name: o.kind for o in op.spec.operands},
-        "roles": {o.name: o.role for o in op.spec.operands},
-        "outputs": op.result_operands,
-        "inactive_lanes": op.spec.semantics.inactive_lanes,
-        "executable": exe.path if (exe := t.executable()) else None,
-        "verify": ver.path if (ver := t.verify_file()) else None,
-        "runtime": [
-            {
-                "group": k.id,
-                "dtypes": k.dtypes,
-                "profiles": k.profiles,
-                **({"ranges": {n: list(r) for n, r in k.ranges.items()}} if k.ranges else {}),
-                "cases": [
-                    {
-                        "index": c.index,
-                        "label": c.label,
-                        "scalars": c.scalars,
-                        "attrs": c.attrs,
-                        "tiles": {
-                            x.name: {
-                                "rows": x.rows,
-                                "cols": x.cols,
-                                "valid_rows": x.valid_rows,
-                                "valid_cols": x.valid_cols,
-                                "layout": x.layout,
-                                **({"slayout": x.slayout} if x.slayout else {}),
-                                **({"pad": x.pad} if x.pad else {}),
-                            }
+    return OpManifest(
+        mnemonic=op.spec.mnemonic,
+        cpp=op.name,
+        spec=op.path,
+        kind=op.kind.name,
+        reference=f"{t.dir}/reference.py",
+        tolerance=Tolerance(tol.kind, getattr(tol, "ulp", 0)),
+        domain=op.spec.semantics.domain,
+        forms=[f.index for f in op.expr_forms],
+        packed=[o.name for o in op.spec.operands if o.packed],
+        streams=[o.name for o in op.spec.operands if o.packed == "stream"],
+        region=op.kind.region(op),
+        value_forms=[ValueForm(f.index, str(f.value_output)) for f in op.value_forms],
+        source=op.kind.region_source(op),
+        axis=op.kind.reduce_axis(op),
+        compute=op.compute_operand,
+        inputs=[o.name for o in op.spec.operands if o.name in op.value_operands],
+        operands={o.name: o.kind for o in op.spec.operands},
+        roles={o.name: o.role for o in op.spec.operands},
+        outputs=op.result_operands,
+        inactive_lanes=op.spec.semantics.inactive_lanes,
+        executable=exe.path if (exe := t.executable()) else None,
+        verify=ver.path if (ver := t.verify_file()) else None,
+        runtime=[
+            RuntimeGroup(
+                k.id,
+                k.dtypes,
+                k.profiles,
+                [
+                    CaseEntry(
+                        c.index,
+                        c.label,
+                        c.scalars,
+                        c.attrs,
+                        {
+                            x.name: TileShape(
+                                x.rows, x.cols, x.valid_rows, x.valid_cols, x.layout, x.slayout, x.pad
+                            )
                             for x in c.tiles
                         },
-                        **(
-                            {
-                                "globals": {
-                                    g.name: {
-                                        "rows": g.rows,
-                                        "cols": g.cols,
-                                        "ld": g.ld,
-                                        "layout": g.layout,
-                                        "shape": g.shape,
-                                        "strides": g.strides,
-                                        "size": g.size,
-                                    }
-                                    for g in c.globals
-                                }
-                            }
-                            if c.globals
-                            else {}
-                        ),
-                    }
+                        {
+                            g.name: GlobalShape(g.rows, g.cols, g.ld, g.layout, g.shape, g.strides, g.size)
+                            for g in c.globals
+                        },
+                    )
                     for c in k.cases
                 ],
-            }
+                dict(k.ranges),
+            )
             for k in t.runtime
         ],
-        "vector": [
-            {
-                "group": k.id,
-                "first": k.first,
-                "dtype": k.dtype,
-                "lanes": k.lanes,
-                "profiles": k.profiles,
-                "masks": k.masks,
-                "scalars": k.scalars,
-            }
-            for k in t.vector
+        vector=[
+            VectorGroup(k.id, k.first, k.dtype, k.lanes, k.profiles, k.masks, k.scalars) for k in t.vector
         ],
-        "compile": [
-            {
-                "profile": c.profile,
-                "case": c.fn,
-                "rule": c.rule,
-                "must_fail": c.rv is not None,
-                "messages": c.messages(),
-            }
-            for c in t.compile
+        compile=[CompileEntry(c.profile, c.fn, c.rule, c.rv is not None, c.messages()) for c in t.compile],
+        runtime_fail=[
+            RuntimeFailEntry(c.profile, c.id, c.rule, c.rv.runtime_message(c.profile)) for c in t.runtime_fail
         ],
-        "runtime_fail": [
-            {"profile": c.profile, "case": c.id, "rule": c.rule, "message": c.rv.runtime_message(c.profile)}
-            for c in t.runtime_fail
-        ],
-        **op.kind.manifest_extra(op),
-    }
+        extra=op.kind.manifest_extra(op),
+    )
 
 
-def project_manifest(project: ProjectView, plans: list[OpTests]) -> dict[str, Any]:
-    dtypes = {d.name: {"numpy": d.numpy, "kind": d.kind, "bits": d.bits} for d in project.targets.dtypes}
-    return {
-        "profiles": [p.name for p in project.profiles],
-        "dtypes": dtypes,
-        "ops": {t.op.spec.short: f"{t.dir}/manifest.json" for t in plans},
-    }
+def project_manifest(project: ProjectViewAPI, plans: list[OpTests]) -> ProjectManifest:
+    return ProjectManifest(
+        [p.name for p in project.profiles],
+        {d.name: DTypeInfo(d.numpy, d.kind, d.bits) for d in project.targets.dtypes},
+        {t.op.spec.short: f"{t.dir}/manifest.json" for t in plans},
+    )
 
 
-def test_jobs(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
+def test_jobs(project: ProjectViewAPI) -> list[tuple[str, str, dict[str, object]]]:
     plans = []
     for op in project.ops:
         with op.context("planning its tests"):
@@ -745,7 +702,17 @@ def test_jobs(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
         if ver is not None:
             jobs.append((ver.path, "tests/verify.cpp.j2", {"op": op, "file": ver}))
         jobs.append(
-            (f"{t.dir}/manifest.json", "tests/manifest.json.j2", {"op": op, "data": op_manifest(project, t)})
+            (
+                f"{t.dir}/manifest.json",
+                "tests/manifest.json.j2",
+                {"op": op, "data": op_manifest(project, t).to_json()},
+            )
         )
-    jobs.append(("tests/manifest.json", "tests/manifest.json.j2", {"data": project_manifest(project, plans)}))
+    jobs.append(
+        (
+            "tests/manifest.json",
+            "tests/manifest.json.j2",
+            {"data": project_manifest(project, plans).to_json()},
+        )
+    )
     return jobs

@@ -38,6 +38,7 @@ from ..errors import did_you_mean
 from ..opkinds import KINDS
 from ..paths import RUNTIME_INCLUDE, Layout
 from .golden import Check, GoldenContext
+from .manifest import Manifest, OpManifest, ProjectManifest, RuntimeFailEntry, RuntimeGroup, VectorGroup
 from .results import Outcome
 
 # One compiler for local runs (the first found); CI sets PTOGEN_TEST_COMPILERS="g++ clang++".
@@ -86,16 +87,18 @@ class Settings:
     timeout: float = RUN_TIMEOUT
 
 
-def load_manifest(layout: Layout) -> dict[str, Any]:
+def load_manifest(layout: Layout) -> Manifest:
     """The project manifest with every op's own manifest in place of its path."""
     path = layout.out / "tests" / "manifest.json"
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: run `ptogen gen` first")
-    project = json.loads(path.read_text(encoding="utf-8"))["manifest"]
+    project = ProjectManifest.from_json(json.loads(path.read_text(encoding="utf-8"))["manifest"])
     ops = {}
-    for name, rel in project["ops"].items():
-        ops[name] = json.loads((layout.out / rel).read_text(encoding="utf-8"))["manifest"]
-    return {**project, "ops": ops}
+    for name, rel in project.ops.items():
+        ops[name] = OpManifest.from_json(
+            json.loads((layout.out / rel).read_text(encoding="utf-8"))["manifest"]
+        )
+    return Manifest(project.profiles, project.dtypes, ops)
 
 
 # ----------------------------------------------------------------------------- compilers
@@ -281,7 +284,7 @@ class Runner:
     def reference(self, op: str) -> ModuleType:
         with self._ref_lock:
             if op not in self._refs:
-                path = self.layout.out / self.manifest["ops"][op]["reference"]
+                path = self.layout.out / self.manifest.ops[op].reference
                 spec = importlib.util.spec_from_file_location(f"ptogen_ref_{op}", path)
                 assert spec is not None and spec.loader is not None
                 module = importlib.util.module_from_spec(spec)
@@ -290,7 +293,7 @@ class Runner:
             return self._refs[op]
 
     def select_ops(self) -> list[str]:
-        names = list(self.manifest["ops"])
+        names = list(self.manifest.ops)
         if not self.settings.ops:
             return names
         chosen = []
@@ -305,22 +308,23 @@ class Runner:
     def jobs(self, compilers: list[Compiler]) -> Iterator[Job]:
         wanted = self.settings.profiles
         for op in self.select_ops():
-            entry = self.manifest["ops"][op]
-            profiles = [p for p in self.manifest["profiles"] if wanted is None or p in wanted]
+            entry = self.manifest.ops[op]
+            profiles = [p for p in self.manifest.profiles if wanted is None or p in wanted]
             # A runtime group runs under the first selected profile that allows it; building the
             # executable instantiates it under the others too, which proves it legal there.
             runs: dict[str, str] = {}
-            for group in entry["runtime"] + entry["vector"]:
-                first = next((p for p in profiles if p in group["profiles"]), None)
+            every: list[RuntimeGroup | VectorGroup] = [*entry.runtime, *entry.vector]
+            for group in every:
+                first = next((p for p in profiles if p in group.profiles), None)
                 if first is not None:
-                    runs[group["group"]] = first
+                    runs[group.group] = first
             for c in compilers:
                 if not c.available:
                     continue
-                if entry["executable"]:
-                    yield Job("cases", op, ",".join(profiles), c.name, entry["executable"], runs)
-                if entry["verify"] and self.settings.compile_fail and not self.settings.include:
-                    yield Job("verify", op, ",".join(profiles), c.name, entry["verify"])
+                if entry.executable:
+                    yield Job("cases", op, ",".join(profiles), c.name, entry.executable, runs)
+                if entry.verify and self.settings.compile_fail and not self.settings.include:
+                    yield Job("verify", op, ",".join(profiles), c.name, entry.verify)
 
     def run_jobs(self, jobs: list[Job], compilers: list[Compiler]) -> Iterator[list[Outcome]]:
         """Run jobs side by side (settings.jobs at once, default one per core); each job's outcomes
@@ -342,27 +346,28 @@ class Runner:
         binary, diag = self.builder.build(compiler, source)
         if binary is None:
             return [Outcome("fail", job.label, f"does not compile:\n{_first_lines(diag)}")]
-        entry = self.manifest["ops"][job.op]
+        entry = self.manifest.ops[job.op]
         outcomes = self._runtime(job, entry, binary)
         if not self.settings.include:  # diagnostics of another simulator are not ours to pin
-            for case in entry["runtime_fail"]:
-                if case["profile"] in job.profile.split(","):
+            for case in entry.runtime_fail:
+                if case.profile in job.profile.split(","):
                     outcomes.append(self._runtime_fail(job, case, binary))
         return outcomes
 
-    def _runtime(self, job: Job, entry: dict[str, Any], binary: Path) -> list[Outcome]:
-        groups = [g for g in entry["runtime"] + entry["vector"] if g["group"] in job.run_profile]
+    def _runtime(self, job: Job, entry: OpManifest, binary: Path) -> list[Outcome]:
+        every: list[RuntimeGroup | VectorGroup] = [*entry.runtime, *entry.vector]
+        groups = [g for g in every if g.group in job.run_profile]
         if not groups:
             return []
-        kind = KINDS[entry["kind"]]
+        kind = KINDS[entry.kind]
         with tempfile.TemporaryDirectory(prefix="ptogen-run-", dir=_scratch_dir()) as tmp:
             data = Path(tmp)
             checks: list[Check] = []
             ids: list[str] = []
             for g in groups:
-                profile = job.run_profile[g["group"]]
-                label = f"{job.op}/{g['group']} [{profile}, {Path(job.compiler).name}]"
-                gx = GoldenContext(job.op, entry, self.manifest["dtypes"], g, self.reference(job.op), label)
+                profile = job.run_profile[g.group]
+                label = f"{job.op}/{g.group} [{profile}, {Path(job.compiler).name}]"
+                gx = GoldenContext(job.op, entry, self.manifest.dtypes, g, self.reference(job.op), label)
                 found = kind.prepare_cases(gx, data)
                 checks += found
                 ids += [f"c{k}@{profile}" for k in _case_ids(g, len(found))]
@@ -387,12 +392,12 @@ class Runner:
                 return [Outcome("fail", job.label, detail)]
             return [check(data) for check in checks]
 
-    def _runtime_fail(self, job: Job, case: dict[str, Any], binary: Path) -> Outcome:
-        want = case["message"]
-        name = f"{job.op}/{case['case']} [{case['profile']}, {Path(job.compiler).name}] stops: {want}"
+    def _runtime_fail(self, job: Job, case: RuntimeFailEntry, binary: Path) -> Outcome:
+        want = case.message
+        name = f"{job.op}/{case.case} [{case.profile}, {Path(job.compiler).name}] stops: {want}"
         try:
             proc = subprocess.run(
-                [str(binary), "-", case["case"]],
+                [str(binary), "-", case.case],
                 capture_output=True,
                 text=True,
                 timeout=self.settings.timeout,
@@ -410,19 +415,19 @@ class Runner:
         return Outcome("pass", name)
 
     def _verify(self, job: Job, compiler: Compiler, source: Path) -> list[Outcome]:
-        every = self.manifest["ops"][job.op]["compile"]
+        every = self.manifest.ops[job.op].compile
         clang = is_clang(compiler)
         rc, diag = self.builder.check(compiler, source, CLANG_VERIFY if clang else ["-fmax-errors=0"])
         if clang:
             problem = None if rc == 0 else f"clang -verify:\n{_first_lines(diag, 30)}"
         else:
-            problem = _match_messages([m for c in every for m in c["messages"]], diag)
+            problem = _match_messages([m for c in every for m in c.messages], diag)
         outcomes = []
         for c in every:
-            if c["profile"] not in job.profile.split(","):
+            if c.profile not in job.profile.split(","):
                 continue
-            what = f"rejects: {'; '.join(c['messages'])}" if c["must_fail"] else "compiles"
-            name = f"{job.op}/{c['case']} [{c['profile']}, {Path(job.compiler).name}] {what}"
+            what = f"rejects: {'; '.join(c.messages)}" if c.must_fail else "compiles"
+            name = f"{job.op}/{c.case} [{c.profile}, {Path(job.compiler).name}] {what}"
             outcomes.append(Outcome("fail", name, problem) if problem else Outcome("pass", name))
         return outcomes
 
@@ -434,10 +439,10 @@ def _scratch_dir() -> str | None:
     return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
 
 
-def _case_ids(group: dict[str, Any], count: int) -> list[int]:
-    if "cases" in group:
-        return [c["index"] for c in group["cases"]]
-    return list(range(group["first"], group["first"] + count))
+def _case_ids(group: RuntimeGroup | VectorGroup, count: int) -> list[int]:
+    if isinstance(group, RuntimeGroup):
+        return [c.index for c in group.cases]
+    return list(range(group.first, group.first + count))
 
 
 def _match_messages(expected: list[str], diag: str) -> str | None:
@@ -522,7 +527,7 @@ def summary(outcomes: list[Outcome]) -> str:
 def _usage_problem(settings: Settings) -> str | None:
     """An unknown profile or a compiler that is not installed is a usage error, not 0 tests."""
     try:
-        known = load_manifest(settings.layout)["profiles"]
+        known = load_manifest(settings.layout).profiles
     except FileNotFoundError as exc:
         return str(exc)
     for p in settings.profiles or []:

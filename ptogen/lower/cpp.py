@@ -1,0 +1,154 @@
+"""How an op is spelled in C++: the types and arguments of its check, verify and simulator
+functions and of the vector header, and the C++ of its element semantics.
+
+One of the lowering's outputs (as torchgen's `api/cpp.py` spells a native function for C++):
+templates reach it as `op.cpp`. It reads only the op's semantic core (`kind_api.OpViewAPI`).
+The declarations of the intrinsic itself are spelled by `views.FormView`, one per form.
+"""
+
+from __future__ import annotations
+
+from ..kind_api import OpViewAPI
+from ..spec import expr as semantics
+
+
+def tparam_decl(kind: str, name: str, vtype: str | None) -> str:
+    """A template parameter declaration: `typename T`, `typename... Ts` or `int N`."""
+    if kind == "pack":
+        return f"typename... {name}"
+    if kind == "value":
+        return f"{vtype} {name}"
+    return f"typename {name}"
+
+
+class OpCpp:
+    """The C++ spellings of one op (`op.cpp`)."""
+
+    def __init__(self, op: OpViewAPI):
+        self.op = op
+
+    def type_of(self, operand: str) -> str:
+        """The C++ type of an operand inside check/verify functions."""
+        if self.op.spec.intrinsic is None:
+            return f"V_{operand}"
+        if operand == self.op.spec.intrinsic.tmp_in_events:
+            return "TmpT"
+        for p in self.op.spec.intrinsic.params:
+            if p.operand == operand:
+                return p.type or p.value_type or f"typename {p.dtype_of}::DType"
+        raise KeyError(operand)
+
+    def dtype_of(self, operand: str) -> str:
+        """C++ spelling of an operand's element type inside the check function."""
+        if self.op.operand(operand).kind == "scalar":
+            return self.type_of(operand)
+        return f"typename {self.type_of(operand)}::DType"
+
+    @property
+    def check_template(self) -> list[str]:
+        """Template parameter declarations of the profile check function."""
+        if self.op.spec.intrinsic is None:
+            return [f"typename V_{o.name}" for o in self.op.operands if o.kind == "vreg"]
+        return [tparam_decl(t.kind, t.name, t.type) for t in self.op.spec.intrinsic.template]
+
+    @property
+    def check_args(self) -> list[str]:
+        """Arguments that instantiate the check function from the intrinsic's scope."""
+        if self.op.spec.intrinsic is None:
+            return ["vreg<T, N>" for o in self.op.operands if o.kind == "vreg"]
+        return [f"{t.name}..." if t.kind == "pack" else t.name for t in self.op.spec.intrinsic.template]
+
+    @property
+    def verify_types(self) -> list[str]:
+        """Distinct template types of the tile operands, for the run-time verify function."""
+        out: list[str] = []
+        for o in self.op.tiles:
+            t = self.type_of(o)
+            if t not in out:
+                out.append(t)
+        return out
+
+    @property
+    def dependent_type(self) -> str:
+        """A type template parameter, to make an always-false static_assert dependent."""
+        if self.op.spec.intrinsic is None:
+            return self.check_args[0]
+        return next(t.name for t in self.op.spec.intrinsic.template if t.kind == "typename")
+
+    def _arg_name(self, operand: str) -> str:
+        by_operand = (
+            {p.operand: p.name for p in self.op.spec.intrinsic.params} if self.op.spec.intrinsic else {}
+        )
+        return by_operand.get(operand, operand)
+
+    @property
+    def verify_args(self) -> list[str]:
+        return [self._arg_name(o) for o in self.op.tiles]
+
+    @property
+    def impl_args(self) -> list[str]:
+        """Arguments of the simulator implementation: the domain operand, then what the math reads."""
+        return [self._arg_name(n) for n in (self.op.domain, *self.op.read_operands)]
+
+    @property
+    def vector_outputs(self) -> list[dict[str, str]]:
+        """Results of a vector op: the domain first, then extra outputs, with their C++ and numpy math."""
+        if not self.op.kind.lanes:
+            return []
+        outs = [(self.op.domain, self.op.loaded.expr)] + list(self.op.extra_exprs.items())
+        return [
+            {
+                "name": name,
+                "kind": self.op.operand(name).kind,
+                "type": "pto::vreg<T, N>" if self.op.operand(name).kind == "vreg" else "pto::mask<N>",
+                "cpp": self.expr_of(node),
+                "numpy": semantics.to_numpy(node, self.op.enums_of),
+            }
+            for name, node in outs
+        ]
+
+    @property
+    def vector_return(self) -> str:
+        types = [o["type"] for o in self.vector_outputs]
+        return types[0] if len(types) == 1 else f"std::tuple<{', '.join(types)}>"
+
+    @property
+    def vector_params(self) -> list[str]:
+        """Parameters of a vector op's C++ function, in operand order (dst first when merged)."""
+        params = []
+        if self.op.spec.semantics.inactive_lanes == "preserve":
+            params.append(f"const vreg<T, N>& {self.op.domain}_in")
+        for o in self.op.operands:
+            if o.role == "dst":
+                continue
+            spelled = {"vreg": "const vreg<T, N>&", "scalar": "T", "mask": "const mask<N>&"}[o.kind]
+            params.append(f"{spelled} {o.name}")
+        return params
+
+    def element_at(self, operand: str) -> tuple[str, str]:
+        """Row and column (C++, over loop indices r and c) of the element a tile operand supplies."""
+        broadcast = self.op.operand(operand).broadcast
+        return {"per_row": ("r", "0"), "per_col": ("0", "c")}.get(broadcast or "", ("r", "c"))
+
+    @property
+    def flat_runs(self) -> bool:
+        """Whether the simulator walks a valid region spanning whole rows of row-major tiles as one
+        contiguous run: every tile the element math reads is read at (r, c) as a plain element (no
+        broadcast, no packed bits), and the math makes a library call per element. A call-bound loop
+        per row lost up to 1.5x to a single loop (TFMOD, TREM, TEXP on x86-64); vectorised math is
+        as fast or faster per row, so it keeps that loop."""
+        tiles = [n for n in self.op.value_operands if self.op.operand(n).kind == "tile"]
+        plain = all(self.element_at(n) == ("r", "c") and not self.op.operand(n).packed for n in tiles)
+        return plain and any(semantics.uses_function(self.op.loaded.expr, f) for f in semantics.LIBRARY_CALLS)
+
+    @property
+    def vector_param_names(self) -> list[str]:
+        return [p.rsplit(" ", 1)[1] for p in self.vector_params]
+
+    @property
+    def expr(self) -> str:
+        return self.expr_of(self.op.loaded.expr)
+
+    def expr_of(self, expr: semantics.Node) -> str:
+        """C++ of an expression over `<operand>_v` element values in the compute type `C`."""
+        return semantics.to_cpp(expr, lambda n: f"{n}_v", "C", self.op.enums_of, self.op.varying_operands)

@@ -1,0 +1,142 @@
+"""What a rule kind (rules.py) is handed, as interfaces below it.
+
+The spec model holds rules and the lowering and the test planner call them, so the rule kinds
+cannot name those classes without an import cycle. They are written against these protocols
+instead; `spec.model.OpSpec` and `Targets`, `lower.views.OpView` and `RuleView` and
+`testing.plan.BreakContext` satisfy them (the type checker verifies it where they are passed).
+`TileDecl`, a plain record that rules rewrite to break themselves, lives here and is re-exported
+by `testing.plan`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class TileDecl:
+    """A tile a generated test kernel declares."""
+
+    name: str
+    dtype: str
+    rows: int = 16
+    cols: int = 16
+    valid_rows: int = 16
+    valid_cols: int = 16
+    dynamic: bool = False
+    loc: str = "Vec"
+    layout: str = "RowMajor"
+    poke: str | None = None  # a value a runtime-fail case writes to element (0, 0) before the call
+    slayout: str | None = None  # inner (fractal box) layout of a boxed tile: "RowMajor" for NZ
+    pad: str | None = None  # PadValue of the tile ("Zero", "Max", "Min"); None: Null
+
+    @property
+    def type_name(self) -> str:
+        return f"Tile_{self.name}"
+
+
+class SpecFacts(Protocol):
+    """An op spec (`spec.model.OpSpec`) as a rule reads it."""
+
+    @property
+    def operands(self) -> Sequence[Any]: ...
+
+    @property
+    def intrinsic(self) -> Any: ...
+
+    @property
+    def every_operand(self) -> Sequence[Any]: ...
+
+    def operand(self, name: str) -> Any: ...
+
+
+class TargetFacts(Protocol):
+    """The targets (`spec.model.Targets`): dtype vocabulary, profiles, enums."""
+
+    @property
+    def dtypes(self) -> Sequence[Any]: ...
+
+    @property
+    def enums(self) -> Sequence[Any]: ...
+
+    def dtype(self, spelling: str) -> Any: ...
+
+    def has_dtype(self, spelling: str) -> bool: ...
+
+    def profile(self, name: str) -> Any: ...
+
+
+class KindFacts(Protocol):
+    @property
+    def lanes(self) -> bool: ...
+
+
+class CppFacts(Protocol):
+    """The C++ spellings of an op (`lower.cpp.OpCpp`) that rules use."""
+
+    @property
+    def dependent_type(self) -> str: ...
+
+
+class RuleLowering(Protocol):
+    """A rule as one op lowers it (`lower.views.RuleView`): the C++ of its operands in scope."""
+
+    @property
+    def types(self) -> list[str]: ...
+
+    @property
+    def dtype_exprs(self) -> list[str]: ...
+
+    @property
+    def dtypes_cpp(self) -> list[str]: ...
+
+    @property
+    def dtypes_asm(self) -> list[str]: ...
+
+
+class RuleOp(Protocol):
+    """The op a rule sits in, as lowered (`lower.views.OpView`)."""
+
+    @property
+    def spec(self) -> SpecFacts: ...
+
+    @property
+    def targets(self) -> TargetFacts: ...
+
+    @property
+    def kind(self) -> KindFacts: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def cpp(self) -> CppFacts: ...
+
+    def rule_view(self, rule: Any) -> RuleLowering: ...
+
+    def covers_data_tiles(self, operands: list[str]) -> bool: ...
+
+    def operand_dtypes(
+        self, profile: str, operand: str, when: dict[str, str] | None = None
+    ) -> list[str] | None: ...
+
+    def allowed_dtypes(self, profile: str, when: dict[str, str] | None = None) -> list[str]: ...
+
+
+class RuleBreak(Protocol):
+    """The test planner's context for breaking one rule (`testing.plan.BreakContext`)."""
+
+    @property
+    def op(self) -> RuleOp: ...
+
+    @property
+    def rv(self) -> RuleLowering: ...
+
+    @property
+    def profile(self) -> str: ...
+
+    def other_dtype(self, avoid: list[str], prefer: list[str]) -> str: ...
+
+    def follow_compute(self, operands: list[str]) -> set[str]: ...
