@@ -43,7 +43,8 @@ PTO_INST RecordEvent TNEG(D &dst, S &src, T &tmp, Ev &... events) {
     return {};
 }
 // TRECIP declared as generated, but dispatched to its own implementation with swapped arguments.
-template <auto PrecisionType = RecipAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc, typename... WaitEvents>
+template <auto PrecisionType = RecipAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
 PTO_INST RecordEvent TRECIP(TileDataDst &dst, TileDataSrc &src, WaitEvents &... events) {
     TSYNC(events...);
     TRECIP_IMPL<PrecisionType>(src, dst);
@@ -53,7 +54,8 @@ PTO_INST RecordEvent TRECIP(TileDataDst &dst, TileDataSrc &src, WaitEvents &... 
 // generated upstream's declarations token for token).
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
-PTO_INST RecordEvent TROWEXPANDADD(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1, WaitEvents &... events) {
+PTO_INST RecordEvent TROWEXPANDADD(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1,
+                                   WaitEvents &... events) {
     MAP_INSTR_IMPL(TROWEXPANDADD, dst, src0, src1);
     return {};
 }
@@ -119,7 +121,10 @@ def test_each_difference_comes_with_the_note_that_argues_it() -> None:
     notes = {"TRECIP": ("specs/ops/x/trecip.yaml", "Upstream's   pto_instr.hpp\n calls TRECIP_IMPL.")}
     drift = header_drift(HAND_WRITTEN, GENERATED, notes)
     at = next(i for i, line in enumerate(drift.lines) if line.startswith("TRECIP<"))
-    assert drift.lines[at + 1] == "    argued in specs/ops/x/trecip.yaml: Upstream's pto_instr.hpp calls TRECIP_IMPL."
+    assert (
+        drift.lines[at + 1]
+        == "    argued in specs/ops/x/trecip.yaml: Upstream's pto_instr.hpp calls TRECIP_IMPL."
+    )
     assert drift.unargued == header_drift(HAND_WRITTEN, GENERATED).unargued - 1
 
 

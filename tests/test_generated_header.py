@@ -128,10 +128,8 @@ def test_an_event_reaches_the_main_form(compiler: str, tmp_path: Path) -> None:
         and op.spec.semantics.kind != "sync"
     ]
     assert {"trowexpandadd", "tcolsum", "tcvt", "tcolargmax", "tcmps"} <= set(ops), ops
-    functions = "".join(
-        f"static void call_{op}(RecordEvent& ev) {{{_legal_kernel_body(op).rstrip().removesuffix(');')}, ev);}}\n"
-        for op in ops
-    )
+    bodies = {op: _legal_kernel_body(op).rstrip().removesuffix(");") + ", ev);" for op in ops}
+    functions = "".join(f"static void call_{op}(RecordEvent& ev) {{{bodies[op]}}}\n" for op in ops)
     calls = "".join(f"    call_{op}(ev);\n" for op in ops)
     source = (
         f"#include <pto/pto-inst.hpp>\n#include <cstdio>\nusing namespace pto;\n{functions}"

@@ -50,8 +50,8 @@ class ImportProblem(Exception):
 def parse_signature(sig: str) -> tuple[str, str, str, list[dict[str, Any]], list[dict[str, Any]]]:
     """(qualifier, return type, name, template params, params) of a normalised C++ declaration."""
     m = re.match(
-        r"template<(.*)>(PTO_INST|PTO_INTERNAL)? ?(?:(RecordEvent|comm::AsyncEvent|void) |(std::enable_if_t<.*>))"
-        r"(\w+)\((.*)\);?$",
+        r"template<(.*)>(PTO_INST|PTO_INTERNAL)? ?"
+        r"(?:(RecordEvent|comm::AsyncEvent|void) |(std::enable_if_t<.*>))(\w+)\((.*)\);?$",
         sig,
     )
     if m is None:

@@ -274,10 +274,8 @@ def header_drift(upstream: str, generated: str, notes: dict[str, tuple[str, str]
             if gen.dispatch == up.dispatch:
                 drift.dispatched += 1
             else:
-                differs(
-                    name,
-                    f"{name}{up.shape}: upstream dispatches to {up.dispatch}; the specs dispatch to {gen.dispatch}",
-                )
+                dispatched = f"upstream dispatches to {up.dispatch}; the specs dispatch to {gen.dispatch}"
+                differs(name, f"{name}{up.shape}: {dispatched}")
         shapes = {d.shape for d in upstream_forms}
         for s in mine:
             if s not in shapes:

@@ -940,7 +940,9 @@ class FormView:
         assert intr is not None
         names = intr.overloads[self.index - 1].guard if self.index else intr.guard
         kinds = {t.name: t.kind for t in self.template}
-        return " && ".join(f"all_events_v<{n}...>" if kinds[n] == "pack" else f"is_tile_data_v<{n}>" for n in names)
+        return " && ".join(
+            f"all_events_v<{n}...>" if kinds[n] == "pack" else f"is_tile_data_v<{n}>" for n in names
+        )
 
     @property
     def returns(self) -> str:
@@ -951,7 +953,11 @@ class FormView:
         tile_only = intr.overloads[self.index - 1].tile_only if self.index else []
         if tile_only:
             assert intr.returns == "void"
-            return "std::enable_if_t<" + " && ".join(f"is_tile_data_v<{t}> || is_conv_tile_v<{t}>" for t in tile_only) + ">"
+            return (
+                "std::enable_if_t<"
+                + " && ".join(f"is_tile_data_v<{t}> || is_conv_tile_v<{t}>" for t in tile_only)
+                + ">"
+            )
         return intr.returns
 
     @property
