@@ -953,11 +953,8 @@ class FormView:
         tile_only = intr.overloads[self.index - 1].tile_only if self.index else []
         if tile_only:
             assert intr.returns == "void"
-            return (
-                "std::enable_if_t<"
-                + " && ".join(f"is_tile_data_v<{t}> || is_conv_tile_v<{t}>" for t in tile_only)
-                + ">"
-            )
+            terms = [f"is_tile_data_v<{t}> || is_conv_tile_v<{t}>" for t in tile_only]
+            return f"std::enable_if_t<{' && '.join(f'({t})' for t in terms) if len(terms) > 1 else terms[0]}>"
         return intr.returns
 
     @property

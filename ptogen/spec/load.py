@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -534,7 +535,7 @@ def _check_declaration(
     template: list[Any],
     params: list[Any],
     operands: dict[str, Any],
-    guard: list[str] = [],  # noqa: B006 - read only
+    guard: Sequence[str] = (),
 ) -> tuple[list[Problem], set[str]]:
     """One C++ declaration against the operands it may carry; returns problems and carried operands."""
     problems: list[Problem] = []
