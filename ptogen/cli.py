@@ -190,7 +190,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def cmd_diff_header(args: argparse.Namespace) -> int:
     """Declaration and dispatch drift between upstream's hand-written pto_instr.hpp and the generated one."""
-    from .importer.declarations import header_drift
+    from .importer.declarations import arguing_notes, header_drift
+    from .spec.load import load_specs
 
     layout = _layout(args)
     path = Path(args.upstream)
@@ -202,16 +203,18 @@ def cmd_diff_header(args: argparse.Namespace) -> int:
         print(f"ptogen diff-header: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return EXIT_SPEC
     generated = (layout.generated_include / "pto" / "common" / "pto_instr.hpp").read_text(encoding="utf-8")
-    drift = header_drift(upstream, generated)
+    drift = header_drift(upstream, generated, arguing_notes(load_specs(layout.specs, layout.root)))
     for line in drift.lines:
         print(line)
+    differences = sum(not line.startswith(" ") for line in drift.lines)
     print(
         f"ptogen diff-header: of {drift.total} upstream declarations of the covered intrinsics, "
-        f"{drift.declared} are generated and {drift.dispatched} dispatch to the same _IMPL with the "
-        f"same arguments; {len(drift.lines)} difference(s)",
+        f"{drift.declared} are generated, {drift.identical} token for token, and {drift.dispatched} "
+        f"dispatch to the same _IMPL with the same arguments; {differences} difference(s), "
+        f"{drift.unargued} argued by no spec note",
         file=sys.stderr,
     )
-    return 1 if drift.lines else 0
+    return 1 if drift.unargued else 0
 
 
 def cmd_upstream_st(args: argparse.Namespace) -> int:

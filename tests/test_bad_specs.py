@@ -166,6 +166,13 @@ CASES = [
         "Input should be 'ND', 'DN' or 'NZ'",
     ),
     (
+        "guard of a value or unknown template parameter",
+        "  template:\n",
+        "  guard: [WaitEvents, TileDataDt]\n  template:\n",
+        "intrinsic.guard[1]",
+        "'TileDataDt' is not a type template parameter or the pack",
+    ),
+    (
         "comment breaker in identifier",
         "{name: TileDataDst, kind: typename}",
         "{name: 'Tile*/Dst', kind: typename}",

@@ -8,17 +8,32 @@ from pathlib import Path
 import pytest
 
 from ptogen.cli import main
-from ptogen.importer.declarations import declaration_shapes, declarations, header_drift
+from ptogen.importer.declarations import (
+    arguing_notes,
+    declaration_shapes,
+    declarations,
+    header_drift,
+    public_declarations,
+    tokens,
+)
+from ptogen.spec.load import load_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
 
 HAND_WRITTEN = """
-// TABS as the generated header declares and dispatches it, under other names.
-template <typename D, typename S, typename... Ev>
-PTO_INST RecordEvent TABS(D &out, S &in, Ev &... ev) {
-    TSYNC(ev...);
-    MAP_INSTR_IMPL(TABS, out, in);
+// TABS as the generated header declares and dispatches it, spaced otherwise.
+template <typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
+PTO_INST RecordEvent TABS(TileDataDst &dst, TileDataSrc &src, WaitEvents &... events) {
+    TSYNC(events...);
+    MAP_INSTR_IMPL(TABS, dst, src);
+    return {};
+}
+// TADD under other names: the same shape, so paired, but not token for token.
+template <typename D, typename S0, typename S1, typename... Ev>
+PTO_INST RecordEvent TADD(D &dst, S0 &src0, S1 &src1, Ev &... ev) {
+    MAP_INSTR_IMPL(TADD, dst, src0, src1);
     return {};
 }
 // A TNEG form nobody generates: a scratch tile.
@@ -28,16 +43,27 @@ PTO_INST RecordEvent TNEG(D &dst, S &src, T &tmp, Ev &... events) {
     return {};
 }
 // TRECIP declared as generated, but dispatched to its own implementation with swapped arguments.
-template <auto P = RecipAlgorithm::DEFAULT, typename D, typename S, typename... Ev>
-PTO_INST RecordEvent TRECIP(D &dst, S &src, Ev &... events) {
+template <auto PrecisionType = RecipAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc,
+          typename... WaitEvents>
+PTO_INST RecordEvent TRECIP(TileDataDst &dst, TileDataSrc &src, WaitEvents &... events) {
     TSYNC(events...);
-    TRECIP_IMPL<P>(src, dst);
+    TRECIP_IMPL<PrecisionType>(src, dst);
+    return {};
+}
+// TROWEXPANDADD with a guard the generated declaration does not have (ptogen's own, until it
+// generated upstream's declarations token for token).
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
+          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+PTO_INST RecordEvent TROWEXPANDADD(TileDataDst &dst, TileDataSrc0 &src0, TileDataSrc1 &src1,
+                                   WaitEvents &... events) {
+    MAP_INSTR_IMPL(TROWEXPANDADD, dst, src0, src1);
     return {};
 }
 """
 
 
 def test_shapes_ignore_names_and_guards() -> None:
+    """Shapes pair declarations across headers; names and guards are compared afterwards."""
     a = declaration_shapes(
         "template <typename A, typename B, typename... W, std::enable_if_t<all_events_v<W...>, int> = 0>\n"
         "PTO_INST RecordEvent TX(A& a, B& b, W&... w) {}"
@@ -48,20 +74,65 @@ def test_shapes_ignore_names_and_guards() -> None:
     assert a == b == {"TX": ["<typename, typename, typename...>(T0&, T1&, P&...)"]}
 
 
-def test_drift_reports_missing_and_extra_forms_and_dispatch() -> None:
+def test_tokens_keep_names_and_guards_and_drop_whitespace() -> None:
+    assert tokens("TX(A &a,\n  W &... w)") == tokens("TX( A& a, W&...w )")
+    assert tokens("TX(A& a)") != tokens("TX(A& b)")
+    assert tokens("enable_if_t<x && y>") == ("enable_if_t", "<", "x", "&&", "y", ">")
+
+
+def test_drift_reports_guards_names_missing_and_extra_forms_and_dispatch() -> None:
     drift = header_drift(HAND_WRITTEN, GENERATED)
-    assert (drift.total, drift.declared, drift.dispatched) == (3, 2, 1)
+    assert (drift.total, drift.declared, drift.identical, drift.dispatched) == (5, 4, 2, 3)
     lines = drift.lines
     assert any(line.startswith("TNEG: upstream declares TNEG<") for line in lines), lines
     # Every other covered intrinsic is reported as not declared by this tiny header.
-    assert "TADD: not declared upstream" in lines
+    assert "TSUB: not declared upstream" in lines
     assert not any(line.startswith("TABS") for line in lines)
+    [tadd] = [line for line in lines if line.startswith("TADD<")]
+    assert tadd == (
+        "TADD<typename, typename, typename, typename...>(T0&, T1&, T2&, P&...): declared otherwise: "
+        "upstream `typename D ,`, the specs `typename TileDataDst ,`; "
+        "upstream `typename S0 ,`, the specs `typename TileDataSrc0 ,`; "
+        "upstream `typename S1 ,`, the specs `typename TileDataSrc1 ,`; "
+        "upstream `... Ev >`, the specs `... WaitEvents >`; "
+        "upstream `( D &`, the specs `( TileDataDst &`; "
+        "upstream `, S0 &`, the specs `, TileDataSrc0 &`; "
+        "upstream `, S1 &`, the specs `, TileDataSrc1 &`; "
+        "upstream `, Ev &`, the specs `, WaitEvents &`; "
+        "upstream `... ev )`, the specs `... events )`"
+    ), tadd
+    [guard] = [line for line in lines if line.startswith("TROWEXPANDADD<")]
+    assert guard.endswith(
+        "declared otherwise: upstream `WaitEvents , std :: enable_if_t < all_events_v < WaitEvents ... > , "
+        "int > = 0 >`, the specs `WaitEvents >`"
+    ), guard
     recip = [line for line in lines if line.startswith("TRECIP<")]
     assert recip == [
         "TRECIP<auto _ = RecipAlgorithm::DEFAULT, typename, typename, typename...>(T0&, T1&, P&...): "
         "upstream dispatches to TRECIP_IMPL<V0>(a1, a0) via direct; the specs dispatch to "
         "TDIVS_IMPL<static_cast<DivAlgorithm>(V0)>(a0, 1, a1) via MAP_INSTR_IMPL"
     ], recip
+    # Without notes, every difference is followed by the line saying that none argues it.
+    assert lines[1::2] == ["    no spec note argues it"] * (len(lines) // 2)
+    assert drift.unargued == len(lines) // 2
+
+
+def test_each_difference_comes_with_the_note_that_argues_it() -> None:
+    notes = {"TRECIP": ("specs/ops/x/trecip.yaml", "Upstream's   pto_instr.hpp\n calls TRECIP_IMPL.")}
+    drift = header_drift(HAND_WRITTEN, GENERATED, notes)
+    at = next(i for i, line in enumerate(drift.lines) if line.startswith("TRECIP<"))
+    assert (
+        drift.lines[at + 1]
+        == "    argued in specs/ops/x/trecip.yaml: Upstream's pto_instr.hpp calls TRECIP_IMPL."
+    )
+    assert drift.unargued == header_drift(HAND_WRITTEN, GENERATED).unargued - 1
+
+
+def test_arguing_notes_are_the_notes_that_speak_of_upstreams_header() -> None:
+    notes = arguing_notes(load_specs(ROOT / "specs", ROOT))
+    assert notes["TPRELU"][0] == "specs/ops/elementwise_tile_tile/tprelu.yaml"
+    assert "all_events_v" in notes["TPRELU"][1]
+    assert "TADD" not in notes  # its notes do not mention upstream's header
 
 
 def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,9 +141,27 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--root", str(ROOT), "diff-header", str(header)]) == 1
     out, err = capsys.readouterr()
     assert "TNEG: upstream declares" in out
-    assert "of 3 upstream declarations of the covered intrinsics, 2 are generated and 1 dispatch" in err
+    assert "of 5 upstream declarations of the covered intrinsics, 4 are generated, 2 token for token" in err
     assert main(["--root", str(ROOT), "diff-header", str(tmp_path / "missing.hpp")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+UPSTREAM_TOKENS = [
+    line.split(" ", 1)
+    for line in (ROOT / "tests/fixtures/upstream_declaration_tokens.txt").read_text().splitlines()
+    if line and not line.startswith("#")
+]
+
+
+def test_generated_header_has_upstream_declarations_token_for_token() -> None:
+    """Every upstream declaration of a covered intrinsic (pinned facts of upstream's header) is in
+    the generated header token for token: template head, guards, names, qualifier, return type."""
+    ours: dict[str, set[str]] = {}
+    for d in public_declarations(GENERATED):
+        ours.setdefault(d.name, set()).add(d.text)
+    pinned = [(name, text) for name, text in UPSTREAM_TOKENS if name in ours]
+    assert len(pinned) == 128
+    assert [(name, text) for name, text in pinned if text not in ours[name]] == []
 
 
 def test_generated_header_dispatches_as_upstream() -> None:

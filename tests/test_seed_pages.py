@@ -126,12 +126,22 @@ def test_headings_match_generated_page_of_same_layout(seed: Seed) -> None:
     assert heading_problems(facts, facts_of(same_layout[0])) == []
 
 
+# Where a generated page declares the intrinsic as upstream's pto_instr.hpp does rather than as the
+# seed page does (the spec's notes argue it): mnemonic -> (the seed's spelling, the generated one).
+FOLLOWS_HEADER = {"pto.tpows": ("PTO_INTERNAL RecordEvent", "PTO_INST RecordEvent")}
+
+
 @pytest.mark.parametrize(("seed", "page"), PAIRS, ids=PAIR_IDS)
 def test_signature_matches(seed: Seed, page: Path) -> None:
     # The `std::enable_if_t` guard that keeps a form apart from its overloads is not on the seed pages.
     signature = facts_of(page).signature
     generated = re.sub(r",std::enable_if_t<.*?,int>=0>", ">", signature) if signature else signature
-    assert generated == seed_facts(seed).signature
+    expected = seed_facts(seed).signature
+    if seed_facts(seed).mnemonic in FOLLOWS_HEADER and expected:
+        theirs, ours = FOLLOWS_HEADER[seed_facts(seed).mnemonic]
+        assert theirs in expected
+        expected = expected.replace(theirs, ours)
+    assert generated == expected
 
 
 @pytest.mark.parametrize(("seed", "page"), PAIRS, ids=PAIR_IDS)

@@ -52,19 +52,22 @@ class ImportProblem(Exception):
 def parse_signature(sig: str) -> tuple[str, str, str, list[dict[str, Any]], list[dict[str, Any]]]:
     """(qualifier, return type, name, template params, params) of a normalised C++ declaration."""
     m = re.match(
-        r"template<(.*)>(PTO_INST|PTO_INTERNAL)? ?(RecordEvent|comm::AsyncEvent|void) (\w+)\((.*)\);?$", sig
+        r"template<(.*)>(PTO_INST|PTO_INTERNAL)? ?"
+        r"(?:(RecordEvent|comm::AsyncEvent|void) |(std::enable_if_t<.*>))(\w+)\((.*)\);?$",
+        sig,
     )
     if m is None:
         raise ImportProblem(f"cannot read the C++ declaration: {sig}")
-    targs, qual, returns, name, params = m.groups()
+    targs, qual, returns, returns_if, name, params = m.groups()
     template: list[dict[str, Any]] = []
-    tile_only: list[str] = []
+    # A form that takes some types only as tiles, in an `enable_if_t` return type (TASSIGN<Addr>).
+    tile_only = re.findall(r"is_tile_data_v<(\w+)>", returns_if or "")
+    returns = returns or "void"
+    guard: list[str] = []
     for t in _split(targs):
         if t.startswith(("std::enable_if", "enable_if")):
-            # An overload guard; the generated header adds its own, except a form's own demand that
-            # some of its types be tiles (no events pack to tell it apart: TASSIGN<Addr>).
-            if "all_events_v" not in t:
-                tile_only += re.findall(r"is_tile_data_v<(\w+)>", t)
+            # The declaration's guard: the types it takes only as tiles, the pack only as events.
+            guard += [a or b for a, b in re.findall(r"is_tile_data_v<(\w+)>|all_events_v<(\w+)\.\.\.>", t)]
             continue
         if t.startswith("typename..."):
             template.append({"name": t.removeprefix("typename..."), "kind": "pack"})
@@ -80,6 +83,8 @@ def parse_signature(sig: str) -> tuple[str, str, str, list[dict[str, Any]], list
     for entry in template:
         if entry["name"] in tile_only:
             entry["tile_only"] = True  # read by _overload
+        if entry["name"] in guard:
+            entry["guard"] = guard.index(entry["name"])  # read by _guard
     kinds = {t["name"]: t["kind"] for t in template}
     out: list[dict[str, Any]] = []
     for p in _split(params):
@@ -104,6 +109,12 @@ def parse_signature(sig: str) -> tuple[str, str, str, list[dict[str, Any]], list
         if "operand" in entry:  # spec operand names are snake_case; C++ parameters may be camelCase
             entry["operand"] = _snake(entry["operand"])
     return qual or "PTO_INST", returns, name, template, out
+
+
+def _guard(template: list[dict[str, Any]]) -> list[str]:
+    """The declaration's guard (`parse_signature` marks the template parameters it names), in order."""
+    marked = sorted((t.pop("guard"), t["name"]) for t in template if "guard" in t)
+    return [name for _, name in marked]
 
 
 _BUILTIN_SCALARS = frozenset(
@@ -802,6 +813,7 @@ def _overload(
     kinds = {o["name"]: o["kind"] for o in operands}
     passed = {p.get("operand") for p in params}
     tile_only = [t["name"] for t in template if t.pop("tile_only", False)]
+    guard = _guard(template)
     enums = {e.name for e in targets.enums}
     main_targs = {t["name"] for t in main_template or []}
     carried_own: list[dict[str, Any]] = []
@@ -855,6 +867,8 @@ def _overload(
         ov["drops"] = dropped
     if tile_only:
         ov["tile_only"] = tile_only
+    if guard:
+        ov["guard"] = guard
     if not comment:
         unplaced.append("an overload has no summary comment: `A further documented form.` written")
     results = [o["name"] for o in own if o["role"] == "dst"]
@@ -976,6 +990,7 @@ def _page_to_spec(
         _, qual, returns, name, template, params = declarations[0]
         for entry in template:
             entry.pop("tile_only", None)  # only an overload states it (`_overload`)
+        guard = _guard(template)
     elif not vector:
         name = mnemonic.split(".", 1)[1].upper()
         qual = "PTO_INST"
@@ -986,6 +1001,8 @@ def _page_to_spec(
             intrinsic["qualifier"] = qual
         if returns != "RecordEvent":
             intrinsic["returns"] = returns
+        if declarations and guard:
+            intrinsic["guard"] = guard
         intrinsic["template"] = template
         intrinsic["params"] = params
     operands = _operands(facts, params, vector, targets, unplaced)

@@ -2,8 +2,9 @@
 
 A shape keeps what decides which calls a declaration accepts: the kinds, types and defaults of its
 template parameters and the types of its function parameters, with type parameters renamed by
-position (`T0`, `T1`, … and `P` for the pack). `std::enable_if_t` guards are dropped: they only keep
-overloads apart. Used to measure how many of upstream's declarations the generated header has.
+position (`T0`, `T1`, … and `P` for the pack), and `std::enable_if_t` guards dropped. The shape pairs
+a declaration of one header with the other's; the paired declarations are then compared token for
+token (`header_drift`), so that guards, names, the qualifier and the return type are differences.
 
 Each declaration's dispatch (the `<NAME>_IMPL` call its body makes, through upstream's
 MAP_INSTR_IMPL macros or directly) is reduced the same way by `ptogen.lower.dispatch.normalized`:
@@ -15,8 +16,12 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..lower.dispatch import Call, normalized
+
+if TYPE_CHECKING:
+    from ..spec.load import SpecSet
 
 _DECL = re.compile(
     r"template\s*<((?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*)>\s*PTO_(?:INST|INTERNAL)\s+"
@@ -131,15 +136,38 @@ def _names(template: str, params: str) -> tuple[list[tuple[str, str]], list[str]
     return tnames, pnames
 
 
-def declarations(header: str) -> dict[str, list[tuple[str, str | None]]]:
-    """Intrinsic name -> (shape, normalized dispatch) of each public declaration. A generated
-    header's public declaration forwards to its profiled twin just above it, whose body dispatches."""
+@dataclass(frozen=True)
+class Declaration:
+    """One public declaration of an intrinsic: its shape (what pairs it with another header's), its
+    normalized dispatch, and its tokens (template head, qualifier, return type, name, parameters)."""
+
+    name: str
+    shape: str
+    dispatch: str | None
+    tokens: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.tokens)
+
+
+_TOKEN = re.compile(r"\w+|::|\.\.\.|&&|\|\||\S")
+
+
+def tokens(declaration: str) -> tuple[str, ...]:
+    """C++ tokens of a declaration, so that two spellings that differ in whitespace only compare equal."""
+    return tuple(_TOKEN.findall(declaration))
+
+
+def public_declarations(header: str) -> list[Declaration]:
+    """Every public declaration of a header's text, in order. A generated header's public declaration
+    forwards to its profiled twin just above it, whose body dispatches."""
     text = re.sub(r"//\s*namespace profiled", "/*end profiled*/", header)
     text = re.sub(r"//[^\n]*", "", text)
     twins = [
         (m.start(), m.end()) for m in re.finditer(r"namespace profiled \{.*?/\*end profiled\*/", text, re.S)
     ]
-    out: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
+    out: list[Declaration] = []
     for m in _DECL.finditer(text):
         if any(a <= m.start() < b for a, b in twins):
             continue
@@ -150,7 +178,15 @@ def declarations(header: str) -> dict[str, list[tuple[str, str | None]]]:
             call = parse_dispatch(text[before[-1][0] : before[-1][1]]) if before else None
         tnames, pnames = _names(m.group(1), m.group(3))
         dispatch = normalized(call, tnames, pnames) if call else None
-        out[m.group(2)].append((shape(m.group(1), m.group(3)), dispatch))
+        out.append(Declaration(m.group(2), shape(m.group(1), m.group(3)), dispatch, tokens(m.group(0))))
+    return out
+
+
+def declarations(header: str) -> dict[str, list[tuple[str, str | None]]]:
+    """Intrinsic name -> (shape, normalized dispatch) of each public declaration."""
+    out: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
+    for d in public_declarations(header):
+        out[d.name].append((d.shape, d.dispatch))
     return dict(out)
 
 
@@ -169,35 +205,95 @@ def declaration_shapes(header: str) -> dict[str, list[str]]:
 class Drift:
     lines: list[str]
     total: int  # upstream declarations of the covered intrinsics
-    declared: int  # ... that the generated header declares
+    declared: int  # ... that the generated header declares (the same shape: kinds and types)
+    identical: int  # ... token for token: template head, guards, names, qualifier, return type
     dispatched: int  # ... that it declares and dispatches as upstream does
+    unargued: int = 0  # differences for which no spec note is given
 
 
-def header_drift(upstream: str, generated: str) -> Drift:
+def token_difference(upstream: tuple[str, ...], ours: tuple[str, ...]) -> str:
+    """Where two declarations' tokens differ: each changed span with a token of context either side."""
+    import difflib
+
+    spans = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=upstream, b=ours, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        a0, b0 = max(i1 - 1, 0), max(j1 - 1, 0)
+        theirs = " ".join(upstream[a0 : i2 + 1])
+        mine = " ".join(ours[b0 : j2 + 1])
+        spans.append(f"upstream `{theirs}`, the specs `{mine}`")
+    return "; ".join(spans)
+
+
+def header_drift(upstream: str, generated: str, notes: dict[str, tuple[str, str]] | None = None) -> Drift:
     """Report lines for every covered intrinsic whose declarations or dispatch differ between
-    upstream's hand-written header and the generated one, with the counts."""
-    theirs, ours = declarations(upstream), declarations(generated)
-    drift = Drift([], 0, 0, 0)
+    upstream's hand-written header and the generated one, with the counts. Declarations are paired
+    by shape, then compared token for token (whitespace aside): guards, template and parameter
+    names, qualifier and return type are differences.
+
+    `notes` maps an intrinsic to (spec path, the spec note that argues why its declarations differ
+    from upstream's); each difference of such an intrinsic is listed with that note."""
+    theirs: dict[str, list[Declaration]] = defaultdict(list)
+    ours: dict[str, list[Declaration]] = defaultdict(list)
+    for d in public_declarations(upstream):
+        theirs[d.name].append(d)
+    for d in public_declarations(generated):
+        ours[d.name].append(d)
+    drift = Drift([], 0, 0, 0, 0)
+
+    def differs(name: str, line: str) -> None:
+        drift.lines.append(line)
+        argued = (notes or {}).get(name)
+        if argued is None:
+            drift.unargued += 1
+            drift.lines.append("    no spec note argues it")
+        else:
+            drift.lines.append(f"    argued in {argued[0]}: {' '.join(argued[1].split())}")
+
     for name in sorted(ours):
-        mine = dict(ours[name])
+        mine = {d.shape: d for d in ours[name]}
         upstream_forms = theirs.get(name, [])
         drift.total += len(upstream_forms)
         if name not in theirs:
-            drift.lines.append(f"{name}: not declared upstream")
+            differs(name, f"{name}: not declared upstream")
             continue
-        for s, call in upstream_forms:
-            if s not in mine:
-                drift.lines.append(f"{name}: upstream declares {name}{s}; the specs do not generate it")
+        for up in upstream_forms:
+            gen = mine.get(up.shape)
+            if gen is None:
+                differs(name, f"{name}: upstream declares {name}{up.shape}; the specs do not generate it")
                 continue
             drift.declared += 1
-            if mine[s] == call:
+            if gen.tokens == up.tokens:
+                drift.identical += 1
+            else:
+                differs(
+                    name,
+                    f"{name}{up.shape}: declared otherwise: {token_difference(up.tokens, gen.tokens)}",
+                )
+            if gen.dispatch == up.dispatch:
                 drift.dispatched += 1
             else:
-                drift.lines.append(
-                    f"{name}{s}: upstream dispatches to {call}; the specs dispatch to {mine[s]}"
-                )
-        shapes = {s for s, _ in upstream_forms}
+                dispatched = f"upstream dispatches to {up.dispatch}; the specs dispatch to {gen.dispatch}"
+                differs(name, f"{name}{up.shape}: {dispatched}")
+        shapes = {d.shape for d in upstream_forms}
         for s in mine:
             if s not in shapes:
-                drift.lines.append(f"{name}: the specs generate {name}{s}; upstream does not declare it")
+                differs(name, f"{name}: the specs generate {name}{s}; upstream does not declare it")
     return drift
+
+
+# How a spec note names what it argues: the header it departs from.
+_ARGUES = re.compile(r"pto_instr\.hpp|upstream's header", re.I)
+
+
+def arguing_notes(specs: SpecSet) -> dict[str, tuple[str, str]]:
+    """Intrinsic name -> (spec path, the first of its spec's notes that speaks of upstream's header):
+    the note that argues where the generated declarations differ from upstream's."""
+    out = {}
+    for op in specs.ops:
+        intr = op.spec.intrinsic
+        note = next((n for n in op.spec.notes if _ARGUES.search(" ".join(n.split()))), None)
+        if intr is not None and note is not None:
+            out[intr.name] = (op.path, note)
+    return out

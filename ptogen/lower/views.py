@@ -694,9 +694,39 @@ class FormView:
         ]
 
     @property
-    def enable_if(self) -> str:
-        """SFINAE condition that keeps overloads apart when a form takes extra tile operands: the
-        main form accepts only events in its pack, an overload only tiles in its own tile slots."""
+    def guard(self) -> str:
+        """The `std::enable_if_t` condition of the public declaration: upstream's, as the spec states
+        it (`guard`), or empty when upstream's declaration has none."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        names = intr.overloads[self.index - 1].guard if self.index else intr.guard
+        kinds = {t.name: t.kind for t in self.template}
+        return " && ".join(
+            f"all_events_v<{n}...>" if kinds[n] == "pack" else f"is_tile_data_v<{n}>" for n in names
+        )
+
+    @property
+    def returns(self) -> str:
+        """The public declaration's return type: a form that takes some types only as tiles says so as
+        upstream's `TASSIGN<Addr>` does, in an `enable_if_t` return type."""
+        intr = self.op.spec.intrinsic
+        assert intr is not None
+        tile_only = intr.overloads[self.index - 1].tile_only if self.index else []
+        if tile_only:
+            assert intr.returns == "void"
+            terms = [f"is_tile_data_v<{t}> || is_conv_tile_v<{t}>" for t in tile_only]
+            return f"std::enable_if_t<{' && '.join(f'({t})' for t in terms) if len(terms) > 1 else terms[0]}>"
+        return intr.returns
+
+    @property
+    def twin_guard(self) -> str:
+        """SFINAE condition of the profiled twin, ptogen's own function behind the public declaration:
+        the main form accepts only events in its pack, an overload only tiles in its own tile slots.
+        Upstream's declarations leave the forms of most ops apart by partial ordering alone (the
+        form with a further tile parameter is the more specialised), which also takes a call that
+        passes an event to the main form (`TROWEXPANDADD(dst, src0, src1, event)`) to the form with
+        a scratch tile; the public declaration forwards its template arguments to the twins, whose
+        guards send that call to the main form's twin."""
         forms = self.op.forms
         intr = self.op.spec.intrinsic
         assert intr is not None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -409,7 +410,7 @@ def check_op(
 def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
     assert spec.intrinsic is not None
     intr = spec.intrinsic
-    problems, bound = _check_declaration(("intrinsic",), intr.template, intr.params, operands)
+    problems, bound = _check_declaration(("intrinsic",), intr.template, intr.params, operands, intr.guard)
     for i, rule in enumerate(spec.constraints):  # the declarations a rule is limited to exist
         for j, k in enumerate(rule.forms or []):
             if k > len(intr.overloads):
@@ -490,7 +491,7 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
         if (o.role == "dst" and o.name != ov.value_output) or o.broadcast is not None:
             problems.append(((*at, "operands", i), "an overload's own operands cannot change the result"))
         own[o.name] = o
-    found, bound = _check_declaration(at, ov.template, ov.params, {**operands, **own})
+    found, bound = _check_declaration(at, ov.template, ov.params, {**operands, **own}, ov.guard)
     problems += found
     main = {p.operand for p in intr.params if p.operand} | (
         {intr.tmp_in_events} if intr.tmp_in_events else set()
@@ -538,7 +539,11 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
 
 
 def _check_declaration(
-    at: tuple[str | int, ...], template: list[Any], params: list[Any], operands: dict[str, Any]
+    at: tuple[str | int, ...],
+    template: list[Any],
+    params: list[Any],
+    operands: dict[str, Any],
+    guard: Sequence[str] = (),
 ) -> tuple[list[Problem], set[str]]:
     """One C++ declaration against the operands it may carry; returns problems and carried operands."""
     problems: list[Problem] = []
@@ -553,6 +558,12 @@ def _check_declaration(
         problems.append(((*at, "template"), "the last template parameter must be the one `pack`"))
     if packs and (not params or not params[-1].events):
         problems.append(((*at, "params"), "the last parameter must be the events pack"))
+    kinds = {t.name: t.kind for t in template}
+    for i, name in enumerate(guard):
+        if kinds.get(name) not in ("typename", "pack"):
+            problems.append(((*at, "guard", i), f"{name!r} is not a type template parameter or the pack"))
+    if len(set(guard)) != len(guard):
+        problems.append(((*at, "guard"), "a template parameter is guarded twice"))
     bound: set[str] = set()
     for i, t in enumerate(template):
         if t.operand is None:

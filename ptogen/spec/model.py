@@ -365,6 +365,14 @@ class Dispatch(Strict):
     )
 
 
+GUARD_DESCRIPTION = (
+    "the `std::enable_if_t<..., int> = 0` guard that ends the declaration's template head, as the "
+    "template parameters it constrains, in order: a type parameter must be a tile "
+    "(`is_tile_data_v<T>`), the pack must hold events only (`all_events_v<WaitEvents...>`); the terms "
+    "are joined by `&&`. Empty (the default): no guard, as most of upstream's declarations"
+)
+
+
 class Overload(Strict):
     """A further C++ declaration of the same intrinsic, with the same element semantics unless
     `expr` gives its own.
@@ -406,9 +414,11 @@ class Overload(Strict):
     )
     tile_only: list[CppIdent] = Field(
         default_factory=list,
-        description="type template parameters this declaration takes only as tiles (a SFINAE guard; "
-        "upstream's `TASSIGN<Addr>` spells it as an `enable_if_t` return type)",
+        description="type template parameters this declaration takes only as tiles, spelled as "
+        "upstream's `TASSIGN<Addr>` spells it: an `std::enable_if_t<is_tile_data_v<T> || "
+        "is_conv_tile_v<T>>` return type",
     )
+    guard: list[CppIdent] = Field(default_factory=list, description=GUARD_DESCRIPTION)
     dispatch: Dispatch = Field(default_factory=Dispatch)
 
 
@@ -431,6 +441,7 @@ class Intrinsic(Strict):
     overloads: list[Overload] = Field(
         default_factory=list, description="further declarations of the intrinsic (upstream's header)"
     )
+    guard: list[CppIdent] = Field(default_factory=list, description=GUARD_DESCRIPTION)
     dispatch: Dispatch = Field(default_factory=Dispatch)
     backend_headers: dict[ProfileName, BackendHeader] = Field(
         default_factory=dict,

@@ -129,8 +129,8 @@ PTO_INTERNAL RecordEvent TPOWS(DstTile& dst, BaseTile& base, typename DstTile::D
 
 template <auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename BaseTile, typename TmpTile,
           typename... WaitEvents>
-PTO_INTERNAL RecordEvent TPOWS(DstTile& dst, BaseTile& base, typename DstTile::DType exp, TmpTile& tmp,
-                               WaitEvents&... events) {
+PTO_INST RecordEvent TPOWS(DstTile& dst, BaseTile& base, typename DstTile::DType exp, TmpTile& tmp,
+                           WaitEvents&... events) {
     return profiled::TPOWS<active_profile, PrecisionType, DstTile, BaseTile, TmpTile>(dst, base, exp, tmp, events...);
 }
 
@@ -461,12 +461,12 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileDataDst, typename TileDataSrc, typename... WaitEvents,
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
-PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType src1, CmpMode cmpMode,
+PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType src1, CmpMode mode,
                                WaitEvents&... events) {
     if constexpr (Profile::template check_TCMPS<TileDataDst, TileDataSrc, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TCMPS(dst, src0);
-        MAP_INSTR_IMPL(TCMPS, dst, src0, src1, cmpMode);
+        MAP_INSTR_IMPL(TCMPS, dst, src0, src1, mode);
     }
     return {};
 }
@@ -474,20 +474,20 @@ PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename Til
 
 template <typename TileDataDst, typename TileDataSrc, typename... WaitEvents,
           std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
-PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType src1, CmpMode cmpMode,
+PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc& src0, typename TileDataSrc::DType src1, CmpMode mode,
                            WaitEvents&... events) {
-    return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc>(dst, src0, src1, cmpMode, events...);
+    return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc>(dst, src0, src1, mode, events...);
 }
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<TileDataSrc1> && all_events_v<WaitEvents...>, int> = 0>
-PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, CmpMode cmpMode,
+PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, CmpMode mode,
                                WaitEvents&... events) {
     if constexpr (Profile::template check_TCMPS<TileDataDst, TileDataSrc0, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TCMPS(dst, src0);
-        MAP_INSTR_IMPL(TCMPS, dst, src0, src1, cmpMode);
+        MAP_INSTR_IMPL(TCMPS, dst, src0, src1, mode);
     }
     return {};
 }
@@ -496,10 +496,9 @@ PTO_INTERNAL RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc
 // Tile form; the scalar is element (0, 0) of a tile `src1` with `src0`'s element type.
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<TileDataSrc1> && all_events_v<WaitEvents...>, int> = 0>
-PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, CmpMode cmpMode,
+PTO_INST RecordEvent TCMPS(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, CmpMode mode,
                            WaitEvents&... events) {
-    return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, cmpMode,
-                                                                                    events...);
+    return profiled::TCMPS<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, mode, events...);
 }
 
 // pto.tsels (specs/ops/tile_scalar_and_immediate/tsels.yaml)
@@ -901,7 +900,7 @@ PTO_INTERNAL RecordEvent TPRELU(TileDataDst& dst, TileDataSrc0& src0, TileDataSr
 
 // Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
-          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents>
 PTO_INST RecordEvent TPRELU(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                             WaitEvents&... events) {
     return profiled::TPRELU<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(dst, src0, src1, tmp,
@@ -961,8 +960,7 @@ PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, Wa
 }
 } // namespace profiled
 
-template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename... WaitEvents,
-          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename... WaitEvents>
 PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEvents&... events) {
     return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS>(dst, src, mode, events...);
 }
@@ -982,8 +980,7 @@ PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, 
 } // namespace profiled
 
 // With a scratch tile and an explicit saturation mode.
-template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename TmpTileData, typename... WaitEvents,
-          std::enable_if_t<is_tile_data_v<TmpTileData> && all_events_v<WaitEvents...>, int> = 0>
+template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename TmpTileData, typename... WaitEvents>
 PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, RoundMode mode, SaturationMode satMode,
                           WaitEvents&... events) {
     return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS, TmpTileData>(dst, src, tmp, mode, satMode,
@@ -1004,8 +1001,7 @@ PTO_INTERNAL RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, 
 } // namespace profiled
 
 // With a scratch tile.
-template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename TmpTileData, typename... WaitEvents,
-          std::enable_if_t<is_tile_data_v<TmpTileData> && all_events_v<WaitEvents...>, int> = 0>
+template <bool NeedSetCtrl = true, typename TileDataD, typename TileDataS, typename TmpTileData, typename... WaitEvents>
 PTO_INST RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, RoundMode mode, WaitEvents&... events) {
     return profiled::TCVT<active_profile, NeedSetCtrl, TileDataD, TileDataS, TmpTileData>(dst, src, tmp, mode,
                                                                                           events...);
@@ -1260,7 +1256,7 @@ PTO_INTERNAL RecordEvent TPOW(DstTile& dst, BaseTile& base, ExpTile& exp, TmpTil
 
 template <auto PrecisionType = PowAlgorithm::DEFAULT, typename DstTile, typename BaseTile, typename ExpTile,
           typename TmpTile, typename... WaitEvents>
-PTO_INTERNAL RecordEvent TPOW(DstTile& dst, BaseTile& base, ExpTile& exp, TmpTile& tmp, WaitEvents&... events) {
+PTO_INST RecordEvent TPOW(DstTile& dst, BaseTile& base, ExpTile& exp, TmpTile& tmp, WaitEvents&... events) {
     return profiled::TPOW<active_profile, PrecisionType, DstTile, BaseTile, ExpTile, TmpTile>(dst, base, exp, tmp,
                                                                                               events...);
 }
@@ -1379,8 +1375,7 @@ PTO_INTERNAL RecordEvent TROWARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstI
 
 // Also writes the picked source element of each row to `dstVal`.
 template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
-          typename... WaitEvents,
-          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
                                 WaitEvents&... events) {
     return profiled::TROWARGMAX<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
@@ -1425,8 +1420,7 @@ PTO_INTERNAL RecordEvent TROWARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstI
 
 // Also writes the picked source element of each row to `dstVal`.
 template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
-          typename... WaitEvents,
-          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TROWARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
                                 WaitEvents&... events) {
     return profiled::TROWARGMIN<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
@@ -1448,8 +1442,7 @@ PTO_INTERNAL RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, WaitEvents&.
 }
 } // namespace profiled
 
-template <typename TileDataOut, typename TileDataIn, typename... WaitEvents,
-          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+template <typename TileDataOut, typename TileDataIn, typename... WaitEvents>
 PTO_INST RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, WaitEvents&... events) {
     return profiled::TCOLSUM<active_profile, TileDataOut, TileDataIn>(dst, src, events...);
 }
@@ -1469,8 +1462,7 @@ PTO_INTERNAL RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp&
 } // namespace profiled
 
 // With a scratch tile and a choice of summation strategy for the hardware; the simulated result depends on neither.
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
-          std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TCOLSUM(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, bool isBinary,
                              WaitEvents&... events) {
     return profiled::TCOLSUM<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, isBinary, events...);
@@ -1548,8 +1540,7 @@ PTO_INTERNAL RecordEvent TCOLARGMAX(TileDataOut& dst, TileDataIn& src, TileDataT
 }
 } // namespace profiled
 
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
-          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TCOLARGMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
     return profiled::TCOLARGMAX<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
 }
@@ -1571,8 +1562,7 @@ PTO_INTERNAL RecordEvent TCOLARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstI
 
 // Also writes the picked source element of each column to `dstVal`.
 template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
-          typename... WaitEvents,
-          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCOLARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
                                 WaitEvents&... events) {
     return profiled::TCOLARGMAX<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
@@ -1594,8 +1584,7 @@ PTO_INTERNAL RecordEvent TCOLARGMIN(TileDataOut& dst, TileDataIn& src, TileDataT
 }
 } // namespace profiled
 
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents,
-          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TCOLARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events) {
     return profiled::TCOLARGMIN<active_profile, TileDataOut, TileDataIn, TileDataTmp>(dst, src, tmp, events...);
 }
@@ -1617,8 +1606,7 @@ PTO_INTERNAL RecordEvent TCOLARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstI
 
 // Also writes the picked source element of each column to `dstVal`.
 template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
-          typename... WaitEvents,
-          std::enable_if_t<is_tile_data_v<TileDataOutVal> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INST RecordEvent TCOLARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
                                 WaitEvents&... events) {
     return profiled::TCOLARGMIN<active_profile, TileDataOutVal, TileDataOutIdx, TileDataIn, TileDataTmp>(
@@ -1679,8 +1667,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
-          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
@@ -1701,7 +1688,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, Til
 
 // With a scratch tile, which the hardware may use; the simulated result does not depend on it.
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
-          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
     return profiled::TROWEXPANDADD<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
@@ -1724,8 +1711,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
-          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDSUB<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
@@ -1746,7 +1732,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, Til
 
 // With a scratch tile, which the hardware may use; the simulated result does not depend on it.
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
-          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
     return profiled::TROWEXPANDSUB<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
@@ -1769,8 +1755,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
-          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDMUL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
@@ -1791,7 +1776,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, Til
 
 // With a scratch tile, which the hardware may use; the simulated result does not depend on it.
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
-          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
     return profiled::TROWEXPANDMUL<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
@@ -1816,7 +1801,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, Til
 } // namespace profiled
 
 template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
-          typename TileDataSrc1, typename... WaitEvents, std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+          typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1>(
         dst, src0, src1, events...);
@@ -1840,8 +1825,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, Til
 
 // With a scratch tile, which the hardware may use; the simulated result does not depend on it.
 template <auto PrecisionType = DivAlgorithm::DEFAULT, typename TileDataDst, typename TileDataSrc0,
-          typename TileDataSrc1, typename TileDataTmp, typename... WaitEvents,
-          std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+          typename TileDataSrc1, typename TileDataTmp, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
     return profiled::TROWEXPANDDIV<active_profile, PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
@@ -1864,8 +1848,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
-          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
@@ -1886,7 +1869,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, Til
 
 // With a scratch tile, which the hardware may use; the simulated result does not depend on it.
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
-          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
     return profiled::TROWEXPANDMAX<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
@@ -1909,8 +1892,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, Til
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
-          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1, events...);
 }
@@ -1931,7 +1913,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, Til
 
 // With a scratch tile, which the hardware may use; the simulated result does not depend on it.
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
-          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                    WaitEvents&... events) {
     return profiled::TROWEXPANDMIN<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
@@ -1954,8 +1936,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, 
 }
 } // namespace profiled
 
-template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents,
-          std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events) {
     return profiled::TROWEXPANDEXPDIF<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1>(dst, src0, src1,
                                                                                                events...);
@@ -1977,7 +1958,7 @@ PTO_INTERNAL RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, 
 
 // With a scratch tile, which the hardware may use; the simulated result does not depend on it.
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp,
-          typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
+          typename... WaitEvents>
 PTO_INST RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                       WaitEvents&... events) {
     return profiled::TROWEXPANDEXPDIF<active_profile, TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>(
@@ -2170,19 +2151,20 @@ PTO_INST RecordEvent TPREFETCH(TileData& dst, GlobalData& src) {
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename GlobalData, typename... WaitEvents>
-PTO_INTERNAL comm::AsyncEvent TPREFETCH_ASYNC(GlobalData& src, PrefetchAsyncContext& ctx, WaitEvents&... events) {
+PTO_INTERNAL comm::AsyncEvent TPREFETCH_ASYNC(GlobalData& srcGlobalData, PrefetchAsyncContext& ctx,
+                                              WaitEvents&... events) {
     if constexpr (Profile::template check_TPREFETCH_ASYNC<GlobalData, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TPREFETCH_ASYNC();
-        return TPREFETCH_ASYNC_IMPL(src, ctx);
+        return TPREFETCH_ASYNC_IMPL(srcGlobalData, ctx);
     }
     return {};
 }
 } // namespace profiled
 
-template <typename GlobalData, typename... WaitEvents>
-PTO_INST comm::AsyncEvent TPREFETCH_ASYNC(GlobalData& src, PrefetchAsyncContext& ctx, WaitEvents&... events) {
-    return profiled::TPREFETCH_ASYNC<active_profile, GlobalData>(src, ctx, events...);
+template <typename GlobalData, typename... WaitEvents, std::enable_if_t<all_events_v<WaitEvents...>, int> = 0>
+PTO_INST comm::AsyncEvent TPREFETCH_ASYNC(GlobalData& srcGlobalData, PrefetchAsyncContext& ctx, WaitEvents&... events) {
+    return profiled::TPREFETCH_ASYNC<active_profile, GlobalData>(srcGlobalData, ctx, events...);
 }
 
 // pto.tstore (specs/ops/memory_and_data_movement/tstore.yaml)
@@ -2667,8 +2649,8 @@ PTO_INTERNAL void TASSIGN(T& obj) {
 } // namespace profiled
 
 // The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
-template <std::size_t Addr, typename T, std::enable_if_t<is_tile_data_v<T>, int> = 0>
-PTO_INST void TASSIGN(T& obj) {
+template <std::size_t Addr, typename T>
+PTO_INST std::enable_if_t<is_tile_data_v<T> || is_conv_tile_v<T>> TASSIGN(T& obj) {
     profiled::TASSIGN<active_profile, Addr, T>(obj);
 }
 

@@ -48,15 +48,15 @@ namespace pto {
 
 template <typename TileDataDst, typename TileDataSrc>
 PTO_INTERNAL void TCMPS_IMPL([[maybe_unused]] TileDataDst& dst, [[maybe_unused]] TileDataSrc& src0,
-                             [[maybe_unused]] typename TileDataSrc::DType src1, [[maybe_unused]] CmpMode cmpMode) {
-    cpu::TCMPS_impl(dst, src0, src1, cmpMode);
+                             [[maybe_unused]] typename TileDataSrc::DType src1, [[maybe_unused]] CmpMode mode) {
+    cpu::TCMPS_impl(dst, src0, src1, mode);
 }
 
 template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     requires(is_tile_data_v<TileDataSrc1>)
 PTO_INTERNAL void TCMPS_IMPL([[maybe_unused]] TileDataDst& dst, [[maybe_unused]] TileDataSrc0& src0,
-                             [[maybe_unused]] TileDataSrc1& src1, [[maybe_unused]] CmpMode cmpMode) {
-    cpu::TCMPS_impl(dst, src0, src1.data()[0], cmpMode);
+                             [[maybe_unused]] TileDataSrc1& src1, [[maybe_unused]] CmpMode mode) {
+    cpu::TCMPS_impl(dst, src0, src1.data()[0], mode);
 }
 
 } // namespace pto

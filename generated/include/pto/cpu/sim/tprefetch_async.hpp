@@ -20,9 +20,9 @@ PTO_INTERNAL comm::AsyncEvent TPREFETCH_ASYNC_impl(T_src& src, T_ctx& ctx) {
 namespace pto {
 
 template <typename GlobalData>
-PTO_INTERNAL comm::AsyncEvent TPREFETCH_ASYNC_IMPL([[maybe_unused]] GlobalData& src,
+PTO_INTERNAL comm::AsyncEvent TPREFETCH_ASYNC_IMPL([[maybe_unused]] GlobalData& srcGlobalData,
                                                    [[maybe_unused]] PrefetchAsyncContext& ctx) {
-    return cpu::TPREFETCH_ASYNC_impl(src, ctx);
+    return cpu::TPREFETCH_ASYNC_impl(srcGlobalData, ctx);
 }
 
 } // namespace pto

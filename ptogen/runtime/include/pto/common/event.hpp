@@ -22,6 +22,10 @@ inline constexpr bool all_events_v = (is_event<Ts>::value && ...);
 template <typename T>
 inline constexpr bool is_tile_data_v = is_tile_v<T>;
 
+// Upstream's convolution tiles (ConvTile), which TASSIGN<Addr> also binds; the simulator has none.
+template <typename T>
+inline constexpr bool is_conv_tile_v = false;
+
 namespace sim {
 
 // Number of events waited on so far in this process; lets tests prove that an op honoured its events.
