@@ -8,9 +8,9 @@
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -23,7 +23,8 @@ from pathlib import Path
 from .cli import cflags, main
 from .paths import Layout, find_root
 from .spec import expr as semantics
-from .spec.load import load_specs
+from .spec.load import load_specs, resolve_file
+from .spec.yamlout import dump_text
 
 TARGETS = {
     "check_ratio": 3.0,
@@ -110,18 +111,19 @@ def synthetic_tree(root: Path, dst: Path, count: int) -> None:
     _copy_project(root, dst, with_generated=False)
     shutil.rmtree(dst / "specs/ops")
     sources = sorted((root / "specs/ops/tile_scalar_and_immediate").glob("*.yaml"))
-    sources = [p for p in sources if "attr" not in p.read_text()]  # enum attributes keep their own names
+    # Written out whole (class and sets filled in), so each clone can take a name of its own.
+    resolved = [resolve_file(p, root / "specs", root)[0] for p in sources]
+    # enum attributes keep their own names
+    resolved = [d for d in resolved if not any(o["kind"] == "attr" for o in d["operands"])]
     names = []
     for i in range(count):
-        src = sources[i % len(sources)]
-        text = src.read_text()
-        old = re.search(r"^mnemonic: pto\.(\w+)$", text, re.M).group(1)  # type: ignore[union-attr]
-        new = f"{old}x{i:04d}"
-        text = text.replace(f"mnemonic: pto.{old}", f"mnemonic: pto.{new}")
-        text = text.replace("instruction_set: tile_scalar_and_immediate", "instruction_set: synthetic")
-        text = re.sub(r"(\n  name: )(\w+)", rf"\g<1>\g<2>X{i:04d}", text, count=1)
+        data = copy.deepcopy(resolved[i % len(resolved)])
+        new = f"{data['mnemonic'].split('.', 1)[1]}x{i:04d}"
+        data["mnemonic"] = f"pto.{new}"
+        data["instruction_set"] = "synthetic"
+        data["intrinsic"]["name"] = f"{data['intrinsic']['name']}X{i:04d}"
         (dst / "specs/ops/synthetic").mkdir(parents=True, exist_ok=True)
-        (dst / f"specs/ops/synthetic/{new}.yaml").write_text(text)
+        (dst / f"specs/ops/synthetic/{new}.yaml").write_text(dump_text(data))
         names.append(f"pto.{new}")
     targets = (dst / "specs/targets.yaml").read_text()
     block = (

@@ -125,6 +125,8 @@ class Harness:
         shutil.rmtree(self.specs, ignore_errors=True)
         (self.specs / "ops").mkdir(parents=True)
         shutil.copy(root / "specs" / "targets.yaml", self.specs / "targets.yaml")
+        if (root / "specs" / "classes").is_dir():  # the op classes a seed spec names
+            shutil.copytree(root / "specs" / "classes", self.specs / "classes")
         self.env = _environment(root / "templates")
 
     def run(self, rel: str, text: str | bytes) -> Outcome:

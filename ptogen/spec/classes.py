@@ -235,12 +235,6 @@ _SHORTHAND_SCHEMA = {
 }
 
 
-_SHARED = {
-    "type": "object",
-    "properties": {"shared": {"type": "string", "description": "a text of targets.yaml's `texts:`"}},
-    "required": ["shared"],
-    "additionalProperties": False,
-}
 _KERNEL = {
     "type": "object",
     "properties": {"kernel": {"type": "string", "description": "a compiled C++ example's function body"}},
@@ -249,23 +243,9 @@ _KERNEL = {
 }
 
 
-def _allow_shared(node: Any) -> Any:
-    """Wherever text goes, a spec may name a shared text instead."""
-    if isinstance(node, dict):
-        if node.get("type") == "string":
-            return {"anyOf": [node, _SHARED]}
-        return {
-            k: (v if k in ("propertyNames", "patternProperties") else _allow_shared(v))
-            for k, v in node.items()
-        }
-    if isinstance(node, list):
-        return [_allow_shared(v) for v in node]
-    return node
-
-
 def spec_file_schema() -> dict[str, Any]:
     """JSON Schema of an op spec file as written: fields a class supplies may be left out."""
-    schema = _allow_shared(_loosen(OpSpec.model_json_schema()))
+    schema = _loosen(OpSpec.model_json_schema())
     schema["required"] = ["mnemonic"]
     schema["properties"].update(_SHORTHAND_SCHEMA)
     examples = schema["properties"]["examples"]["anyOf"][0]  # [the list, null]

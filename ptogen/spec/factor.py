@@ -18,6 +18,7 @@ from .resolve import (
     KINDS_WITH_OPERANDS,
     SHORTHAND,
     Context,
+    _shared_texts,
     _substitute,
     annotate,
     kernel_code,
@@ -73,7 +74,7 @@ def class_body(ctx: Context, name: str, mnemonic: str) -> dict[str, Any]:
         body = cls.doc.data.get("spec") or {}
         part = _substitute(annotate(body, SourceMap(cls.path), f"class {cls.name}"), names)
         node = part if node is None else merge(node, part)
-    return plain(node) if node is not None else {}
+    return plain(_shared_texts(node, ctx, "")) if node is not None else {}
 
 
 def _slot(rule: Any) -> str | None:
@@ -284,7 +285,7 @@ def factor_with(
         out.setdefault("intrinsic", {})["backend_headers"] = {}  # states that no header is derived
     if "examples" in out:
         out["examples"] = _as_kernels(out["examples"], ctx)
-    out = _share(out, {text: name for name, text in ctx.texts.items()})
+    out = _share(out, sorted(((t, n) for n, t in ctx.texts.items()), key=lambda tn: -len(tn[0])))
     again, _ = resolve(LoadedDoc(out, SourceMap("<factor>")), ctx)
     if lenient:  # the derived backend headers may add what the page does not state
         return out if _canonical(again.data) is not None and _covers(again.data, full) else None
@@ -293,15 +294,21 @@ def factor_with(
     return out
 
 
-def _share(node: Any, texts: dict[str, str]) -> Any:
-    """Strings that are a named text of targets.yaml -> `{shared: name}`."""
+def _share(node: Any, texts: list[tuple[str, str]]) -> Any:
+    """Named texts of targets.yaml (longest first) -> `${text:name}` wherever they occur."""
     if isinstance(node, dict):
         return {k: _share(v, texts) for k, v in node.items()}
     if isinstance(node, list):
         return [_share(v, texts) for v in node]
-    if isinstance(node, str) and node in texts:
-        return {"shared": texts[node]}
+    if isinstance(node, str) and len(node) >= MIN_SHARED:
+        for text, name in texts:
+            if text in node:
+                node = node.replace(text, f"${{text:{name}}}")
     return node
+
+
+# Texts shorter than this are not worth a name.
+MIN_SHARED = 30
 
 
 def _as_kernels(examples: Any, ctx: Context) -> Any:

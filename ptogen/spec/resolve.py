@@ -427,19 +427,26 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
     return LoadedDoc(plain(resolved), SourceMap(file, lines, files)), flat
 
 
+TEXT_REF = re.compile(r"\$\{text:([a-z][a-z0-9_]*)\}")
+
+
 def _shared_texts(node: Node, ctx: Context, where: str) -> Node:
-    """`{shared: name}` -> the named text of targets.yaml's `texts:`."""
+    """`${text:name}` in any string -> the named text of targets.yaml's `texts:`."""
     if isinstance(node.value, dict):
-        if set(node.value) == {"shared"}:
-            name = node.value["shared"].value
-            if not isinstance(name, str) or name not in ctx.texts:
-                hint = did_you_mean(str(name), list(ctx.texts))
-                raise _error(node, node.file, where, f"unknown shared text {name!r}{hint}")
-            file, line = ctx.text_lines[name]
-            return Node(ctx.texts[name], file, line, f"text {name}")
         node.value = {k: _shared_texts(v, ctx, f"{where}.{k}" if where else k) for k, v in node.value.items()}
     elif isinstance(node.value, list):
         node.value = [_shared_texts(v, ctx, f"{where}[{i}]") for i, v in enumerate(node.value)]
+    elif isinstance(node.value, str) and "${text:" in node.value:
+        for name in TEXT_REF.findall(node.value):
+            if name not in ctx.texts:
+                hint = did_you_mean(name, list(ctx.texts))
+                raise _error(node, node.file, where, f"unknown shared text {name!r}{hint}")
+        whole = TEXT_REF.fullmatch(node.value)
+        text = TEXT_REF.sub(lambda m: ctx.texts[m.group(1)], node.value)
+        if whole:  # the whole value is one text: locate it there
+            file, line = ctx.text_lines[whole.group(1)]
+            return Node(text, file, line, f"text {whole.group(1)}")
+        return Node(text, node.file, node.line, node.origin)
     return node
 
 
