@@ -186,6 +186,7 @@ def load_context(
         default_headers={p.name: p.backend_header for p in targets.profiles if p.backend_header},
         parents={p.name: p.extends for p in targets.profiles if p.extends},
         texts=dict(targets.texts),
+        asm_types={str(k): v for k, v in targets.asm_types.items()},
         kernel=(
             (targets.example_kernel.before, targets.example_kernel.after, targets.example_kernel.indent)
             if targets.example_kernel

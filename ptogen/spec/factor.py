@@ -15,6 +15,7 @@ from typing import Any
 from .loader import LoadedDoc, SourceMap
 from .resolve import (
     _NAMED_LISTS,
+    _PLACEHOLDER,
     KINDS_WITH_OPERANDS,
     SHORTHAND,
     Context,
@@ -24,6 +25,7 @@ from .resolve import (
     kernel_code,
     merge,
     op_names,
+    operand_lists,
     plain,
     resolve,
 )
@@ -74,7 +76,7 @@ def class_body(ctx: Context, name: str, mnemonic: str) -> dict[str, Any]:
         body = cls.doc.data.get("spec") or {}
         part = _substitute(annotate(body, SourceMap(cls.path), f"class {cls.name}"), names)
         node = part if node is None else merge(node, part)
-    return plain(_shared_texts(node, ctx, "")) if node is not None else {}
+    return plain(_shared_texts(node, ctx, "", names)) if node is not None else {}
 
 
 def _slot(rule: Any) -> str | None:
@@ -165,6 +167,17 @@ def _insert_after(data: dict[str, Any], after: tuple[str, ...], key: str, value:
     return out
 
 
+def _implied_away(full: dict[str, Any], ctx: Context) -> dict[str, Any]:
+    """`full` without what resolution derives by itself: an operand's assembly type its kind implies."""
+    out = copy.deepcopy(full)
+    for ops in operand_lists(out):
+        for o in ops:
+            implied = ctx.asm_types.get(str(o.get("kind"))) if isinstance(o, dict) else None
+            if implied is not None and o.get("asm_type") == implied:
+                del o["asm_type"]
+    return out
+
+
 def _covers(resolved: Any, full: Any) -> bool:
     """Every fact of `full` is in `resolved` (which may know more)."""
     if isinstance(full, dict):
@@ -216,8 +229,9 @@ def factor_with(
         operands = cls.rule_operands or operands
     if lenient:
         full = _fill_unknown(full, base)
+    written = _implied_away(full, ctx)
     out: dict[str, Any] = {}
-    for k, v in full.items():
+    for k, v in written.items():
         if k == "constraints":
             continue
         d = diff(base[k], v, k) if k in base else v
@@ -285,7 +299,9 @@ def factor_with(
         out.setdefault("intrinsic", {})["backend_headers"] = {}  # states that no header is derived
     if "examples" in out:
         out["examples"] = _as_kernels(out["examples"], ctx)
-    out = _share(out, sorted(((t, n) for n, t in ctx.texts.items()), key=lambda tn: -len(tn[0])))
+    named = op_names(mnemonic, ctx.name_words)
+    texts = {n: _PLACEHOLDER.sub(lambda m: named[m.group(1)], t) for n, t in ctx.texts.items()}
+    out = _share(out, sorted(((t, n) for n, t in texts.items()), key=lambda tn: -len(tn[0])))
     again, _ = resolve(LoadedDoc(out, SourceMap("<factor>")), ctx)
     if lenient:  # the derived backend headers may add what the page does not state
         return out if _canonical(again.data) is not None and _covers(again.data, full) else None

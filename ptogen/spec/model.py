@@ -140,6 +140,9 @@ class EnumDef(Strict):
         return self
 
 
+OperandKind = Literal["tile", "scalar", "vreg", "mask", "attr", "global", "context", "events"]
+
+
 class ExampleKernel(Strict):
     """What every compiled C++ example shares: `before` + the body (indented by `indent`) + `after`."""
 
@@ -161,6 +164,10 @@ class Targets(Strict):
         default_factory=dict,
         description="named, ordered lists of element types; a rule's `dtypes:` may name one instead of "
         "listing its types",
+    )
+    asm_types: dict[OperandKind, CodeSpan] = Field(
+        default_factory=dict,
+        description="an operand's PTO assembly type when its spec states none, per operand kind",
     )
     example_kernel: ExampleKernel | None = Field(
         default=None,
@@ -238,7 +245,6 @@ def _no_duplicates(items: list[str], what: str) -> None:
 
 # ----------------------------------------------------------------------------- op spec
 
-OperandKind = Literal["tile", "scalar", "vreg", "mask", "attr", "global", "context", "events"]
 Role = Literal["dst", "src", "scalar", "tmp", "mask", "attr"]
 
 

@@ -160,6 +160,7 @@ class Context:
     parents: dict[str, str] = field(default_factory=dict)  # profile -> the profile it extends
     texts: dict[str, str] = field(default_factory=dict)  # named prose: `{shared: name}`
     kernel: tuple[str, str, int] | None = None  # before, after, indent of a `kernel:` example
+    asm_types: dict[str, str] = field(default_factory=dict)  # operand kind -> default asm_type
     text_lines: dict[str, tuple[str, int | None]] = field(default_factory=dict)
 
     def chain(self, name: str) -> list[ClassDoc]:
@@ -416,7 +417,7 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
         _inherit_rules(rules, ctx)
         resolved.value["constraints"] = rules
     _derive(resolved, names, ctx)
-    resolved = _shared_texts(resolved, ctx, "")
+    resolved = _shared_texts(resolved, ctx, "", names)
     _kernels(resolved, ctx)
     resolved = Node(resolved.value, file, 1, SPEC)
     flat: dict[PathKey, Node] = {}
@@ -430,12 +431,15 @@ def resolve(doc: LoadedDoc, ctx: Context) -> tuple[LoadedDoc, dict[PathKey, Node
 TEXT_REF = re.compile(r"\$\{text:([a-z][a-z0-9_]*)\}")
 
 
-def _shared_texts(node: Node, ctx: Context, where: str) -> Node:
-    """`${text:name}` in any string -> the named text of targets.yaml's `texts:`."""
+def _shared_texts(node: Node, ctx: Context, where: str, names: dict[str, str] | None = None) -> Node:
+    """`${text:name}` in any string -> the named text of targets.yaml's `texts:`, which may name
+    the op as a class does (`${SHORT}`)."""
     if isinstance(node.value, dict):
-        node.value = {k: _shared_texts(v, ctx, f"{where}.{k}" if where else k) for k, v in node.value.items()}
+        node.value = {
+            k: _shared_texts(v, ctx, f"{where}.{k}" if where else k, names) for k, v in node.value.items()
+        }
     elif isinstance(node.value, list):
-        node.value = [_shared_texts(v, ctx, f"{where}[{i}]") for i, v in enumerate(node.value)]
+        node.value = [_shared_texts(v, ctx, f"{where}[{i}]", names) for i, v in enumerate(node.value)]
     elif isinstance(node.value, str) and "${text:" in node.value:
         for name in TEXT_REF.findall(node.value):
             if name not in ctx.texts:
@@ -443,6 +447,8 @@ def _shared_texts(node: Node, ctx: Context, where: str) -> Node:
                 raise _error(node, node.file, where, f"unknown shared text {name!r}{hint}")
         whole = TEXT_REF.fullmatch(node.value)
         text = TEXT_REF.sub(lambda m: ctx.texts[m.group(1)], node.value)
+        if names is not None:
+            text = _PLACEHOLDER.sub(lambda m: names[m.group(1)], text)
         if whole:  # the whole value is one text: locate it there
             file, line = ctx.text_lines[whole.group(1)]
             return Node(text, file, line, f"text {whole.group(1)}")
@@ -488,8 +494,37 @@ def _shifted(source: SourceMap, prefix: str) -> SourceMap:
     return SourceMap(source.file, {p[1:]: line for p, line in source.lines.items() if p[:1] == (prefix,)})
 
 
+def operand_lists(data: Any) -> list[Any]:
+    """The operand lists of a spec: the main declaration's and each overload's own."""
+    lists = [data.get("operands")] if isinstance(data, dict) else []
+    intr = data.get("intrinsic") if isinstance(data, dict) else None
+    for ov in (intr.get("overloads") or []) if isinstance(intr, dict) else []:
+        if isinstance(ov, dict):
+            lists.append(ov.get("operands"))
+    return [x for x in lists if isinstance(x, list)]
+
+
+def _asm_defaults(resolved: Node, ctx: Context) -> None:
+    """An operand's assembly type follows from its kind unless stated (targets.yaml `asm_types`)."""
+    if not ctx.asm_types:
+        return
+    lists = [resolved.value.get("operands")]
+    intr = resolved.value.get("intrinsic")
+    forms = intr.value.get("overloads") if intr is not None and isinstance(intr.value, dict) else None
+    if forms is not None and isinstance(forms.value, list):
+        lists += [ov.value.get("operands") for ov in forms.value if isinstance(ov.value, dict)]
+    for ops in lists:
+        if ops is None or not isinstance(ops.value, list):
+            continue
+        for o in ops.value:
+            kind = o.value.get("kind") if isinstance(o.value, dict) else None
+            if kind is not None and "asm_type" not in o.value and kind.value in ctx.asm_types:
+                o.value["asm_type"] = Node(ctx.asm_types[kind.value], o.file, o.line, DERIVED)
+
+
 def _derive(resolved: Node, names: dict[str, str], ctx: Context) -> None:
     """Facts that follow from the op's name unless stated: the backend header per profile."""
+    _asm_defaults(resolved, ctx)
     intr = resolved.value.get("intrinsic")
     if intr is None or not isinstance(intr.value, dict) or not ctx.default_headers:
         return

@@ -12,7 +12,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
 
-WIDTH = 100
+WIDTH = 110
 _TOP_KEY = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):")
 
 
