@@ -161,3 +161,20 @@ def test_factor_prefers_no_class_when_none_fits() -> None:
     written = factor(data, ctx)
     again, _ = resolve(LoadedDoc(written, SourceMap("<again>")), ctx)
     assert _canonical(again.data) == _canonical(data)
+
+
+def test_editing_a_class_regenerates_the_ops_that_use_it(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--root", str(project), "check"]) == 0  # warm: the cached units are current
+    capsys.readouterr()
+    edit(
+        project,
+        "specs/classes/tile_binary.yaml",
+        "description: Destination tile.}",
+        "description: The result.}",
+    )
+    assert main(["--root", str(project), "check"]) == 1
+    out = capsys.readouterr().out
+    assert "elementwise-tile-tile/tadd.md" in out  # a member of the class
+    assert "tile-scalar-and-immediate/tadds.md" not in out  # not a member
