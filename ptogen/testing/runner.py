@@ -21,6 +21,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -37,6 +38,7 @@ from typing import Any
 from ..errors import did_you_mean
 from ..opkinds import KINDS
 from ..paths import RUNTIME_INCLUDE, Layout
+from . import tiers
 from .golden import Check, GoldenContext
 from .results import Outcome
 
@@ -49,6 +51,16 @@ BASE_FLAGS = ["-std=c++20", "-O0", "-ffp-contract=off", "-fno-exceptions", "-Wal
 RUN_TIMEOUT = float(os.environ.get("PTOGEN_TEST_TIMEOUT", "120"))  # seconds per executable
 # What the precompiled header holds: the kernel entry point and the C++ headers kernels use.
 PCH_HEADERS = ["cstddef", "cstdio", "cstdlib", "cstring", "string", "vector", "pto/pto-inst.hpp"]
+
+
+# A command every compile is run through, as CMake's CXX_COMPILER_LAUNCHER (ccache, sccache):
+# `PTOGEN_CXX_LAUNCHER=ccache` or `ptogen test --launcher ccache`. Run outcomes stay in .ptogen-cache.
+LAUNCHER_ENV = "PTOGEN_CXX_LAUNCHER"
+
+
+def default_launcher() -> list[str]:
+    """PTOGEN_CXX_LAUNCHER split like a shell word list (`ccache`, `sccache`, `env X=1 ccache`)."""
+    return shlex.split(os.environ.get(LAUNCHER_ENV, ""))
 
 
 def default_compilers() -> list[str]:
@@ -67,6 +79,7 @@ class Job:
     compiler: str
     source: str  # relative to the output directory
     run_profile: dict[str, str] = field(default_factory=dict)  # group id -> profile that runs it
+    cases: dict[str, list[int]] | None = None  # group id -> case ids run (None: all; see tiers.py)
 
     @property
     def label(self) -> str:
@@ -84,6 +97,8 @@ class Settings:
     cache: Path | None = None
     jobs: int = 0
     timeout: float = RUN_TIMEOUT
+    tier: str = "full"  # "quick": a reduced dtype x shape matrix (tiers.py)
+    launcher: list[str] | None = None  # prefixed to every compile; None: $PTOGEN_CXX_LAUNCHER
 
 
 def load_manifest(layout: Layout) -> dict[str, Any]:
@@ -134,11 +149,14 @@ class Builder:
         self._headers = _tree_hash(dirs)
         self._count_lock = threading.Lock()
         self.invocations: Counter[str] = Counter()  # compiler processes started, by purpose
+        self.launcher = default_launcher() if settings.launcher is None else list(settings.launcher)
 
     def _compiler(self, purpose: str, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        """Run one compile, through the launcher if there is one (outcome caching keys leave the
+        launcher out: it must not change what a compile produces)."""
         with self._count_lock:
             self.invocations[purpose] += 1
-        return subprocess.run(argv, capture_output=True, text=True, check=False)
+        return subprocess.run([*self.launcher, *argv], capture_output=True, text=True, check=False)
 
     def flags(self) -> list[str]:
         # No profile macro: test sources name the profile of each call (profiled::OP<profile_*>).
@@ -309,16 +327,16 @@ class Runner:
             profiles = [p for p in self.manifest["profiles"] if wanted is None or p in wanted]
             # A runtime group runs under the first selected profile that allows it; building the
             # executable instantiates it under the others too, which proves it legal there.
-            runs: dict[str, str] = {}
-            for group in entry["runtime"] + entry["vector"]:
-                first = next((p for p in profiles if p in group["profiles"]), None)
-                if first is not None:
-                    runs[group["group"]] = first
+            runs = tiers.run_profiles(entry, profiles)
+            # The quick tier runs (and builds) fewer groups and cases; the full tier all of them.
+            chosen = tiers.select(entry, self.manifest["dtypes"], profiles, self.settings.tier)
+            runs = {g: p for g, p in runs.items() if g in chosen}
+            cases = chosen if self.settings.tier != "full" else None
             for c in compilers:
                 if not c.available:
                     continue
                 if entry["executable"]:
-                    yield Job("cases", op, ",".join(profiles), c.name, entry["executable"], runs)
+                    yield Job("cases", op, ",".join(profiles), c.name, entry["executable"], runs, cases)
                 if entry["verify"] and self.settings.compile_fail and not self.settings.include:
                     yield Job("verify", op, ",".join(profiles), c.name, entry["verify"])
 
@@ -339,6 +357,11 @@ class Runner:
         source = self.layout.out / job.source
         if job.kind == "verify":
             return self._verify(job, compiler, source)
+        if job.cases is not None:
+            try:
+                source = self._sliced_source(job, source)
+            except tiers.SliceError as exc:
+                return [Outcome("fail", job.label, f"{exc} (the full tier builds it whole)")]
         binary, diag = self.builder.build(compiler, source)
         if binary is None:
             return [Outcome("fail", job.label, f"does not compile:\n{_first_lines(diag)}")]
@@ -350,8 +373,37 @@ class Runner:
                     outcomes.append(self._runtime_fail(job, case, binary))
         return outcomes
 
+    def _sliced_source(self, job: Job, source: Path) -> Path:
+        """The op's cases source with only the job's cases (tiers.py), under the cache directory,
+        named by its content (identical selections share one file, and one cached build)."""
+        assert job.cases is not None
+        entry = self.manifest["ops"][job.op]
+        keep = {k for ids in job.cases.values() for k in ids}
+        runtime = {int(c["index"]) for g in entry["runtime"] for c in g["cases"]}
+        vector = {k for g in entry["vector"] for k in tiers.vector_case_ids(g)}
+        try:
+            name = source.relative_to(self.layout.root).as_posix()
+        except ValueError:
+            name = source.as_posix()
+        text = tiers.slice_cases_source(source.read_text(encoding="utf-8"), keep, runtime, vector, name)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:24]
+        path = self.builder.cache / "tier" / f"{job.op}-{digest}.cpp"
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.name}.tmp{os.getpid()}_{threading.get_ident()}")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        return path
+
     def _runtime(self, job: Job, entry: dict[str, Any], binary: Path) -> list[Outcome]:
         groups = [g for g in entry["runtime"] + entry["vector"] if g["group"] in job.run_profile]
+        if job.cases is not None:  # a tier's cases only (a lane group is run whole)
+            groups = [
+                {**g, "cases": [c for c in g["cases"] if c["index"] in job.cases[g["group"]]]}
+                if "cases" in g
+                else g
+                for g in groups
+            ]
         if not groups:
             return []
         kind = KINDS[entry["kind"]]
@@ -528,6 +580,9 @@ def _usage_problem(settings: Settings) -> str | None:
     for p in settings.profiles or []:
         if p not in known:
             return f"unknown profile {p} (known: {', '.join(known)}){did_you_mean(p, known)}"
+    launcher = default_launcher() if settings.launcher is None else settings.launcher
+    if launcher and shutil.which(launcher[0]) is None:
+        return f"compiler launcher not found on PATH: {launcher[0]}"
     if settings.timeout <= 0:
         return f"--timeout must be positive, not {settings.timeout:g}"
     missing = [c for c in settings.compilers if shutil.which(c) is None]
@@ -547,6 +602,8 @@ def run_cli(layout: Layout, args: Any) -> int:
         cache=args.cache,
         jobs=args.jobs,
         timeout=args.timeout if args.timeout is not None else RUN_TIMEOUT,
+        tier=args.tier,
+        launcher=shlex.split(args.launcher) if args.launcher is not None else None,
     )
     problem = _usage_problem(settings)
     if problem:
