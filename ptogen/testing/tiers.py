@@ -194,7 +194,8 @@ def slice_cases_source(
                         entries.add(int(case.group(1)))
                     if case is None or int(case.group(1)) in keep:
                         kept.append(e.group(0))
-                lines[i] = ("    " + " ".join(kept)) if kept else ""
+                if len(kept) < len(found):
+                    lines[i] = ("    " + " ".join(kept)) if kept else ""
                 i += 1
         i += 1
     all_ids = runtime_ids | vector_ids
