@@ -49,6 +49,9 @@ def test_full_is_every_case_and_quick_a_subset_that_keeps_ops_profiles_and_overl
             assert bool(runs_full) == bool(_select(entry, "quick", profiles)), (op, profiles)
         runs = tiers.run_profiles(entry, PROFILES)
         assert {runs[g] for g in full} == {runs[g] for g in quick}, op
+        groups = {g["group"]: g for g in entry["runtime"] + entry["vector"]}
+        built = [{p for g in chosen for p in groups[g]["profiles"]} for chosen in (full, quick)]
+        assert built[0] == built[1], op  # each profile still builds (so proves legal) some cases
         # Every case label (shape, special scalar) of the op runs at least once.
         labels = {c["label"] for c in _cases(entry).values()}
         kept = {_cases(entry)[k]["label"] for g in quick for k in quick[g] if k in _cases(entry)}
@@ -167,6 +170,8 @@ def guarded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path,
         bin_dir / name,
         "#!/bin/sh\n"
         f'[ "$1" = --version ] && exec "{real}" "$@"\n'
+        # a compile names a C++ source; a link (object files only) need not go through the launcher
+        'case "$*" in *.cpp*|*.hpp*) ;; *) exec "' + real + '" "$@";; esac\n'
         '[ "$PTOGEN_VIA_LAUNCHER" = 1 ] || { echo "compiled without the launcher" >&2; exit 97; }\n'
         f'exec "{real}" "$@"\n',
     )
@@ -194,9 +199,9 @@ def test_every_compile_of_a_run_goes_through_the_launcher(
     counts: Counter[str] = Counter()
     outcomes = runner.run(settings, invocations=counts)
     assert not [o for o in outcomes if o.status == "fail"], [o.detail for o in outcomes if o.status == "fail"]
-    assert set(counts) == {"pch", "build", "syntax"}
+    assert set(counts) == {"pch", "build", "syntax", "link"}
     lines = log.read_text().splitlines()
-    assert len(lines) == sum(counts.values())
+    assert len(lines) == sum(counts.values()) - counts["link"]
     assert all(line.split()[0] == shutil.which(name) for line in lines), lines
     entry = MANIFEST["ops"][op]
     judged = [o.name for o in outcomes]
@@ -245,3 +250,39 @@ def test_ptogen_test_runs_the_full_tier_unless_told(monkeypatch: pytest.MonkeyPa
     assert seen[-1].tier == "full"
     assert main(["test", "tabs", "--tier", "quick"]) == 0
     assert seen[-1].tier == "quick"
+
+
+@pytest.mark.skipif(shutil.which("ccache") is None, reason="ccache is not installed (apt-get install ccache)")
+def test_ccache_shares_the_kernel_builds_of_two_fresh_clones(tmp_path: Path) -> None:
+    """Two runs from an empty .ptogen-cache at the same path (two fresh clones in a CI runner's fixed
+    workspace, or two machines of a farm) and one ccache: the second run's precompiled header and
+    kernel build are ccache hits. (ccache caches no compile that links, and no -fsyntax-only.)"""
+    name = COMPILERS[0]
+    require(name)
+    env = {
+        "CCACHE_DIR": str(tmp_path / "ccache"),
+        "CCACHE_SLOPPINESS": "pch_defines,time_macros,include_file_mtime,include_file_ctime",
+    }
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        for run in ("a", "b"):
+            settings = runner.Settings(
+                layout=LAYOUT, compilers=[name], ops=["tabs"], cache=tmp_path / "c", tier="quick",
+                launcher=["ccache"], compile_fail=False,
+            )  # fmt: skip
+            counts: Counter[str] = Counter()
+            assert not [o for o in runner.run(settings, invocations=counts) if o.status == "fail"]
+            assert counts["pch"] == counts["build"] == 1, (run, counts)
+            if run == "a":
+                shutil.rmtree(tmp_path / "c")
+                subprocess.run(["ccache", "-z"], check=True, capture_output=True)
+        stats = subprocess.run(["ccache", "--print-stats"], check=True, capture_output=True, text=True).stdout
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    stats_of = dict(line.split("\t") for line in stats.splitlines() if "\t" in line)
+    assert int(stats_of["direct_cache_hit"]) + int(stats_of.get("preprocessed_cache_hit", 0)) == 2, stats

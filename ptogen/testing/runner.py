@@ -250,9 +250,22 @@ class Builder:
             return binary, ""
         assert compiler.path is not None
         tmp = binary.with_suffix(f".tmp{os.getpid()}_{id(source)}")
-        proc = self._compiler(
-            "build", [compiler.path, *self.pch_flags(compiler), *flags, str(source), "-o", str(tmp)]
-        )
+        compile_argv = [compiler.path, *self.pch_flags(compiler), *flags, str(source)]
+        if not self.launcher:
+            proc = self._compiler("build", [*compile_argv, "-o", str(tmp)])
+        else:
+            # ccache and sccache cache compiles to an object, never a compile that also links: with
+            # a launcher, compile (through it), then link (no compile, so not through it).
+            obj = tmp.with_name(tmp.name + ".o")
+            proc = self._compiler("build", [*compile_argv, "-c", "-o", str(obj)])
+            if proc.returncode == 0:
+                with self._count_lock:
+                    self.invocations["link"] += 1
+                link = subprocess.run(
+                    [compiler.path, str(obj), "-o", str(tmp)], capture_output=True, text=True, check=False
+                )
+                proc = subprocess.CompletedProcess(link.args, link.returncode, "", proc.stderr + link.stderr)
+            obj.unlink(missing_ok=True)
         if proc.returncode != 0:
             tmp.unlink(missing_ok=True)
             return None, proc.stderr
@@ -532,7 +545,8 @@ def run(
     invocations: Counter[str] | None = None,
 ) -> list[Outcome]:
     """Run every selected job; returns all outcomes (skips included). `invocations` receives the
-    number of compiler processes started, by purpose (pch, build, syntax)."""
+    number of compiler processes started, by purpose (pch, build, syntax; link: the links that follow
+    builds through a compiler launcher)."""
     runner = Runner(settings)
     compilers = [find_compiler(c) for c in settings.compilers]
     outcomes: list[Outcome] = []

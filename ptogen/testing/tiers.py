@@ -9,7 +9,8 @@
   - runtime groups: the first, in plan order, of each class of groups, a class being the group's
     variant (what its id adds to its element types: `colmajor`, `high_precision`, `nz`, ...) and,
     per operand, the element kind and width class (sub-byte, 8-16 bits, 32-64 bits); then, for
-    each profile that runs a group in the full tier, a group it runs if none is kept yet;
+    each profile that runs a group in the full tier, a group it runs, and for each profile a group
+    builds cases for, a group built for it, if none is kept yet;
   - cases of a kept group: its first case (the one that also calls every overload) and enough others
     that every case label of the op (each shape: full, partial valid region, non-square, run-time
     valid shape, odd; each special scalar) runs at least once, spread over the kept groups;
@@ -117,6 +118,9 @@ def select(
     for profile in dict.fromkeys(runs.values()):  # every profile the full tier runs
         if not any(runs[g["group"]] == profile for g in kept):
             kept.append(next(g for g in groups if runs[g["group"]] == profile))
+    for profile in profiles:  # every profile the full tier builds cases for (which proves them legal)
+        if not any(profile in g["profiles"] for g in kept):
+            kept += [g for g in groups if profile in g["profiles"]][:1]
     order = {g["group"]: i for i, g in enumerate(groups)}
     kept.sort(key=lambda g: order[g["group"]])
     chosen: dict[str, list[int]] = {}
