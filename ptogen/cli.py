@@ -285,6 +285,18 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("-j", "--jobs", type=int, default=0, help="parallel jobs (default: CPU count)")
     p.add_argument("--no-compile-fail", action="store_true", help="skip the compile-fail tests")
+    p.add_argument(
+        "--tier",
+        choices=["quick", "full"],
+        default="full",
+        help="full: every runtime case (default); quick: a reduced dtype x shape matrix, every op, "
+        "profile, rule case and overload kept (README 'Tests')",
+    )
+    p.add_argument(
+        "--launcher",
+        help="command every compile runs through, as CMake's CXX_COMPILER_LAUNCHER, e.g. ccache "
+        "(default: $PTOGEN_CXX_LAUNCHER)",
+    )
     p.add_argument("--cache", type=Path, help="object cache directory (default: ROOT/.ptogen-cache)")
     p.add_argument("-q", "--quiet", action="store_true", help="print failures and the summary only")
     p.add_argument(

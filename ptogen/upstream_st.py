@@ -216,6 +216,13 @@ class Setup:
     python: str
 
 
+def _cxx(cxx: str) -> list[str]:
+    """The compiler behind PTOGEN_CXX_LAUNCHER (ccache, say) when that is set, as in `ptogen test`."""
+    from .testing.runner import default_launcher
+
+    return [*default_launcher(), cxx]
+
+
 def _run(argv: list[str], cwd: Path, timeout: int, env: dict[str, str] | None = None) -> tuple[int, str]:
     try:
         p = subprocess.run(
@@ -244,7 +251,7 @@ def run_dir(setup: Setup, case_dir: CaseDir) -> DirResult:
     shutil.rmtree(work, ignore_errors=True)
     (work / "bin").mkdir(parents=True)
     binary = work / "bin" / case_dir.op
-    argv = [setup.cxx, *setup.flags, *map(str, case_dir.sources), "-o", str(binary), *GTEST_LIBS]
+    argv = [*_cxx(setup.cxx), *setup.flags, *map(str, case_dir.sources), "-o", str(binary), *GTEST_LIBS]
     rc, out = _run(argv, work, COMPILE_TIMEOUT_S)
     if rc != 0:
         result.error = "compile: " + first_error(out)
@@ -281,7 +288,9 @@ def _gtest_problem(cxx: str, work: Path) -> str:
     probe.write_text(
         "#include <gtest/gtest.h>\nTEST(Probe, Links) { EXPECT_TRUE(true); }\n", encoding="utf-8"
     )
-    rc, out = _run([cxx, "-std=c++20", str(probe), "-o", str(work / "gtest_probe"), *GTEST_LIBS], work, 300)
+    rc, out = _run(
+        [*_cxx(cxx), "-std=c++20", str(probe), "-o", str(work / "gtest_probe"), *GTEST_LIBS], work, 300
+    )
     if rc == 0:
         return ""
     return (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ptogen.testing.runner import default_compilers
+from ptogen.testing.runner import default_compilers, default_launcher
 
 # One compiler locally (clang++ if installed, else g++); CI sets PTOGEN_TEST_COMPILERS="g++ clang++".
 COMPILERS = default_compilers()
@@ -19,6 +19,12 @@ def require(compiler: str) -> str:
     if path is None:
         pytest.skip(f"{compiler} not found on PATH (install it, e.g. `apt-get install clang`)")
     return path
+
+
+def cxx_argv(cxx: str) -> list[str]:
+    """How the tests start a compiler: behind PTOGEN_CXX_LAUNCHER (ccache, say) when that is set, as
+    `ptogen test` does, so every compile of the suite goes through the launcher."""
+    return [*default_launcher(), cxx]
 
 
 # How the C++ tests build a host program against the generated headers and the runtime, as code
@@ -34,7 +40,7 @@ def build_program(cxx: str, source: str, work: Path, name: str, extra: list[str]
     (work / f"{name}.cpp").write_text(source, encoding="utf-8")
     exe = work / name
     built = subprocess.run(
-        [cxx, *SIM_FLAGS, *(extra or []), *includes, str(work / f"{name}.cpp"), "-o", str(exe)],
+        [*cxx_argv(cxx), *SIM_FLAGS, *(extra or []), *includes, str(work / f"{name}.cpp"), "-o", str(exe)],
         capture_output=True,
         text=True,
     )

@@ -23,6 +23,17 @@ SHARED_CACHES = ("format", "jinja", "yaml")
 THOROUGH = os.environ.get("PTOGEN_TEST_THOROUGH") == "1"
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Which kernel tier runs and through which compiler launcher (README "Tests")."""
+    from ptogen.testing.runner import LAUNCHER_ENV, default_launcher
+    from ptogen.testing.tiers import TIER_ENV, default_tier
+
+    tier = default_tier()
+    what = "every runtime case" if tier == "full" else f"fewer dtypes and shapes; {TIER_ENV}=full runs all"
+    launcher = " ".join(default_launcher()) or f"none ({LAUNCHER_ENV} sets one, e.g. ccache)"
+    return [f"ptogen kernel tier: {tier} ({what})", f"ptogen compiler launcher: {launcher}"]
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The op kernels first: they are most of the work and need no project copy, so while the
     first test that does warms the shared caches, the other worker keeps compiling instead of

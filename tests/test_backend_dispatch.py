@@ -24,7 +24,7 @@ from ptogen.paths import Layout
 from ptogen.spec.load import load_specs
 from ptogen.testing.plan import plan_op
 
-from .compilers import COMPILERS, require
+from .compilers import COMPILERS, cxx_argv, require
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT = ProjectView(load_specs(ROOT / "specs", ROOT))
@@ -281,7 +281,7 @@ def test_every_declaration_dispatches_as_upstream(profile: str, tmp_path: Path) 
     cxx = require(COMPILERS[0])
     exe = tmp_path / "dispatch"
     build = subprocess.run(
-        [cxx, "-std=c++20", "-O0", f"-I{stubs}", f"-I{layout.generated_include}",
+        [*cxx_argv(cxx), "-std=c++20", "-O0", f"-I{stubs}", f"-I{layout.generated_include}",
          f"-I{ROOT / 'ptogen/runtime/include'}", *ARCH[profile], str(tmp_path / "dispatch.cpp"),
          "-o", str(exe)],
         capture_output=True, text=True, check=False,

@@ -14,7 +14,7 @@ import pytest
 from ptogen.cli import main
 from ptogen.spec.load import resolve_file
 
-from .compilers import require
+from .compilers import cxx_argv, require
 from .helpers import TLRELU, edit, tree_hash
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,7 +135,9 @@ def _cflags(cwd: Path, *extra: str) -> list[str]:
 def test_cflags_build_a_kernel_from_any_directory(tmp_path: Path) -> None:
     gxx = require("g++")
     (tmp_path / "k.cpp").write_text(KERNEL % ("float", "float", "float"))
-    subprocess.run([gxx, "-std=c++20", *_cflags(tmp_path), "k.cpp", "-o", "k"], cwd=tmp_path, check=True)
+    subprocess.run(
+        [*cxx_argv(gxx), "-std=c++20", *_cflags(tmp_path), "k.cpp", "-o", "k"], cwd=tmp_path, check=True
+    )
     run = subprocess.run([str(tmp_path / "k")], capture_output=True, text=True, check=True)
     assert run.stdout.strip() == "-2"
 
@@ -146,7 +148,7 @@ def test_cflags_profile_rejects_what_the_target_rejects(tmp_path: Path) -> None:
     assert "-DPTO_TARGET_PROFILE=PTO_PROFILE_A5" in flags
     (tmp_path / "k.cpp").write_text(KERNEL % ("int32_t", "int32_t", "int32_t"))
     proc = subprocess.run(
-        [gxx, "-std=c++20", *flags, "k.cpp", "-o", "k"],
+        [*cxx_argv(gxx), "-std=c++20", *flags, "k.cpp", "-o", "k"],
         cwd=tmp_path,
         capture_output=True,
         text=True,

@@ -15,6 +15,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from .compilers import cxx_argv
+
 INCLUDE = Path(__file__).resolve().parents[1] / "ptogen/runtime/include"
 FLAGS = ["-std=c++20", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 
@@ -462,7 +464,7 @@ def _compile(cxx: str, source: str, workdir: Path, name: str) -> subprocess.Comp
     gen = _write_standins(workdir)
     src = workdir / f"{name}.cpp"
     src.write_text(source)
-    cmd = [cxx, *FLAGS, f"-I{INCLUDE}", f"-I{gen}", str(src), "-o", str(workdir / name)]
+    cmd = [*cxx_argv(cxx), *FLAGS, f"-I{INCLUDE}", f"-I{gen}", str(src), "-o", str(workdir / name)]
     return subprocess.run(cmd, capture_output=True, text=True)
 
 

@@ -14,6 +14,7 @@ import pytest
 from ptogen.cli import cflags
 from ptogen.paths import Layout
 
+from .compilers import cxx_argv
 from .helpers import ROOT
 
 # Enumerators upstream declares that the specs leave out, with the reason (a pinned list: adding
@@ -62,7 +63,7 @@ def test_every_generated_enum_matches_upstream(tmp_path: Path) -> None:
     src.write_text("#include <pto/pto-inst.hpp>\n#include <type_traits>\n" + "\n".join(checks) + "\n")
     flags = cflags(Layout.make(root=ROOT), None)
     proc = subprocess.run(
-        [cxx, "-std=c++20", "-fsyntax-only", *flags, str(src)], capture_output=True, text=True
+        [*cxx_argv(cxx), "-std=c++20", "-fsyntax-only", *flags, str(src)], capture_output=True, text=True
     )
     assert proc.returncode == 0, proc.stderr
 

@@ -12,7 +12,7 @@ from ptogen.cli import cflags
 from ptogen.paths import Layout
 from ptogen.spec.load import load_specs
 
-from .compilers import COMPILERS, require
+from .compilers import COMPILERS, cxx_argv, require
 
 ROOT = Path(__file__).resolve().parents[1]
 LAYOUT = Layout.make(root=ROOT)
@@ -24,7 +24,7 @@ STRICT = ["-std=c++20", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 def _build(compiler: str, source: str, tmp: Path, profile: str | None = None, run: bool = False) -> str:
     path = tmp / "k.cpp"
     path.write_text(source)
-    cmd = [require(compiler), *STRICT, *cflags(LAYOUT, profile), str(path), "-o", str(tmp / "k")]
+    cmd = [*cxx_argv(require(compiler)), *STRICT, *cflags(LAYOUT, profile), str(path), "-o", str(tmp / "k")]
     proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     if not run:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.compilers import cxx_argv
 from tests.test_core_cpp import CHECK_MACRO, FLAGS, INCLUDE, _write_standins
 
 PROGRAM = r"""
@@ -164,7 +165,7 @@ def test_maximum_minimum(cxx: str, opt: str, tmp_path: Path):
     src = tmp_path / "minmax.cpp"
     src.write_text(PROGRAM.replace("@CHECK@", CHECK_MACRO))
     exe = tmp_path / "minmax"
-    cmd = [cxx, *FLAGS, opt, f"-I{INCLUDE}", f"-I{gen}", str(src), "-o", str(exe)]
+    cmd = [*cxx_argv(cxx), *FLAGS, opt, f"-I{INCLUDE}", f"-I{gen}", str(src), "-o", str(exe)]
     build = subprocess.run(cmd, capture_output=True, text=True)
     assert build.returncode == 0, f"{cxx} failed:\n{build.stderr}"
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)

@@ -10,6 +10,7 @@ import pytest
 
 from ptogen.paths import Layout
 from ptogen.testing import runner
+from ptogen.testing.tiers import default_tier
 
 from .compilers import COMPILERS, require
 
@@ -22,6 +23,9 @@ NO_STATIC_RULES = {"tprefetch_async"}
 # Ops that compute nothing the simulator could be asked for (TSYNC only orders work): compile cases
 # only; tests/test_sync.py runs them.
 NO_RUNTIME_CASES = {"tsync"}
+# The README command runs the quick tier (fewer dtypes and shapes, every op, profile, rule case and
+# overload); .ci/run and `ptogen test` the full one (PTOGEN_TEST_TIER; ptogen/testing/tiers.py).
+TIER = default_tier()
 
 
 def _run(compiler: str, ops: list[str], tmp_cache: Path | None = None, **kw: object) -> list[runner.Outcome]:
@@ -33,7 +37,8 @@ def _run(compiler: str, ops: list[str], tmp_cache: Path | None = None, **kw: obj
 def _shared_runner(compiler: str) -> tuple[runner.Runner, runner.Compiler]:
     """One runner per compiler for all of a worker's op tests: building one reads every op's
     manifest and hashes the headers (about 0.2 s, which every op's test paid before)."""
-    return runner.Runner(runner.Settings(layout=LAYOUT, compilers=[compiler])), runner.find_compiler(compiler)
+    settings = runner.Settings(layout=LAYOUT, compilers=[compiler], tier=TIER)
+    return runner.Runner(settings), runner.find_compiler(compiler)
 
 
 @pytest.mark.parametrize("compiler", COMPILERS)

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .compilers import COMPILERS, require
+from .compilers import COMPILERS, cxx_argv, require
 from .helpers import ROOT
 
 GENERATED = ROOT / "generated"
@@ -224,7 +224,7 @@ def _build(cxx: str, code: str, profile: str, workdir: Path) -> subprocess.Compl
     ).stdout.split()
     return subprocess.run(
         [
-            cxx,
+            *cxx_argv(cxx),
             "-std=c++20",
             "-Wall",
             "-Wextra",

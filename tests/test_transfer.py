@@ -72,13 +72,13 @@ def test_nz_global_tensor_maps_the_matrix_as_fractal_blocks(tmp_path: Path) -> N
     from ptogen.opkinds.transfer import global_addresses
     from ptogen.testing.manifest import GlobalShape
 
-    from .compilers import COMPILERS, require
+    from .compilers import COMPILERS, cxx_argv, require
 
     cxx = require(COMPILERS[0])
     (tmp_path / "nz.cpp").write_text(NZ_PROGRAM)
     include = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
     built = subprocess.run(
-        [cxx, "-std=c++20", *include, str(tmp_path / "nz.cpp"), "-o", str(tmp_path / "nz")],
+        [*cxx_argv(cxx), "-std=c++20", *include, str(tmp_path / "nz.cpp"), "-o", str(tmp_path / "nz")],
         capture_output=True,
         text=True,
     )

@@ -16,7 +16,7 @@ from ptogen.cli import main
 from ptogen.lower.views import ProjectView
 from ptogen.spec.load import load_specs
 
-from .compilers import COMPILERS, require
+from .compilers import COMPILERS, cxx_argv, require
 from .helpers import ROOT, edit
 
 PROJECT = ProjectView(load_specs(ROOT / "specs", ROOT))
@@ -131,7 +131,9 @@ def test_forms_store_what_upstreams_cpu_simulator_stores(compiler: str, tmp_path
     flags = ["-I", str(ROOT / "generated/include"), "-I", str(ROOT / "ptogen/runtime/include")]
     exe = tmp_path / "forms"
     build = subprocess.run(
-        [cxx, "-std=c++20", "-D__CPU_SIM", *flags, str(src), "-o", str(exe)], capture_output=True, text=True
+        [*cxx_argv(cxx), "-std=c++20", "-D__CPU_SIM", *flags, str(src), "-o", str(exe)],
+        capture_output=True,
+        text=True,
     )
     assert build.returncode == 0, build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True)

@@ -24,7 +24,7 @@ from ptogen.upstream_st import (
     summary,
 )
 
-from .compilers import COMPILERS, require
+from .compilers import COMPILERS, cxx_argv, require
 
 LIST_OUTPUT = """\
 TADDTest.
@@ -236,7 +236,7 @@ def _fake_upstream(root: Path) -> Path:
 def _has_gtest(cxx: str, work: Path) -> bool:
     probe = work / "probe.cpp"
     probe.write_text("#include <gtest/gtest.h>\nTEST(P, Q) {}\n")
-    cmd = [cxx, str(probe), "-o", str(work / "probe"), "-lgtest_main", "-lgtest", "-pthread"]
+    cmd = [*cxx_argv(cxx), str(probe), "-o", str(work / "probe"), "-lgtest_main", "-lgtest", "-pthread"]
     return subprocess.run(cmd, capture_output=True).returncode == 0
 
 

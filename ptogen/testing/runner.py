@@ -17,10 +17,12 @@ Binaries and compile outcomes are cached by a hash of everything that goes into 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import hashlib
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -37,6 +39,7 @@ from typing import Any
 from ..errors import did_you_mean
 from ..opkinds import KINDS
 from ..paths import RUNTIME_INCLUDE, Layout
+from . import tiers
 from .golden import Check, GoldenContext
 from .manifest import Manifest, OpManifest, ProjectManifest, RuntimeFailEntry, RuntimeGroup, VectorGroup
 from .results import Outcome
@@ -50,6 +53,16 @@ BASE_FLAGS = ["-std=c++20", "-O0", "-ffp-contract=off", "-fno-exceptions", "-Wal
 RUN_TIMEOUT = float(os.environ.get("PTOGEN_TEST_TIMEOUT", "120"))  # seconds per executable
 # What the precompiled header holds: the kernel entry point and the C++ headers kernels use.
 PCH_HEADERS = ["cstddef", "cstdio", "cstdlib", "cstring", "string", "vector", "pto/pto-inst.hpp"]
+
+
+# A command every compile is run through, as CMake's CXX_COMPILER_LAUNCHER (ccache, sccache):
+# `PTOGEN_CXX_LAUNCHER=ccache` or `ptogen test --launcher ccache`. Run outcomes stay in .ptogen-cache.
+LAUNCHER_ENV = "PTOGEN_CXX_LAUNCHER"
+
+
+def default_launcher() -> list[str]:
+    """PTOGEN_CXX_LAUNCHER split like a shell word list (`ccache`, `sccache`, `env X=1 ccache`)."""
+    return shlex.split(os.environ.get(LAUNCHER_ENV, ""))
 
 
 def default_compilers() -> list[str]:
@@ -68,6 +81,7 @@ class Job:
     compiler: str
     source: str  # relative to the output directory
     run_profile: dict[str, str] = field(default_factory=dict)  # group id -> profile that runs it
+    cases: dict[str, list[int]] | None = None  # group id -> case ids run (None: all; see tiers.py)
 
     @property
     def label(self) -> str:
@@ -85,6 +99,8 @@ class Settings:
     cache: Path | None = None
     jobs: int = 0
     timeout: float = RUN_TIMEOUT
+    tier: str = "full"  # "quick": a reduced dtype x shape matrix (tiers.py)
+    launcher: list[str] | None = None  # prefixed to every compile; None: $PTOGEN_CXX_LAUNCHER
 
 
 def load_manifest(layout: Layout) -> Manifest:
@@ -137,11 +153,14 @@ class Builder:
         self._headers = _tree_hash(dirs)
         self._count_lock = threading.Lock()
         self.invocations: Counter[str] = Counter()  # compiler processes started, by purpose
+        self.launcher = default_launcher() if settings.launcher is None else list(settings.launcher)
 
     def _compiler(self, purpose: str, argv: list[str]) -> subprocess.CompletedProcess[str]:
+        """Run one compile, through the launcher if there is one (outcome caching keys leave the
+        launcher out: it must not change what a compile produces)."""
         with self._count_lock:
             self.invocations[purpose] += 1
-        return subprocess.run(argv, capture_output=True, text=True, check=False)
+        return subprocess.run([*self.launcher, *argv], capture_output=True, text=True, check=False)
 
     def flags(self) -> list[str]:
         # No profile macro: test sources name the profile of each call (profiled::OP<profile_*>).
@@ -235,9 +254,22 @@ class Builder:
             return binary, ""
         assert compiler.path is not None
         tmp = binary.with_suffix(f".tmp{os.getpid()}_{id(source)}")
-        proc = self._compiler(
-            "build", [compiler.path, *self.pch_flags(compiler), *flags, str(source), "-o", str(tmp)]
-        )
+        compile_argv = [compiler.path, *self.pch_flags(compiler), *flags, str(source)]
+        if not self.launcher:
+            proc = self._compiler("build", [*compile_argv, "-o", str(tmp)])
+        else:
+            # ccache and sccache cache compiles to an object, never a compile that also links: with
+            # a launcher, compile (through it), then link (no compile, so not through it).
+            obj = tmp.with_name(tmp.name + ".o")
+            proc = self._compiler("build", [*compile_argv, "-c", "-o", str(obj)])
+            if proc.returncode == 0:
+                with self._count_lock:
+                    self.invocations["link"] += 1
+                link = subprocess.run(
+                    [compiler.path, str(obj), "-o", str(tmp)], capture_output=True, text=True, check=False
+                )
+                proc = subprocess.CompletedProcess(link.args, link.returncode, "", proc.stderr + link.stderr)
+            obj.unlink(missing_ok=True)
         if proc.returncode != 0:
             tmp.unlink(missing_ok=True)
             return None, proc.stderr
@@ -312,17 +344,18 @@ class Runner:
             profiles = [p for p in self.manifest.profiles if wanted is None or p in wanted]
             # A runtime group runs under the first selected profile that allows it; building the
             # executable instantiates it under the others too, which proves it legal there.
-            runs: dict[str, str] = {}
-            every: list[RuntimeGroup | VectorGroup] = [*entry.runtime, *entry.vector]
-            for group in every:
-                first = next((p for p in profiles if p in group.profiles), None)
-                if first is not None:
-                    runs[group.group] = first
+            plain = entry.to_json()  # the tier is chosen from the manifest's data (tiers.py)
+            runs = tiers.run_profiles(plain, profiles)
+            # The quick tier runs (and builds) fewer groups and cases; the full tier all of them.
+            dtypes = {name: d.to_json() for name, d in self.manifest.dtypes.items()}
+            chosen = tiers.select(plain, dtypes, profiles, self.settings.tier)
+            runs = {g: p for g, p in runs.items() if g in chosen}
+            cases = chosen if self.settings.tier != "full" else None
             for c in compilers:
                 if not c.available:
                     continue
                 if entry.executable:
-                    yield Job("cases", op, ",".join(profiles), c.name, entry.executable, runs)
+                    yield Job("cases", op, ",".join(profiles), c.name, entry.executable, runs, cases)
                 if entry.verify and self.settings.compile_fail and not self.settings.include:
                     yield Job("verify", op, ",".join(profiles), c.name, entry.verify)
 
@@ -343,6 +376,11 @@ class Runner:
         source = self.layout.out / job.source
         if job.kind == "verify":
             return self._verify(job, compiler, source)
+        if job.cases is not None:
+            try:
+                source = self._sliced_source(job, source)
+            except tiers.SliceError as exc:
+                return [Outcome("fail", job.label, f"{exc} (the full tier builds it whole)")]
         binary, diag = self.builder.build(compiler, source)
         if binary is None:
             return [Outcome("fail", job.label, f"does not compile:\n{_first_lines(diag)}")]
@@ -354,9 +392,39 @@ class Runner:
                     outcomes.append(self._runtime_fail(job, case, binary))
         return outcomes
 
+    def _sliced_source(self, job: Job, source: Path) -> Path:
+        """The op's cases source with only the job's cases (tiers.py), under the cache directory,
+        named by its content (identical selections share one file, and one cached build)."""
+        assert job.cases is not None
+        entry = self.manifest.ops[job.op].to_json()
+        keep = {k for ids in job.cases.values() for k in ids}
+        runtime = {int(c["index"]) for g in entry["runtime"] for c in g["cases"]}
+        vector = {k for g in entry["vector"] for k in tiers.vector_case_ids(g)}
+        try:
+            name = source.relative_to(self.layout.root).as_posix()
+        except ValueError:
+            name = source.as_posix()
+        text = tiers.slice_cases_source(source.read_text(encoding="utf-8"), keep, runtime, vector, name)
+        digest = hashlib.sha256(text.encode()).hexdigest()[:24]
+        path = self.builder.cache / "tier" / f"{job.op}-{digest}.cpp"
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f"{path.name}.tmp{os.getpid()}_{threading.get_ident()}")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        return path
+
     def _runtime(self, job: Job, entry: OpManifest, binary: Path) -> list[Outcome]:
         every: list[RuntimeGroup | VectorGroup] = [*entry.runtime, *entry.vector]
         groups = [g for g in every if g.group in job.run_profile]
+        if job.cases is not None:  # a tier's cases only (a lane group is run whole)
+            picked = job.cases
+            groups = [
+                dataclasses.replace(g, cases=[c for c in g.cases if c.index in picked[g.group]])
+                if isinstance(g, RuntimeGroup)
+                else g
+                for g in groups
+            ]
         if not groups:
             return []
         kind = KINDS[entry.kind]
@@ -485,7 +553,8 @@ def run(
     invocations: Counter[str] | None = None,
 ) -> list[Outcome]:
     """Run every selected job; returns all outcomes (skips included). `invocations` receives the
-    number of compiler processes started, by purpose (pch, build, syntax)."""
+    number of compiler processes started, by purpose (pch, build, syntax; link: the links that follow
+    builds through a compiler launcher)."""
     runner = Runner(settings)
     compilers = [find_compiler(c) for c in settings.compilers]
     outcomes: list[Outcome] = []
@@ -533,6 +602,9 @@ def _usage_problem(settings: Settings) -> str | None:
     for p in settings.profiles or []:
         if p not in known:
             return f"unknown profile {p} (known: {', '.join(known)}){did_you_mean(p, known)}"
+    launcher = default_launcher() if settings.launcher is None else settings.launcher
+    if launcher and shutil.which(launcher[0]) is None:
+        return f"compiler launcher not found on PATH: {launcher[0]}"
     if settings.timeout <= 0:
         return f"--timeout must be positive, not {settings.timeout:g}"
     missing = [c for c in settings.compilers if shutil.which(c) is None]
@@ -552,6 +624,8 @@ def run_cli(layout: Layout, args: Any) -> int:
         cache=args.cache,
         jobs=args.jobs,
         timeout=args.timeout if args.timeout is not None else RUN_TIMEOUT,
+        tier=args.tier,
+        launcher=shlex.split(args.launcher) if args.launcher is not None else None,
     )
     problem = _usage_problem(settings)
     if problem:
