@@ -153,8 +153,9 @@ def test_vector_op_without_its_mask_is_a_located_error(
     # Found by the fuzz test: the vector header's template crashed on it.
     spec = "specs/ops/vector_scalar/vaddcs.yaml"
     text = (project / spec).read_text()
-    line = next(x for x in text.splitlines() if "role: mask" in x)
-    edit(project, spec, line + "\n", "")
+    start = text.index("  - name: mask\n")  # the predicate mask operand, written as a block
+    end = text.index("\n", text.index("description:", start)) + 1
+    (project / spec).write_text(text[:start] + text[end:])
     code, err = gen_errors(project, capsys)
     assert code == 2 and len(err) == 1 and "vaddcs.yaml:" in err[0] and "predicate mask" in err[0], err
 
