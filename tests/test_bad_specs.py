@@ -173,6 +173,69 @@ CASES = [
         "'TileDataDt' is not a type template parameter or the pack",
     ),
     (
+        "misspelt key in a rule",
+        "    dtypes: [half, float]\n",
+        "    dtype: [half, float]\n",
+        "constraints[6].dtype",
+        "unknown field (did you mean 'dtypes'?)",
+    ),
+    (
+        "misspelt nested key",
+        "  domain: dst\n",
+        "  domian: dst\n",
+        "semantics.domian",
+        "unknown field (did you mean 'domain'?)",
+    ),
+    (
+        "misspelt key in a tolerance",
+        "  tolerance: {kind: exact}\n",
+        "  tolerance: {kind: ulp, ulps: 2}\n",
+        "semantics.tolerance.ulps",
+        "unknown field (did you mean 'ulp'?)",
+    ),
+    (
+        "misspelt top-level shorthand",
+        "summary: Leaky ReLU",
+        "dtype: {A5: [half]}\nsummary: Leaky ReLU",
+        "dtype",
+        "unknown field (did you mean 'dtypes'?)",
+    ),
+    (
+        "misspelt operand in a rule",
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "  - {kind: same_dtype, operands: [dst, srcc]}\n",
+        "constraints[3].operands[1]",
+        "unknown operand 'srcc' (did you mean 'src'?)",
+    ),
+    (
+        "misspelt rule kind",
+        "  - {kind: row_major, profiles",
+        "  - {kind: row_majr, profiles",
+        "constraints[5].kind",
+        "unknown rule kind 'row_majr' (did you mean 'row_major'?)",
+    ),
+    (
+        "unknown rule kind",
+        "  - {kind: row_major, profiles",
+        "  - {kind: diagonal, profiles",
+        "constraints[5].kind",
+        "unknown rule kind 'diagonal' (known: dtype, dtype_pairs, location,",
+    ),
+    (
+        "rule without a kind",
+        "  - {kind: same_dtype, operands: [dst, src]}\n",
+        "  - {operands: [dst, src]}\n",
+        "constraints[3].kind",
+        "Field required",
+    ),
+    (
+        "misspelt op kind",
+        "  kind: elementwise\n",
+        "  kind: elementwis\n",
+        "semantics.kind",
+        "unknown op kind 'elementwis' (did you mean 'elementwise'?)",
+    ),
+    (
         "comment breaker in identifier",
         "{name: TileDataDst, kind: typename}",
         "{name: 'Tile*/Dst', kind: typename}",
@@ -203,6 +266,51 @@ def test_bad_spec_is_reported_with_file_line_field(
     assert int(line_no) == (1 if what == "missing field" else line), errors[0]
     assert rest.startswith(f"{field}:"), errors[0]
     assert fragment in rest, errors[0]
+
+
+CLASS = "specs/classes/tile_scalar.yaml"
+CLASS_CASES = [
+    # (description, old text, new text, field path, message)
+    (
+        "misspelt class field",
+        "rule_operands: [dst, src]\n",
+        "rule_operand: [dst, src]\n",
+        "rule_operand",
+        "unknown field (did you mean 'rule_operands'?)",
+    ),
+    (
+        "misspelt key in a class's spec",
+        "  semantics: {kind: elementwise, domain: dst,",
+        "  semantics: {kind: elementwise, domian: dst,",
+        "semantics.domian",
+        "unknown field (did you mean 'domain'?)",
+    ),
+    (
+        "misspelt op kind in a class",
+        "  semantics: {kind: elementwise,",
+        "  semantics: {kind: elementwse,",
+        "semantics.kind",
+        "unknown op kind 'elementwse' (did you mean 'elementwise'?)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("what", "old", "new", "field", "message"), CLASS_CASES, ids=[c[0] for c in CLASS_CASES]
+)
+def test_misspelling_in_a_class_is_reported_once_at_its_line(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    what: str,
+    old: str,
+    new: str,
+    field: str,
+    message: str,
+) -> None:
+    line = edit(project, CLASS, old, new)
+    code, errors = run_gen(project, capsys)
+    assert code == 2
+    assert errors == [f"error: {CLASS}:{line}: {field}: {message}"]
 
 
 def test_newline_in_identifier_is_rejected(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -96,7 +96,7 @@ def _load_class(path: Path, display: str, cache: Path | None) -> tuple[ClassDoc,
             loc = tuple(p for p in err["loc"] if isinstance(p, (str, int)))
             field = ".".join(str(p) for p in loc)
             message = (
-                "unknown field"
+                f"unknown field{did_you_mean(str(loc[-1]), list(OpClassFile.model_fields))}"
                 if err["type"] == "extra_forbidden"
                 else err["msg"].removeprefix("Value error, ")
             )

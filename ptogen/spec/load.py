@@ -11,16 +11,17 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from ..errors import SpecError, SpecErrors, did_you_mean
 from . import classes as opclasses
 from . import expr as semantics
 from .loader import LoadedDoc, SourceMap, load_yaml
 from .model import OpSpec, Targets
-from .resolve import Node, resolve
+from .resolve import SHORTHAND_KEYS, Node, resolve
 
 TARGETS_FILE = "targets.yaml"
 TARGETS_FILE_SHOWN = f"specs/{TARGETS_FILE}"
@@ -61,11 +62,68 @@ class SpecSet:
         raise KeyError(name)
 
 
-def _field_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
+def _unwrap(tp: Any) -> Any:
+    while get_origin(tp) is Annotated:
+        tp = get_args(tp)[0]
+    return tp
+
+
+def _members(tp: Any) -> list[Any]:
+    """The alternatives of a union type (Optional's None left out), or [tp]."""
+    tp = _unwrap(tp)
+    if get_origin(tp) in (Union, UnionType):
+        return [_unwrap(a) for a in get_args(tp) if a is not type(None)]
+    return [tp]
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _tags(model: Any) -> tuple[Any, ...]:
+    """The values of a model's `kind` literal: its tags in a discriminated union."""
+    field = model.model_fields.get("kind") if _is_model(model) else None
+    return get_args(_unwrap(field.annotation)) if field is not None else ()
+
+
+def _step(tp: Any, part: Any) -> tuple[Any, bool]:
+    """The type one location part further in, and whether the part was a union's tag (no data key)."""
+    members = _members(tp)
+    for m in members:  # the tag of a discriminated union (the rule kinds), or a smart union's member
+        tag = len(members) > 1 and part in _tags(m)
+        if isinstance(part, str) and _is_model(m) and (tag or m.__name__ == part):
+            return m, True
+    for m in members:
+        origin = get_origin(m)
+        if _is_model(m) and isinstance(part, str) and part in m.model_fields:
+            return m.model_fields[part].annotation, False
+        if origin in (list, tuple) and isinstance(part, int):
+            return get_args(m)[0], False
+        if origin is dict and isinstance(part, str) and get_args(m):
+            return get_args(m)[1], False
+    return None, False
+
+
+def _model_at(model: Any, loc: tuple[Any, ...]) -> Any:
+    """The Pydantic model a validation error's location ends in, or None."""
+    tp = model
+    for part in loc:
+        tp, _ = _step(tp, part)
+        if tp is None:
+            return None
+    found = [m for m in _members(tp) if _is_model(m)]
+    return found[0] if len(found) == 1 else None
+
+
+def _field_path(loc: tuple[Any, ...], data: Any, model: Any = None) -> tuple[str | int, ...]:
     """Drop Pydantic's union/validator tags from an error location, keeping real data keys."""
     path: list[str | int] = []
     node = data
+    tp = model
     for part in loc:
+        tp, tag = _step(tp, part) if tp is not None else (None, False)
+        if tag:
+            continue  # the tag of the discriminated union of rule kinds (or a union member), not a key
         if (
             isinstance(node, dict)
             and part in node
@@ -75,7 +133,7 @@ def _field_path(loc: tuple[Any, ...], data: Any) -> tuple[str | int, ...]:
         ):
             path.append(part)
             node = node[part]
-        elif isinstance(node, dict) and part == node.get("kind"):
+        elif model is None and isinstance(node, dict) and part == node.get("kind"):
             continue  # the tag of the discriminated union of rule kinds, not a key
         elif isinstance(node, dict) and isinstance(part, str) and not any(c in part for c in "[]-"):
             # A missing or extra field: name it, though it has no line of its own.
@@ -91,13 +149,43 @@ def _dotted(path: tuple[str | int, ...]) -> str:
     return text
 
 
-def _validation_errors(exc: ValidationError, doc: LoadedDoc) -> list[SpecError]:
+def _validation_errors(exc: ValidationError, doc: LoadedDoc, model: Any = None) -> list[SpecError]:
+    errors = exc.errors()
+    # A misspelt key is one mistake: report it (with the field it is near) and not also the
+    # required field it was meant to be.
+    missing = {tuple(e["loc"]) for e in errors if e["type"] == "missing"}
+    meant: dict[tuple[Any, ...], str] = {}
+    for err in errors:
+        loc = tuple(err["loc"])
+        if err["type"] != "extra_forbidden" or not isinstance(loc[-1], str):
+            continue
+        near = [str(k) for (*p, k) in missing if tuple(p) == loc[:-1]]
+        found = _model_at(model, loc[:-1]) if model is not None else None
+        known = list(found.model_fields) if found is not None else []
+        if found is not None and found is model:
+            known += list(SHORTHAND_KEYS)
+        hint = did_you_mean(loc[-1], near) or did_you_mean(loc[-1], [k for k in known if k != loc[-1]])
+        meant[loc] = hint
+        if hint:
+            missing.discard((*loc[:-1], hint.split("'")[1]))
     out = []
-    for err in exc.errors():
-        path = _field_path(tuple(err["loc"]), doc.data)
+    for err in errors:
+        loc = tuple(err["loc"])
+        if err["type"] == "missing" and loc not in missing:
+            continue
+        path = _field_path(loc, doc.data, model)
         message = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            message = "unknown field"
+            message = f"unknown field{meant.get(loc, '')}"
+        elif err["type"] == "union_tag_invalid":
+            tag = str(err.get("ctx", {}).get("tag", ""))
+            known_tags = [t.strip(" '") for t in str(err.get("ctx", {}).get("expected_tags", "")).split(",")]
+            what = "rule kind" if path[:1] == ("constraints",) else "kind"
+            listed = f" (known: {', '.join(known_tags)})"
+            message = f"unknown {what} {tag!r}{did_you_mean(tag, known_tags) or listed}"
+            path = (*path, "kind")
+        elif err["type"] == "union_tag_not_found":
+            message, path = "Field required", (*path, "kind")
         out.append(SpecError(*doc.source.where(path), _dotted(path), message))
     return out
 
@@ -108,7 +196,7 @@ def _parse_model(model: type[Any], doc: LoadedDoc) -> Any:
     try:
         return model.model_validate(doc.data)
     except ValidationError as exc:
-        raise SpecErrors(_validation_errors(exc, doc)) from None
+        raise SpecErrors(_validation_errors(exc, doc, model)) from None
 
 
 def _display(path: Path, root: Path) -> str:
@@ -287,8 +375,13 @@ def check_op(
         )
 
     if op_kind is None:
+        listed = f" (known: {', '.join(KINDS)})"
         problems.append(
-            (("semantics", "kind"), f"unknown op kind {spec.semantics.kind!r} (known: {', '.join(KINDS)})")
+            (
+                ("semantics", "kind"),
+                f"unknown op kind {spec.semantics.kind!r}"
+                f"{did_you_mean(spec.semantics.kind, list(KINDS)) or listed}",
+            )
         )
     vector = op_kind.lanes if op_kind is not None else iset is not None and iset.kind == "vector"
     value_kinds = {"vreg", "scalar"} if vector else {"tile", "scalar", "global", "events"}
@@ -386,7 +479,16 @@ def check_op(
                         f"(known: {', '.join(sorted(profiles))})",
                     )
                 )
-        problems.extend(((*base, *where), message) for where, message in rule.check(spec, targets))
+        # A misspelt operand is the rule's one problem: what the rule would say of the operands
+        # it names (that they share a type, say) follows from the misspelling.
+        op_names = [o.name for o in spec.every_operand]
+        unknown = [(j, n) for j, n in enumerate(rule.rule_operands) if n not in op_names]
+        for j, name in unknown:
+            problems.append(
+                ((*base, "operands", j), f"unknown operand {name!r}{did_you_mean(name, op_names)}")
+            )
+        if not unknown:
+            problems.extend(((*base, *where), message) for where, message in rule.check(spec, targets))
     for i, note in enumerate(spec.profile_notes):
         if note.profile is not None and note.profile not in profiles:
             problems.append(
