@@ -54,3 +54,42 @@ def test_tsync_waits_on_its_events_and_counts_barriers_per_pipeline(compiler: st
     # TADD waited on one event; TSYNC on two, then on none; TLOAD's barrier is on MTE2, TADD's and
     # TADDS's on the vector pipeline, TSTORE_VEC's on MTE3.
     assert out.stdout.split() == ["1", "2", "0", "1", "2", "1"]
+
+
+TEMPORARY_EVENT = r"""
+#include <pto/pto-inst.hpp>
+
+using namespace pto;
+
+void kernel(float* out) {
+    using TileT = Tile<TileType::Vec, float, 16, 16>;
+    using G = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<1, 1, 1, 16, 1>>;
+    TileT a;
+    G g(out);
+    RecordEvent named = TSTORE(g, a);
+    TSYNC(named, TSTORE(g, a));
+}
+"""
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_an_event_passed_as_a_temporary_is_one_clear_error(compiler: str, tmp_path: Path) -> None:
+    """Upstream's TSYNC takes `WaitEvents&... events`; the header keeps that declaration and rejects a
+    temporary (`TSYNC(TSTORE(...))`) with one static_assert that says events must be named, not with
+    a list of the overloads that do not match."""
+    from .compilers import SIM_FLAGS, cxx_argv
+    from .helpers import ROOT
+
+    src = tmp_path / "temporary_event.cpp"
+    src.write_text(TEMPORARY_EVENT, encoding="utf-8")
+    includes = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
+    built = subprocess.run(
+        [*cxx_argv(require(compiler)), *SIM_FLAGS, "-fsyntax-only", *includes, str(src)],
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode != 0
+    errors = [line for line in built.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1, built.stderr
+    assert "TSYNC: events must be named variables" in errors[0], built.stderr
+    assert "no matching function" not in built.stderr

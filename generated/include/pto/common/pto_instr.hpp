@@ -2621,6 +2621,16 @@ PTO_INST void TSYNC() {
     profiled::TSYNC<active_profile, OpCode>();
 }
 
+// Events are named variables, as upstream declares them (`WaitEvents&... events`): a temporary,
+// `TSYNC(TSTORE(...))`, binds to none of the declarations above. This overload is chosen only
+// then, and says so in one line instead of listing the overloads.
+template <typename... WaitEvents, std::enable_if_t<(!std::is_lvalue_reference_v<WaitEvents> || ...), int> = 0>
+PTO_INST void TSYNC(WaitEvents&&...) {
+    static_assert(sim::always_false_v<WaitEvents...>,
+                  "TSYNC: events must be named variables (RecordEvent e = TSTORE(...); TSYNC(e);), "
+                  "as upstream's TSYNC(WaitEvents&... events) takes them");
+}
+
 // pto.tassign (specs/ops/sync_and_config/tassign.yaml)
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
