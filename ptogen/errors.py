@@ -17,13 +17,19 @@ def one_line(text: str) -> str:
     )
 
 
-def did_you_mean(word: str, known: list[str] | set[str]) -> str:
-    """` (did you mean 'x'?)` for a near miss among `known`, else an empty string."""
+def nearest(word: str, known: list[str] | set[str]) -> str | None:
+    """The entry of `known` that `word` is a near miss of (case aside), or None."""
     import difflib
 
     by_fold = {k.lower(): k for k in known}
     close = difflib.get_close_matches(word.lower(), list(by_fold), n=1, cutoff=0.6)
-    return f" (did you mean {by_fold[close[0]]!r}?)" if close else ""
+    return by_fold[close[0]] if close else None
+
+
+def did_you_mean(word: str, known: list[str] | set[str]) -> str:
+    """` (did you mean 'x'?)` for a near miss among `known`, else an empty string."""
+    close = nearest(word, known)
+    return f" (did you mean {close!r}?)" if close is not None else ""
 
 
 @dataclass

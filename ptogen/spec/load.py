@@ -16,7 +16,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import SpecError, SpecErrors, did_you_mean
+from ..errors import SpecError, SpecErrors, did_you_mean, nearest
 from . import classes as opclasses
 from . import expr as semantics
 from .loader import LoadedDoc, SourceMap, load_yaml
@@ -162,12 +162,12 @@ def _validation_errors(exc: ValidationError, doc: LoadedDoc, model: Any = None) 
         near = [str(k) for (*p, k) in missing if tuple(p) == loc[:-1]]
         found = _model_at(model, loc[:-1]) if model is not None else None
         known = list(found.model_fields) if found is not None else []
-        if found is not None and found is model:
+        if found is OpSpec:  # a spec file's own keys: `class:` and the `dtypes:` shorthand
             known += list(SHORTHAND_KEYS)
-        hint = did_you_mean(loc[-1], near) or did_you_mean(loc[-1], [k for k in known if k != loc[-1]])
-        meant[loc] = hint
-        if hint:
-            missing.discard((*loc[:-1], hint.split("'")[1]))
+        close = nearest(loc[-1], near) or nearest(loc[-1], [k for k in known if k != loc[-1]])
+        if close is not None:
+            meant[loc] = f" (did you mean {close!r}?)"
+            missing.discard((*loc[:-1], close))
     out = []
     for err in errors:
         loc = tuple(err["loc"])
@@ -179,7 +179,7 @@ def _validation_errors(exc: ValidationError, doc: LoadedDoc, model: Any = None) 
             message = f"unknown field{meant.get(loc, '')}"
         elif err["type"] == "union_tag_invalid":
             tag = str(err.get("ctx", {}).get("tag", ""))
-            known_tags = [t.strip(" '") for t in str(err.get("ctx", {}).get("expected_tags", "")).split(",")]
+            known_tags = re.findall(r"'([^']*)'", str(err.get("ctx", {}).get("expected_tags", "")))
             what = "rule kind" if path[:1] == ("constraints",) else "kind"
             listed = f" (known: {', '.join(known_tags)})"
             message = f"unknown {what} {tag!r}{did_you_mean(tag, known_tags) or listed}"
