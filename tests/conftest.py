@@ -83,6 +83,11 @@ def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def project(tmp_path: Path, shared_cache: Path) -> Path:
     """A private copy of the project (specs, templates, generated tree, style) to edit freely."""
+    return copy_project(tmp_path, shared_cache)
+
+
+def copy_project(tmp_path: Path, shared_cache: Path) -> Path:
+    """The `project` fixture's copy, for fixtures of a wider scope."""
     for name in ("specs", "templates", "generated"):
         # copyfile, not copy2: copying each file's metadata took two thirds of this fixture's time.
         shutil.copytree(ROOT / name, tmp_path / name, copy_function=shutil.copyfile)

@@ -10,7 +10,8 @@ import pytest
 
 from ptogen.cli import main
 
-from .compilers import COMPILERS, require
+from .compilers import COMPILERS, cxx_argv, require
+from .conftest import copy_project
 
 TMAXS = "specs/ops/tile_scalar_and_immediate/tmaxs.yaml"
 PROFILE = """\
@@ -64,11 +65,19 @@ def _body(text: str, op: str) -> str:
     return text[start : text.index("\n    }\n", start)]
 
 
-def test_a_profile_extending_a5_with_one_more_dtype(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.fixture(scope="module")
+def a5x(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
+    """The project with the A5X profile, generated once for this module's tests."""
+    project = copy_project(tmp_path_factory.mktemp("a5x"), shared_cache)
     _add_profile(project)
-    assert main(["--root", str(project), "gen"]) == 0, capsys.readouterr().err
+    assert main(["--root", str(project), "gen"]) == 0
+    return project
+
+
+def test_a_profile_extending_a5_with_one_more_dtype(
+    a5x: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project = a5x
     a5, a5x = _checks(project, "A5"), _checks(project, "A5X")
     # The one op that differs takes int64_t on A5X only.
     assert "int64_t" in _body(a5x, "TMAXS") and "int64_t" not in _body(a5, "TMAXS")
@@ -79,13 +88,12 @@ def test_a_profile_extending_a5_with_one_more_dtype(
     assert main(["--root", str(project), "show", "tadd"]) == 0
     shown = capsys.readouterr().out
     assert "A5X" in shown and "profile A5X extends A5" in shown
+    # One generation serves every compiler (a generation of every op is the slow part).
+    for cxx in COMPILERS:
+        _compiles_what_it_adds(project, tmp_path, require(cxx))
 
 
-@pytest.mark.parametrize("cxx", COMPILERS)
-def test_the_new_profile_compiles_what_it_adds(project: Path, tmp_path: Path, cxx: str) -> None:
-    require(cxx)
-    _add_profile(project)
-    assert main(["--root", str(project), "gen"]) == 0
+def _compiles_what_it_adds(project: Path, tmp_path: Path, cxx: str) -> None:
     source = tmp_path / "k.cpp"
     source.write_text(KERNEL % ("int64_t", "int64_t"))
     includes = [f"-I{project / 'generated/include'}", f"-I{project / 'ptogen/runtime/include'}"]
@@ -96,7 +104,9 @@ def test_the_new_profile_compiles_what_it_adds(project: Path, tmp_path: Path, cx
 
     def build(profile: str) -> subprocess.CompletedProcess[str]:
         flags = ["-std=c++20", "-D__CPU_SIM", "-fsyntax-only", f"-DPTO_TARGET_PROFILE=PTO_PROFILE_{profile}"]
-        return subprocess.run([cxx, *flags, *includes, str(source)], capture_output=True, text=True)
+        return subprocess.run(
+            [*cxx_argv(cxx), *flags, *includes, str(source)], capture_output=True, text=True
+        )
 
     assert build("A5X").returncode == 0, build("A5X").stderr
     refused = build("A5")
