@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .rule_api import CppFacts, RuleLowering
 from .rules import RuleBase
 from .spec.expr import Node
 from .spec.model import (
@@ -43,8 +44,9 @@ class EnumView:
     cases: list[EnumCase]
 
 
-class RuleViewAPI(Protocol):
-    """One rule of an op, lowered (`lower.views.RuleView`)."""
+class RuleViewAPI(RuleLowering, Protocol):
+    """One rule of an op, lowered (`lower.views.RuleView`): what a rule kind sees of it
+    (`rule_api.RuleLowering`: the C++ of its operands) and its identity and messages."""
 
     @property
     def rule(self) -> RuleBase: ...
@@ -57,18 +59,6 @@ class RuleViewAPI(Protocol):
 
     @property
     def id(self) -> str: ...
-
-    @property
-    def types(self) -> list[str]: ...
-
-    @property
-    def dtype_exprs(self) -> list[str]: ...
-
-    @property
-    def dtypes_cpp(self) -> list[str]: ...
-
-    @property
-    def dtypes_asm(self) -> list[str]: ...
 
     def message(self, profile: str) -> str: ...
 
@@ -90,11 +80,8 @@ class FormTestsAPI(Protocol):
     ) -> list[str]: ...
 
 
-class OpCppAPI(Protocol):
-    """The C++ spellings of one op (`lower.cpp.OpCpp`) that plug-ins use."""
-
-    @property
-    def dependent_type(self) -> str: ...
+class OpCppAPI(CppFacts, Protocol):
+    """The C++ spellings of one op (`lower.cpp.OpCpp`) that plug-ins use (`rule_api.CppFacts`)."""
 
 
 class OpTestAPI(Protocol):

@@ -15,7 +15,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from ..errors import SpecError, SpecErrors, did_you_mean
 from .fields import Name, Prose, Strict
-from .loader import LoadedDoc, SourceMap, load_yaml
+from .loader import LoadedDoc, SourceMap, display_path, load_yaml
 from .model import OpSpec, Targets
 from .resolve import SHORTHAND_KEYS, ClassDoc, Context
 
@@ -134,11 +134,7 @@ def load_context(
     errors: list[SpecError] = []
     for path in sorted(classes_dir.glob("*.yaml")) if classes_dir.is_dir() else []:
         try:
-            display = path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            display = path.as_posix()
-        try:
-            cls, problems = _load_class(path, display, cache)
+            cls, problems = _load_class(path, display_path(path, root), cache)
         except SpecError as exc:
             errors.append(exc)
             continue
@@ -151,25 +147,13 @@ def load_context(
         seen = [cls.name]
         parent = cls.extends
         while parent is not None:
+            problem = None
             if parent not in classes:
-                errors.append(
-                    SpecError(
-                        cls.path,
-                        cls.doc.source.line_of(("extends",)),
-                        "extends",
-                        f"unknown class {parent!r}{did_you_mean(parent, list(classes))}",
-                    )
-                )
-                break
-            if parent in seen:
-                errors.append(
-                    SpecError(
-                        cls.path,
-                        cls.doc.source.line_of(("extends",)),
-                        "extends",
-                        f"classes extend each other in a circle: {' -> '.join([*seen, parent])}",
-                    )
-                )
+                problem = f"unknown class {parent!r}{did_you_mean(parent, list(classes))}"
+            elif parent in seen:
+                problem = f"classes extend each other in a circle: {' -> '.join([*seen, parent])}"
+            if problem is not None:
+                errors.append(SpecError(cls.path, cls.doc.source.line_of(("extends",)), "extends", problem))
                 break
             seen.append(parent)
             parent = classes[parent].extends

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 from ..errors import SpecError, SpecErrors, did_you_mean, nearest
 from . import classes as opclasses
 from . import expr as semantics
-from .loader import LoadedDoc, SourceMap, load_yaml
+from .loader import LoadedDoc, SourceMap, display_path, load_yaml
 from .model import OpSpec, Targets
 from .resolve import SHORTHAND_KEYS, Node, resolve
 
@@ -199,24 +199,17 @@ def _parse_model(model: type[Any], doc: LoadedDoc) -> Any:
         raise SpecErrors(_validation_errors(exc, doc, model)) from None
 
 
-def _display(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return path.as_posix()
-
-
 def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
     """Load and check every spec under `specs_dir`; raise SpecErrors listing all problems."""
     root = root or specs_dir.parent
     targets_file = specs_dir / TARGETS_FILE
     if not targets_file.is_file():
         raise SpecErrors(
-            [SpecError(_display(targets_file, root), None, "", "missing: profiles and dtypes live here")]
+            [SpecError(display_path(targets_file, root), None, "", "missing: profiles and dtypes live here")]
         )
     # Parses are cached by content next to the other caches (`.ptogen-cache/yaml`).
     cache = root / ".ptogen-cache" / "yaml"
-    targets_doc = opclasses.inherit_profiles(load_yaml(targets_file, _display(targets_file, root), cache))
+    targets_doc = opclasses.inherit_profiles(load_yaml(targets_file, display_path(targets_file, root), cache))
     targets: Targets = _parse_model(Targets, targets_doc)
     enum_cases = _parse_enum_cases(targets, targets_doc)
     classes_dir = specs_dir / opclasses.CLASSES_DIR
@@ -228,7 +221,7 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
     for path in sorted(specs_dir.rglob("*.yaml")):
         if path == targets_file or classes_dir in path.parents:
             continue
-        display = _display(path, root)
+        display = display_path(path, root)
         try:
             doc, origins = resolve(load_yaml(path, display, cache), context)
             spec: OpSpec = _parse_model(OpSpec, doc)
@@ -254,7 +247,7 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
         # A mistake in a class reaches every op that uses it: report it once.
         unique = {str(e): e for e in errors}
         raise SpecErrors(list(unique.values()))
-    return SpecSet(targets, _display(targets_file, root), ops, enum_cases, provenance, context.classes)
+    return SpecSet(targets, display_path(targets_file, root), ops, enum_cases, provenance, context.classes)
 
 
 def _parse_enum_cases(targets: Targets, doc: LoadedDoc) -> dict[str, dict[str, semantics.Node]]:
@@ -740,7 +733,7 @@ def spec_context(specs_dir: Path, root: Path | None = None) -> tuple[Targets, op
     root = root or specs_dir.parent
     targets_file = specs_dir / TARGETS_FILE
     cache = root / ".ptogen-cache" / "yaml"
-    targets_doc = opclasses.inherit_profiles(load_yaml(targets_file, _display(targets_file, root), cache))
+    targets_doc = opclasses.inherit_profiles(load_yaml(targets_file, display_path(targets_file, root), cache))
     targets: Targets = _parse_model(Targets, targets_doc)
     return targets, opclasses.load_context(
         targets, targets_doc, specs_dir / opclasses.CLASSES_DIR, root, cache
@@ -754,5 +747,5 @@ def resolve_file(
     fact came from (`ptogen show`, the import round trip)."""
     root = root or specs_dir.parent
     _targets, context = spec_context(specs_dir, root)
-    doc, origins = resolve(load_yaml(path, _display(path, root)), context)
+    doc, origins = resolve(load_yaml(path, display_path(path, root)), context)
     return doc.data, origins

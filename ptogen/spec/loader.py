@@ -90,6 +90,14 @@ def _dotted(path: PathKey) -> str:
     return text
 
 
+def display_path(path: Path, root: Path) -> str:
+    """How errors and banners name a spec file: relative to the project root where it is inside."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
 def unsafe_path_reason(display: str) -> str | None:
     """Why a spec path cannot be printed into generated C++ comments and Markdown, or None.
 
