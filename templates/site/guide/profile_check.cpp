@@ -1,5 +1,5 @@
-// profile_check.cpp: TLRELU on int32_t tiles. The CPU simulator cannot compute it either, and the
-// A5 profile rejects it at compile time with the rule the ISA documents.
+// profile_check.cpp: TLRELU on int32_t tiles. The CPU profile builds and runs it (its simulator
+// computes int32_t), but the A5 profile rejects it at compile time with the rule the ISA documents.
 #include <pto/pto-inst.hpp>
 
 using namespace pto;
