@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -217,6 +218,31 @@ def cmd_diff_header(args: argparse.Namespace) -> int:
     return 1 if drift.unargued else 0
 
 
+def docs_argv(layout: Layout, action: str, extra: list[str]) -> list[str]:
+    """The MkDocs command `ptogen docs` runs: the generated site's config, strict builds."""
+    config = layout.out / "mkdocs.yml"
+    argv = [sys.executable, "-m", "mkdocs", action, "-f", str(config)]
+    if action == "build":
+        argv += ["--strict", "-d", str(layout.root / "site")]
+    return argv + extra
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    """Build (into site/) or serve the documentation site from anywhere in the checkout."""
+    import importlib.util
+    import subprocess
+
+    layout = _layout(args)
+    if importlib.util.find_spec("mkdocs") is None:
+        print("ptogen docs: MkDocs is not installed; run `pip install -e '.[docs]'` first", file=sys.stderr)
+        return EXIT_SPEC
+    if not (layout.out / "mkdocs.yml").is_file():
+        print(f"ptogen docs: {layout.out / 'mkdocs.yml'} is missing; run `ptogen gen` first", file=sys.stderr)
+        return EXIT_SPEC
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's end-of-life notice is no warning
+    return subprocess.run(docs_argv(layout, args.action, args.mkdocs_args), env=env, check=False).returncode
+
+
 def cmd_upstream_st(args: argparse.Namespace) -> int:
     from .upstream_st import run_cli
 
@@ -247,6 +273,10 @@ def parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "check", help="exit 1 with a diff if the output tree is not what the specs produce"
     ).set_defaults(func=cmd_check)
+    p = sub.add_parser("docs", help="build the documentation site into site/ (strict), or serve it")
+    p.add_argument("action", nargs="?", choices=["build", "serve"], default="build")
+    p.add_argument("mkdocs_args", nargs=argparse.REMAINDER, help="further arguments for mkdocs")
+    p.set_defaults(func=cmd_docs)
     p = sub.add_parser(
         "show", help="an op's spec with its class and sets filled in, and where each fact came from"
     )
