@@ -335,9 +335,10 @@ BROWSER_PAGES = [
 ]
 
 
-def _open(browser: object, served: str, url: str) -> tuple[object, list[str]]:
+def _open(browser: object, served: str, url: str, width: int = 1280) -> tuple[object, list[str]]:
     """A page with its console errors, uncaught exceptions and requests to other hosts recorded."""
     page = browser.new_page()  # type: ignore[attr-defined]
+    page.set_viewport_size({"width": width, "height": 900})
     problems: list[str] = []
     page.on(
         "console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None
@@ -357,19 +358,114 @@ def _source_of(rel_html: str) -> str:
     return (GENERATED / "docs" / rel_html.replace(".html", ".md")).read_text(encoding="utf-8")
 
 
+def _plain(markdown: str) -> str:
+    """The text a Markdown phrase renders to: no code spans, emphasis or link targets; spaces collapsed."""
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown)
+    text = text.replace("`", "").replace("**", "").replace("\\", "")
+    return " ".join(text.split())
+
+
+def _constraint_groups(op: object) -> dict[str, list[tuple[str, list[str]]]]:
+    """Per box of the op page, (group label, its items' text) as the spec states the rules.
+
+    The Constraints box holds the common group, the Target-Profile Restrictions box one group per
+    profile with rules of its own (each rule's text starts its item; a note may follow it).
+    """
+    doc = op.doc  # type: ignore[attr-defined]
+    boxes: dict[str, list[tuple[str, list[str]]]] = {"constraints": [], "profiles": []}
+    for key, rules in doc.rule_groups():
+        items = [_plain(rv.doc) for rv in rules] + [_plain(t) for t in doc.prose_for(key)]
+        if key is None:
+            boxes["constraints"].append(("Common constraints:", items))
+        else:
+            boxes["profiles"].append((f"Implementation checks ({key}):", items))
+    return boxes
+
+
+# The top-level items of a box's list: the text before an item's nested list (its label), how many
+# nested lists it has, whether the nested list ends the item, and the nested items' text.
+_BOX_ITEMS = """box => [...box.querySelectorAll(':scope > ul > li')].map(li => {
+  const lists = [...li.children].filter(c => c.tagName === 'UL');
+  let head = '';
+  for (const n of li.childNodes) { if (n.nodeName === 'UL') break; head += n.textContent; }
+  const norm = t => t.replace(/\\s+/g, ' ').trim();
+  return {head: norm(head), lists: lists.length,
+          endsWithList: !!li.lastElementChild && li.lastElementChild.tagName === 'UL',
+          items: lists.length ? [...lists[0].children].map(x => norm(x.textContent)) : []};
+})"""
+_BOXES = {"constraints": "article div.admonition.warning", "profiles": "article details.info"}
+
+
+def _check_constraint_lists(page: object, op: object) -> list[str]:
+    """Each group's label is an item of the box's list whose one nested list holds that group's items."""
+    wrong = []
+    for box, groups in _constraint_groups(op).items():
+        if not groups:
+            continue
+        found = page.evaluate(_BOX_ITEMS, page.locator(_BOXES[box]).first.element_handle())  # type: ignore[attr-defined]
+        wrong += [f"{box}: an item without a label: {li}" for li in found if li["lists"] and not li["head"]]
+        labelled = [li for li in found if li["lists"]]
+        if [li["head"] for li in labelled][: len(groups)] != [label for label, _ in groups]:
+            wrong.append(f"{box}: group labels {[li['head'] for li in labelled]}, the spec's {groups}")
+            continue
+        for li, (label, items) in zip(labelled[: len(groups)], groups, strict=True):
+            ok = li["lists"] == 1 and li["endsWithList"] and len(li["items"]) == len(items)
+            if not (ok and all(got.startswith(want) for got, want in zip(li["items"], items, strict=True))):
+                wrong.append(f"{box}: {label} holds {li}, the spec says {items}")
+    return wrong
+
+
+@functools.cache
+def _project() -> object:
+    from ptogen.lower.views import ProjectView
+    from ptogen.spec.load import load_specs
+
+    return ProjectView(load_specs(ROOT / "specs", ROOT))
+
+
+def _op_of(rel_html: str) -> object | None:
+    md = "docs/" + rel_html.replace(".html", ".md")
+    return next((o for o in _project().ops if o.doc_path == md), None)  # type: ignore[attr-defined]
+
+
+# Display math keeps the size MathJax gives it: each formula's SVG as wide as its own width
+# attribute (in ex) says, and not a sliver; one wider than the column scrolls inside its block, the
+# page itself does not scroll sideways.
+_DISPLAY_MATH = """() => [...document.querySelectorAll('article div.arithmatex')].map(d => {
+  const svg = d.querySelector('mjx-container svg');
+  const r = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
+  return {width: r.width, height: r.height, natural: svg ? svg.width.baseVal.value : 0,
+          overflows: d.scrollWidth > d.clientWidth, overflowX: getComputedStyle(d).overflowX};
+})"""
+WIDTHS = {"desktop": 1280, "phone": 390}
+
+
+@pytest.mark.parametrize("width", list(WIDTHS))
 @pytest.mark.parametrize(("rel", "entry", "prev", "nxt"), BROWSER_PAGES, ids=lambda v: str(v))
 def test_page_in_the_browser(
-    browser: object, served: str, rel: str, entry: str | None, prev: str | None, nxt: str | None
+    browser: object, served: str, rel: str, entry: str | None, prev: str | None, nxt: str | None, width: str
 ) -> None:
-    page, problems = _open(browser, served, f"{served}/{rel}")
+    page, problems = _open(browser, served, f"{served}/{rel}", WIDTHS[width])
     source = _source_of(rel)
     ARTEFACTS.mkdir(parents=True, exist_ok=True)
-    shot = ARTEFACTS / (rel.replace("/", "_").replace(".html", ".png"))
+    shot = ARTEFACTS / (rel.replace("/", "_").replace(".html", f"_{WIDTHS[width]}.png"))
     try:
         # Math: every $$ block became a MathJax SVG, and no raw TeX delimiters are left on the page.
         assert source.count("$$") >= 2
         assert page.locator(".arithmatex mjx-container svg").count() == source.count("$$") // 2
         assert "\\[" not in page.locator("article").inner_text()
+        formulas = page.evaluate(_DISPLAY_MATH)
+        assert len(formulas) == source.count("$$") // 2
+        for f in formulas:
+            assert f["height"] > 8 and f["width"] > 8 and abs(f["width"] - f["natural"]) < 1, f
+            assert not f["overflows"] or f["overflowX"] in ("auto", "scroll"), f
+        assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+
+        # Constraint lists: each group's items nested under its label, as the spec groups them.
+        # (TLRELU's A2A3 group holds its dtype rule; the reference layout has no boxes.)
+        op = _op_of(rel)
+        if op is not None:
+            assert _check_constraint_lists(page, op) == []
 
         # Callouts (!!!) and the collapsible profile block (???): rendered, and the block opens.
         callouts = len(re.findall(r"^!!! ", source, re.M))
@@ -404,6 +500,25 @@ def test_page_in_the_browser(
         assert problems == []
     finally:
         page.close()  # type: ignore[attr-defined]
+
+
+def test_every_op_page_nests_each_constraint_group_under_its_label(browser: object, served: str) -> None:
+    """The browser's DOM of every op page (the layout is one template; the lists are width-independent)."""
+    from ptogen.emit.site import in_docs
+
+    tlrelu = next(o for o in _project().ops if o.spec.mnemonic == "pto.tlrelu")  # type: ignore[attr-defined]
+    a2a3 = dict(_constraint_groups(tlrelu)["profiles"])["Implementation checks (A2A3):"]
+    assert any(item.startswith("TileData::DType must be one of") for item in a2a3)  # the issue's example
+    page = browser.new_page()  # type: ignore[attr-defined]
+    wrong = []
+    try:
+        for op in _project().ops:  # type: ignore[attr-defined]
+            rel = in_docs(op.doc_path).replace(".md", ".html")
+            page.goto(f"{served}/{rel}", wait_until="domcontentloaded")
+            wrong += [f"{rel}: {w}" for w in _check_constraint_lists(page, op)]
+    finally:
+        page.close()
+    assert wrong == []
 
 
 @pytest.mark.parametrize("mnemonic", ["TLRELU", "vlrelu"])

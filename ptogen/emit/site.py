@@ -31,6 +31,7 @@ PAGES = [
     ("docs/source-notes.md", "site/source_notes.md.j2"),
     ("docs/coverage.md", "site/coverage.md.j2"),
     ("docs/javascripts/mathjax-config.js", "site/mathjax-config.js.j2"),
+    ("docs/stylesheets/extra.css", "site/extra.css.j2"),
 ]
 
 
