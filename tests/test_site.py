@@ -45,9 +45,9 @@ CHROMIUM_FLAGS = [
 ]
 
 
-def _missing(what: str) -> None:
+def _missing(what: str, extra: str = "docs") -> None:
     """Skip locally, fail in CI: CI installs everything the site needs."""
-    message = f"{what} (install with `pip install -e '.[docs]'`; CI installs it)"
+    message = f"{what} (install with `pip install -e '.[{extra}]'`; CI installs it)"
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)
@@ -304,7 +304,7 @@ def browser(served: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[o
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _missing("Playwright is not installed")
+        _missing("Playwright is not installed", "browser")
     profile_dir = tmp_path_factory.mktemp("chromium-profile")
     with sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(
