@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .rule_api import CppFacts, RuleLowering
+from .rule_api import CppFacts, RuleLowering, RuleOp
 from .rules import RuleBase
 from .spec.expr import Node
 from .spec.model import (
@@ -143,8 +143,9 @@ class FormViewAPI(Protocol):
     def carrier(self, operand: str) -> TemplateParam | None: ...
 
 
-class OpViewAPI(Protocol):
-    """One op, lowered (`lower.views.OpView`): its semantic core as the kinds and the planner read it."""
+class OpViewAPI(RuleOp, Protocol):
+    """One op, lowered (`lower.views.OpView`): what a rule kind reads of it (`rule_api.RuleOp`)
+    and its semantic core as the op kinds and the planner read it."""
 
     @property
     def spec(self) -> OpSpec: ...
@@ -248,8 +249,6 @@ class OpViewAPI(Protocol):
 
     def rule_view(self, rule: Any) -> RuleViewAPI: ...
 
-    def covers_data_tiles(self, operands: list[str]) -> bool: ...
-
     def rules_for(self, profile: str, *, static: bool | None = None) -> Sequence[RuleViewAPI]: ...
 
     def form_rules_for(self, profile: str) -> Sequence[RuleViewAPI]: ...
@@ -257,12 +256,6 @@ class OpViewAPI(Protocol):
     def available(self, profile: str) -> bool: ...
 
     def admits(self, profile: str, combo: dict[str, str]) -> bool: ...
-
-    def operand_dtypes(
-        self, profile: str, operand: str, when: dict[str, str] | None = None
-    ) -> list[str] | None: ...
-
-    def allowed_dtypes(self, profile: str, when: dict[str, str] | None = None) -> list[str]: ...
 
     def test_dtypes(self, profile: str, when: dict[str, str] | None = None) -> list[str]: ...
 
