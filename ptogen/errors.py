@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TypeVar
+
+T = TypeVar("T")
 
 
 def one_line(text: str) -> str:
@@ -53,6 +56,18 @@ class SpecErrors(Exception):
     def __init__(self, errors: list[SpecError]):
         super().__init__("\n".join(str(e) for e in errors))
         self.errors = errors
+
+
+def collected(errors: list[SpecError], step: Callable[[], T]) -> T | None:
+    """`step()`, or None with its SpecError(s) added to `errors`: a loader reads every file before
+    it reports, so one run shows every mistake."""
+    try:
+        return step()
+    except SpecError as exc:
+        errors.append(exc)
+    except SpecErrors as exc:
+        errors.extend(exc.errors)
+    return None
 
 
 class GenerationError(Exception):

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from ptogen.cli import main
 from ptogen.spec.factor import factor, factor_with
@@ -27,6 +28,12 @@ def _canonical(data: Any) -> str:
     return json.dumps(OpSpec.model_validate(data).model_dump(mode="json"))
 
 
+def _class_of(spec: Path) -> str | None:
+    """The class a spec file names (`class:`), as written."""
+    name = (yaml.safe_load(spec.read_text()) or {}).get("class")
+    return str(name) if name is not None else None
+
+
 def _gen_errors(project: Path, capsys: pytest.CaptureFixture[str]) -> list[str]:
     before = tree_hash(project / "generated")
     assert main(["--root", str(project), "gen"]) == 2
@@ -40,11 +47,7 @@ def test_a_spec_is_written_over_its_class_exactly(spec: Path) -> None:
     _targets, ctx = spec_context(ROOT / "specs", ROOT)
     data, _origins = resolve_file(spec, ROOT / "specs", ROOT)
     assert "${" not in json.dumps(data), "a placeholder was left unfilled"
-    written = factor_with(
-        data,
-        ctx,
-        spec.read_text().split("class: ", 1)[1].split()[0] if "\nclass: " in spec.read_text() else None,
-    )
+    written = factor_with(data, ctx, _class_of(spec))
     assert written is not None
     again, _ = resolve(LoadedDoc(written, SourceMap("<again>")), ctx)
     assert _canonical(again.data) == _canonical(data)
@@ -54,15 +57,10 @@ def test_most_specs_use_a_class_and_every_class_is_used() -> None:
     classes = {p.stem for p in (ROOT / "specs/classes").glob("*.yaml")}
     used: dict[str, int] = {}
     for spec in SPECS:
-        text = spec.read_text()
-        if "\nclass: " in text:
-            name = text.split("\nclass: ", 1)[1].split()[0]
+        name = _class_of(spec)
+        if name is not None:
             used[name] = used.get(name, 0) + 1
-    extended = set()
-    for path in (ROOT / "specs/classes").glob("*.yaml"):
-        for line in path.read_text().splitlines():
-            if line.startswith("extends: "):
-                extended.add(line.split()[1])
+    extended = {yaml.safe_load(p.read_text()).get("extends") for p in (ROOT / "specs/classes").glob("*.yaml")}
     assert classes <= set(used) | extended
     assert sum(used.values()) >= 0.8 * len(SPECS)
 

@@ -8,12 +8,13 @@ fields as an op spec; it may extend another class. It has its own schema (`ptoge
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field, ValidationError, model_validator
 
-from ..errors import SpecError, SpecErrors, did_you_mean
+from ..errors import SpecError, SpecErrors, collected, did_you_mean
 from .fields import Name, Prose, Strict
 from .loader import LoadedDoc, SourceMap, display_path, load_yaml
 from .model import OpSpec, Targets
@@ -133,14 +134,10 @@ def load_context(
     classes: dict[str, ClassDoc] = {}
     errors: list[SpecError] = []
     for path in sorted(classes_dir.glob("*.yaml")) if classes_dir.is_dir() else []:
-        try:
-            cls, problems = _load_class(path, display_path(path, root), cache)
-        except SpecError as exc:
-            errors.append(exc)
+        loaded = collected(errors, partial(_load_class, path, display_path(path, root), cache))
+        if loaded is None:
             continue
-        except SpecErrors as exc:
-            errors.extend(exc.errors)
-            continue
+        cls, problems = loaded
         errors.extend(problems)
         classes[cls.name] = cls
     for cls in classes.values():

@@ -10,13 +10,14 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import SpecError, SpecErrors, did_you_mean, nearest
+from ..errors import SpecError, SpecErrors, collected, did_you_mean, nearest
 from . import classes as opclasses
 from . import expr as semantics
 from .loader import LoadedDoc, SourceMap, display_path, load_yaml
@@ -222,14 +223,12 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
         if path == targets_file or classes_dir in path.parents:
             continue
         display = display_path(path, root)
-        try:
-            doc, origins = resolve(load_yaml(path, display, cache), context)
-            spec: OpSpec = _parse_model(OpSpec, doc)
-        except SpecError as exc:
-            errors.append(exc)
+        resolved = collected(errors, partial(_resolved, path, display, cache, context))
+        if resolved is None:
             continue
-        except SpecErrors as exc:
-            errors.extend(exc.errors)
+        doc, origins = resolved
+        spec: OpSpec | None = collected(errors, partial(_parse_model, OpSpec, doc))
+        if spec is None:
             continue
         parsed: dict[str, semantics.Node] = {}
         problems = check_op(spec, targets, parsed)
@@ -281,6 +280,12 @@ def _expr_scope(spec: OpSpec, targets: Targets) -> tuple[set[str], dict[str, int
         if o.kind in ("tile", "scalar", "vreg", "global", "events") or (o.kind == "mask" and o.role != "mask")
     }  # a carry-in mask is a value; the predicate is not
     return names, attrs
+
+
+def _resolved(
+    path: Path, display: str, cache: Path, context: opclasses.Context
+) -> tuple[LoadedDoc, dict[tuple[str | int, ...], Node]]:
+    return resolve(load_yaml(path, display, cache), context)
 
 
 def _check_dispatch_targets(ops: list[LoadedOp]) -> list[SpecError]:
