@@ -1,4 +1,4 @@
-"""What a rule kind (rules.py) is handed, as interfaces below it.
+"""What a rule kind (ptogen/rules/) is handed, as interfaces below it.
 
 The spec model holds rules and the lowering and the test planner call them, so the rule kinds
 cannot name those classes without an import cycle. They are written against these protocols

@@ -9,15 +9,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from ptogen.lower.views import ProjectView
 from ptogen.opkinds import KINDS
-from ptogen.rules import (
-    RULE_KINDS,
-    MinValidExtentRule,
-    PageContext,
-    PageLine,
-    Rule,
-    SameValidExtentRule,
-    kind_name,
-)
+from ptogen.rules import RULE_KINDS, PageContext, PageLine, Rule, kind_name
+from ptogen.rules.core import MinValidExtentRule, SameValidExtentRule
 from ptogen.spec import expr
 from ptogen.spec.load import load_specs
 from ptogen.testing import refmath

@@ -386,7 +386,7 @@ def _rules(
         )
         for key, values, named, note in lists
     ]
-    # Every rule kind looks for itself on the page (rules.py, `from_page`).
+    # Every rule kind looks for itself on the page (ptogen/rules/, `from_page`).
     lines, scoped = [], []
     for group, line in _groups(text):
         m = _APPLIES_TO.search(line)

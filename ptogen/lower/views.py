@@ -51,7 +51,7 @@ class RuleView:
     def kind(self) -> str:
         return self.rule.kind
 
-    # What templates print: each rule kind decides its own spelling (rules.py).
+    # What templates print: each rule kind decides its own spelling (ptogen/rules/).
     @property
     def condition(self) -> str:
         assert self.op is not None

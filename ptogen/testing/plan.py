@@ -388,7 +388,7 @@ def other_dtype(project: ProjectViewAPI, avoid: list[str], prefer: list[str]) ->
 
 @dataclass
 class BreakContext:
-    """What a rule kind needs to build the kernel that breaks it (rules.py, `break_static`)."""
+    """What a rule kind needs to build the kernel that breaks it (ptogen/rules/, `break_static`)."""
 
     project: ProjectViewAPI
     op: OpViewAPI

@@ -1,0 +1,63 @@
+"""Rule kinds: every checked constraint an op spec can state, one class per kind, in one registry.
+
+A rule kind owns everything about itself (as an MLIR ODS constraint owns its predicate and its
+summary):
+- its fields (a Pydantic model; `kind` is the discriminator of the spec's `constraints` list);
+- `check`: what it demands of the op it sits in (operands exist and have the right kind);
+- `condition` and `text`: the C++ predicate and the statement that is both the `static_assert`
+  (or run-time) message and the tests' expectation;
+- `doc`: the constraint line of both doc pages;
+- `from_page`: how `ptogen import` recognises it on a page;
+- `break_static` / `break_runtime`: how the test plan breaks it (the kernel that must fail to
+  compile, or stop at run time, with `text` as the message);
+- the hooks the lowering, the test plan and the op kinds ask (`listed_dtypes`, `when_values`,
+  `operand_dtypes`, `broken_by`, `global_layouts`, `not_offered`, `admits`, `legalise`, ...), each
+  with a default on `RuleBase` that the kinds needing it override.
+
+Templates ask a rule for these strings, and code outside this module asks its hooks; neither
+switches on its kind or class (tests/test_contracts.py). The element-wise ISA's kinds live in
+`core.py`; a new rule kind is one module in this package (its class), one line in `RULE_KINDS`
+and its tests; see the README, "Adding a rule kind".
+
+The methods receive the op spec, the op's lowering and the test planner's context through the
+interfaces of `rule_api` (`OpSpec`, `OpView`, `BreakContext` below name those protocols), so this
+module depends on the spec fields and those interfaces only.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Union
+
+from pydantic import Field
+
+from .base import Broken, PageContext, PageLine, RuleBase, TypeList, kind_name
+from .core import CORE_KINDS
+
+__all__ = [
+    "RULE_KINDS",
+    "Broken",
+    "PageContext",
+    "PageLine",
+    "Rule",
+    "RuleBase",
+    "TypeList",
+    "kind_name",
+    "page_prefixes",
+]
+
+# The registry: the element-wise ISA's kinds, then one line per rule-kind module.
+RULE_KINDS: tuple[type[RuleBase], ...] = (
+    *CORE_KINDS,
+)
+
+# The spec's `constraints` items: one of the registry's classes, chosen by `kind`.
+# (Type checkers see the common base; Pydantic sees the union.)
+if TYPE_CHECKING:
+    Rule = RuleBase
+else:
+    Rule = Annotated[Union[RULE_KINDS], Field(discriminator="kind")]  # noqa: UP007 (a runtime union)
+
+
+def page_prefixes() -> tuple[str, ...]:
+    """Line starts that some rule kind states (import keeps other constraint lines as prose)."""
+    return tuple(p for cls in RULE_KINDS for p in cls.page_prefixes)
