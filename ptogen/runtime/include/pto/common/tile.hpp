@@ -156,7 +156,7 @@ struct Tile {
     // The moved-from tile keeps nothing, so it cannot alias the storage it handed over.
     Tile(Tile&& other) noexcept
         : owned_(std::exchange(other.owned_, nullptr)), data_(std::exchange(other.data_, nullptr)), validRow_(other.validRow_),
-          validCol_(other.validCol_) {}
+          validCol_(other.validCol_), isKAligned_(other.isKAligned_) {}
     Tile& operator=(Tile&& other) noexcept {
         if (this != &other) {
             delete[] owned_;
@@ -164,6 +164,7 @@ struct Tile {
             data_ = std::exchange(other.data_, nullptr);
             validRow_ = other.validRow_;
             validCol_ = other.validCol_;
+            isKAligned_ = other.isKAligned_;
         }
         return *this;
     }
@@ -214,6 +215,14 @@ struct Tile {
         SetProperDataPart(data_, GetTileElementOffset<Tile>(static_cast<std::size_t>(r), static_cast<std::size_t>(c)), value);
     }
 
+    // Whether K was padded to its alignment (read by A2A3's cube moves; the simulator keeps the flag only).
+    bool GetKAligned() const {
+        return isKAligned_;
+    }
+    void SetKAligned(bool isKAligned) {
+        isKAligned_ = isKAligned;
+    }
+
   private:
     template <typename TileT>
     friend void sim::bind(TileT& tile, std::uintptr_t addr);
@@ -227,7 +236,32 @@ struct Tile {
     DType* data_;
     int validRow_;
     int validCol_;
+    bool isKAligned_ = false;
 };
+
+// The cube's tiles under upstream's names. A2A3 keeps the left operand in row-major boxes laid out
+// row-major ("ZZ"); A5 and the CPU simulator lay those boxes out column-major (NZ). The right operand
+// is ZN (column-major boxes, row-major box order), the accumulator NZ with 16 x 16 boxes of 1 KiB.
+#define PTO_CUBE_TILE(NAME, LOC, BL, SL, SIZE, ...)                                                               \
+    template <typename Element_, int Rows_, int Cols_, int RowValid_ = Rows_, int ColValid_ = Cols_>                \
+    using NAME = Tile<TileType::LOC, Element_, Rows_, Cols_, BLayout::BL, RowValid_, ColValid_, SLayout::SL,           \
+                      TileConfig::SIZE __VA_OPT__(, ) __VA_ARGS__>;
+#if defined(PTO_NPU_ARCH_A2A3) && !defined(__CPU_SIM)
+PTO_CUBE_TILE(TileLeft, Left, RowMajor, RowMajor, fractalABSize)
+PTO_CUBE_TILE(TileLeftCompact, Left, RowMajor, RowMajor, fractalABSize, PadValue::Null, CompactMode::Normal)
+#else
+PTO_CUBE_TILE(TileLeft, Left, ColMajor, RowMajor, fractalABSize)
+PTO_CUBE_TILE(TileLeftCompact, Left, ColMajor, RowMajor, fractalABSize, PadValue::Null, CompactMode::Normal)
+#endif
+PTO_CUBE_TILE(TileRight, Right, RowMajor, ColMajor, fractalABSize)
+PTO_CUBE_TILE(TileRightCompact, Right, RowMajor, ColMajor, fractalABSize, PadValue::Null, CompactMode::Normal)
+PTO_CUBE_TILE(TileLeftScale, ScaleLeft, RowMajor, RowMajor, fractalMxSize)
+PTO_CUBE_TILE(TileLeftScaleCompact, ScaleLeft, RowMajor, RowMajor, fractalMxSize, PadValue::Null, CompactMode::Normal)
+PTO_CUBE_TILE(TileRightScale, ScaleRight, ColMajor, ColMajor, fractalMxSize)
+PTO_CUBE_TILE(TileRightScaleCompact, ScaleRight, ColMajor, ColMajor, fractalMxSize, PadValue::Null, CompactMode::Normal)
+PTO_CUBE_TILE(TileAcc, Acc, ColMajor, RowMajor, fractalCSize)
+PTO_CUBE_TILE(TileAccCompact, Acc, ColMajor, RowMajor, fractalCSize, PadValue::Null, CompactMode::Normal)
+#undef PTO_CUBE_TILE
 
 template <typename T>
 struct is_tile : std::false_type {};
