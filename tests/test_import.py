@@ -29,6 +29,7 @@ EXTRA_HEADINGS = {
     "PTO Assembly Form",
     "Auto Mode",
     "Manual Mode",
+    "At a Glance",
 }
 
 

@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import json
 import posixpath
+import textwrap
 from pathlib import Path
 
 import jinja2
@@ -33,6 +34,65 @@ def _cell(text: str) -> str:
 def _relative_to(path: str, page: str) -> str:
     """Link from the page at `page` to `path` (both relative to the output root)."""
     return posixpath.relpath(path, posixpath.dirname(page))
+
+
+def _code(text: str) -> str:
+    return f"`{text}`"
+
+
+_OPEN, _CLOSE = "(<[{", ")>]}"
+
+
+def _split_top(args: str) -> list[str]:
+    """`args` cut at the commas outside any bracket."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(args):
+        depth += (ch in _OPEN) - (ch in _CLOSE)
+        if ch == "," and depth == 0:
+            parts.append(args[start:i].strip())
+            start = i + 1
+    parts.append(args[start:].strip())
+    return parts
+
+
+def _wrap_line(line: str, width: int) -> str:
+    """A declaration line longer than `width` broken after its template's `<` or its call's `(`, the
+    arguments filled greedily onto lines indented by four (no scrolling sideways to read them)."""
+    if len(line) <= width:
+        return line
+    if line.startswith("//"):  # a comment: its words refilled, each line a comment again
+        return "\n".join(textwrap.wrap(line[2:].strip(), width - 3, initial_indent="// ", subsequent_indent="// "))
+    cut = line.find("<") if line.startswith("template") else line.find("(")
+    if cut < 0:
+        return line
+    depth = 0
+    for end in range(cut, len(line)):
+        depth += (line[end] in _OPEN) - (line[end] in _CLOSE)
+        if depth == 0:
+            break
+    else:
+        return line
+    head, args, tail = line[: cut + 1], line[cut + 1 : end], line[end:]
+    parts = _split_top(args)
+    lines, current = [head], "   "
+    for i, part in enumerate(parts):
+        piece = part + ("," if i < len(parts) - 1 else tail)
+        if len(current) + 1 + len(piece) > width and current.strip():
+            lines.append(current)
+            current = "   "
+        if 4 + len(piece) > width and " && " in piece:  # one long condition: a conjunct a line
+            first, *rest = piece.split(" && ")
+            lines.append("    " + first)
+            lines += ["        && " + r for r in rest]
+            continue
+        current += " " + piece
+    if current.strip():
+        lines.append(current)
+    return "\n".join(lines)
+
+
+def _wrap_code(text: str, width: int = 80) -> str:
+    return "\n".join(_wrap_line(line, width) for line in str(text).split("\n"))
 
 
 def _tidy_markdown(text: str) -> str:
@@ -95,6 +155,8 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
         autoescape=False,
     )
     env.filters["cell"] = _cell
+    env.filters["code"] = _code
+    env.filters["wrap_code"] = _wrap_code
     env.filters["json"] = _json
     env.filters["relative_to"] = _relative_to
     # The site pages' data (emit/site.py); the ISA catalog is read only by the coverage page.

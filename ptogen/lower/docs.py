@@ -12,6 +12,7 @@ import posixpath
 from ..kind_api import OpViewAPI, RuleViewAPI
 from ..spec import expr as semantics
 from ..spec.model import Example, Intrinsic, Operand, ProfileNote, SyntaxForms
+from .glance import Glance
 
 
 class OpDoc:
@@ -65,6 +66,11 @@ class OpDoc:
     def outputs(self) -> list[Operand]:
         """Rows of the Results table."""
         return list(self.op.spec.outputs)
+
+    @property
+    def glance(self) -> Glance:
+        """The at-a-glance tables at the top of the pages."""
+        return Glance(self.op)
 
     @property
     def index_link(self) -> str:

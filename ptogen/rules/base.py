@@ -159,6 +159,16 @@ class RuleBase(Strict):
         """Whether tiles of this layout can satisfy the rule (the test plan skips layouts that cannot)."""
         return True
 
+    def tabulated_operands(self) -> tuple[str, str] | None:
+        """The two operands whose legal type pairs the rule tabulates (the op page draws the
+        matrix); None for rules that do not constrain a pair of types jointly."""
+        return None
+
+    def placement(self) -> tuple[str, str] | None:
+        """What the rule fixes about where its operands live, for the op page's at-a-glance table:
+        (aspect, value), such as ("Location", "`Vec`"); None for rules about anything else."""
+        return None
+
     @property
     def is_static(self) -> bool:
         return self.stage == "static"

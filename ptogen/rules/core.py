@@ -176,6 +176,9 @@ class RowMajorRule(RuleBase):
     def admits_layout(self, layout: str) -> bool:
         return layout == "RowMajor"
 
+    def placement(self) -> tuple[str, str] | None:
+        return ("Layout", "row-major")
+
     def condition(self, op: OpView, rv: RuleView) -> str:
         return conj([f"{t}::isRowMajor" for t in rv.types])
 
@@ -204,6 +207,9 @@ class LocationRule(RuleBase):
     operands: list[Name] = Field(min_length=1)
     location: Location
     page_prefixes: ClassVar[tuple[str, ...]] = ("tile location",)
+
+    def placement(self) -> tuple[str, str] | None:
+        return ("Location", f"`{self.location}`")
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         return conj([f"{t}::Loc == TileType::{self.location}" for t in rv.types])
@@ -398,6 +404,9 @@ class DTypePairsRule(RuleBase):
                 if not targets.has_dtype(d):
                     where: tuple[str | int, ...] = ("pairs", key) if j is None else ("pairs", key, j)
                     yield where, f"unknown dtype {d!r}{did_you_mean(d, spellings)}"
+
+    def tabulated_operands(self) -> tuple[str, str] | None:
+        return (self.operands[0], self.operands[1])
 
     def _table(self, op: OpView) -> dict[str, list[str]]:
         """The pairs in canonical C++ spellings."""

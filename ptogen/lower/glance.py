@@ -1,0 +1,118 @@
+"""The facts at the top of an op page: which element types each profile admits for each operand,
+the pairs a conversion takes, and where each tile operand may live.
+
+Everything here is read off the op's rules as the profile checks enforce them (`rules_for`,
+`dtype_combos`), so the table and the static_asserts cannot disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..kind_api import OpViewAPI
+
+
+@dataclass(frozen=True)
+class DTypeRow:
+    """Operands that admit the same types on every profile, and those types per profile."""
+
+    operands: list[str]
+    per_profile: dict[str, list[str]]
+
+
+@dataclass(frozen=True)
+class PairMatrix:
+    """For one profile: which (row operand type, column operand type) pairs are legal."""
+
+    profile: str
+    row_operands: list[str]
+    col_operands: list[str]
+    rows: list[str]
+    cols: list[str]
+    legal: frozenset[tuple[str, str]]
+
+    def cell(self, row: str, col: str) -> bool:
+        return (row, col) in self.legal
+
+
+@dataclass(frozen=True)
+class PlacementRow:
+    """Tile operands with the same placement on every profile, and that placement per profile."""
+
+    operands: list[str]
+    per_profile: dict[str, str]
+
+
+# How the placement facts read, in this order.
+_ASPECTS = ("Location", "Layout")
+
+
+class Glance:
+    def __init__(self, op: OpViewAPI):
+        self.op = op
+        self.profiles = [p.name for p in op.targets.profiles]
+
+    def types(self, profile: str, operand: str) -> list[str]:
+        """The element types the profile's dtype rules admit for one operand, over every template
+        value the op varies (an operand no rule names takes the compute operand's types)."""
+        if not self.op.available(profile):
+            return []
+        found: set[str] = set()
+        for values in self.op.value_variants:
+            listed = self.op.operand_dtypes(profile, operand, values)
+            found |= set(listed if listed is not None else self.op.allowed_dtypes(profile, values))
+        return [d.name for d in self.op.targets.dtypes if d.name in found]
+
+    def dtype_rows(self) -> list[DTypeRow]:
+        rows: list[DTypeRow] = []
+        for operand in self.op.tiles:
+            per = {p: self.types(p, operand) for p in self.profiles}
+            same = next((r for r in rows if r.per_profile == per), None)
+            if same is not None:
+                same.operands.append(operand)
+            else:
+                rows.append(DTypeRow([operand], per))
+        return rows
+
+    def pair_matrices(self) -> list[PairMatrix]:
+        """Per profile, the legal pairs of the two operands a rule tabulates (TCVT's conversions),
+        each checked by the same static rules as a kernel would be."""
+        out: list[PairMatrix] = []
+        for p in self.profiles:
+            pairs = {rv.rule.tabulated_operands() for rv in self.op.rules_for(p, static=True)} - {None}
+            for row_op, col_op in sorted(x for x in pairs if x is not None):
+                rows, cols = self.types(p, row_op), self.types(p, col_op)
+                legal = frozenset(
+                    (r, c) for r in rows for c in cols if self._admits(p, {row_op: r, col_op: c})
+                )
+                out.append(PairMatrix(p, [row_op], [col_op], rows, cols, legal))
+        return out
+
+    def _admits(self, profile: str, chosen: dict[str, str]) -> bool:
+        compute = chosen.get(self.op.compute_operand, next(iter(chosen.values())))
+        return self.op.admits(profile, {o: chosen.get(o, compute) for o in self.op.tiles})
+
+    def placement_rows(self) -> list[PlacementRow]:
+        """Per tile operand and profile: the location and layout its rules demand ("any" if none)."""
+        out: list[PlacementRow] = []
+        for o in self.op.operands:
+            if o.kind != "tile":
+                continue
+            per: dict[str, str] = {}
+            for p in self.profiles:
+                if not self.op.available(p):
+                    per[p] = "unavailable"
+                    continue
+                facts: dict[str, str] = {}
+                for rv in self.op.rules_for(p, static=True):
+                    fact = rv.rule.placement()
+                    if fact is not None and o.name in rv.rule.rule_operands:
+                        facts.setdefault(fact[0], fact[1])
+                ordered = sorted(facts.items(), key=lambda kv: (_ASPECTS + (kv[0],)).index(kv[0]))
+                per[p] = ", ".join(f"{k.lower()} {v}" for k, v in ordered) or "any"
+            same = next((r for r in out if r.per_profile == per), None)
+            if same is not None:
+                same.operands.append(o.name)
+            else:
+                out.append(PlacementRow([o.name], per))
+        return out
