@@ -61,7 +61,9 @@ def _wrap_line(line: str, width: int) -> str:
     if len(line) <= width:
         return line
     if line.startswith("//"):  # a comment: its words refilled, each line a comment again
-        return "\n".join(textwrap.wrap(line[2:].strip(), width - 3, initial_indent="// ", subsequent_indent="// "))
+        return "\n".join(
+            textwrap.wrap(line[2:].strip(), width - 3, initial_indent="// ", subsequent_indent="// ")
+        )
     cut = line.find("<") if line.startswith("template") else line.find("(")
     if cut < 0:
         return line
