@@ -3,10 +3,18 @@
 Math is typeset in the reader's browser by MathJax, served from the built site itself: the script
 comes from the `django-static-mathjax` wheel (a plain copy of MathJax 3 with no Django code), which
 the `docs` extra installs at build time. No page loads anything from another host.
+
+Opened from disk (file://), browsers run no web worker, so Material's search cannot run; its bundle
+then loads `search/search_index.js` and would fetch a worker shim from a public CDN. Each page
+therefore drops the search from the theme's configuration when opened from disk, the build writes
+that script (the index as a variable, so loading it fails nowhere), and the site's own script
+(finder.js) says in the header that search needs the site served, pointing at the intrinsics
+finder, which works from disk.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -29,6 +37,27 @@ def mathjax_script() -> Path:
     if not script.is_file():
         raise PluginError(f"MathJax package found but {script} is missing")
     return script
+
+
+# Runs before the theme's bundle: over file:// the page's configuration loses its search worker.
+_NO_SEARCH_FROM_DISK = (
+    '<script>if (location.protocol === "file:") {'
+    ' const c = document.getElementById("__config"); const j = JSON.parse(c.textContent);'
+    " delete j.search; c.textContent = JSON.stringify(j); }</script>"
+)
+_CONFIG_END = re.compile(r'(<script id="__config" type="application/json">.*?</script>)', re.S)
+
+
+def on_post_page(output: str, page: object, config: MkDocsConfig) -> str:
+    return _CONFIG_END.sub(lambda m: m.group(1) + _NO_SEARCH_FROM_DISK, output, count=1)
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    index = Path(config.site_dir) / "search" / "search_index.json"
+    if index.is_file():
+        index.with_suffix(".js").write_text(
+            "var __index = " + index.read_text(encoding="utf-8") + ";\n", encoding="utf-8"
+        )
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:

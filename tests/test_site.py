@@ -555,6 +555,75 @@ def test_search_finds_an_op_by_mnemonic(browser: object, served: str, mnemonic: 
         page.close()
 
 
+# --------------------------------------------------------------------------- the intrinsics finder
+def _expected_in_finder(set_id: str, dtype: str, profile: str) -> set[str]:
+    """Ops of the set whose specs admit the element type on the profile, for some template value."""
+    project = _project()
+    return {
+        op.spec.mnemonic
+        for op in project.ops_in(set_id)  # type: ignore[attr-defined]
+        if any(dtype in op.allowed_dtypes(profile, v) for v in op.value_variants)
+    }
+
+
+def _finder_filter(page: object, **chosen: str) -> set[str]:
+    for name, value in chosen.items():
+        if name == "text":
+            page.fill("#finder-text", value)  # type: ignore[attr-defined]
+        else:
+            page.select_option(f"#finder-{name}", value)  # type: ignore[attr-defined]
+    rows = page.locator("#finder-table tbody tr:not([hidden])")  # type: ignore[attr-defined]
+    shown = {rows.nth(i).get_attribute("data-mnemonic") for i in range(rows.count())}
+    count = page.text_content("#finder-count")  # type: ignore[attr-defined]
+    assert count.startswith(f"{len(shown)} of "), count
+    return shown
+
+
+def test_finder_filters_by_set_dtype_and_profile(browser: object, served: str) -> None:
+    page, problems = _open(browser, served, f"{served}/finder.html")
+    try:
+        shown = _finder_filter(page, set="tile_scalar_and_immediate", dtype="float", profile="A5")
+        expected = _expected_in_finder("tile_scalar_and_immediate", "float", "A5")
+        assert shown == expected and len(expected) > 10
+        # int32_t on A2A3: TLRELU is refused there (the guide's profile-check sample), TADDS is not.
+        shown = _finder_filter(page, dtype="int32_t", profile="A2A3")
+        assert shown == _expected_in_finder("tile_scalar_and_immediate", "int32_t", "A2A3")
+        assert "pto.tadds" in shown and "pto.tlrelu" not in shown
+        shown = _finder_filter(page, set="", dtype="", profile="", text="relu")
+        assert {"pto.trelu", "pto.tlrelu", "pto.tprelu", "pto.vlrelu"} <= shown
+        page.screenshot(path=str(ARTEFACTS / "finder.png"), full_page=False)
+        assert problems == []
+    finally:
+        page.close()
+
+
+def test_finder_location_filter_keeps_ops_that_take_the_location(browser: object, served: str) -> None:
+    page, problems = _open(browser, served, f"{served}/finder.html")
+    try:
+        vec = _finder_filter(page, location="Vec")
+        mat = _finder_filter(page, location="Mat")
+        assert "pto.tadd" in vec and "pto.tadd" not in mat  # TADD's tiles must be Vec tiles
+        assert not any(m.startswith("pto.v") for m in vec)  # vector ops take registers, not tiles
+        assert problems == []
+    finally:
+        page.close()
+
+
+def test_finder_and_the_search_note_work_from_disk(browser: object, site: Path) -> None:
+    page = browser.new_page()  # type: ignore[attr-defined]
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto((site / "finder.html").as_uri())
+        shown = _finder_filter(page, set="tile_scalar_and_immediate", dtype="float", profile="A5")
+        assert shown == _expected_in_finder("tile_scalar_and_immediate", "float", "A5")
+        note = page.locator(".pto-file-note")
+        assert "ptogen docs serve" in (note.text_content() or "")
+        assert errors == []
+    finally:
+        page.close()
+
+
 # --------------------------------------------------------------------------- the site's own pages
 def _rows(page: str) -> list[str]:
     return [

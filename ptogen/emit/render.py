@@ -20,6 +20,7 @@ import jinja2.bccache
 from ..errors import GenerationError
 from ..lower.views import ProjectView
 from ..spec.load import SpecSet
+from .finder import LOCATIONS, finder_rows
 from .format import format_cpp_many, write_atomic
 from .site import coverage, load_catalog, nav, notes_by_kind, site_jobs
 
@@ -164,6 +165,8 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
     # The site pages' data (emit/site.py); the ISA catalog is read only by the coverage page.
     env.globals["site_nav"] = nav
     env.globals["site_notes"] = notes_by_kind
+    env.globals["site_finder"] = finder_rows
+    env.globals["finder_locations"] = LOCATIONS
     env.globals["site_coverage"] = lambda project: coverage(project, load_catalog(templates_dir))
     return env
 

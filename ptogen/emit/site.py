@@ -30,6 +30,8 @@ PAGES = [
     ("docs/guide.md", "site/guide.md.j2"),
     ("docs/source-notes.md", "site/source_notes.md.j2"),
     ("docs/coverage.md", "site/coverage.md.j2"),
+    ("docs/finder.md", "site/finder.md.j2"),
+    ("docs/javascripts/finder.js", "site/finder.js.j2"),
     ("docs/javascripts/mathjax-config.js", "site/mathjax-config.js.j2"),
     ("docs/stylesheets/extra.css", "site/extra.css.j2"),
 ]

@@ -92,6 +92,24 @@ class Glance:
         compute = chosen.get(self.op.compute_operand, next(iter(chosen.values())))
         return self.op.admits(profile, {o: chosen.get(o, compute) for o in self.op.tiles})
 
+    def placement(self, profile: str, operand: str) -> dict[str, str]:
+        """What the profile's static rules fix about where a tile operand lives: {aspect: value},
+        e.g. {"Location": "Vec", "Layout": "row-major"}; empty when nothing is fixed."""
+        facts: dict[str, str] = {}
+        for rv in self.op.rules_for(profile, static=True):
+            fact = rv.rule.placement()
+            if fact is not None and operand in rv.rule.rule_operands:
+                facts.setdefault(fact[0], fact[1])
+        return facts
+
+    def locations(self, profile: str) -> list[str] | None:
+        """The tile locations the op's tile operands may take on the profile (None: any)."""
+        tiles = [o.name for o in self.op.operands if o.kind == "tile"]
+        if not tiles or not self.op.available(profile):
+            return []
+        fixed = {self.placement(profile, t).get("Location") for t in tiles}
+        return None if None in fixed else sorted(x for x in fixed if x is not None)
+
     def placement_rows(self) -> list[PlacementRow]:
         """Per tile operand and profile: the location and layout its rules demand ("any" if none)."""
         out: list[PlacementRow] = []
@@ -103,16 +121,16 @@ class Glance:
                 if not self.op.available(p):
                     per[p] = "unavailable"
                     continue
-                facts: dict[str, str] = {}
-                for rv in self.op.rules_for(p, static=True):
-                    fact = rv.rule.placement()
-                    if fact is not None and o.name in rv.rule.rule_operands:
-                        facts.setdefault(fact[0], fact[1])
+                facts = self.placement(p, o.name)
                 ordered = sorted(facts.items(), key=lambda kv: (_ASPECTS + (kv[0],)).index(kv[0]))
-                per[p] = ", ".join(f"{k.lower()} {v}" for k, v in ordered) or "any"
+                per[p] = ", ".join(_spell(k, v) for k, v in ordered) or "any"
             same = next((r for r in out if r.per_profile == per), None)
             if same is not None:
                 same.operands.append(o.name)
             else:
                 out.append(PlacementRow([o.name], per))
         return out
+
+
+def _spell(aspect: str, value: str) -> str:
+    return f"location `{value}`" if aspect == "Location" else f"{aspect.lower()} {value}"

@@ -209,7 +209,7 @@ class LocationRule(RuleBase):
     page_prefixes: ClassVar[tuple[str, ...]] = ("tile location",)
 
     def placement(self) -> tuple[str, str] | None:
-        return ("Location", f"`{self.location}`")
+        return ("Location", self.location)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         return conj([f"{t}::Loc == TileType::{self.location}" for t in rv.types])
