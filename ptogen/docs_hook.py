@@ -20,6 +20,7 @@ from pathlib import Path
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 # Where the pages expect the script (mkdocs.yml lists it in extra_javascript). The SVG output
 # component embeds its glyphs, so no font files have to be served next to it.
@@ -46,6 +47,17 @@ _NO_SEARCH_FROM_DISK = (
     " delete j.search; c.textContent = JSON.stringify(j); }</script>"
 )
 _CONFIG_END = re.compile(r'(<script id="__config" type="application/json">.*?</script>)', re.S)
+
+
+# The reference-layout pages repeat their op's instruction-set page; search lists each op once, by
+# the page the menu shows it under.
+_REFERENCE_PAGE = re.compile(r"isa/[A-Z0-9_]+\.md")
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    if _REFERENCE_PAGE.fullmatch(page.file.src_uri):
+        page.meta.setdefault("search", {})["exclude"] = True
+    return markdown
 
 
 def on_post_page(output: str, page: object, config: MkDocsConfig) -> str:

@@ -186,9 +186,12 @@ def test_each_op_is_in_the_menu_once(site: Path) -> None:
     assert len(pages) == len(set(pages))
     op_pages = [p for p in pages if "/ops/" in p]
     assert len(op_pages) == len(list((GENERATED / "docs/isa").glob("*/ops/*/*.md")))
-    assert not [
-        p for p in pages if re.fullmatch(r"isa/[A-Z0-9_]+\.md", p)
-    ]  # reference layout: linked, not listed
+    # The reference layout: each page once, in its own section, alphabetically.
+    reference = [p for p in pages if re.fullmatch(r"isa/[A-Z0-9_]+\.md", p)]
+    assert reference == sorted(reference)
+    assert set(reference) == {f"isa/{p.name}" for p in (GENERATED / "docs/isa").glob("*.md")} - {
+        "isa/README.md"
+    }
 
 
 # --------------------------------------------------------------------------- the guide's samples
@@ -331,7 +334,8 @@ BROWSER_PAGES = [
         "isa/vector/ops/vec-scalar-ops/vshrs.html",
         "isa/vector/ops/vec-scalar-ops/vaddcs.html",
     ),
-    ("isa/TROWSUM.html", None, None, None),  # reference layout: not in the menu, so no footer links
+    # The reference layout: its own menu section, alphabetical; the footer follows it.
+    ("isa/TROWSUM.html", "TROWSUM", "isa/TROWPROD.html", "isa/TRSQRT.html"),
 ]
 
 
@@ -481,12 +485,12 @@ def test_page_in_the_browser(
         if entry is not None:
             active = page.locator("nav.md-nav--primary a.md-nav__link--active")
             assert active.first.inner_text().strip() == entry
-            links = (
-                ("a.md-footer__link--prev", prev),
-                ("a.md-footer__link--next", nxt),
-                ("article li:has-text('Previous op in instruction set') a", prev),  # the page's own links
-                ("article li:has-text('Next op in instruction set') a", nxt),
-            )
+            links = [("a.md-footer__link--prev", prev), ("a.md-footer__link--next", nxt)]
+            if "/ops/" in rel:  # the instruction-set page's own links
+                links += [
+                    ("article li:has-text('Previous op in instruction set') a", prev),
+                    ("article li:has-text('Next op in instruction set') a", nxt),
+                ]
             for selector, target in links:
                 page.locator(selector).click()
                 page.wait_for_load_state()
@@ -521,35 +525,60 @@ def test_every_op_page_nests_each_constraint_group_under_its_label(browser: obje
     assert wrong == []
 
 
+def _search(page: object, query: str) -> list[str]:
+    """The pages the site's search lists for `query`, best first, each once (a page's matching
+    sections follow it as separate items)."""
+    box = page.locator("input.md-search__input")  # type: ignore[attr-defined]
+    box.click()
+    first = page.locator(".md-search-result__item > a").first  # type: ignore[attr-defined]
+    # The search index is built in a web worker when the page opens; until it is ready the
+    # result header says "Initializing search" and a query finds nothing. Wait for the worker
+    # (a busy machine may take a minute), then type the query, retyping it if results lag.
+    meta = page.locator(".md-search-result__meta")  # type: ignore[attr-defined]
+    page.wait_for_function(  # type: ignore[attr-defined]
+        "() => { const m = document.querySelector('.md-search-result__meta');"
+        " return m && !/initiali[sz]ing/i.test(m.textContent); }",
+        timeout=180_000,
+    )
+    for attempt in range(4):
+        box.fill("")
+        box.press_sequentially(query)  # key events, as a user types
+        try:
+            first.wait_for(timeout=20_000)
+            break
+        except Exception as exc:  # playwright's TimeoutError; the last attempt fails the test
+            if attempt == 3:
+                header = meta.text_content()
+                raise AssertionError(f"no search results; the header says {header!r}") from exc
+    items = page.locator(".md-search-result__item > a")  # type: ignore[attr-defined]
+    pages: list[str] = []
+    for i in range(items.count()):
+        path = urllib.parse.urlparse(items.nth(i).get_attribute("href") or "").path
+        if path not in pages:
+            pages.append(path)
+    return pages
+
+
 @pytest.mark.parametrize("mnemonic", ["TLRELU", "vlrelu"])
 def test_search_finds_an_op_by_mnemonic(browser: object, served: str, mnemonic: str) -> None:
     page, problems = _open(browser, served, f"{served}/index.html")
     try:
-        box = page.locator("input.md-search__input")
-        box.click()
-        first = page.locator(".md-search-result__item > a").first
-        # The search index is built in a web worker when the page opens; until it is ready the
-        # result header says "Initializing search" and a query finds nothing. Wait for the worker
-        # (a busy machine may take a minute), then type the query, retyping it if results lag.
-        meta = page.locator(".md-search-result__meta")
-        page.wait_for_function(
-            "() => { const m = document.querySelector('.md-search-result__meta');"
-            " return m && !/initiali[sz]ing/i.test(m.textContent); }",
-            timeout=180_000,
-        )
-        for attempt in range(4):
-            box.fill("")
-            box.press_sequentially(mnemonic)  # key events, as a user types
-            try:
-                first.wait_for(timeout=20_000)
-                break
-            except Exception as exc:  # playwright's TimeoutError; the last attempt fails the test
-                if attempt == 3:
-                    header = meta.text_content()
-                    raise AssertionError(f"no search results; the header says {header!r}") from exc
-        href = urllib.parse.urlparse(first.get_attribute("href") or "").path
-        assert href.lower().endswith(f"/{mnemonic.lower()}.html"), href  # the op's own page ranks first
+        found = _search(page, mnemonic)
+        assert found[0].lower().endswith(f"/{mnemonic.lower()}.html"), found  # the op's own page first
         page.screenshot(path=str(ARTEFACTS / f"search_{mnemonic}.png"))
+        assert problems == []
+    finally:
+        page.close()
+
+
+def test_search_lists_each_op_once_and_ranks_a_family_by_its_name(browser: object, served: str) -> None:
+    page, problems = _open(browser, served, f"{served}/index.html")
+    try:
+        found = _search(page, "relu")
+        top = {p.rsplit("/", 1)[-1] for p in found[:5]}
+        assert {"trelu.html", "tlrelu.html", "tprelu.html", "vlrelu.html"} <= top, found
+        # Reference-layout pages repeat their op's page, so search leaves them out.
+        assert not [p for p in found if re.search(r"/isa/[A-Z0-9_]+\.html$", p)], found
         assert problems == []
     finally:
         page.close()

@@ -22,7 +22,7 @@ from ..lower.views import ProjectView
 from ..spec.load import SpecSet
 from .finder import LOCATIONS, finder_rows
 from .format import format_cpp_many, write_atomic
-from .site import coverage, load_catalog, nav, notes_by_kind, site_jobs
+from .site import coverage, load_catalog, nav, notes_by_kind, reference_nav, site_jobs
 
 CPP_SUFFIXES = (".hpp", ".cpp", ".h")
 
@@ -164,6 +164,7 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
     env.filters["relative_to"] = _relative_to
     # The site pages' data (emit/site.py); the ISA catalog is read only by the coverage page.
     env.globals["site_nav"] = nav
+    env.globals["site_reference_nav"] = reference_nav
     env.globals["site_notes"] = notes_by_kind
     env.globals["site_finder"] = finder_rows
     env.globals["finder_locations"] = LOCATIONS

@@ -72,6 +72,16 @@ def nav(project: ProjectView) -> list[NavSet]:
     ]
 
 
+def reference_nav(project: ProjectView) -> list[tuple[str, str]]:
+    """The reference-layout pages (one per instruction, named as the intrinsic), alphabetically as
+    upstream's per-instruction directory lists them: (title, page relative to docs_dir)."""
+    return sorted((o.name, in_docs(o.ref_doc_path)) for o in project.ops if o.ref_doc_path in _ref_pages(o))
+
+
+def _ref_pages(op: OpView) -> set[str]:
+    return {job[0] for job in op.kind.outputs(op)}
+
+
 # --------------------------------------------------------------------------- source notes
 # A note is prose; its kind is read from the words it uses, first match wins. The order puts the
 # narrow kinds first (a signature note often mentions types too).

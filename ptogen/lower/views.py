@@ -117,6 +117,14 @@ class OpView:
         pos = [o.spec.mnemonic for o in siblings].index(self.spec.mnemonic)
         self.prev = OpRef(siblings[pos - 1].spec, self.iset) if pos > 0 else None
         self.next = OpRef(siblings[pos + 1].spec, self.iset) if pos + 1 < len(siblings) else None
+        by_mnemonic = {o.spec.mnemonic: o.spec for o in specs.ops}
+        self.families = [
+            FamilyView(
+                f.title, [(m, by_mnemonic.get(m), specs.targets) for m in f.ops if m != self.spec.mnemonic]
+            )
+            for f in specs.targets.families
+            if self.spec.mnemonic in f.ops
+        ]
         # The test planner asks for an op's rules and dtype combinations tens of thousands of times
         # per gen; a view never changes, so each answer is computed once.
         self._rules_for_memo: dict[tuple[str, bool | None], list[RuleView]] = {}
@@ -213,7 +221,7 @@ class OpView:
 
     @property
     def doc_path(self) -> str:
-        return f"docs/isa/{self.iset.doc_dir}/{self.spec.short}.md"
+        return _doc_path(self.spec, self.targets)
 
     @property
     def ref_doc_path(self) -> str:
@@ -786,6 +794,31 @@ class FormView:
     @cached_property
     def adapter(self) -> dispatching.Adapter | None:
         return dispatching.adapter(self)
+
+
+class FamilyView:
+    """A family the op belongs to (targets.yaml `families`), with its other members: each one's
+    page when it is specified here, else only its mnemonic."""
+
+    def __init__(self, title: str, members: list[tuple[str, OpSpec | None, Targets]]):
+        self.title = title
+        self.members = [
+            FamilyMember(
+                m, None if spec is None else _doc_path(spec, targets), None if spec is None else spec.summary
+            )
+            for m, spec, targets in members
+        ]
+
+
+@dataclass(frozen=True)
+class FamilyMember:
+    mnemonic: str
+    doc_path: str | None  # None: not specified in this tree
+    summary: str | None
+
+
+def _doc_path(spec: OpSpec, targets: Targets) -> str:
+    return f"docs/isa/{targets.instruction_set(spec.instruction_set).doc_dir}/{spec.short}.md"
 
 
 @dataclass(frozen=True)

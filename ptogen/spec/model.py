@@ -97,6 +97,14 @@ class InstructionSetDef(Strict):
     )
 
 
+class FamilyDef(Strict):
+    """Related ops across instruction sets: each member's page lists the others."""
+
+    name: Name
+    title: InlineText
+    ops: list[Annotated[str, Field(pattern=r"^pto\.[a-z][a-z0-9_]*$")]] = Field(min_length=2)
+
+
 class EnumApply(Strict):
     """Semantics of an enum used as an op attribute: one expression per value over `params`."""
 
@@ -160,6 +168,9 @@ class Targets(Strict):
     default_profile: ProfileName
     instruction_sets: list[InstructionSetDef]
     enums: list[EnumDef] = Field(default_factory=list)
+    families: list[FamilyDef] = Field(
+        default_factory=list, description="related ops across instruction sets, listed on each member's page"
+    )
     dtype_sets: dict[Name, list[TypeName]] = Field(
         default_factory=dict,
         description="named, ordered lists of element types; a rule's `dtypes:` may name one instead of "
@@ -196,6 +207,13 @@ class Targets(Strict):
         for p in self.profiles:
             if p.extends is not None and p.extends not in names:
                 raise ValueError(f"profile {p.name!r} extends {p.extends!r}, which is not a declared profile")
+        _no_duplicates([f.name for f in self.families], "family")
+        known = {m for s in self.instruction_sets for m in s.order}
+        for f in self.families:
+            _no_duplicates(f.ops, f"op in family {f.name!r}")
+            for m in f.ops:
+                if m not in known:
+                    raise ValueError(f"family {f.name!r} names {m}, which no instruction set's `order` lists")
         for set_name, members in self.dtype_sets.items():
             _no_duplicates(members, f"dtype in set {set_name!r}")
             for m in members:
