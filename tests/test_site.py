@@ -687,7 +687,7 @@ def test_coverage_page_lists_the_whole_catalogue_with_dtypes_per_profile() -> No
     for entry in load_catalog(ROOT / "templates"):
         section = next(v for k, v in sections.items() if k.startswith(f"{entry.title} ({entry.group})"))
         for mnemonic in entry.ops:
-            assert re.search(rf"(^| |\[){re.escape(mnemonic)}(\]|,|\.| \|)", section, re.M), mnemonic
+            assert re.search(rf"(^| |\[){re.escape(mnemonic)}(\]|,|\.| \|| \()", section, re.M), mnemonic
     rows = _rows("coverage.md")
     tlrelu = next(r for r in rows if r.startswith("| [pto.tlrelu]("))
     # A2/A3 | A5 | CPU, as the op's dtype rules say (aliases such as float16_t are the same types),
@@ -733,3 +733,29 @@ def test_a_malformed_catalogue_entry_names_file_line_and_field(
         f"error: templates/site/isa_catalog.yaml:{title + 1}: {field}: a non-empty string is required"
     ]
     assert (project / "generated" / "docs" / "coverage.md").read_text() == before
+
+
+def test_unspecified_ops_link_to_the_upstream_manual() -> None:
+    from ptogen.emit.site import load_catalog, upstream_docs
+
+    base = upstream_docs(ROOT / "templates")
+    coverage = (GENERATED / "docs/coverage.md").read_text()
+    catalog = load_catalog(ROOT / "templates")
+    specified = {o.spec.mnemonic for o in _project().ops}  # type: ignore[attr-defined]
+    for entry in catalog:
+        for mnemonic in entry.ops:
+            if mnemonic not in specified:
+                assert f"({base}{entry.upstream_page(mnemonic)})" in coverage, mnemonic
+    index = GENERATED / "docs/isa/tile/matrix-and-matrix-vector.md"
+    if index.exists():  # a set with unspecified ops lists them with their upstream pages
+        assert base in index.read_text() or "Not yet specified" not in index.read_text()
+    # With an upstream checkout at hand, every address names a page that exists there.
+    checkout = os.environ.get("PTOGEN_UPSTREAM")
+    if checkout:
+        missing = [
+            entry.upstream_page(m)
+            for entry in catalog
+            for m in entry.ops
+            if not (Path(checkout) / "docs/isa" / entry.upstream_page(m)).is_file()
+        ]
+        assert missing == []

@@ -22,7 +22,16 @@ from ..lower.views import ProjectView
 from ..spec.load import SpecSet
 from .finder import LOCATIONS, finder_rows
 from .format import format_cpp_many, write_atomic
-from .site import coverage, load_catalog, nav, notes_by_kind, reference_nav, site_jobs
+from .site import (
+    coverage,
+    load_catalog,
+    nav,
+    notes_by_kind,
+    reference_nav,
+    site_jobs,
+    upstream_address,
+    upstream_docs,
+)
 
 CPP_SUFFIXES = (".hpp", ".cpp", ".h")
 
@@ -169,6 +178,8 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
     env.globals["site_finder"] = finder_rows
     env.globals["finder_locations"] = LOCATIONS
     env.globals["site_coverage"] = lambda project: coverage(project, load_catalog(templates_dir))
+    env.globals["upstream_address"] = upstream_address(templates_dir)
+    env.filters["upstream_link"] = lambda page: upstream_docs(templates_dir) + page
     return env
 
 

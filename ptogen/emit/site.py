@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -150,6 +151,13 @@ class CatalogSet:
     id: str
     title: str
     ops: list[str]
+    pages: dict[str, str]  # mnemonic -> its upstream page, where the usual name does not hold
+
+    def upstream_page(self, mnemonic: str) -> str:
+        """Where the upstream manual documents the op, relative to its docs/isa/: the set's directory
+        and the mnemonic with hyphens (`pto.tgemv_acc` -> tile/ops/matrix-and-matrix-vector/tgemv-acc.md)."""
+        default = f"{self.group}/ops/{self.id}/{mnemonic.removeprefix('pto.').replace('_', '-')}.md"
+        return self.pages.get(mnemonic, default)
 
 
 @dataclass(frozen=True)
@@ -191,8 +199,29 @@ def load_catalog(templates_dir: Path) -> list[CatalogSet]:
                 raise SpecError(
                     display, where, f"instruction_sets[{i}].{key}", f"a non-empty {kind} is required"
                 )
-        out.append(CatalogSet(entry["group"], entry["id"], entry["title"], [str(m) for m in entry["ops"]]))
+        pages = entry.get("pages", {})
+        if not isinstance(pages, dict) or not set(pages) <= set(entry["ops"]):
+            where = doc.source.line_of(("instruction_sets", i, "pages"))
+            raise SpecError(
+                display, where, f"instruction_sets[{i}].pages", "a map from the set's ops to pages"
+            )
+        ops = [str(m) for m in entry["ops"]]
+        out.append(
+            CatalogSet(
+                entry["group"], entry["id"], entry["title"], ops, {str(k): str(v) for k, v in pages.items()}
+            )
+        )
     return out
+
+
+def upstream_docs(templates_dir: Path) -> str:
+    """The base address of the upstream manual's docs/isa/ (the catalog's `upstream_docs`)."""
+    doc = load_yaml(templates_dir / CATALOG, f"templates/{CATALOG}")
+    base = doc.data.get("upstream_docs") if isinstance(doc.data, dict) else None
+    if not isinstance(base, str) or not base.endswith("/"):
+        line = doc.source.line_of(("upstream_docs",))
+        raise SpecError(f"templates/{CATALOG}", line, "upstream_docs", "an address ending in / is required")
+    return base
 
 
 def _catalog_set_of(op: OpView, catalog: list[CatalogSet]) -> CatalogSet | None:
@@ -230,3 +259,16 @@ def coverage(project: ProjectView, catalog: list[CatalogSet]) -> list[CoverageSe
             rows.append(CoverageRow(mnemonic, spec_op, page, dtypes))
         result.append(CoverageSet(entry, rows))
     return result
+
+
+def upstream_address(templates_dir: Path) -> Callable[[str, str], str | None]:
+    """A function (doc_dir, mnemonic) -> the address of the upstream manual's page of that op (None if
+    the catalog does not list the op under that set)."""
+    catalog = {f"{c.group}/ops/{c.id}": c for c in load_catalog(templates_dir)}
+    base = upstream_docs(templates_dir)
+
+    def address(doc_dir: str, mnemonic: str) -> str | None:
+        entry = catalog.get(doc_dir)
+        return base + entry.upstream_page(mnemonic) if entry is not None and mnemonic in entry.ops else None
+
+    return address

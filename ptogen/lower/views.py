@@ -804,7 +804,10 @@ class FamilyView:
         self.title = title
         self.members = [
             FamilyMember(
-                m, None if spec is None else _doc_path(spec, targets), None if spec is None else spec.summary
+                m,
+                None if spec is None else _doc_path(spec, targets),
+                None if spec is None else spec.summary,
+                next(s.doc_dir for s in targets.instruction_sets if m in s.order),
             )
             for m, spec, targets in members
         ]
@@ -815,6 +818,7 @@ class FamilyMember:
     mnemonic: str
     doc_path: str | None  # None: not specified in this tree
     summary: str | None
+    doc_dir: str  # its instruction set's directory (where the upstream manual has its page)
 
 
 def _doc_path(spec: OpSpec, targets: Targets) -> str:

@@ -46,9 +46,7 @@ __all__ = [
 ]
 
 # The registry: the element-wise ISA's kinds, then one line per rule-kind module.
-RULE_KINDS: tuple[type[RuleBase], ...] = (
-    *CORE_KINDS,
-)
+RULE_KINDS: tuple[type[RuleBase], ...] = (*CORE_KINDS,)
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.
 # (Type checkers see the common base; Pydantic sees the union.)
