@@ -118,3 +118,20 @@ def test_a_cell_of_the_matrix_is_what_the_a2a3_checks_decide(src: str, dst: str,
     ]
     done = subprocess.run(argv, capture_output=True, text=True)
     assert (done.returncode == 0) is legal, done.stderr[-2000:]
+
+
+def test_every_formula_symbol_beyond_standard_math_is_defined_on_its_page() -> None:
+    for page in [*OP_PAGES, *DOCS.glob("*.md")]:
+        text = page.read_text()
+        formulas = " ".join(re.findall(r"\$\$(.*?)\$\$", text, re.S))
+        for symbol in (r"\mathrm{rnd}_T", r"\mathrm{carry}", r"\mathrm{borrow}", r"\mathrm{remainder}"):
+            if symbol in formulas:
+                assert re.search(rf"^where .*\\\({re.escape(symbol)}\(", text, re.M), (page.name, symbol)
+
+
+def test_no_syntax_line_is_a_placeholder() -> None:
+    # TAXPY's page had `%dst = pto.taxpy ...`: a form with no operands says nothing.
+    for page in OP_PAGES:
+        for block in re.findall(r"```text\n(.*?)```", page.read_text(), re.S):
+            for line in block.splitlines():
+                assert not re.search(r"pto\.\w+ (\.\.\.|ins\(\.\.\.\))", line), (page.name, line)

@@ -118,6 +118,16 @@ class OpDoc:
         own = self.op.kind.math(self.op)
         return own if own is not None else self.math_of(self.op.loaded.expr)
 
+    def functions_used(self) -> list[str]:
+        """The semantics language's functions the page's formulas call, in a fixed order (the page
+        explains those whose symbol is not standard mathematics)."""
+        exprs = [self.op.loaded.expr, *(f.expr for f in self.op.expr_forms)]
+        return [
+            name
+            for name in semantics.FUNCTIONS
+            if any(e is not None and semantics.uses_function(e, name) for e in exprs)
+        ]
+
     def math_of(self, expr: semantics.Node) -> str:
         dst = self.op.domain
         lhs = rf"\mathrm{{{dst}}}_{{{self.op.kind.result_index(self.op)}}}"
