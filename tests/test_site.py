@@ -199,20 +199,34 @@ SAMPLE = re.compile(r"<!-- sample: (?P<marker>[^>]*?) -->\n```cpp\n(?P<code>.*?)
 TEXT_BLOCK = re.compile(r"```text\n(.*?)\n```", re.S)
 
 
+SAMPLE_PAGES = [GUIDE, GENERATED / "docs" / "getting-started.md"]
+
+
 def _guide_samples() -> list[tuple[str, str, str]]:
-    """(marker, code, expected text) of every C++ sample; the expected text is the first text block
-    after the sample that is not a shell command."""
-    text = GUIDE.read_text(encoding="utf-8")
+    """(marker, code, expected text) of every C++ sample of the guide and the getting-started page;
+    the expected text is the first text block after the sample that is not a shell command."""
     samples = []
-    for match in SAMPLE.finditer(text):
-        blocks = [b for b in TEXT_BLOCK.findall(text, match.end()) if not b.startswith("g++ ")]
-        samples.append((match["marker"], match["code"], blocks[0] if blocks else ""))
+    for page in SAMPLE_PAGES:
+        text = page.read_text(encoding="utf-8")
+        for match in SAMPLE.finditer(text):
+            blocks = [
+                b
+                for b in TEXT_BLOCK.findall(text, match.end())
+                if not b.startswith(("g++ ", "python ", "pip ", "ptogen "))
+            ]
+            sample = (match["marker"], match["code"], blocks[0] if blocks else "")
+            if sample not in samples:  # the getting-started page shows the guide's first kernel
+                samples.append(sample)
     return samples
 
 
 def test_every_cpp_block_of_the_guide_is_a_sample() -> None:
-    text = GUIDE.read_text(encoding="utf-8")
-    assert len(re.findall(r"```cpp\n", text)) == len(_guide_samples()) >= 6
+    blocks = {
+        m.group(0)
+        for p in SAMPLE_PAGES
+        for m in re.finditer(r"```cpp\n.*?```", p.read_text(encoding="utf-8"), re.S)
+    }
+    assert len(blocks) == len(_guide_samples()) >= 7
 
 
 def _build(cxx: str, code: str, profile: str, workdir: Path) -> subprocess.CompletedProcess[str]:

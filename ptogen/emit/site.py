@@ -28,6 +28,7 @@ PAGES = [
     ("mkdocs.yml", "site/mkdocs.yml.j2"),
     ("mkdocs_hooks.py", "site/mkdocs_hooks.py.j2"),
     ("docs/index.md", "site/index.md.j2"),
+    ("docs/getting-started.md", "site/getting_started.md.j2"),
     ("docs/guide.md", "site/guide.md.j2"),
     ("docs/source-notes.md", "site/source_notes.md.j2"),
     ("docs/coverage.md", "site/coverage.md.j2"),
