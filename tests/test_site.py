@@ -520,23 +520,37 @@ def test_page_in_the_browser(
         page.close()  # type: ignore[attr-defined]
 
 
-def test_every_op_page_nests_each_constraint_group_under_its_label(browser: object, served: str) -> None:
-    """The browser's DOM of every op page (the layout is one template; the lists are width-independent)."""
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_every_op_page_at_both_widths(browser: object, served: str, width: str) -> None:
+    """Every op page's DOM at desktop and phone width: each constraint group nested under its
+    label, every display formula typeset at its natural, non-zero size, no sideways scrolling of
+    the page, no console error."""
     from ptogen.emit.site import in_docs
 
     tlrelu = next(o for o in _project().ops if o.spec.mnemonic == "pto.tlrelu")  # type: ignore[attr-defined]
     a2a3 = dict(_constraint_groups(tlrelu)["profiles"])["Implementation checks (A2A3):"]
     assert any(item.startswith("TileData::DType must be one of") for item in a2a3)  # the issue's example
     page = browser.new_page()  # type: ignore[attr-defined]
-    wrong = []
+    page.set_viewport_size({"width": WIDTHS[width], "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(f"{page.url}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"{page.url}: {e}"))
+    wrong: list[str] = []
     try:
         for op in _project().ops:  # type: ignore[attr-defined]
             rel = in_docs(op.doc_path).replace(".md", ".html")
-            page.goto(f"{served}/{rel}", wait_until="domcontentloaded")
+            page.goto(f"{served}/{rel}")
+            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("MathJax.startup.promise")
             wrong += [f"{rel}: {w}" for w in _check_constraint_lists(page, op)]
+            for f in page.evaluate(_DISPLAY_MATH):
+                if not (f["height"] > 8 and f["width"] > 8 and abs(f["width"] - f["natural"]) < 1):
+                    wrong.append(f"{rel}: formula {f}")
+            if not page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth"):
+                wrong.append(f"{rel}: the page scrolls sideways")
     finally:
         page.close()
-    assert wrong == []
+    assert wrong == [] and problems == []
 
 
 def _search(page: object, query: str) -> list[str]:
@@ -622,8 +636,9 @@ def _finder_filter(page: object, **chosen: str) -> set[str]:
     return shown
 
 
-def test_finder_filters_by_set_dtype_and_profile(browser: object, served: str) -> None:
-    page, problems = _open(browser, served, f"{served}/finder.html")
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_finder_filters_by_set_dtype_and_profile(browser: object, served: str, width: str) -> None:
+    page, problems = _open(browser, served, f"{served}/finder.html", WIDTHS[width])
     try:
         shown = _finder_filter(page, set="tile_scalar_and_immediate", dtype="float", profile="A5")
         expected = _expected_in_finder("tile_scalar_and_immediate", "float", "A5")
@@ -634,7 +649,8 @@ def test_finder_filters_by_set_dtype_and_profile(browser: object, served: str) -
         assert "pto.tadds" in shown and "pto.tlrelu" not in shown
         shown = _finder_filter(page, set="", dtype="", profile="", text="relu")
         assert {"pto.trelu", "pto.tlrelu", "pto.tprelu", "pto.vlrelu"} <= shown
-        page.screenshot(path=str(ARTEFACTS / "finder.png"), full_page=False)
+        assert page.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
+        page.screenshot(path=str(ARTEFACTS / f"finder_{WIDTHS[width]}.png"), full_page=False)
         assert problems == []
     finally:
         page.close()
