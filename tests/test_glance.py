@@ -135,3 +135,9 @@ def test_no_syntax_line_is_a_placeholder() -> None:
         for block in re.findall(r"```text\n(.*?)```", page.read_text(), re.S):
             for line in block.splitlines():
                 assert not re.search(r"pto\.\w+ (\.\.\.|ins\(\.\.\.\))", line), (page.name, line)
+
+
+def test_set_indexes_name_each_intrinsic_with_its_parameter_types() -> None:
+    index = (DOCS / "tile/tile-scalar-and-immediate.md").read_text()
+    row = next(line for line in index.splitlines() if line.startswith("| [pto.tlrelu]"))
+    assert "`TLRELU(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar," in row

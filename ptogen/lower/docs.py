@@ -77,14 +77,6 @@ class OpDoc:
         return posixpath.relpath(f"docs/isa/{self.op.iset.index_page}", posixpath.dirname(self.op.doc_path))
 
     @property
-    def call_spelling(self) -> str:
-        """How an index page names the main declaration: `TADDS(dst, src, scalar)`, `TSYNC(events...)`."""
-        if self.op.spec.intrinsic is None:
-            return f"{self.op.name}({', '.join(o.name for o in self.op.spec.inputs)})"
-        args = [f"{p.name}..." if p.events else p.name for p in self.op.spec.intrinsic.params if p.operand]
-        return f"{self.op.name}({', '.join(args)})"
-
-    @property
     def inputs(self) -> list[Operand]:
         """Rows of the Inputs table: the main declaration's inputs, then those only overloads take."""
         out = list(self.op.spec.inputs)
