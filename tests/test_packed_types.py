@@ -62,8 +62,8 @@ PROGRAM = r"""
 using namespace pto;
 
 // Storage: int4b_t a byte per element, a twin type half a byte.
-static_assert(Tile<TileType::Vec, float4_e2m1x2_t, 8, 16>::SizeBytes() == 64);
-static_assert(Tile<TileType::Vec, int4b_t, 8, 16>::SizeBytes() == 128);
+static_assert(Tile<TileType::Vec, float4_e2m1x2_t, 8, 32>::SizeBytes() == 128);
+static_assert(Tile<TileType::Vec, int4b_t, 8, 32>::SizeBytes() == 256);
 static_assert(IsTwinType<float4_e1m2x2_t>() && !IsTwinType<int4b_t>() && !IsTwinType<uint8_t>());
 static_assert(std::numeric_limits<float4_e2m1x2_t>::max().RawData() == 0x7);
 static_assert(std::numeric_limits<float4_e2m1x2_t>::lowest().RawData() == 0xf);
@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
         load_store<float4_e1m2x2_t, PadValue::Min, Layout::ND>();
         load_store<float4_e1m2x2_t, PadValue::Zero, Layout::DN>();
     } else if (what == "store_mode") {
-        Tile<TileType::Vec, float4_e2m1x2_t, 2, 16> t;
+        Tile<TileType::Vec, float4_e2m1x2_t, 2, 32> t;
         uint8_t out[16] = {};
         GlobalTensor<float4_e2m1x2_t, Shape<1, 1, 1, 2, 16>, Stride<32, 32, 32, 16, 1>> o(
             reinterpret_cast<float4_e2m1x2_t*>(out));
