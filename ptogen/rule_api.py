@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-
 # sizeof(DType) of every dtype spelling (one byte for the 4-bit types), filled when the targets load
 # (spec.load), and the row or column bytes a tile without boxes must be a multiple of (the Tile type's
 # plain_row_major and plain_col_major rules in targets.yaml, TileConfig::alignedSize).

@@ -27,46 +27,46 @@ def tile_cpp(t: TileExample) -> str:
 
 @dataclass(frozen=True)
 class TileRuleView:
-    rule: TileRuleDef
+    fact: TileRuleDef
 
     @property
     def id(self) -> str:
-        return self.rule.id
+        return self.fact.id
 
     @property
     def summary(self) -> str:
-        return self.rule.summary
+        return self.fact.summary
 
     @property
     def message(self) -> str:
-        return f"Tile: {self.rule.summary}"
+        return f"Tile: {self.fact.summary}"
 
     @property
     def condition(self) -> str:
         """The static_assert's condition: the requirement wherever `when` holds."""
-        if self.rule.when is None:
-            return self.rule.require
-        return f"!({self.rule.when}) || ({self.rule.require})"
+        if self.fact.when is None:
+            return self.fact.require
+        return f"!({self.fact.when}) || ({self.fact.require})"
 
     @property
     def when(self) -> str | None:
-        return self.rule.when
+        return self.fact.when
 
     @property
     def require(self) -> str:
-        return self.rule.require
+        return self.fact.require
 
     @property
     def source(self) -> str | None:
-        return self.rule.source
+        return self.fact.source
 
     @property
     def broken_cpp(self) -> str:
-        return tile_cpp(self.rule.broken)
+        return tile_cpp(self.fact.broken)
 
     @property
     def legal_cpp(self) -> str:
-        return tile_cpp(self.rule.legal)
+        return tile_cpp(self.fact.legal)
 
 
 @dataclass(frozen=True)

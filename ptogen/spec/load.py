@@ -17,11 +17,11 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from .. import rule_api
 from ..errors import SpecError, SpecErrors, collected, did_you_mean, nearest
 from . import classes as opclasses
 from . import expr as semantics
 from .loader import LoadedDoc, SourceMap, display_path, load_yaml
-from .. import rule_api
 from .model import OpSpec, Targets
 from .resolve import SHORTHAND_KEYS, Node, resolve
 

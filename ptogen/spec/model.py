@@ -209,7 +209,8 @@ class TileRuleDef(Strict):
     id: Name
     summary: InlineText = Field(description="the static_assert's message and the Tile page's line")
     when: TileCondition | None = Field(
-        default=None, description="the tiles the rule constrains (C++ over the Tile's facts); none: every tile"
+        default=None,
+        description="the tiles the rule constrains (C++ over the Tile's facts); none: every tile",
     )
     require: TileCondition = Field(description="what such a tile must satisfy (C++ over the Tile's facts)")
     broken: TileExample = Field(description="a Tile that breaks this rule and no other")
@@ -253,7 +254,7 @@ class TileTypeDef(Strict):
         _no_duplicates([a.name for a in self.aliases], "tile alias")
         for a in self.aliases:
             if "*" not in a.layouts:
-                raise ValueError(f"tile alias {a.name}: `layouts` needs a \"*\" entry (every other profile)")
+                raise ValueError(f'tile alias {a.name}: `layouts` needs a "*" entry (every other profile)')
         return self
 
 
@@ -314,11 +315,15 @@ class Targets(Strict):
             for r in self.tile_type.rules:
                 for t in (r.broken, r.legal):
                     if not any(t.dtype == d.name or t.dtype in d.aliases for d in self.dtypes):
-                        raise ValueError(f"tile rule {r.id!r} names dtype {t.dtype!r}, which is not a dtype of `dtypes`")
+                        raise ValueError(
+                            f"tile rule {r.id!r} names dtype {t.dtype!r}, which is not a dtype of `dtypes`"
+                        )
             for a in self.tile_type.aliases:
                 for prof in a.layouts:
                     if prof != "*" and prof not in names:
-                        raise ValueError(f"tile alias {a.name} names profile {prof!r}, which is not a declared profile")
+                        raise ValueError(
+                            f"tile alias {a.name} names profile {prof!r}, which is not a declared profile"
+                        )
         return self
 
     def ancestors(self, name: str) -> list[str]:
