@@ -375,6 +375,12 @@ def print_simulator(root: Path, cxx: str, reps: int, only: set[str] | None) -> f
         ratio = loop / sim
         worst = max(worst, ratio)
         print(f"  {name:10} {sim:12.3e} {loop:12.3e} {ratio:7.2f}")
+    # Tile-tile against tile-scalar max/min: the same exact maximum, one varying operand more.
+    speed = {name: sim for name, sim, _loop in rows}
+    for pair, single in (("tmax", "tmaxs"), ("tmin", "tmins")):
+        if pair in speed and single in speed:
+            a, b = 1e9 / speed[pair], 1e9 / speed[single]
+            print(f"  {pair.upper()} vs {single.upper()}: {a:.3f} vs {b:.3f} ns per element ({a / b:.2f}x)")
     return worst
 
 

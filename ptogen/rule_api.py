@@ -14,10 +14,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+# sizeof(DType) of every dtype spelling (one byte for the 4-bit types), filled when the targets load
+# (spec.load), and the row or column bytes a tile without boxes must be a multiple of (the Tile type's
+# plain_row_major and plain_col_major rules in targets.yaml, TileConfig::alignedSize).
+ELEMENT_BYTES: dict[str, int] = {}
+ALIGNED_BYTES = 32
+
+
+def aligned_extent(extent: int, dtype: str) -> int:
+    """`extent` rounded up so that `extent` elements of `dtype` fill whole 32-byte units."""
+    size = ELEMENT_BYTES.get(dtype)
+    if size is None or extent <= 0:
+        return extent
+    step = max(1, ALIGNED_BYTES // size)
+    return -(-extent // step) * step
+
 
 @dataclass(frozen=True)
 class TileDecl:
-    """A tile a generated test kernel declares."""
+    """A tile a generated test kernel declares. A tile without boxes keeps to the Tile type's own
+    rules: its storage rows (row-major) or columns (column-major) are rounded up to whole 32 bytes;
+    the valid region is what the test states."""
 
     name: str
     dtype: str
@@ -31,6 +48,14 @@ class TileDecl:
     poke: str | None = None  # a value a runtime-fail case writes to element (0, 0) before the call
     slayout: str | None = None  # inner (fractal box) layout of a boxed tile: "RowMajor" for NZ
     pad: str | None = None  # PadValue of the tile ("Zero", "Max", "Min"); None: Null
+
+    def __post_init__(self) -> None:
+        if self.slayout is not None and self.slayout != "NoneBox":
+            return
+        if self.layout == "RowMajor":
+            object.__setattr__(self, "cols", aligned_extent(self.cols, self.dtype))
+        else:
+            object.__setattr__(self, "rows", aligned_extent(self.rows, self.dtype))
 
     @property
     def type_name(self) -> str:

@@ -81,7 +81,7 @@ static_assert(BLOCK_BYTE_SIZE == 32 && REPEAT_BYTE == 256 && BLOCK_MAX_PER_REPEA
 template <typename T>
 AICORE void scale_kernel(__gm__ T __out__* out, __gm__ T __in__* in) {
     using G = GlobalTensor<T, Shape<1, 1, 1, 4, 8>, Stride<1, 1, 1, 8, 1>>;
-    using TileT = Tile<TileType::Vec, T, 4, 8, BLayout::RowMajor, -1, -1>;
+    using TileT = Tile<TileType::Vec, T, 4, 16, BLayout::RowMajor, -1, -1>; // whole 32-byte rows of half
     TileT src(4, 8), dst(4, 8);
     TASSIGN(src, 0x0);
     TASSIGN(dst, 0x1000);

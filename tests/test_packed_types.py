@@ -62,8 +62,8 @@ PROGRAM = r"""
 using namespace pto;
 
 // Storage: int4b_t a byte per element, a twin type half a byte.
-static_assert(Tile<TileType::Vec, float4_e2m1x2_t, 8, 16>::SizeBytes() == 64);
-static_assert(Tile<TileType::Vec, int4b_t, 8, 16>::SizeBytes() == 128);
+static_assert(Tile<TileType::Vec, float4_e2m1x2_t, 8, 32>::SizeBytes() == 128);
+static_assert(Tile<TileType::Vec, int4b_t, 8, 32>::SizeBytes() == 256);
 static_assert(IsTwinType<float4_e1m2x2_t>() && !IsTwinType<int4b_t>() && !IsTwinType<uint8_t>());
 static_assert(std::numeric_limits<float4_e2m1x2_t>::max().RawData() == 0x7);
 static_assert(std::numeric_limits<float4_e2m1x2_t>::lowest().RawData() == 0xf);
@@ -111,9 +111,13 @@ static void from_packed(RoundMode mode) {
     std::printf("\n");
 }
 
-// TLOAD of a 6 x 10 ND (or DN) GlobalTensor of codes k % 16 into a 8 x 16 tile with valid 6 x 10,
-// then TSTORE of the whole tile (valid region reset to 8 x 16) into a packed buffer: one line of
-// the tile's 128 codes, row by row.
+// The tile of load_store: whole 32-byte rows and columns (the Tile type's rules, one byte per
+// element of a twin type as sizeof(DType) counts it).
+constexpr int TR = 32, TC = 32;
+
+// TLOAD of a 6 x 10 ND (or DN) GlobalTensor of codes k % 16 into a TR x TC tile with valid 6 x 10,
+// then TSTORE of the whole tile (valid region reset to TR x TC) into a packed buffer: one line of
+// the tile's TR * TC codes, row by row.
 template <typename T, PadValue Pad, Layout L>
 static void load_store() {
     constexpr int R = 6, K = 10;
@@ -124,26 +128,26 @@ static void load_store() {
     using Str = std::conditional_t<L == Layout::ND, Stride<R * K, R * K, R * K, K, 1>,
                                    Stride<R * K, R * K, R * K, 1, R>>;
     GlobalTensor<T, Shp, Str, L> g(reinterpret_cast<T*>(global));
-    Tile<TileType::Vec, T, 8, 16, L == Layout::ND ? BLayout::RowMajor : BLayout::ColMajor, DYNAMIC, DYNAMIC,
+    Tile<TileType::Vec, T, TR, TC, L == Layout::ND ? BLayout::RowMajor : BLayout::ColMajor, DYNAMIC, DYNAMIC,
          SLayout::NoneBox, 512, Pad>
         t(R, K);
     // code 15 everywhere before the load
     std::memset(static_cast<void*>(t.data()), 0xff, decltype(t)::SizeBytes());
     TLOAD(t, g);
-    uint8_t out[8 * 16 / 2];
+    uint8_t out[TR * TC / 2];
     std::memset(out, 0xee, sizeof out);
-    decltype(t) whole(8, 16);
+    decltype(t) whole(TR, TC);
     std::memcpy(static_cast<void*>(whole.data()), t.data(), decltype(t)::SizeBytes());
-    using Out = GlobalTensor<T, Shape<1, 1, 1, 8, 16>, Stride<128, 128, 128, 16, 1>, Layout::ND>;
+    using Out = GlobalTensor<T, Shape<1, 1, 1, TR, TC>, Stride<TR * TC, TR * TC, TR * TC, TC, 1>, Layout::ND>;
     Out o(reinterpret_cast<T*>(out));
     if constexpr (L == Layout::ND) {
         TSTORE(o, whole);
     } else {  // read the column-major tile back row by row
-        for (int r = 0; r < 8; ++r)
-            for (int c = 0; c < 16; ++c)
-                SetProperDataPart(reinterpret_cast<T*>(out), r * 16 + c, whole.GetElement(r, c));
+        for (int r = 0; r < TR; ++r)
+            for (int c = 0; c < TC; ++c)
+                SetProperDataPart(reinterpret_cast<T*>(out), r * TC + c, whole.GetElement(r, c));
     }
-    for (int k = 0; k < 128; ++k)
+    for (int k = 0; k < TR * TC; ++k)
         std::printf("%d ", GetProperDataPart(reinterpret_cast<T*>(out), k).RawData());
     std::printf("\n");
 }
@@ -169,7 +173,7 @@ int main(int argc, char** argv) {
         load_store<float4_e1m2x2_t, PadValue::Min, Layout::ND>();
         load_store<float4_e1m2x2_t, PadValue::Zero, Layout::DN>();
     } else if (what == "store_mode") {
-        Tile<TileType::Vec, float4_e2m1x2_t, 2, 16> t;
+        Tile<TileType::Vec, float4_e2m1x2_t, 2, 32> t;
         uint8_t out[16] = {};
         GlobalTensor<float4_e2m1x2_t, Shape<1, 1, 1, 2, 16>, Stride<32, 32, 32, 16, 1>> o(
             reinterpret_cast<float4_e2m1x2_t*>(out));
@@ -292,8 +296,8 @@ def test_load_pads_and_store_twin_types(program: Path) -> None:
 
     def tile(pad: int | None, layout: str) -> list[int]:
         out = []
-        for r in range(8):
-            for c in range(16):
+        for r in range(32):  # TR x TC of the program
+            for c in range(32):
                 if r < rows and c < cols:
                     k = r * cols + c if layout == "ND" else c * rows + r
                     out.append(k % 16)

@@ -171,3 +171,86 @@ def test_maximum_minimum(cxx: str, opt: str, tmp_path: Path):
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert ", 0 failures" in result.stdout
+
+
+# TMAX/TMIN through the generated simulator: its row loop selects first and redoes a row exactly
+# when an element of the first operand is a NaN or a zero (sim::max_min_select / max_min_unsure).
+# Rows with and without such elements, in place and not, against sim::maximum / minimum per element.
+TILE_PROGRAM = r"""
+#include <pto/pto-inst.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <cstdio>
+
+using namespace pto;
+
+static int failures = 0;
+
+template <typename F>
+static std::uint32_t bits(F x) {
+    if constexpr (std::is_same_v<F, float>)
+        return std::bit_cast<std::uint32_t>(x);
+    else
+        return x.bits();
+}
+
+template <typename F, int C>
+static void run(F nan_a, F nan_b) {
+    using T = Tile<TileType::Vec, F, 8, C, BLayout::RowMajor, 6, C - 3>;
+    T a, b, mx, mn, in_place;
+    const F specials[] = {nan_a, F(0.0f), F(-0.0f), nan_b, F(1.0f), F(-2.0f)};
+    for (int r = 0; r < 8; ++r)
+        for (int c = 0; c < C; ++c) {
+            // Rows 0-2 plain values only (the selected result stands), rows 3-5 special values in
+            // both operands (the row is redone), rows 6-7 outside the valid region.
+            const F plain_a = F(static_cast<float>((r * 7 + c * 3) % 11) - 5.5f);
+            const F plain_b = F(static_cast<float>((r * 5 + c) % 9) - 4.25f);
+            a.at(r, c) = r >= 3 ? specials[(r + c) % 6] : plain_a;
+            b.at(r, c) = r >= 3 ? specials[(r * 2 + c) % 6] : plain_b;
+            mx.at(r, c) = mn.at(r, c) = F(99.0f);
+            in_place.at(r, c) = a.at(r, c);
+        }
+    TMAX(mx, a, b);
+    TMIN(mn, a, b);
+    TMAX(in_place, in_place, b);  // dst is src0: the exact loop only
+    for (int r = 0; r < 8; ++r)
+        for (int c = 0; c < C; ++c) {
+            const bool valid = r < 6 && c < C - 3;
+            const F want_max = valid ? sim::maximum<F>(a.at(r, c), b.at(r, c)) : F(99.0f);
+            const F want_min = valid ? sim::minimum<F>(a.at(r, c), b.at(r, c)) : F(99.0f);
+            const F want_in_place = valid ? want_max : a.at(r, c);
+            if (bits(mx.at(r, c)) != bits(want_max) || bits(mn.at(r, c)) != bits(want_min) ||
+                bits(in_place.at(r, c)) != bits(want_in_place)) {
+                std::printf("FAIL %d bytes, (%d, %d)\n", static_cast<int>(sizeof(F)), r, c);
+                ++failures;
+            }
+        }
+}
+
+int main() {
+    run<float, 64>(std::bit_cast<float>(0x7fc00001u), std::bit_cast<float>(0xffc00002u));
+    run<half, 64>(half::from_bits(0x7e01), half::from_bits(0xfe02));
+    run<bfloat16_t, 32>(bfloat16_t::from_bits(0x7fc1), bfloat16_t::from_bits(0xffc2));
+    std::printf("%d failures\n", failures);
+    return failures == 0 ? 0 : 1;
+}
+"""
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O3"])
+def test_tile_tile_max_min_select_then_redo_is_exact(opt: str, tmp_path: Path):
+    from ptogen.testing.runner import default_compilers
+
+    from .helpers import ROOT
+
+    cxx = default_compilers()[0]
+    src = tmp_path / "tile_minmax.cpp"
+    src.write_text(TILE_PROGRAM)
+    exe = tmp_path / "tile_minmax"
+    includes = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
+    cmd = [*cxx_argv(cxx), "-std=c++20", "-ffp-contract=off", opt, *includes, str(src), "-o", str(exe)]
+    build = subprocess.run(cmd, capture_output=True, text=True)
+    assert build.returncode == 0, f"{cxx} failed:\n{build.stderr[:3000]}"
+    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "0 failures" in result.stdout, result.stdout[:3000] + result.stderr

@@ -88,8 +88,8 @@ static void expect(const char* what, const float* got, const float* want, int n)
         }
 }
 int main() {
-    using TileT = Tile<TileType::Vec, float, 2, 4>;
-    using G = GlobalTensor<float, Shape<1, 1, 1, 2, 4>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    using TileT = Tile<TileType::Vec, float, 1, 8>;
+    using G = GlobalTensor<float, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>, Layout::ND>;
     const float in[8] = {1.5f, -2.0f, 0.0f, -0.0f, 3.0f, -1.0f, 0.25f, 7.0f};
     TileT t;
     TASSIGN(t, 0x0);

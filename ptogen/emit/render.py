@@ -192,6 +192,13 @@ def plan(project: ProjectView) -> list[tuple[str, str, dict[str, object]]]:
         ("include/pto/profiles/active_profile.hpp", "cpp/active_profile.hpp.j2", {}),
         ("include/pto/vector/pto_vec.hpp", "cpp/pto_vec.hpp.j2", {}),
     ]
+    if project.tile_type is not None:  # the Tile type's rules and aliases (targets.yaml tile_type:)
+        jobs += [
+            ("include/pto/common/pto_tile_rules.hpp", "tile/rules.hpp.j2", {}),
+            ("include/pto/common/pto_tile_aliases.hpp", "tile/aliases.hpp.j2", {}),
+            ("docs/tile.md", "tile/page.md.j2", {}),
+            ("tests/tile/verify.cpp", "tile/verify.cpp.j2", {}),
+        ]
     for profile in project.profiles:
         jobs.append(
             (

@@ -142,6 +142,25 @@ class OpCpp:
         return plain and any(semantics.uses_function(self.op.loaded.expr, f) for f in semantics.LIBRARY_CALLS)
 
     @property
+    def max_min_select(self) -> dict[str, str] | None:
+        """For `max(a, b)` or `min(a, b)` of two distinct tile operands read at (r, c): the row loop
+        first selects with one compare per element (`sim::max_min_select`, one maxps/minps per
+        vector) and redoes a row with the exact `sim::maximum`/`minimum` only when an element of `a`
+        was a NaN or a zero, the only cases the select can get wrong (`sim::max_min_unsure`). The
+        exact form alone is eight vector instructions per vector. None for any other expression."""
+        node = self.op.loaded.expr
+        if node.op != "call" or node.value not in ("max", "min") or len(node.args) != 2:
+            return None
+        names = [str(a.value) for a in node.args if a.op == "name"]
+        if len(names) != 2 or names[0] == names[1] or self.op.domain in names:
+            return None
+        for n in names:
+            o = self.op.operand(n)
+            if o.kind != "tile" or o.packed or self.element_at(n) != ("r", "c"):
+                return None
+        return {"pick_max": "true" if node.value == "max" else "false", "first": names[0], "second": names[1]}
+
+    @property
     def vector_param_names(self) -> list[str]:
         return [p.rsplit(" ", 1)[1] for p in self.vector_params]
 

@@ -34,6 +34,7 @@ from . import dispatch as dispatching
 from .cpp import OpCpp, tparam_decl
 from .docs import OpDoc
 from .testcalls import FormTestView, OpTestView
+from .tiletype import TileTypeView
 
 
 @dataclass(frozen=True)
@@ -849,6 +850,13 @@ class ProjectView:
 
     def _set_pos(self, set_id: str) -> int:
         return [s.id for s in self.targets.instruction_sets].index(set_id)
+
+    @property
+    def tile_type(self) -> TileTypeView | None:
+        """The Tile type's static rules and the cube's aliases (targets.yaml `tile_type:`)."""
+        if self.targets.tile_type is None:
+            return None
+        return TileTypeView(self.targets.tile_type, self.profiles, self.simulated_profile)
 
     @property
     def tile_ops(self) -> list[OpView]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from ..rule_api import aligned_extent
 from ..testing.golden import (
     Check,
     GoldenContext,
@@ -339,7 +341,13 @@ def _value_checks(
         src = np.asarray(args[op.inputs.index(source)])
         storage = gx.np_type(gx.group.dtypes[source])
         picked = np.take_along_axis(src, np.asarray(indices).astype(np.intp), axis=op.axis)
-        t = case.tiles[op.domain]
+        # The value tile has the destination's shape in the source's element type, storage rounded
+        # to whole 32-byte rows (columns) for that type as every test tile is (rule_api.TileDecl).
+        d = case.tiles[op.domain]
+        if d.layout == "RowMajor":
+            t = dataclasses.replace(d, cols=aligned_extent(d.cols, gx.group.dtypes[source]))
+        else:
+            t = dataclasses.replace(d, rows=aligned_extent(d.rows, gx.group.dtypes[source]))
         want = narrow(picked, storage)
         before = np.zeros((t.rows, t.cols), dtype=storage)
         name = f"c{case.index}_{vf.output}.f{vf.index}.out"

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
+from .. import rule_api
 from ..errors import SpecError, SpecErrors, collected, did_you_mean, nearest
 from . import classes as opclasses
 from . import expr as semantics
@@ -212,6 +213,7 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
     cache = root / ".ptogen-cache" / "yaml"
     targets_doc = opclasses.inherit_profiles(load_yaml(targets_file, display_path(targets_file, root), cache))
     targets: Targets = _parse_model(Targets, targets_doc)
+    set_element_bytes(targets)
     enum_cases = _parse_enum_cases(targets, targets_doc)
     classes_dir = specs_dir / opclasses.CLASSES_DIR
     context = opclasses.load_context(targets, targets_doc, classes_dir, root, cache)
@@ -731,6 +733,15 @@ def _check_declaration(
                 )
             bound.add(p.operand)
     return problems, bound
+
+
+def set_element_bytes(targets: Targets) -> None:
+    """sizeof(DType) of every spelling, for the test plan's tiles (rule_api.TileDecl)."""
+    rule_api.ELEMENT_BYTES.clear()
+    for d in targets.dtypes:
+        size = max(1, d.bits // 8)
+        for spelling in (d.name, *d.aliases):
+            rule_api.ELEMENT_BYTES[spelling] = size
 
 
 def spec_context(specs_dir: Path, root: Path | None = None) -> tuple[Targets, opclasses.Context]:

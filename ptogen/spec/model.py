@@ -7,9 +7,10 @@ break out of the Markdown or C++ it lands in.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from ..rules import Rule
 from .fields import (
@@ -160,6 +161,111 @@ class ExampleKernel(Strict):
     indent: Annotated[int, Field(ge=0, le=8)] = 2
 
 
+# --------------------------------------------------------------------------- the Tile type
+# The names a Tile rule's C++ condition may use: the Tile's own facts, as `tile_rules.hpp.j2` binds
+# them, and the scoped names of its enums and of TileConfig.
+TILE_FACTS = {
+    "Loc": "the tile's location (TileType)",
+    "Rows": "rows of the tile's storage",
+    "Cols": "columns of the tile's storage",
+    "BFractal": "the box order (BLayout), or the element order of a tile without boxes",
+    "SFractal": "the layout inside one box (SLayout); NoneBox: no boxes",
+    "SFractalSize": "bytes of one box",
+    "InnerRows": "rows of one box (1 without boxes)",
+    "InnerCols": "columns of one box (1 without boxes)",
+    "ElemBytes": "sizeof(DType): the bytes of one element (one byte for the 4-bit types)",
+}
+TILE_SCOPES = ("TileType", "BLayout", "SLayout", "TileConfig")
+_TILE_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)?")
+
+
+def _tile_condition(value: str) -> str:
+    for tok in _TILE_TOKEN.findall(value):
+        scope, _, _member = tok.partition("::")
+        if _member and scope in TILE_SCOPES:
+            continue
+        if not _member and (tok in TILE_FACTS or tok in ("and", "or", "not")):
+            continue
+        known = ", ".join([*TILE_FACTS, *(f"{s}::..." for s in TILE_SCOPES)])
+        raise ValueError(f"{tok!r} is not a fact of the Tile type (one of: {known})")
+    if re.search(r"[;{}\"'#]", value):
+        raise ValueError("must be one C++ condition (no `;`, braces, quotes or `#`)")
+    return value
+
+
+TileCondition = Annotated[CodeSpan, AfterValidator(_tile_condition)]
+BoxLayout = Literal["RowMajor", "ColMajor"]
+InnerLayout = Literal["NoneBox", "RowMajor", "ColMajor"]
+
+
+class TileExample(Strict):
+    """One Tile type, written field by field (the rule's test kernels declare it)."""
+
+    loc: TileLocation = "Vec"
+    dtype: TypeName
+    rows: Annotated[int, Field(ge=0, le=4096)]
+    cols: Annotated[int, Field(ge=0, le=4096)]
+    blayout: BoxLayout = "RowMajor"
+    slayout: InnerLayout = "NoneBox"
+    fractal: Annotated[int, Field(ge=1, le=4096)] = 512
+
+
+class TileRuleDef(Strict):
+    """A static rule of the Tile type: a condition and a summary that is both its message and its
+    doc line, with a Tile that breaks it (and only it) and a legal twin."""
+
+    id: Name
+    summary: InlineText = Field(description="the static_assert's message and the Tile page's line")
+    when: TileCondition | None = Field(
+        default=None,
+        description="the tiles the rule constrains (C++ over the Tile's facts); none: every tile",
+    )
+    require: TileCondition = Field(description="what such a tile must satisfy (C++ over the Tile's facts)")
+    broken: TileExample = Field(description="a Tile that breaks this rule and no other")
+    legal: TileExample = Field(description="its legal twin, which compiles")
+    source: InlineText | None = Field(default=None, description="where upstream states the rule")
+
+    @model_validator(mode="after")
+    def _message(self) -> TileRuleDef:
+        if '"' in self.summary or "\\" in self.summary:
+            raise ValueError("`summary` is a C++ string literal's text: no `\"` or backslash")
+        return self
+
+
+class TileLayoutDef(Strict):
+    blayout: BoxLayout
+    slayout: InnerLayout
+    fractal: Literal["fractalABSize", "fractalCSize", "fractalMxSize"]
+
+
+class TileAliasDef(Strict):
+    """A cube tile alias: a Tile of one location whose box layout may differ per profile."""
+
+    name: CppIdent
+    loc: TileLocation
+    layouts: dict[Annotated[str, Field(pattern=r"^(\*|[A-Z][A-Z0-9]*)$")], TileLayoutDef] = Field(
+        description='the box layout per profile; "*" for every profile not listed'
+    )
+    compact: bool = Field(default=True, description="also declare <name>Compact (CompactMode::Normal)")
+    description: InlineText
+
+
+class TileTypeDef(Strict):
+    """The Tile type's own facts: the static rules every build checks and the cube's aliases."""
+
+    rules: list[TileRuleDef]
+    aliases: list[TileAliasDef] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> TileTypeDef:
+        _no_duplicates([r.id for r in self.rules], "tile rule id")
+        _no_duplicates([a.name for a in self.aliases], "tile alias")
+        for a in self.aliases:
+            if "*" not in a.layouts:
+                raise ValueError(f'tile alias {a.name}: `layouts` needs a "*" entry (every other profile)')
+        return self
+
+
 class Targets(Strict):
     """The shared vocabulary: element types, target profiles, instruction sets, enums."""
 
@@ -188,6 +294,10 @@ class Targets(Strict):
         default_factory=dict,
         description="named prose that several specs state word for word (a note, an exception); a spec "
         "writes `{shared: <name>}` where the text goes",
+    )
+    tile_type: TileTypeDef | None = Field(
+        default=None,
+        description="the Tile type's static rules (checked in every build) and the cube's tile aliases",
     )
     name_words: list[Annotated[str, Field(pattern=r"^[A-Z][A-Za-z0-9]*$")]] = Field(
         default_factory=list,
@@ -219,6 +329,19 @@ class Targets(Strict):
             for m in members:
                 if not any(m == d.name or m in d.aliases for d in self.dtypes):
                     raise ValueError(f"dtype set {set_name!r} names {m!r}, which is not a dtype of `dtypes`")
+        if self.tile_type is not None:
+            for r in self.tile_type.rules:
+                for t in (r.broken, r.legal):
+                    if not any(t.dtype == d.name or t.dtype in d.aliases for d in self.dtypes):
+                        raise ValueError(
+                            f"tile rule {r.id!r} names dtype {t.dtype!r}, which is not a dtype of `dtypes`"
+                        )
+            for a in self.tile_type.aliases:
+                for prof in a.layouts:
+                    if prof != "*" and prof not in names:
+                        raise ValueError(
+                            f"tile alias {a.name} names profile {prof!r}, which is not a declared profile"
+                        )
         return self
 
     def ancestors(self, name: str) -> list[str]:

@@ -294,13 +294,13 @@ void case_4([[maybe_unused]] Prof profile) {
 
 // case 5 (half): Elem, full 4x8, flat table of 40
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 32);
+    load("c5_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c5_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<half[]>(40);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -318,18 +318,18 @@ void case_5([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c5_dst.out", dst.data(), 32);
+    store("c5_dst.out", dst.data(), 64);
 }
 
 // case 6 (half): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(3, 5);
     TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 32);
+    load("c6_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c6_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<half[]>(23);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<23, 23, 23, DYNAMIC, 1>, Layout::ND>;
@@ -347,18 +347,18 @@ void case_6([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c6_dst.out", dst.data(), 32);
+    store("c6_dst.out", dst.data(), 64);
 }
 
 // case 7 (half): Elem, Clamp, out-of-range and negative indices
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c7_dst.bin", dst.data(), 32);
+    load("c7_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c7_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<half[]>(20);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -376,18 +376,18 @@ void case_7([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Clamp>(dst, src, indexes);
         break;
     }
-    store("c7_dst.out", dst.data(), 32);
+    store("c7_dst.out", dst.data(), 64);
 }
 
 // case 8 (half): Elem, Wrap, out-of-range and negative indices
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 32);
+    load("c8_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c8_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<half[]>(20);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -405,7 +405,7 @@ void case_8([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Wrap>(dst, src, indexes);
         break;
     }
-    store("c8_dst.out", dst.data(), 32);
+    store("c8_dst.out", dst.data(), 64);
 }
 
 // case 9 (half): main form (Row, Undefined), partial valid 3x16 of 8x16
@@ -468,13 +468,13 @@ void case_10([[maybe_unused]] Prof profile) {
 
 // case 11 (half): Elem, Zero, out-of-range and negative indices
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 32);
+    load("c11_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c11_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<half[]>(20);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -492,7 +492,7 @@ void case_11([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Zero>(dst, src, indexes);
         break;
     }
-    store("c11_dst.out", dst.data(), 32);
+    store("c11_dst.out", dst.data(), 64);
 }
 
 // case 12 (half_colidx): Row, 8x1 column-major index tile
@@ -1056,13 +1056,13 @@ void case_22([[maybe_unused]] Prof profile) {
 
 // case 23 (bfloat16_t): Elem, full 4x8, flat table of 40
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c23_dst.bin", dst.data(), 32);
+    load("c23_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c23_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<bfloat16_t[]>(40);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -1080,18 +1080,18 @@ void case_23([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c23_dst.out", dst.data(), 32);
+    store("c23_dst.out", dst.data(), 64);
 }
 
 // case 24 (bfloat16_t): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(3, 5);
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 32);
+    load("c24_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c24_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<bfloat16_t[]>(23);
     using Global_src =
@@ -1110,18 +1110,18 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c24_dst.out", dst.data(), 32);
+    store("c24_dst.out", dst.data(), 64);
 }
 
 // case 25 (bfloat16_t): Elem, Clamp, out-of-range and negative indices
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 32);
+    load("c25_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c25_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<bfloat16_t[]>(20);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -1139,18 +1139,18 @@ void case_25([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Clamp>(dst, src, indexes);
         break;
     }
-    store("c25_dst.out", dst.data(), 32);
+    store("c25_dst.out", dst.data(), 64);
 }
 
 // case 26 (bfloat16_t): Elem, Wrap, out-of-range and negative indices
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 32);
+    load("c26_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c26_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<bfloat16_t[]>(20);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -1168,7 +1168,7 @@ void case_26([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Wrap>(dst, src, indexes);
         break;
     }
-    store("c26_dst.out", dst.data(), 32);
+    store("c26_dst.out", dst.data(), 64);
 }
 
 // case 27 (bfloat16_t): main form (Row, Undefined), partial valid 3x16 of 8x16
@@ -1231,13 +1231,13 @@ void case_28([[maybe_unused]] Prof profile) {
 
 // case 29 (bfloat16_t): Elem, Zero, out-of-range and negative indices
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 32);
+    load("c29_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c29_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<bfloat16_t[]>(20);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -1255,7 +1255,7 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Zero>(dst, src, indexes);
         break;
     }
-    store("c29_dst.out", dst.data(), 32);
+    store("c29_dst.out", dst.data(), 64);
 }
 
 // case 30 (bfloat16_t_colidx): Row, 8x1 column-major index tile
@@ -2524,13 +2524,13 @@ void case_56([[maybe_unused]] Prof profile) {
 
 // case 57 (int8_t): Row, full 8x16, table 12x16
 void case_57([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c57_dst.bin", dst.data(), 128);
+    load("c57_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c57_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<int8_t[]>(192);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 12, 16>, Stride<192, 192, 192, 16, 1>, Layout::ND>;
@@ -2548,11 +2548,11 @@ void case_57([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c57_dst.out", dst.data(), 128);
+    store("c57_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (GatherOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c57_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c57_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
             profiled::MGATHER<profile_a2a3, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
@@ -2568,8 +2568,8 @@ void case_57([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: Coalesce and the out-of-range policy chosen explicitly.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c57_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c57_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
             profiled::MGATHER<profile_a2a3, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
@@ -2585,8 +2585,8 @@ void case_57([[maybe_unused]] Prof profile) {
     }
     { // overload 3 must give the main form's result: GM -> L1 form: the index is a GlobalTensor and a global scratch stages an element gather into a Mat (NZ) tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c57_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c57_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
             profiled::MGATHER<profile_a2a3, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -2602,8 +2602,8 @@ void case_57([[maybe_unused]] Prof profile) {
     }
     { // overload 4 must give the main form's result: GM -> L1 form with the out-of-range policy.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c57_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c57_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
             profiled::MGATHER<profile_a2a3, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -2619,8 +2619,8 @@ void case_57([[maybe_unused]] Prof profile) {
     }
     { // overload 5 must give the main form's result: GM -> L1 form choosing the executor of an element gather (A5: GatherExec::Simt runs it on the vector core).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c57_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c57_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
             profiled::MGATHER<profile_a2a3, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -2638,13 +2638,13 @@ void case_57([[maybe_unused]] Prof profile) {
 
 // case 58 (int8_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 5, 10>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 10>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 128);
+    load("c58_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 5>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c58_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<int8_t[]>(91);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 7, 10>, Stride<91, 91, 91, 13, 1>, Layout::ND>;
@@ -2662,18 +2662,18 @@ void case_58([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c58_dst.out", dst.data(), 128);
+    store("c58_dst.out", dst.data(), 256);
 }
 
 // case 59 (int8_t): Row, run-time valid 6x9 of 8x16, run-time table 9x9 with row stride 11
 void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(6, 9);
     TASSIGN(dst, 0x0);
-    load("c59_dst.bin", dst.data(), 128);
+    load("c59_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(1, 6);
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c59_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<int8_t[]>(99);
     using Global_src =
@@ -2692,18 +2692,18 @@ void case_59([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c59_dst.out", dst.data(), 128);
+    store("c59_dst.out", dst.data(), 256);
 }
 
 // case 60 (int8_t): Row, Clamp, out-of-range and negative indices
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c60_dst.bin", dst.data(), 128);
+    load("c60_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c60_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<int8_t[]>(96);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -2721,18 +2721,18 @@ void case_60([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Clamp>(dst, src, indexes);
         break;
     }
-    store("c60_dst.out", dst.data(), 128);
+    store("c60_dst.out", dst.data(), 256);
 }
 
 // case 61 (int8_t): Row, Wrap, out-of-range and negative indices
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c61_dst.bin", dst.data(), 128);
+    load("c61_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c61_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<int8_t[]>(96);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -2750,18 +2750,18 @@ void case_61([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Wrap>(dst, src, indexes);
         break;
     }
-    store("c61_dst.out", dst.data(), 128);
+    store("c61_dst.out", dst.data(), 256);
 }
 
 // case 62 (int8_t): Elem, full 4x8, flat table of 40
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 32);
+    load("c62_dst.bin", dst.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c62_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<int8_t[]>(40);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -2779,18 +2779,18 @@ void case_62([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c62_dst.out", dst.data(), 32);
+    store("c62_dst.out", dst.data(), 128);
 }
 
 // case 63 (int8_t): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(3, 5);
     TASSIGN(dst, 0x0);
-    load("c63_dst.bin", dst.data(), 32);
+    load("c63_dst.bin", dst.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c63_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<int8_t[]>(23);
     using Global_src =
@@ -2809,18 +2809,18 @@ void case_63([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c63_dst.out", dst.data(), 32);
+    store("c63_dst.out", dst.data(), 128);
 }
 
 // case 64 (int8_t): Elem, Clamp, out-of-range and negative indices
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c64_dst.bin", dst.data(), 32);
+    load("c64_dst.bin", dst.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c64_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<int8_t[]>(20);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -2838,18 +2838,18 @@ void case_64([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Clamp>(dst, src, indexes);
         break;
     }
-    store("c64_dst.out", dst.data(), 32);
+    store("c64_dst.out", dst.data(), 128);
 }
 
 // case 65 (int8_t): Elem, Wrap, out-of-range and negative indices
 void case_65([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c65_dst.bin", dst.data(), 32);
+    load("c65_dst.bin", dst.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c65_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<int8_t[]>(20);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -2867,18 +2867,18 @@ void case_65([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Wrap>(dst, src, indexes);
         break;
     }
-    store("c65_dst.out", dst.data(), 32);
+    store("c65_dst.out", dst.data(), 128);
 }
 
 // case 66 (int8_t): main form (Row, Undefined), partial valid 3x16 of 8x16
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 3, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 3, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c66_dst.bin", dst.data(), 128);
+    load("c66_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 3>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c66_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<int8_t[]>(160);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 10, 16>, Stride<160, 160, 160, 16, 1>, Layout::ND>;
@@ -2896,18 +2896,18 @@ void case_66([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu>(dst, src, indexes);
         break;
     }
-    store("c66_dst.out", dst.data(), 128);
+    store("c66_dst.out", dst.data(), 256);
 }
 
 // case 67 (int8_t): Row, Zero, out-of-range and negative indices
 void case_67([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 128);
+    load("c67_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c67_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<int8_t[]>(96);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -2925,18 +2925,18 @@ void case_67([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Zero>(dst, src, indexes);
         break;
     }
-    store("c67_dst.out", dst.data(), 128);
+    store("c67_dst.out", dst.data(), 256);
 }
 
 // case 68 (int8_t): Elem, Zero, out-of-range and negative indices
 void case_68([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c68_dst.bin", dst.data(), 32);
+    load("c68_dst.bin", dst.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c68_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<int8_t[]>(20);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -2954,18 +2954,18 @@ void case_68([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Zero>(dst, src, indexes);
         break;
     }
-    store("c68_dst.out", dst.data(), 32);
+    store("c68_dst.out", dst.data(), 128);
 }
 
 // case 69 (int8_t_colidx): Row, 8x1 column-major index tile
 void case_69([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 128);
+    load("c69_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 8, 1>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c69_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<int8_t[]>(192);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 12, 16>, Stride<192, 192, 192, 16, 1>, Layout::ND>;
@@ -2982,11 +2982,11 @@ void case_69([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c69_dst.out", dst.data(), 128);
+    store("c69_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (GatherOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c69_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c69_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A5:
             profiled::MGATHER<profile_a5, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
@@ -3001,8 +3001,8 @@ void case_69([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: Coalesce and the out-of-range policy chosen explicitly.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c69_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c69_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A5:
             profiled::MGATHER<profile_a5, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
@@ -3017,8 +3017,8 @@ void case_69([[maybe_unused]] Prof profile) {
     }
     { // overload 3 must give the main form's result: GM -> L1 form: the index is a GlobalTensor and a global scratch stages an element gather into a Mat (NZ) tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c69_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c69_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A5:
             profiled::MGATHER<profile_a5, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -3033,8 +3033,8 @@ void case_69([[maybe_unused]] Prof profile) {
     }
     { // overload 4 must give the main form's result: GM -> L1 form with the out-of-range policy.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c69_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c69_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A5:
             profiled::MGATHER<profile_a5, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -3049,8 +3049,8 @@ void case_69([[maybe_unused]] Prof profile) {
     }
     { // overload 5 must give the main form's result: GM -> L1 form choosing the executor of an element gather (A5: GatherExec::Simt runs it on the vector core).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c69_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c69_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A5:
             profiled::MGATHER<profile_a5, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -3067,13 +3067,13 @@ void case_69([[maybe_unused]] Prof profile) {
 
 // case 70 (int8_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 6, 12>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 6, 12>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 128);
+    load("c70_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c70_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<int8_t[]>(80);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 5, 12>, Stride<80, 80, 80, 16, 1>, Layout::ND>;
@@ -3090,7 +3090,7 @@ void case_70([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c70_dst.out", dst.data(), 128);
+    store("c70_dst.out", dst.data(), 256);
 }
 
 // case 71 (int8_t_nz): NZ Row, full 16x64 of table 48x64
@@ -3287,13 +3287,13 @@ void case_74([[maybe_unused]] Prof profile) {
 
 // case 75 (uint8_t): Row, full 8x16, table 12x16
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 128);
+    load("c75_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c75_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<uint8_t[]>(192);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 12, 16>, Stride<192, 192, 192, 16, 1>, Layout::ND>;
@@ -3311,11 +3311,11 @@ void case_75([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c75_dst.out", dst.data(), 128);
+    store("c75_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (GatherOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c75_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c75_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
             profiled::MGATHER<profile_a2a3, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
@@ -3331,8 +3331,8 @@ void case_75([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: Coalesce and the out-of-range policy chosen explicitly.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c75_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c75_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
             profiled::MGATHER<profile_a2a3, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
@@ -3348,8 +3348,8 @@ void case_75([[maybe_unused]] Prof profile) {
     }
     { // overload 3 must give the main form's result: GM -> L1 form: the index is a GlobalTensor and a global scratch stages an element gather into a Mat (NZ) tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c75_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c75_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
             profiled::MGATHER<profile_a2a3, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -3365,8 +3365,8 @@ void case_75([[maybe_unused]] Prof profile) {
     }
     { // overload 4 must give the main form's result: GM -> L1 form with the out-of-range policy.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c75_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c75_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
             profiled::MGATHER<profile_a2a3, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -3382,8 +3382,8 @@ void case_75([[maybe_unused]] Prof profile) {
     }
     { // overload 5 must give the main form's result: GM -> L1 form choosing the executor of an element gather (A5: GatherExec::Simt runs it on the vector core).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c75_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c75_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
             profiled::MGATHER<profile_a2a3, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -3401,13 +3401,13 @@ void case_75([[maybe_unused]] Prof profile) {
 
 // case 76 (uint8_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
 void case_76([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 5, 10>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 10>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 128);
+    load("c76_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 5>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c76_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<uint8_t[]>(91);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 7, 10>, Stride<91, 91, 91, 13, 1>, Layout::ND>;
@@ -3425,18 +3425,18 @@ void case_76([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c76_dst.out", dst.data(), 128);
+    store("c76_dst.out", dst.data(), 256);
 }
 
 // case 77 (uint8_t): Row, run-time valid 6x9 of 8x16, run-time table 9x9 with row stride 11
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(6, 9);
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 128);
+    load("c77_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(1, 6);
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c77_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<uint8_t[]>(99);
     using Global_src =
@@ -3455,18 +3455,18 @@ void case_77([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c77_dst.out", dst.data(), 128);
+    store("c77_dst.out", dst.data(), 256);
 }
 
 // case 78 (uint8_t): Row, Clamp, out-of-range and negative indices
 void case_78([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c78_dst.bin", dst.data(), 128);
+    load("c78_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c78_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<uint8_t[]>(96);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -3484,18 +3484,18 @@ void case_78([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Clamp>(dst, src, indexes);
         break;
     }
-    store("c78_dst.out", dst.data(), 128);
+    store("c78_dst.out", dst.data(), 256);
 }
 
 // case 79 (uint8_t): Row, Wrap, out-of-range and negative indices
 void case_79([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c79_dst.bin", dst.data(), 128);
+    load("c79_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c79_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<uint8_t[]>(96);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -3513,18 +3513,18 @@ void case_79([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Wrap>(dst, src, indexes);
         break;
     }
-    store("c79_dst.out", dst.data(), 128);
+    store("c79_dst.out", dst.data(), 256);
 }
 
 // case 80 (uint8_t): Elem, full 4x8, flat table of 40
 void case_80([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c80_dst.bin", dst.data(), 32);
+    load("c80_dst.bin", dst.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c80_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<uint8_t[]>(40);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -3542,18 +3542,18 @@ void case_80([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c80_dst.out", dst.data(), 32);
+    store("c80_dst.out", dst.data(), 128);
 }
 
 // case 81 (uint8_t): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_81([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(3, 5);
     TASSIGN(dst, 0x0);
-    load("c81_dst.bin", dst.data(), 32);
+    load("c81_dst.bin", dst.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c81_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<uint8_t[]>(23);
     using Global_src =
@@ -3572,18 +3572,18 @@ void case_81([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c81_dst.out", dst.data(), 32);
+    store("c81_dst.out", dst.data(), 128);
 }
 
 // case 82 (uint8_t): Elem, Clamp, out-of-range and negative indices
 void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 32);
+    load("c82_dst.bin", dst.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c82_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<uint8_t[]>(20);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -3601,18 +3601,18 @@ void case_82([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Clamp>(dst, src, indexes);
         break;
     }
-    store("c82_dst.out", dst.data(), 32);
+    store("c82_dst.out", dst.data(), 128);
 }
 
 // case 83 (uint8_t): Elem, Wrap, out-of-range and negative indices
 void case_83([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c83_dst.bin", dst.data(), 32);
+    load("c83_dst.bin", dst.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c83_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<uint8_t[]>(20);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -3630,18 +3630,18 @@ void case_83([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Wrap>(dst, src, indexes);
         break;
     }
-    store("c83_dst.out", dst.data(), 32);
+    store("c83_dst.out", dst.data(), 128);
 }
 
 // case 84 (uint8_t): main form (Row, Undefined), partial valid 3x16 of 8x16
 void case_84([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 3, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 3, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c84_dst.bin", dst.data(), 128);
+    load("c84_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 3>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c84_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<uint8_t[]>(160);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 10, 16>, Stride<160, 160, 160, 16, 1>, Layout::ND>;
@@ -3659,18 +3659,18 @@ void case_84([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu>(dst, src, indexes);
         break;
     }
-    store("c84_dst.out", dst.data(), 128);
+    store("c84_dst.out", dst.data(), 256);
 }
 
 // case 85 (uint8_t): Row, Zero, out-of-range and negative indices
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 128);
+    load("c85_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c85_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<uint8_t[]>(96);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -3688,18 +3688,18 @@ void case_85([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Row, GatherOOB::Zero>(dst, src, indexes);
         break;
     }
-    store("c85_dst.out", dst.data(), 128);
+    store("c85_dst.out", dst.data(), 256);
 }
 
 // case 86 (uint8_t): Elem, Zero, out-of-range and negative indices
 void case_86([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c86_dst.bin", dst.data(), 32);
+    load("c86_dst.bin", dst.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c86_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<uint8_t[]>(20);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -3717,18 +3717,18 @@ void case_86([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Zero>(dst, src, indexes);
         break;
     }
-    store("c86_dst.out", dst.data(), 32);
+    store("c86_dst.out", dst.data(), 128);
 }
 
 // case 87 (uint8_t_colidx): Row, 8x1 column-major index tile
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c87_dst.bin", dst.data(), 128);
+    load("c87_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 8, 1>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c87_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<uint8_t[]>(192);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 12, 16>, Stride<192, 192, 192, 16, 1>, Layout::ND>;
@@ -3745,11 +3745,11 @@ void case_87([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c87_dst.out", dst.data(), 128);
+    store("c87_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: Coalesce chosen explicitly (GatherOOB::Undefined).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c87_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c87_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A5:
             profiled::MGATHER<profile_a5, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
@@ -3764,8 +3764,8 @@ void case_87([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: Coalesce and the out-of-range policy chosen explicitly.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c87_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c87_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A5:
             profiled::MGATHER<profile_a5, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes);
@@ -3780,8 +3780,8 @@ void case_87([[maybe_unused]] Prof profile) {
     }
     { // overload 3 must give the main form's result: GM -> L1 form: the index is a GlobalTensor and a global scratch stages an element gather into a Mat (NZ) tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c87_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c87_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A5:
             profiled::MGATHER<profile_a5, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -3796,8 +3796,8 @@ void case_87([[maybe_unused]] Prof profile) {
     }
     { // overload 4 must give the main form's result: GM -> L1 form with the out-of-range policy.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c87_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c87_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A5:
             profiled::MGATHER<profile_a5, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -3812,8 +3812,8 @@ void case_87([[maybe_unused]] Prof profile) {
     }
     { // overload 5 must give the main form's result: GM -> L1 form choosing the executor of an element gather (A5: GatherExec::Simt runs it on the vector core).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 128));
-        load("c87_dst.bin", dst.data(), 128);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c87_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A5:
             profiled::MGATHER<profile_a5, Coalesce::Row, GatherOOB::Undefined>(dst, src, indexes, src);
@@ -3830,13 +3830,13 @@ void case_87([[maybe_unused]] Prof profile) {
 
 // case 88 (uint8_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
 void case_88([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 6, 12>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 6, 12>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c88_dst.bin", dst.data(), 128);
+    load("c88_dst.bin", dst.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c88_indexes.bin", indexes.data(), 8);
     auto src_buf = std::make_unique<uint8_t[]>(80);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 5, 12>, Stride<80, 80, 80, 16, 1>, Layout::ND>;
@@ -3853,7 +3853,7 @@ void case_88([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c88_dst.out", dst.data(), 128);
+    store("c88_dst.out", dst.data(), 256);
 }
 
 // case 89 (uint8_t_nz): NZ Row, full 16x64 of table 48x64
@@ -4281,13 +4281,13 @@ void case_97([[maybe_unused]] Prof profile) {
 
 // case 98 (int16_t): Elem, full 4x8, flat table of 40
 void case_98([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c98_dst.bin", dst.data(), 32);
+    load("c98_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c98_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<int16_t[]>(40);
     using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -4305,18 +4305,18 @@ void case_98([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c98_dst.out", dst.data(), 32);
+    store("c98_dst.out", dst.data(), 64);
 }
 
 // case 99 (int16_t): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_99([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(3, 5);
     TASSIGN(dst, 0x0);
-    load("c99_dst.bin", dst.data(), 32);
+    load("c99_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c99_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<int16_t[]>(23);
     using Global_src =
@@ -4335,18 +4335,18 @@ void case_99([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c99_dst.out", dst.data(), 32);
+    store("c99_dst.out", dst.data(), 64);
 }
 
 // case 100 (int16_t): Elem, Clamp, out-of-range and negative indices
 void case_100([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c100_dst.bin", dst.data(), 32);
+    load("c100_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c100_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<int16_t[]>(20);
     using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -4364,18 +4364,18 @@ void case_100([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Clamp>(dst, src, indexes);
         break;
     }
-    store("c100_dst.out", dst.data(), 32);
+    store("c100_dst.out", dst.data(), 64);
 }
 
 // case 101 (int16_t): Elem, Wrap, out-of-range and negative indices
 void case_101([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c101_dst.bin", dst.data(), 32);
+    load("c101_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c101_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<int16_t[]>(20);
     using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -4393,7 +4393,7 @@ void case_101([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Wrap>(dst, src, indexes);
         break;
     }
-    store("c101_dst.out", dst.data(), 32);
+    store("c101_dst.out", dst.data(), 64);
 }
 
 // case 102 (int16_t): main form (Row, Undefined), partial valid 3x16 of 8x16
@@ -4456,13 +4456,13 @@ void case_103([[maybe_unused]] Prof profile) {
 
 // case 104 (int16_t): Elem, Zero, out-of-range and negative indices
 void case_104([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c104_dst.bin", dst.data(), 32);
+    load("c104_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c104_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<int16_t[]>(20);
     using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -4480,7 +4480,7 @@ void case_104([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Zero>(dst, src, indexes);
         break;
     }
-    store("c104_dst.out", dst.data(), 32);
+    store("c104_dst.out", dst.data(), 64);
 }
 
 // case 105 (int16_t_colidx): Row, 8x1 column-major index tile
@@ -5044,13 +5044,13 @@ void case_115([[maybe_unused]] Prof profile) {
 
 // case 116 (uint16_t): Elem, full 4x8, flat table of 40
 void case_116([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c116_dst.bin", dst.data(), 32);
+    load("c116_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c116_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<uint16_t[]>(40);
     using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -5068,18 +5068,18 @@ void case_116([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c116_dst.out", dst.data(), 32);
+    store("c116_dst.out", dst.data(), 64);
 }
 
 // case 117 (uint16_t): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_117([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(3, 5);
     TASSIGN(dst, 0x0);
-    load("c117_dst.bin", dst.data(), 32);
+    load("c117_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c117_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<uint16_t[]>(23);
     using Global_src =
@@ -5098,18 +5098,18 @@ void case_117([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Undefined>(dst, src, indexes);
         break;
     }
-    store("c117_dst.out", dst.data(), 32);
+    store("c117_dst.out", dst.data(), 64);
 }
 
 // case 118 (uint16_t): Elem, Clamp, out-of-range and negative indices
 void case_118([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c118_dst.bin", dst.data(), 32);
+    load("c118_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c118_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<uint16_t[]>(20);
     using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -5127,18 +5127,18 @@ void case_118([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Clamp>(dst, src, indexes);
         break;
     }
-    store("c118_dst.out", dst.data(), 32);
+    store("c118_dst.out", dst.data(), 64);
 }
 
 // case 119 (uint16_t): Elem, Wrap, out-of-range and negative indices
 void case_119([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c119_dst.bin", dst.data(), 32);
+    load("c119_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c119_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<uint16_t[]>(20);
     using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -5156,7 +5156,7 @@ void case_119([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Wrap>(dst, src, indexes);
         break;
     }
-    store("c119_dst.out", dst.data(), 32);
+    store("c119_dst.out", dst.data(), 64);
 }
 
 // case 120 (uint16_t): main form (Row, Undefined), partial valid 3x16 of 8x16
@@ -5219,13 +5219,13 @@ void case_121([[maybe_unused]] Prof profile) {
 
 // case 122 (uint16_t): Elem, Zero, out-of-range and negative indices
 void case_122([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c122_dst.bin", dst.data(), 32);
+    load("c122_dst.bin", dst.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c122_indexes.bin", indexes.data(), 32);
     auto src_buf = std::make_unique<uint16_t[]>(20);
     using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -5243,7 +5243,7 @@ void case_122([[maybe_unused]] Prof profile) {
         profiled::MGATHER<profile_cpu, Coalesce::Elem, GatherOOB::Zero>(dst, src, indexes);
         break;
     }
-    store("c122_dst.out", dst.data(), 32);
+    store("c122_dst.out", dst.data(), 64);
 }
 
 // case 123 (uint16_t_colidx): Row, 8x1 column-major index tile

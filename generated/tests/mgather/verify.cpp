@@ -9,7 +9,7 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -22,7 +22,7 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -35,9 +35,9 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -49,7 +49,7 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{MGATHER [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -64,7 +64,7 @@ void fail_a2a3_00_dtype() {
 // breaks rule 03_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{MGATHER [A2A3]: DType must be one of: int32_t, uint32_t}}
 void fail_a2a3_03_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -79,7 +79,7 @@ void fail_a2a3_03_dtype() {
 // breaks rule 05_location (location) of the A2A3 profile
 // expected-error@*:* {{MGATHER [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_05_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -94,7 +94,7 @@ void fail_a2a3_05_location() {
 // breaks rule 06_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{MGATHER [A2A3]: tile layout must be row-major}}
 void fail_a2a3_06_row_major() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_indexes indexes;
@@ -109,7 +109,7 @@ void fail_a2a3_06_row_major() {
 // breaks rule 07_table_layout (table_layout) of the A2A3 profile
 // expected-error@*:* {{MGATHER [A2A3]: src must be Layout::ND with a row-major dst, or Layout::NZ of Shape[3] 16 and Shape[4] 32 bytes with an NZ dst (BLayout::ColMajor, SLayout::RowMajor, 512-byte fractals, whole 16-row, 32-byte boxes)}}
 void fail_a2a3_07_table_layout() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -124,7 +124,7 @@ void fail_a2a3_07_table_layout() {
 // breaks rule 10_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{MGATHER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_10_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -139,7 +139,7 @@ void fail_a2a3_10_valid_bounds() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{MGATHER [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -154,7 +154,7 @@ void fail_a5_01_dtype() {
 // breaks rule 03_dtype (dtype) of the A5 profile
 // expected-error@*:* {{MGATHER [A5]: DType must be one of: int32_t, uint32_t}}
 void fail_a5_03_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -169,7 +169,7 @@ void fail_a5_03_dtype() {
 // breaks rule 05_location (location) of the A5 profile
 // expected-error@*:* {{MGATHER [A5]: tile location must be TileType::Vec}}
 void fail_a5_05_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -184,7 +184,7 @@ void fail_a5_05_location() {
 // breaks rule 08_table_layout (table_layout) of the A5 profile
 // expected-error@*:* {{MGATHER [A5]: src must be Layout::ND with a row- or column-major dst}}
 void fail_a5_08_table_layout() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -199,7 +199,7 @@ void fail_a5_08_table_layout() {
 // breaks rule 10_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{MGATHER [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_10_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     using Tile_indexes = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
@@ -214,9 +214,9 @@ void fail_a5_10_valid_bounds() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
     auto src_buf = std::make_unique<int4b_t[]>(256);
     using Global_src = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -229,9 +229,9 @@ void fail_cpu_02_dtype() {
 // breaks rule 04_dtype (dtype) of the CPU profile
 // expected-error@*:* {{MGATHER [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t}}
 void fail_cpu_04_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_indexes = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_indexes = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -244,9 +244,9 @@ void fail_cpu_04_dtype() {
 // breaks rule 09_table_layout (table_layout) of the CPU profile
 // expected-error@*:* {{MGATHER [CPU]: src must be Layout::ND with a row- or column-major dst, or Layout::NZ of Shape[3] 16 and Shape[4] 32 bytes with an NZ dst (BLayout::ColMajor, SLayout::RowMajor, 512-byte fractals, whole 16-row, 32-byte boxes)}}
 void fail_cpu_09_table_layout() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 1, 16>, Layout::DN>;
@@ -259,9 +259,9 @@ void fail_cpu_09_table_layout() {
 // breaks rule 10_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{MGATHER [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_10_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_indexes = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_indexes indexes;
     auto src_buf = std::make_unique<int8_t[]>(272);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;

@@ -292,13 +292,13 @@ void case_4([[maybe_unused]] Prof profile) {
 
 // case 5 (half): Elem, full 4x8, flat table of 40
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c5_src.bin", src.data(), 32);
+    load("c5_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c5_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<half[]>(40);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -323,13 +323,13 @@ void case_5([[maybe_unused]] Prof profile) {
 
 // case 6 (half): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(3, 5);
     TASSIGN(src, 0x0);
-    load("c6_src.bin", src.data(), 32);
+    load("c6_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c6_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<half[]>(23);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<23, 23, 23, DYNAMIC, 1>, Layout::ND>;
@@ -354,13 +354,13 @@ void case_6([[maybe_unused]] Prof profile) {
 
 // case 7 (half): Elem, Clamp, out-of-range and negative indices
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c7_src.bin", src.data(), 32);
+    load("c7_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c7_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<half[]>(20);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -383,13 +383,13 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half): Elem, Wrap, out-of-range and negative indices
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c8_src.bin", src.data(), 32);
+    load("c8_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c8_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<half[]>(20);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -470,13 +470,13 @@ void case_10([[maybe_unused]] Prof profile) {
 
 // case 11 (half): Elem, Skip, out-of-range and negative indices
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c11_src.bin", src.data(), 32);
+    load("c11_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c11_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<half[]>(20);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -499,13 +499,13 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (half): Elem, colliding indices, last write wins
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c12_src.bin", src.data(), 32);
+    load("c12_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c12_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<half[]>(9);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 1, 9>, Stride<9, 9, 9, 9, 1>, Layout::ND>;
@@ -1075,13 +1075,13 @@ void case_23([[maybe_unused]] Prof profile) {
 
 // case 24 (bfloat16_t): Elem, full 4x8, flat table of 40
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c24_src.bin", src.data(), 32);
+    load("c24_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c24_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<bfloat16_t[]>(40);
     using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -1106,13 +1106,13 @@ void case_24([[maybe_unused]] Prof profile) {
 
 // case 25 (bfloat16_t): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(3, 5);
     TASSIGN(src, 0x0);
-    load("c25_src.bin", src.data(), 32);
+    load("c25_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c25_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<bfloat16_t[]>(23);
     using Global_dst =
@@ -1138,13 +1138,13 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (bfloat16_t): Elem, Clamp, out-of-range and negative indices
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c26_src.bin", src.data(), 32);
+    load("c26_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c26_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<bfloat16_t[]>(20);
     using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -1167,13 +1167,13 @@ void case_26([[maybe_unused]] Prof profile) {
 
 // case 27 (bfloat16_t): Elem, Wrap, out-of-range and negative indices
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c27_src.bin", src.data(), 32);
+    load("c27_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c27_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<bfloat16_t[]>(20);
     using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -1254,13 +1254,13 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (bfloat16_t): Elem, Skip, out-of-range and negative indices
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c30_src.bin", src.data(), 32);
+    load("c30_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c30_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<bfloat16_t[]>(20);
     using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -1283,13 +1283,13 @@ void case_30([[maybe_unused]] Prof profile) {
 
 // case 31 (bfloat16_t): Elem, colliding indices, last write wins
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c31_src.bin", src.data(), 32);
+    load("c31_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c31_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<bfloat16_t[]>(9);
     using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 9>, Stride<9, 9, 9, 9, 1>, Layout::ND>;
@@ -2785,13 +2785,13 @@ void case_63([[maybe_unused]] Prof profile) {
 
 // case 64 (int8_t): Row, full 8x16, table 12x16
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c64_src.bin", src.data(), 128);
+    load("c64_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c64_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<int8_t[]>(192);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 12, 16>, Stride<192, 192, 192, 16, 1>, Layout::ND>;
@@ -2895,13 +2895,13 @@ void case_64([[maybe_unused]] Prof profile) {
 
 // case 65 (int8_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
 void case_65([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 5, 10>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 10>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c65_src.bin", src.data(), 128);
+    load("c65_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 5>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c65_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<int8_t[]>(91);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 7, 10>, Stride<91, 91, 91, 13, 1>, Layout::ND>;
@@ -2925,13 +2925,13 @@ void case_65([[maybe_unused]] Prof profile) {
 
 // case 66 (int8_t): Row, run-time valid 6x9 of 8x16, run-time table 9x9 with row stride 11
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(6, 9);
     TASSIGN(src, 0x0);
-    load("c66_src.bin", src.data(), 128);
+    load("c66_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(1, 6);
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c66_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<int8_t[]>(99);
     using Global_dst =
@@ -2956,13 +2956,13 @@ void case_66([[maybe_unused]] Prof profile) {
 
 // case 67 (int8_t): Row, Clamp, out-of-range and negative indices
 void case_67([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c67_src.bin", src.data(), 128);
+    load("c67_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c67_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<int8_t[]>(96);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -2985,13 +2985,13 @@ void case_67([[maybe_unused]] Prof profile) {
 
 // case 68 (int8_t): Row, Wrap, out-of-range and negative indices
 void case_68([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c68_src.bin", src.data(), 128);
+    load("c68_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c68_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<int8_t[]>(96);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -3014,13 +3014,13 @@ void case_68([[maybe_unused]] Prof profile) {
 
 // case 69 (int8_t): Elem, full 4x8, flat table of 40
 void case_69([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c69_src.bin", src.data(), 32);
+    load("c69_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c69_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int8_t[]>(40);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -3045,13 +3045,13 @@ void case_69([[maybe_unused]] Prof profile) {
 
 // case 70 (int8_t): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(3, 5);
     TASSIGN(src, 0x0);
-    load("c70_src.bin", src.data(), 32);
+    load("c70_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c70_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int8_t[]>(23);
     using Global_dst =
@@ -3077,13 +3077,13 @@ void case_70([[maybe_unused]] Prof profile) {
 
 // case 71 (int8_t): Elem, Clamp, out-of-range and negative indices
 void case_71([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c71_src.bin", src.data(), 32);
+    load("c71_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c71_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int8_t[]>(20);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -3106,13 +3106,13 @@ void case_71([[maybe_unused]] Prof profile) {
 
 // case 72 (int8_t): Elem, Wrap, out-of-range and negative indices
 void case_72([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c72_src.bin", src.data(), 32);
+    load("c72_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c72_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int8_t[]>(20);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -3135,13 +3135,13 @@ void case_72([[maybe_unused]] Prof profile) {
 
 // case 73 (int8_t): main form (Row, Undefined), partial valid 3x16 of 8x16
 void case_73([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 3, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 3, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c73_src.bin", src.data(), 128);
+    load("c73_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 3>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c73_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<int8_t[]>(160);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 10, 16>, Stride<160, 160, 160, 16, 1>, Layout::ND>;
@@ -3164,13 +3164,13 @@ void case_73([[maybe_unused]] Prof profile) {
 
 // case 74 (int8_t): Row, Skip, out-of-range and negative indices
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c74_src.bin", src.data(), 128);
+    load("c74_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c74_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<int8_t[]>(96);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -3193,13 +3193,13 @@ void case_74([[maybe_unused]] Prof profile) {
 
 // case 75 (int8_t): Elem, Skip, out-of-range and negative indices
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c75_src.bin", src.data(), 32);
+    load("c75_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c75_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int8_t[]>(20);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -3222,13 +3222,13 @@ void case_75([[maybe_unused]] Prof profile) {
 
 // case 76 (int8_t): Elem, colliding indices, last write wins
 void case_76([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c76_src.bin", src.data(), 32);
+    load("c76_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c76_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int8_t[]>(9);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 9>, Stride<9, 9, 9, 9, 1>, Layout::ND>;
@@ -3253,13 +3253,13 @@ void case_76([[maybe_unused]] Prof profile) {
 
 // case 77 (int8_t_colidx): Row, 8x1 column-major index tile
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c77_src.bin", src.data(), 128);
+    load("c77_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 8, 1>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c77_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<int8_t[]>(192);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 12, 16>, Stride<192, 192, 192, 16, 1>, Layout::ND>;
@@ -3353,13 +3353,13 @@ void case_77([[maybe_unused]] Prof profile) {
 
 // case 78 (int8_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
 void case_78([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 6, 12>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 6, 12>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c78_src.bin", src.data(), 128);
+    load("c78_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c78_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<int8_t[]>(80);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 5, 12>, Stride<80, 80, 80, 16, 1>, Layout::ND>;
@@ -3569,13 +3569,13 @@ void case_82([[maybe_unused]] Prof profile) {
 
 // case 83 (uint8_t): Row, full 8x16, table 12x16
 void case_83([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c83_src.bin", src.data(), 128);
+    load("c83_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c83_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<uint8_t[]>(192);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 12, 16>, Stride<192, 192, 192, 16, 1>, Layout::ND>;
@@ -3679,13 +3679,13 @@ void case_83([[maybe_unused]] Prof profile) {
 
 // case 84 (uint8_t): Row, partial valid 5x10 of 8x16, table 7x10 with row stride 13
 void case_84([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 5, 10>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 10>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c84_src.bin", src.data(), 128);
+    load("c84_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 5>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c84_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<uint8_t[]>(91);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 7, 10>, Stride<91, 91, 91, 13, 1>, Layout::ND>;
@@ -3709,13 +3709,13 @@ void case_84([[maybe_unused]] Prof profile) {
 
 // case 85 (uint8_t): Row, run-time valid 6x9 of 8x16, run-time table 9x9 with row stride 11
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(6, 9);
     TASSIGN(src, 0x0);
-    load("c85_src.bin", src.data(), 128);
+    load("c85_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(1, 6);
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c85_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<uint8_t[]>(99);
     using Global_dst =
@@ -3740,13 +3740,13 @@ void case_85([[maybe_unused]] Prof profile) {
 
 // case 86 (uint8_t): Row, Clamp, out-of-range and negative indices
 void case_86([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c86_src.bin", src.data(), 128);
+    load("c86_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c86_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<uint8_t[]>(96);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -3769,13 +3769,13 @@ void case_86([[maybe_unused]] Prof profile) {
 
 // case 87 (uint8_t): Row, Wrap, out-of-range and negative indices
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c87_src.bin", src.data(), 128);
+    load("c87_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c87_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<uint8_t[]>(96);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -3798,13 +3798,13 @@ void case_87([[maybe_unused]] Prof profile) {
 
 // case 88 (uint8_t): Elem, full 4x8, flat table of 40
 void case_88([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c88_src.bin", src.data(), 32);
+    load("c88_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c88_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint8_t[]>(40);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -3829,13 +3829,13 @@ void case_88([[maybe_unused]] Prof profile) {
 
 // case 89 (uint8_t): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_89([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(3, 5);
     TASSIGN(src, 0x0);
-    load("c89_src.bin", src.data(), 32);
+    load("c89_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c89_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint8_t[]>(23);
     using Global_dst =
@@ -3861,13 +3861,13 @@ void case_89([[maybe_unused]] Prof profile) {
 
 // case 90 (uint8_t): Elem, Clamp, out-of-range and negative indices
 void case_90([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c90_src.bin", src.data(), 32);
+    load("c90_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c90_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint8_t[]>(20);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -3890,13 +3890,13 @@ void case_90([[maybe_unused]] Prof profile) {
 
 // case 91 (uint8_t): Elem, Wrap, out-of-range and negative indices
 void case_91([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c91_src.bin", src.data(), 32);
+    load("c91_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c91_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint8_t[]>(20);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -3919,13 +3919,13 @@ void case_91([[maybe_unused]] Prof profile) {
 
 // case 92 (uint8_t): main form (Row, Undefined), partial valid 3x16 of 8x16
 void case_92([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 3, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 3, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c92_src.bin", src.data(), 128);
+    load("c92_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 3>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c92_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<uint8_t[]>(160);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 10, 16>, Stride<160, 160, 160, 16, 1>, Layout::ND>;
@@ -3948,13 +3948,13 @@ void case_92([[maybe_unused]] Prof profile) {
 
 // case 93 (uint8_t): Row, Skip, out-of-range and negative indices
 void case_93([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c93_src.bin", src.data(), 128);
+    load("c93_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c93_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<uint8_t[]>(96);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 16>, Stride<96, 96, 96, 16, 1>, Layout::ND>;
@@ -3977,13 +3977,13 @@ void case_93([[maybe_unused]] Prof profile) {
 
 // case 94 (uint8_t): Elem, Skip, out-of-range and negative indices
 void case_94([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c94_src.bin", src.data(), 32);
+    load("c94_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c94_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint8_t[]>(20);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -4006,13 +4006,13 @@ void case_94([[maybe_unused]] Prof profile) {
 
 // case 95 (uint8_t): Elem, colliding indices, last write wins
 void case_95([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c95_src.bin", src.data(), 32);
+    load("c95_src.bin", src.data(), 128);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c95_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint8_t[]>(9);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 9>, Stride<9, 9, 9, 9, 1>, Layout::ND>;
@@ -4037,13 +4037,13 @@ void case_95([[maybe_unused]] Prof profile) {
 
 // case 96 (uint8_t_colidx): Row, 8x1 column-major index tile
 void case_96([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c96_src.bin", src.data(), 128);
+    load("c96_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 8, 1>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c96_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<uint8_t[]>(192);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 12, 16>, Stride<192, 192, 192, 16, 1>, Layout::ND>;
@@ -4137,13 +4137,13 @@ void case_96([[maybe_unused]] Prof profile) {
 
 // case 97 (uint8_t_colidx): Row, Clamp, 8x1 column-major index tile, partial valid 6x12
 void case_97([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 6, 12>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 6, 12>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c97_src.bin", src.data(), 128);
+    load("c97_src.bin", src.data(), 256);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 8, 1, BLayout::ColMajor, 6, 1>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x80);
+    TASSIGN(indexes, 0x100);
     load("c97_indexes.bin", indexes.data(), 8);
     auto dst_buf = std::make_unique<uint8_t[]>(80);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 5, 12>, Stride<80, 80, 80, 16, 1>, Layout::ND>;
@@ -4582,13 +4582,13 @@ void case_106([[maybe_unused]] Prof profile) {
 
 // case 107 (int16_t): Elem, full 4x8, flat table of 40
 void case_107([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c107_src.bin", src.data(), 32);
+    load("c107_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c107_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int16_t[]>(40);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -4613,13 +4613,13 @@ void case_107([[maybe_unused]] Prof profile) {
 
 // case 108 (int16_t): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_108([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(3, 5);
     TASSIGN(src, 0x0);
-    load("c108_src.bin", src.data(), 32);
+    load("c108_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c108_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int16_t[]>(23);
     using Global_dst =
@@ -4645,13 +4645,13 @@ void case_108([[maybe_unused]] Prof profile) {
 
 // case 109 (int16_t): Elem, Clamp, out-of-range and negative indices
 void case_109([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c109_src.bin", src.data(), 32);
+    load("c109_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c109_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int16_t[]>(20);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -4674,13 +4674,13 @@ void case_109([[maybe_unused]] Prof profile) {
 
 // case 110 (int16_t): Elem, Wrap, out-of-range and negative indices
 void case_110([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c110_src.bin", src.data(), 32);
+    load("c110_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c110_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int16_t[]>(20);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -4761,13 +4761,13 @@ void case_112([[maybe_unused]] Prof profile) {
 
 // case 113 (int16_t): Elem, Skip, out-of-range and negative indices
 void case_113([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c113_src.bin", src.data(), 32);
+    load("c113_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c113_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int16_t[]>(20);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -4790,13 +4790,13 @@ void case_113([[maybe_unused]] Prof profile) {
 
 // case 114 (int16_t): Elem, colliding indices, last write wins
 void case_114([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c114_src.bin", src.data(), 32);
+    load("c114_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c114_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<int16_t[]>(9);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 9>, Stride<9, 9, 9, 9, 1>, Layout::ND>;
@@ -5366,13 +5366,13 @@ void case_125([[maybe_unused]] Prof profile) {
 
 // case 126 (uint16_t): Elem, full 4x8, flat table of 40
 void case_126([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c126_src.bin", src.data(), 32);
+    load("c126_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c126_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint16_t[]>(40);
     using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 40>, Stride<40, 40, 40, 40, 1>, Layout::ND>;
@@ -5397,13 +5397,13 @@ void case_126([[maybe_unused]] Prof profile) {
 
 // case 127 (uint16_t): Elem, run-time valid 3x5 of 4x8, flat table of 23
 void case_127([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(3, 5);
     TASSIGN(src, 0x0);
-    load("c127_src.bin", src.data(), 32);
+    load("c127_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_indexes indexes(3, 5);
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c127_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint16_t[]>(23);
     using Global_dst =
@@ -5429,13 +5429,13 @@ void case_127([[maybe_unused]] Prof profile) {
 
 // case 128 (uint16_t): Elem, Clamp, out-of-range and negative indices
 void case_128([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c128_src.bin", src.data(), 32);
+    load("c128_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c128_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint16_t[]>(20);
     using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -5458,13 +5458,13 @@ void case_128([[maybe_unused]] Prof profile) {
 
 // case 129 (uint16_t): Elem, Wrap, out-of-range and negative indices
 void case_129([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c129_src.bin", src.data(), 32);
+    load("c129_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c129_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint16_t[]>(20);
     using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -5545,13 +5545,13 @@ void case_131([[maybe_unused]] Prof profile) {
 
 // case 132 (uint16_t): Elem, Skip, out-of-range and negative indices
 void case_132([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c132_src.bin", src.data(), 32);
+    load("c132_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c132_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint16_t[]>(20);
     using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 20>, Stride<20, 20, 20, 20, 1>, Layout::ND>;
@@ -5574,13 +5574,13 @@ void case_132([[maybe_unused]] Prof profile) {
 
 // case 133 (uint16_t): Elem, colliding indices, last write wins
 void case_133([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 4, 8>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 4, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c133_src.bin", src.data(), 32);
+    load("c133_src.bin", src.data(), 64);
     using Tile_indexes = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 4, 8>;
     Tile_indexes indexes;
-    TASSIGN(indexes, 0x40);
+    TASSIGN(indexes, 0x80);
     load("c133_indexes.bin", indexes.data(), 32);
     auto dst_buf = std::make_unique<uint16_t[]>(9);
     using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 9>, Stride<9, 9, 9, 9, 1>, Layout::ND>;

@@ -352,14 +352,14 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (int8_t): row-major 16x16, alias valid 8x8
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 8, 8>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c12_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c12_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c12_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TALIAS<profile_a2a3>(dst, src);
@@ -371,7 +371,7 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TALIAS<profile_cpu>(dst, src);
         break;
     }
-    store("c12_dst.out", dst.data(), 256);
+    store("c12_dst.out", dst.data(), 512);
 }
 
 // case 13 (int8_t): row-major 8x32, run-time valid 7x30, alias 3x20
@@ -400,14 +400,14 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (int8_t): col-major 16x8, alias valid 10x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 8, BLayout::ColMajor, 10, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 10, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::ColMajor, 16, 8>;
+    load("c14_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 16, 8>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c14_src.bin", src.data(), 128);
+    TASSIGN(src, 0x100);
+    load("c14_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TALIAS<profile_a2a3>(dst, src);
@@ -419,19 +419,19 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TALIAS<profile_cpu>(dst, src);
         break;
     }
-    store("c14_dst.out", dst.data(), 128);
+    store("c14_dst.out", dst.data(), 256);
 }
 
 // case 15 (int8_t): the whole valid region 5x9 of 8x16
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 5, 9>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 9>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 5, 9>;
+    load("c15_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 9>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c15_src.bin", src.data(), 128);
+    TASSIGN(src, 0x100);
+    load("c15_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TALIAS<profile_a2a3>(dst, src);
@@ -443,19 +443,19 @@ void case_15([[maybe_unused]] Prof profile) {
         profiled::TALIAS<profile_cpu>(dst, src);
         break;
     }
-    store("c15_dst.out", dst.data(), 128);
+    store("c15_dst.out", dst.data(), 256);
 }
 
 // case 16 (uint8_t): row-major 16x16, alias valid 8x8
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 8, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c16_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c16_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c16_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TALIAS<profile_a2a3>(dst, src);
@@ -467,7 +467,7 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TALIAS<profile_cpu>(dst, src);
         break;
     }
-    store("c16_dst.out", dst.data(), 256);
+    store("c16_dst.out", dst.data(), 512);
 }
 
 // case 17 (uint8_t): row-major 8x32, run-time valid 7x30, alias 3x20
@@ -496,14 +496,14 @@ void case_17([[maybe_unused]] Prof profile) {
 
 // case 18 (uint8_t): col-major 16x8, alias valid 10x3
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::ColMajor, 10, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 10, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::ColMajor, 16, 8>;
+    load("c18_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 16, 8>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c18_src.bin", src.data(), 128);
+    TASSIGN(src, 0x100);
+    load("c18_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TALIAS<profile_a2a3>(dst, src);
@@ -515,19 +515,19 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TALIAS<profile_cpu>(dst, src);
         break;
     }
-    store("c18_dst.out", dst.data(), 128);
+    store("c18_dst.out", dst.data(), 256);
 }
 
 // case 19 (uint8_t): the whole valid region 5x9 of 8x16
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 5, 9>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 9>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 5, 9>;
+    load("c19_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 9>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c19_src.bin", src.data(), 128);
+    TASSIGN(src, 0x100);
+    load("c19_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TALIAS<profile_a2a3>(dst, src);
@@ -539,7 +539,7 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TALIAS<profile_cpu>(dst, src);
         break;
     }
-    store("c19_dst.out", dst.data(), 128);
+    store("c19_dst.out", dst.data(), 256);
 }
 
 // case 20 (int16_t): row-major 16x16, alias valid 8x8

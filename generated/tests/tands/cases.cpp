@@ -64,14 +64,14 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
 
 // case 0 (int8_t): full 16x16
 void case_0([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c0_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c0_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c0_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c0_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c0_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -85,19 +85,19 @@ void case_0([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c0_dst.out", dst.data(), 256);
+    store("c0_dst.out", dst.data(), 512);
 }
 
 // case 1 (int8_t): partial valid 13x7 of 16x16
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c1_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c1_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c1_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c1_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c1_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -111,19 +111,19 @@ void case_1([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c1_dst.out", dst.data(), 256);
+    store("c1_dst.out", dst.data(), 512);
 }
 
 // case 2 (int8_t): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c2_src.bin", src.data(), 240);
+    TASSIGN(src, 0x180);
+    load("c2_src.bin", src.data(), 384);
     int8_t scalar_value;
     load("c2_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -137,7 +137,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 384);
 }
 
 // case 3 (int8_t): run-time valid 11x19 of 16x32
@@ -168,14 +168,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (int8_t): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c4_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c4_src.bin", src.data(), 96);
     int8_t scalar_value;
     load("c4_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -189,19 +189,19 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 96);
 }
 
 // case 5 (int8_t): full 16x16, scalar 0
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c5_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c5_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c5_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c5_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -215,19 +215,19 @@ void case_5([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c5_dst.out", dst.data(), 256);
+    store("c5_dst.out", dst.data(), 512);
 }
 
 // case 6 (int8_t): full 16x16, scalar 1
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c6_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c6_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c6_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c6_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -241,19 +241,19 @@ void case_6([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c6_dst.out", dst.data(), 256);
+    store("c6_dst.out", dst.data(), 512);
 }
 
 // case 7 (int8_t): full 16x16, scalar -3
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c7_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c7_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c7_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c7_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c7_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -267,51 +267,51 @@ void case_7([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c7_dst.out", dst.data(), 256);
+    store("c7_dst.out", dst.data(), 512);
 }
 
 // case 8 (int8_t_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 640);
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c8_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c8_src.bin", src.data(), 640);
     int8_t scalar_value;
     load("c8_scalar.bin", &scalar_value, 1);
     profiled::TANDS<profile_cpu>(dst, src, scalar_value);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 640);
 }
 
 // case 9 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x40);
-    load("c9_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c9_src.bin", src.data(), 256);
     int8_t scalar_value;
     load("c9_scalar.bin", &scalar_value, 1);
     profiled::TANDS<profile_cpu>(dst, src, scalar_value);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 256);
 }
 
 // case 10 (uint8_t): full 16x16
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c10_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c10_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c10_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c10_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -325,19 +325,19 @@ void case_10([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c10_dst.out", dst.data(), 256);
+    store("c10_dst.out", dst.data(), 512);
 }
 
 // case 11 (uint8_t): partial valid 13x7 of 16x16
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c11_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c11_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c11_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c11_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -351,19 +351,19 @@ void case_11([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c11_dst.out", dst.data(), 256);
+    store("c11_dst.out", dst.data(), 512);
 }
 
 // case 12 (uint8_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c12_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c12_src.bin", src.data(), 240);
+    TASSIGN(src, 0x180);
+    load("c12_src.bin", src.data(), 384);
     uint8_t scalar_value;
     load("c12_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -377,7 +377,7 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 384);
 }
 
 // case 13 (uint8_t): run-time valid 11x19 of 16x32
@@ -408,14 +408,14 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (uint8_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c14_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c14_src.bin", src.data(), 96);
     uint8_t scalar_value;
     load("c14_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -429,19 +429,19 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 96);
 }
 
 // case 15 (uint8_t): full 16x16, scalar 0
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c15_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c15_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c15_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c15_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -455,19 +455,19 @@ void case_15([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c15_dst.out", dst.data(), 256);
+    store("c15_dst.out", dst.data(), 512);
 }
 
 // case 16 (uint8_t): full 16x16, scalar 1
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c16_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c16_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c16_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c16_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -481,7 +481,7 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c16_dst.out", dst.data(), 256);
+    store("c16_dst.out", dst.data(), 512);
 }
 
 // case 17 (int16_t): full 16x16
@@ -538,14 +538,14 @@ void case_18([[maybe_unused]] Prof profile) {
 
 // case 19 (int16_t): non-square 6x40
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c19_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c19_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c19_src.bin", src.data(), 288);
     int16_t scalar_value;
     load("c19_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -559,7 +559,7 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c19_dst.out", dst.data(), 240);
+    store("c19_dst.out", dst.data(), 288);
 }
 
 // case 20 (int16_t): run-time valid 11x19 of 16x32
@@ -590,14 +590,14 @@ void case_20([[maybe_unused]] Prof profile) {
 
 // case 21 (int16_t): odd 3x5 valid 2x3
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c21_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c21_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c21_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c21_src.bin", src.data(), 48);
     int16_t scalar_value;
     load("c21_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -611,7 +611,7 @@ void case_21([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c21_dst.out", dst.data(), 15);
+    store("c21_dst.out", dst.data(), 48);
 }
 
 // case 22 (int16_t): full 16x16, scalar 0
@@ -746,14 +746,14 @@ void case_26([[maybe_unused]] Prof profile) {
 
 // case 27 (uint16_t): non-square 6x40
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c27_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c27_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c27_src.bin", src.data(), 288);
     uint16_t scalar_value;
     load("c27_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -767,7 +767,7 @@ void case_27([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c27_dst.out", dst.data(), 240);
+    store("c27_dst.out", dst.data(), 288);
 }
 
 // case 28 (uint16_t): run-time valid 11x19 of 16x32
@@ -798,14 +798,14 @@ void case_28([[maybe_unused]] Prof profile) {
 
 // case 29 (uint16_t): odd 3x5 valid 2x3
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c29_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c29_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c29_src.bin", src.data(), 48);
     uint16_t scalar_value;
     load("c29_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -819,7 +819,7 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c29_dst.out", dst.data(), 15);
+    store("c29_dst.out", dst.data(), 48);
 }
 
 // case 30 (uint16_t): full 16x16, scalar 0
@@ -980,14 +980,14 @@ void case_35([[maybe_unused]] Prof profile) {
 
 // case 36 (int32_t): odd 3x5 valid 2x3
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c36_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c36_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c36_src.bin", src.data(), 24);
     int32_t scalar_value;
     load("c36_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1001,7 +1001,7 @@ void case_36([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c36_dst.out", dst.data(), 15);
+    store("c36_dst.out", dst.data(), 24);
 }
 
 // case 37 (int32_t): full 16x16, scalar 0
@@ -1188,14 +1188,14 @@ void case_43([[maybe_unused]] Prof profile) {
 
 // case 44 (uint32_t): odd 3x5 valid 2x3
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c44_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c44_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c44_src.bin", src.data(), 24);
     uint32_t scalar_value;
     load("c44_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1209,7 +1209,7 @@ void case_44([[maybe_unused]] Prof profile) {
         profiled::TANDS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c44_dst.out", dst.data(), 15);
+    store("c44_dst.out", dst.data(), 24);
 }
 
 // case 45 (uint32_t): full 16x16, scalar 0
@@ -1266,56 +1266,56 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A2A3; must stop with: PTO runtime error: TANDS [A2A3]: dst and src must have the same valid row/col
 void rf_a2a3_05_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x100);
     profiled::TANDS<profile_a2a3>(dst, src, Tile_dst::DType{});
 }
 
 // rf_a2a3_07_no_overlap: breaks run-time rule 07_no_overlap of A2A3; must stop with: PTO runtime error: TANDS [A2A3]: dst and src must not overlap in memory
 void rf_a2a3_07_no_overlap(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x40);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(dst, 0x100);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x100);
     profiled::TANDS<profile_a2a3>(dst, src, Tile_dst::DType{});
 }
 
 // rf_a5_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A5; must stop with: PTO runtime error: TANDS [A5]: dst and src must have the same valid row/col
 void rf_a5_05_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x100);
     profiled::TANDS<profile_a5>(dst, src, Tile_dst::DType{});
 }
 
 // rf_a5_07_no_overlap: breaks run-time rule 07_no_overlap of A5; must stop with: PTO runtime error: TANDS [A5]: dst and src must not overlap in memory
 void rf_a5_07_no_overlap(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x40);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(dst, 0x100);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x100);
     profiled::TANDS<profile_a5>(dst, src, Tile_dst::DType{});
 }
 
 // rf_cpu_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of CPU; must stop with: PTO runtime error: TANDS [CPU]: dst and src must have the same valid row/col
 void rf_cpu_05_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x100);
     profiled::TANDS<profile_cpu>(dst, src, Tile_dst::DType{});
 }
 

@@ -445,14 +445,14 @@ void case_14([[maybe_unused]] Prof profile) {
 
 // case 15 (int8_t): row-major 8x16 bound to another 8x16 tile's bytes
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_obj = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x80);
-    load("c15_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    TASSIGN(obj, 0x100);
+    load("c15_obj.bin", obj.data(), 256);
+    using Tile_backing = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c15_backing.bin", backing.data(), 128);
+    load("c15_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x0);
@@ -464,11 +464,11 @@ void case_15([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x0);
         break;
     }
-    store("c15_obj.out", obj.data(), 128);
+    store("c15_obj.out", obj.data(), 256);
     { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
-                                                     reinterpret_cast<const unsigned char*>(obj.data() + 128));
-        TASSIGN(obj, 0x80); // back to its own bytes, which the main form left alone
+                                                     reinterpret_cast<const unsigned char*>(obj.data() + 256));
+        TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
         profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 15", main_result, obj.data());
     }
@@ -476,14 +476,14 @@ void case_15([[maybe_unused]] Prof profile) {
 
 // case 16 (int8_t): row-major 4x16 bound two rows into an 8x16 tile
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int8_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_obj = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x80);
-    load("c16_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    TASSIGN(obj, 0x100);
+    load("c16_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c16_backing.bin", backing.data(), 128);
+    load("c16_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x20);
@@ -495,19 +495,19 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x20);
         break;
     }
-    store("c16_obj.out", obj.data(), 64);
+    store("c16_obj.out", obj.data(), 128);
 }
 
 // case 17 (int8_t): col-major 16x8 bound 24 elements into a 16x16 tile
 void case_17([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int8_t, 16, 8, BLayout::ColMajor, 16, 8>;
+    using Tile_obj = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 16, 8>;
     Tile_obj obj;
-    TASSIGN(obj, 0x100);
-    load("c17_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(obj, 0x200);
+    load("c17_obj.bin", obj.data(), 256);
+    using Tile_backing = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c17_backing.bin", backing.data(), 256);
+    load("c17_backing.bin", backing.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x18);
@@ -519,19 +519,19 @@ void case_17([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x18);
         break;
     }
-    store("c17_obj.out", obj.data(), 128);
+    store("c17_obj.out", obj.data(), 256);
 }
 
 // case 18 (int8_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_obj = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_obj obj(5, 9);
-    TASSIGN(obj, 0x100);
-    load("c18_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(obj, 0x200);
+    load("c18_obj.bin", obj.data(), 256);
+    using Tile_backing = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c18_backing.bin", backing.data(), 256);
+    load("c18_backing.bin", backing.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x10);
@@ -543,19 +543,19 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x10);
         break;
     }
-    store("c18_obj.out", obj.data(), 128);
+    store("c18_obj.out", obj.data(), 256);
 }
 
 // case 19 (int8_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Acc, int8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_obj = Tile<TileType::Acc, int8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x100);
-    load("c19_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(obj, 0x200);
+    load("c19_obj.bin", obj.data(), 256);
+    using Tile_backing = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c19_backing.bin", backing.data(), 256);
+    load("c19_backing.bin", backing.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x20);
@@ -567,19 +567,19 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x20);
         break;
     }
-    store("c19_obj.out", obj.data(), 128);
+    store("c19_obj.out", obj.data(), 256);
 }
 
 // case 20 (uint8_t): row-major 8x16 bound to another 8x16 tile's bytes
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_obj = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x80);
-    load("c20_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    TASSIGN(obj, 0x100);
+    load("c20_obj.bin", obj.data(), 256);
+    using Tile_backing = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c20_backing.bin", backing.data(), 128);
+    load("c20_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x0);
@@ -591,11 +591,11 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x0);
         break;
     }
-    store("c20_obj.out", obj.data(), 128);
+    store("c20_obj.out", obj.data(), 256);
     { // overload 1 must give the main form's result: The address as a template argument (tiles only), so that A2/A3 and A5 check the placement at compile time.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(obj.data()),
-                                                     reinterpret_cast<const unsigned char*>(obj.data() + 128));
-        TASSIGN(obj, 0x80); // back to its own bytes, which the main form left alone
+                                                     reinterpret_cast<const unsigned char*>(obj.data() + 256));
+        TASSIGN(obj, 0x100); // back to its own bytes, which the main form left alone
         profiled::TASSIGN<profile_cpu, 0x0>(obj);
         same_bytes("overload 1, case 20", main_result, obj.data());
     }
@@ -603,14 +603,14 @@ void case_20([[maybe_unused]] Prof profile) {
 
 // case 21 (uint8_t): row-major 4x16 bound two rows into an 8x16 tile
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint8_t, 4, 16, BLayout::RowMajor, 4, 16>;
+    using Tile_obj = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x80);
-    load("c21_obj.bin", obj.data(), 64);
-    using Tile_backing = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    TASSIGN(obj, 0x100);
+    load("c21_obj.bin", obj.data(), 128);
+    using Tile_backing = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c21_backing.bin", backing.data(), 128);
+    load("c21_backing.bin", backing.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x20);
@@ -622,19 +622,19 @@ void case_21([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x20);
         break;
     }
-    store("c21_obj.out", obj.data(), 64);
+    store("c21_obj.out", obj.data(), 128);
 }
 
 // case 22 (uint8_t): col-major 16x8 bound 24 elements into a 16x16 tile
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::ColMajor, 16, 8>;
+    using Tile_obj = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 16, 8>;
     Tile_obj obj;
-    TASSIGN(obj, 0x100);
-    load("c22_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(obj, 0x200);
+    load("c22_obj.bin", obj.data(), 256);
+    using Tile_backing = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c22_backing.bin", backing.data(), 256);
+    load("c22_backing.bin", backing.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x18);
@@ -646,19 +646,19 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x18);
         break;
     }
-    store("c22_obj.out", obj.data(), 128);
+    store("c22_obj.out", obj.data(), 256);
 }
 
 // case 23 (uint8_t): run-time valid 5x9 of 8x16 bound 16 elements into a 16x16 tile
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_obj = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_obj obj(5, 9);
-    TASSIGN(obj, 0x100);
-    load("c23_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(obj, 0x200);
+    load("c23_obj.bin", obj.data(), 256);
+    using Tile_backing = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c23_backing.bin", backing.data(), 256);
+    load("c23_backing.bin", backing.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x10);
@@ -670,19 +670,19 @@ void case_23([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x10);
         break;
     }
-    store("c23_obj.out", obj.data(), 128);
+    store("c23_obj.out", obj.data(), 256);
 }
 
 // case 24 (uint8_t): accumulator 8x16 bound 32 elements into a 16x16 accumulator
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_obj = Tile<TileType::Acc, uint8_t, 8, 16, BLayout::RowMajor, 8, 16>;
+    using Tile_obj = Tile<TileType::Acc, uint8_t, 8, 32, BLayout::RowMajor, 8, 16>;
     Tile_obj obj;
-    TASSIGN(obj, 0x100);
-    load("c24_obj.bin", obj.data(), 128);
-    using Tile_backing = Tile<TileType::Acc, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(obj, 0x200);
+    load("c24_obj.bin", obj.data(), 256);
+    using Tile_backing = Tile<TileType::Acc, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_backing backing;
     TASSIGN(backing, 0x0);
-    load("c24_backing.bin", backing.data(), 256);
+    load("c24_backing.bin", backing.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TASSIGN<profile_a2a3>(obj, 0x20);
@@ -694,7 +694,7 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::TASSIGN<profile_cpu>(obj, 0x20);
         break;
     }
-    store("c24_obj.out", obj.data(), 128);
+    store("c24_obj.out", obj.data(), 256);
 }
 
 // case 25 (int16_t): row-major 8x16 bound to another 8x16 tile's bytes

@@ -64,17 +64,17 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
 
 // case 0 (half_uint8_t): full 16x16
 void case_0([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c0_dst.bin", dst.data(), 32);
+    load("c0_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c0_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c0_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -86,22 +86,22 @@ void case_0([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c0_dst.out", dst.data(), 32);
+    store("c0_dst.out", dst.data(), 512);
 }
 
 // case 1 (half_uint8_t): partial valid 13x7 of 16x16
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c1_dst.bin", dst.data(), 32);
+    load("c1_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c1_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c1_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -113,23 +113,23 @@ void case_1([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c1_dst.out", dst.data(), 32);
+    store("c1_dst.out", dst.data(), 512);
 }
 
 // case 2 (half_uint8_t): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c2_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c2_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
@@ -140,22 +140,22 @@ void case_2([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c2_dst.out", dst.data(), 30);
+    store("c2_dst.out", dst.data(), 192);
 }
 
 // case 3 (half_uint8_t): run-time valid 11x19 of 16x32
 void case_3([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c3_dst.bin", dst.data(), 64);
+    load("c3_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c3_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c3_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -167,23 +167,23 @@ void case_3([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c3_dst.out", dst.data(), 64);
+    store("c3_dst.out", dst.data(), 512);
 }
 
 // case 4 (half_uint8_t): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c4_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c4_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
@@ -194,22 +194,22 @@ void case_4([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c4_dst.out", dst.data(), 3);
+    store("c4_dst.out", dst.data(), 96);
 }
 
 // case 5 (half_uint8_t): full 16x16, scalar 0.0
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 32);
+    load("c5_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c5_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c5_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -221,22 +221,22 @@ void case_5([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c5_dst.out", dst.data(), 32);
+    store("c5_dst.out", dst.data(), 512);
 }
 
 // case 6 (half_uint8_t): full 16x16, scalar 1.0
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 32);
+    load("c6_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c6_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c6_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -248,22 +248,22 @@ void case_6([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c6_dst.out", dst.data(), 32);
+    store("c6_dst.out", dst.data(), 512);
 }
 
 // case 7 (half_uint8_t): full 16x16, scalar -0.5
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c7_dst.bin", dst.data(), 32);
+    load("c7_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c7_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c7_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -275,22 +275,22 @@ void case_7([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c7_dst.out", dst.data(), 32);
+    store("c7_dst.out", dst.data(), 512);
 }
 
 // case 8 (half_uint8_t): full 16x16, mode NE
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 32);
+    load("c8_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c8_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c8_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -302,22 +302,22 @@ void case_8([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c8_dst.out", dst.data(), 32);
+    store("c8_dst.out", dst.data(), 512);
 }
 
 // case 9 (half_uint8_t): full 16x16, mode LT
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 32);
+    load("c9_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c9_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c9_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -329,22 +329,22 @@ void case_9([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c9_dst.out", dst.data(), 32);
+    store("c9_dst.out", dst.data(), 512);
 }
 
 // case 10 (half_uint8_t): full 16x16, mode LE
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 32);
+    load("c10_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c10_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c10_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -356,22 +356,22 @@ void case_10([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c10_dst.out", dst.data(), 32);
+    store("c10_dst.out", dst.data(), 512);
 }
 
 // case 11 (half_uint8_t): full 16x16, mode GT
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 32);
+    load("c11_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c11_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c11_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -383,22 +383,22 @@ void case_11([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c11_dst.out", dst.data(), 32);
+    store("c11_dst.out", dst.data(), 512);
 }
 
 // case 12 (half_uint8_t): full 16x16, mode GE
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 32);
+    load("c12_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c12_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c12_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -410,23 +410,23 @@ void case_12([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c12_dst.out", dst.data(), 32);
+    store("c12_dst.out", dst.data(), 512);
 }
 
 // case 13 (half_uint8_t_colmajor): col-major 12x20 valid 9x15
 void case_13([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 12, 3, BLayout::ColMajor, 9, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 3, BLayout::ColMajor, 9, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c13_dst.bin", dst.data(), 36);
-    using Tile_src0 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c13_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c13_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x80);
+    load("c13_src0.bin", src0.data(), 320);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c13_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c13_src1.bin", src1.data(), 320);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
@@ -437,23 +437,23 @@ void case_13([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c13_dst.out", dst.data(), 36);
+    store("c13_dst.out", dst.data(), 96);
 }
 
 // case 14 (half_uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 1);
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 8);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c14_dst.bin", dst.data(), 32);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
     TASSIGN(src0, 0x40);
-    load("c14_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c14_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0xc0);
-    load("c14_src1.bin", src1.data(), 64);
+    TASSIGN(src1, 0x140);
+    load("c14_src1.bin", src1.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
@@ -464,22 +464,22 @@ void case_14([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c14_dst.out", dst.data(), 8);
+    store("c14_dst.out", dst.data(), 32);
 }
 
 // case 15 (half_uint32_t): full 16x16
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 32);
+    load("c15_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c15_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c15_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -491,22 +491,22 @@ void case_15([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c15_dst.out", dst.data(), 32);
+    store("c15_dst.out", dst.data(), 128);
 }
 
 // case 16 (half_uint32_t): partial valid 13x7 of 16x16
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 32);
+    load("c16_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c16_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c16_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -518,23 +518,23 @@ void case_16([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c16_dst.out", dst.data(), 32);
+    store("c16_dst.out", dst.data(), 128);
 }
 
 // case 17 (half_uint32_t): non-square 6x40
 void case_17([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c17_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c17_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c17_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c17_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
-    load("c17_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c17_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -545,22 +545,22 @@ void case_17([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c17_dst.out", dst.data(), 30);
+    store("c17_dst.out", dst.data(), 48);
 }
 
 // case 18 (half_uint32_t): run-time valid 11x19 of 16x32
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 64);
+    load("c18_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c18_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x500);
+    TASSIGN(src1, 0x600);
     load("c18_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -572,23 +572,23 @@ void case_18([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c18_dst.out", dst.data(), 64);
+    store("c18_dst.out", dst.data(), 128);
 }
 
 // case 19 (half_uint32_t): odd 3x5 valid 2x3
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c19_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c19_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c19_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c19_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c19_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -599,22 +599,22 @@ void case_19([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c19_dst.out", dst.data(), 3);
+    store("c19_dst.out", dst.data(), 24);
 }
 
 // case 20 (half_uint32_t): full 16x16, scalar 0.0
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 32);
+    load("c20_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c20_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c20_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -626,22 +626,22 @@ void case_20([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c20_dst.out", dst.data(), 32);
+    store("c20_dst.out", dst.data(), 128);
 }
 
 // case 21 (half_uint32_t): full 16x16, scalar 1.0
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c21_dst.bin", dst.data(), 32);
+    load("c21_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c21_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c21_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -653,22 +653,22 @@ void case_21([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c21_dst.out", dst.data(), 32);
+    store("c21_dst.out", dst.data(), 128);
 }
 
 // case 22 (half_uint32_t): full 16x16, scalar -0.5
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 32);
+    load("c22_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c22_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c22_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -680,22 +680,22 @@ void case_22([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c22_dst.out", dst.data(), 32);
+    store("c22_dst.out", dst.data(), 128);
 }
 
 // case 23 (half_uint32_t): full 16x16, mode NE
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c23_dst.bin", dst.data(), 32);
+    load("c23_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c23_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c23_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -707,22 +707,22 @@ void case_23([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c23_dst.out", dst.data(), 32);
+    store("c23_dst.out", dst.data(), 128);
 }
 
 // case 24 (half_uint32_t): full 16x16, mode LT
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 32);
+    load("c24_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c24_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c24_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -734,22 +734,22 @@ void case_24([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c24_dst.out", dst.data(), 32);
+    store("c24_dst.out", dst.data(), 128);
 }
 
 // case 25 (half_uint32_t): full 16x16, mode LE
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 32);
+    load("c25_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c25_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c25_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -761,22 +761,22 @@ void case_25([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c25_dst.out", dst.data(), 32);
+    store("c25_dst.out", dst.data(), 128);
 }
 
 // case 26 (half_uint32_t): full 16x16, mode GT
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 32);
+    load("c26_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c26_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c26_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -788,22 +788,22 @@ void case_26([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c26_dst.out", dst.data(), 32);
+    store("c26_dst.out", dst.data(), 128);
 }
 
 // case 27 (half_uint32_t): full 16x16, mode GE
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 32);
+    load("c27_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c27_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c27_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -815,256 +815,256 @@ void case_27([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c27_dst.out", dst.data(), 32);
+    store("c27_dst.out", dst.data(), 128);
 }
 
 // case 28 (bfloat16_t_uint8_t): full 16x16
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 32);
+    load("c28_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c28_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c28_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c28_dst.out", dst.data(), 32);
+    store("c28_dst.out", dst.data(), 512);
 }
 
 // case 29 (bfloat16_t_uint8_t): partial valid 13x7 of 16x16
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 32);
+    load("c29_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c29_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c29_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c29_dst.out", dst.data(), 32);
+    store("c29_dst.out", dst.data(), 512);
 }
 
 // case 30 (bfloat16_t_uint8_t): non-square 6x40
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c30_dst.bin", dst.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c30_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c30_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c30_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c30_src1.bin", src1.data(), 288);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c30_dst.out", dst.data(), 30);
+    store("c30_dst.out", dst.data(), 192);
 }
 
 // case 31 (bfloat16_t_uint8_t): run-time valid 11x19 of 16x32
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 64);
+    load("c31_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c31_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c31_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c31_dst.out", dst.data(), 64);
+    store("c31_dst.out", dst.data(), 512);
 }
 
 // case 32 (bfloat16_t_uint8_t): odd 3x5 valid 2x3
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c32_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c32_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c32_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c32_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c32_src1.bin", src1.data(), 48);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c32_dst.out", dst.data(), 3);
+    store("c32_dst.out", dst.data(), 96);
 }
 
 // case 33 (bfloat16_t_uint8_t): full 16x16, scalar 0.0
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 32);
+    load("c33_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c33_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c33_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c33_dst.out", dst.data(), 32);
+    store("c33_dst.out", dst.data(), 512);
 }
 
 // case 34 (bfloat16_t_uint8_t): full 16x16, scalar 1.0
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 32);
+    load("c34_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c34_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c34_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c34_dst.out", dst.data(), 32);
+    store("c34_dst.out", dst.data(), 512);
 }
 
 // case 35 (bfloat16_t_uint8_t): full 16x16, scalar -0.5
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 32);
+    load("c35_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c35_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c35_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c35_dst.out", dst.data(), 32);
+    store("c35_dst.out", dst.data(), 512);
 }
 
 // case 36 (bfloat16_t_uint8_t): full 16x16, mode NE
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 32);
+    load("c36_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c36_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c36_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::NE);
-    store("c36_dst.out", dst.data(), 32);
+    store("c36_dst.out", dst.data(), 512);
 }
 
 // case 37 (bfloat16_t_uint8_t): full 16x16, mode LT
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 32);
+    load("c37_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c37_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c37_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LT);
-    store("c37_dst.out", dst.data(), 32);
+    store("c37_dst.out", dst.data(), 512);
 }
 
 // case 38 (bfloat16_t_uint8_t): full 16x16, mode LE
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 32);
+    load("c38_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c38_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c38_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LE);
-    store("c38_dst.out", dst.data(), 32);
+    store("c38_dst.out", dst.data(), 512);
 }
 
 // case 39 (bfloat16_t_uint8_t): full 16x16, mode GT
 void case_39([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 32);
+    load("c39_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c39_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c39_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GT);
-    store("c39_dst.out", dst.data(), 32);
+    store("c39_dst.out", dst.data(), 512);
 }
 
 // case 40 (bfloat16_t_uint8_t): full 16x16, mode GE
 void case_40([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 32);
+    load("c40_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c40_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c40_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GE);
-    store("c40_dst.out", dst.data(), 32);
+    store("c40_dst.out", dst.data(), 512);
 }
 
 // case 41 (bfloat16_t_uint32_t): full 16x16
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 32);
+    load("c41_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c41_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c41_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1076,22 +1076,22 @@ void case_41([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c41_dst.out", dst.data(), 32);
+    store("c41_dst.out", dst.data(), 128);
 }
 
 // case 42 (bfloat16_t_uint32_t): partial valid 13x7 of 16x16
 void case_42([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c42_dst.bin", dst.data(), 32);
+    load("c42_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c42_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c42_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1103,23 +1103,23 @@ void case_42([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c42_dst.out", dst.data(), 32);
+    store("c42_dst.out", dst.data(), 128);
 }
 
 // case 43 (bfloat16_t_uint32_t): non-square 6x40
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c43_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c43_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c43_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
-    load("c43_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c43_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -1130,22 +1130,22 @@ void case_43([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c43_dst.out", dst.data(), 30);
+    store("c43_dst.out", dst.data(), 48);
 }
 
 // case 44 (bfloat16_t_uint32_t): run-time valid 11x19 of 16x32
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 64);
+    load("c44_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c44_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x500);
+    TASSIGN(src1, 0x600);
     load("c44_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -1157,23 +1157,23 @@ void case_44([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c44_dst.out", dst.data(), 64);
+    store("c44_dst.out", dst.data(), 128);
 }
 
 // case 45 (bfloat16_t_uint32_t): odd 3x5 valid 2x3
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c45_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c45_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c45_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c45_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c45_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -1184,22 +1184,22 @@ void case_45([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c45_dst.out", dst.data(), 3);
+    store("c45_dst.out", dst.data(), 24);
 }
 
 // case 46 (bfloat16_t_uint32_t): full 16x16, scalar 0.0
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c46_dst.bin", dst.data(), 32);
+    load("c46_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c46_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c46_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1211,22 +1211,22 @@ void case_46([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c46_dst.out", dst.data(), 32);
+    store("c46_dst.out", dst.data(), 128);
 }
 
 // case 47 (bfloat16_t_uint32_t): full 16x16, scalar 1.0
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 32);
+    load("c47_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c47_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c47_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1238,22 +1238,22 @@ void case_47([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c47_dst.out", dst.data(), 32);
+    store("c47_dst.out", dst.data(), 128);
 }
 
 // case 48 (bfloat16_t_uint32_t): full 16x16, scalar -0.5
 void case_48([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c48_dst.bin", dst.data(), 32);
+    load("c48_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c48_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c48_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1265,22 +1265,22 @@ void case_48([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c48_dst.out", dst.data(), 32);
+    store("c48_dst.out", dst.data(), 128);
 }
 
 // case 49 (bfloat16_t_uint32_t): full 16x16, mode NE
 void case_49([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c49_dst.bin", dst.data(), 32);
+    load("c49_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c49_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c49_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1292,22 +1292,22 @@ void case_49([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c49_dst.out", dst.data(), 32);
+    store("c49_dst.out", dst.data(), 128);
 }
 
 // case 50 (bfloat16_t_uint32_t): full 16x16, mode LT
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c50_dst.bin", dst.data(), 32);
+    load("c50_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c50_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c50_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1319,22 +1319,22 @@ void case_50([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c50_dst.out", dst.data(), 32);
+    store("c50_dst.out", dst.data(), 128);
 }
 
 // case 51 (bfloat16_t_uint32_t): full 16x16, mode LE
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 32);
+    load("c51_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c51_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c51_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1346,22 +1346,22 @@ void case_51([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c51_dst.out", dst.data(), 32);
+    store("c51_dst.out", dst.data(), 128);
 }
 
 // case 52 (bfloat16_t_uint32_t): full 16x16, mode GT
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 32);
+    load("c52_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c52_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c52_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1373,22 +1373,22 @@ void case_52([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c52_dst.out", dst.data(), 32);
+    store("c52_dst.out", dst.data(), 128);
 }
 
 // case 53 (bfloat16_t_uint32_t): full 16x16, mode GE
 void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 32);
+    load("c53_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c53_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c53_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1400,22 +1400,22 @@ void case_53([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c53_dst.out", dst.data(), 32);
+    store("c53_dst.out", dst.data(), 128);
 }
 
 // case 54 (float_uint8_t): full 16x16
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 32);
+    load("c54_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c54_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c54_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1427,22 +1427,22 @@ void case_54([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c54_dst.out", dst.data(), 32);
+    store("c54_dst.out", dst.data(), 512);
 }
 
 // case 55 (float_uint8_t): partial valid 13x7 of 16x16
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 32);
+    load("c55_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c55_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c55_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1454,22 +1454,22 @@ void case_55([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c55_dst.out", dst.data(), 32);
+    store("c55_dst.out", dst.data(), 512);
 }
 
 // case 56 (float_uint8_t): non-square 6x40
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c56_dst.bin", dst.data(), 30);
+    load("c56_dst.bin", dst.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0xc0);
     load("c56_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x480);
     load("c56_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A2A3:
@@ -1481,22 +1481,22 @@ void case_56([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c56_dst.out", dst.data(), 30);
+    store("c56_dst.out", dst.data(), 192);
 }
 
 // case 57 (float_uint8_t): run-time valid 11x19 of 16x32
 void case_57([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c57_dst.bin", dst.data(), 64);
+    load("c57_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c57_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c57_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -1508,23 +1508,23 @@ void case_57([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c57_dst.out", dst.data(), 64);
+    store("c57_dst.out", dst.data(), 512);
 }
 
 // case 58 (float_uint8_t): odd 3x5 valid 2x3
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c58_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c58_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c58_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c58_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c58_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
@@ -1535,22 +1535,22 @@ void case_58([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c58_dst.out", dst.data(), 3);
+    store("c58_dst.out", dst.data(), 96);
 }
 
 // case 59 (float_uint8_t): full 16x16, scalar 0.0
 void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c59_dst.bin", dst.data(), 32);
+    load("c59_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c59_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c59_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1562,22 +1562,22 @@ void case_59([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c59_dst.out", dst.data(), 32);
+    store("c59_dst.out", dst.data(), 512);
 }
 
 // case 60 (float_uint8_t): full 16x16, scalar 1.0
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c60_dst.bin", dst.data(), 32);
+    load("c60_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c60_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c60_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1589,22 +1589,22 @@ void case_60([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c60_dst.out", dst.data(), 32);
+    store("c60_dst.out", dst.data(), 512);
 }
 
 // case 61 (float_uint8_t): full 16x16, scalar -0.5
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c61_dst.bin", dst.data(), 32);
+    load("c61_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c61_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c61_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1616,22 +1616,22 @@ void case_61([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c61_dst.out", dst.data(), 32);
+    store("c61_dst.out", dst.data(), 512);
 }
 
 // case 62 (float_uint8_t): full 16x16, mode NE
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 32);
+    load("c62_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c62_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c62_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1643,22 +1643,22 @@ void case_62([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c62_dst.out", dst.data(), 32);
+    store("c62_dst.out", dst.data(), 512);
 }
 
 // case 63 (float_uint8_t): full 16x16, mode LT
 void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c63_dst.bin", dst.data(), 32);
+    load("c63_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c63_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c63_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1670,22 +1670,22 @@ void case_63([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c63_dst.out", dst.data(), 32);
+    store("c63_dst.out", dst.data(), 512);
 }
 
 // case 64 (float_uint8_t): full 16x16, mode LE
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c64_dst.bin", dst.data(), 32);
+    load("c64_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c64_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c64_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1697,22 +1697,22 @@ void case_64([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c64_dst.out", dst.data(), 32);
+    store("c64_dst.out", dst.data(), 512);
 }
 
 // case 65 (float_uint8_t): full 16x16, mode GT
 void case_65([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c65_dst.bin", dst.data(), 32);
+    load("c65_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c65_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c65_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1724,22 +1724,22 @@ void case_65([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c65_dst.out", dst.data(), 32);
+    store("c65_dst.out", dst.data(), 512);
 }
 
 // case 66 (float_uint8_t): full 16x16, mode GE
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c66_dst.bin", dst.data(), 32);
+    load("c66_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c66_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c66_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -1751,22 +1751,22 @@ void case_66([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c66_dst.out", dst.data(), 32);
+    store("c66_dst.out", dst.data(), 512);
 }
 
 // case 67 (float_uint32_t): full 16x16
 void case_67([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 32);
+    load("c67_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c67_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c67_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1778,22 +1778,22 @@ void case_67([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c67_dst.out", dst.data(), 32);
+    store("c67_dst.out", dst.data(), 128);
 }
 
 // case 68 (float_uint32_t): partial valid 13x7 of 16x16
 void case_68([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c68_dst.bin", dst.data(), 32);
+    load("c68_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c68_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c68_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1805,22 +1805,22 @@ void case_68([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c68_dst.out", dst.data(), 32);
+    store("c68_dst.out", dst.data(), 128);
 }
 
 // case 69 (float_uint32_t): non-square 6x40
 void case_69([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 30);
+    load("c69_dst.bin", dst.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c69_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x480);
     load("c69_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -1832,22 +1832,22 @@ void case_69([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c69_dst.out", dst.data(), 30);
+    store("c69_dst.out", dst.data(), 48);
 }
 
 // case 70 (float_uint32_t): run-time valid 11x19 of 16x32
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 64);
+    load("c70_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c70_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x900);
+    TASSIGN(src1, 0xa00);
     load("c70_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -1859,23 +1859,23 @@ void case_70([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c70_dst.out", dst.data(), 64);
+    store("c70_dst.out", dst.data(), 128);
 }
 
 // case 71 (float_uint32_t): odd 3x5 valid 2x3
 void case_71([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c71_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c71_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c71_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c71_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c71_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c71_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -1886,22 +1886,22 @@ void case_71([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c71_dst.out", dst.data(), 3);
+    store("c71_dst.out", dst.data(), 24);
 }
 
 // case 72 (float_uint32_t): full 16x16, scalar 0.0
 void case_72([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c72_dst.bin", dst.data(), 32);
+    load("c72_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c72_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c72_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1913,22 +1913,22 @@ void case_72([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c72_dst.out", dst.data(), 32);
+    store("c72_dst.out", dst.data(), 128);
 }
 
 // case 73 (float_uint32_t): full 16x16, scalar 1.0
 void case_73([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c73_dst.bin", dst.data(), 32);
+    load("c73_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c73_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c73_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1940,22 +1940,22 @@ void case_73([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c73_dst.out", dst.data(), 32);
+    store("c73_dst.out", dst.data(), 128);
 }
 
 // case 74 (float_uint32_t): full 16x16, scalar -0.5
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c74_dst.bin", dst.data(), 32);
+    load("c74_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c74_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c74_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1967,22 +1967,22 @@ void case_74([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c74_dst.out", dst.data(), 32);
+    store("c74_dst.out", dst.data(), 128);
 }
 
 // case 75 (float_uint32_t): full 16x16, mode NE
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 32);
+    load("c75_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c75_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c75_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1994,22 +1994,22 @@ void case_75([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c75_dst.out", dst.data(), 32);
+    store("c75_dst.out", dst.data(), 128);
 }
 
 // case 76 (float_uint32_t): full 16x16, mode LT
 void case_76([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 32);
+    load("c76_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c76_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c76_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2021,22 +2021,22 @@ void case_76([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c76_dst.out", dst.data(), 32);
+    store("c76_dst.out", dst.data(), 128);
 }
 
 // case 77 (float_uint32_t): full 16x16, mode LE
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 32);
+    load("c77_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c77_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c77_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2048,22 +2048,22 @@ void case_77([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c77_dst.out", dst.data(), 32);
+    store("c77_dst.out", dst.data(), 128);
 }
 
 // case 78 (float_uint32_t): full 16x16, mode GT
 void case_78([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c78_dst.bin", dst.data(), 32);
+    load("c78_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c78_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c78_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2075,22 +2075,22 @@ void case_78([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c78_dst.out", dst.data(), 32);
+    store("c78_dst.out", dst.data(), 128);
 }
 
 // case 79 (float_uint32_t): full 16x16, mode GE
 void case_79([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c79_dst.bin", dst.data(), 32);
+    load("c79_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c79_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c79_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2102,293 +2102,293 @@ void case_79([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c79_dst.out", dst.data(), 32);
+    store("c79_dst.out", dst.data(), 128);
 }
 
 // case 80 (int8_t_uint8_t): full 16x16
 void case_80([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c80_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c80_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c80_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c80_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c80_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c80_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c80_dst.out", dst.data(), 32);
+    store("c80_dst.out", dst.data(), 512);
 }
 
 // case 81 (int8_t_uint8_t): partial valid 13x7 of 16x16
 void case_81([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c81_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c81_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c81_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x200);
+    load("c81_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c81_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c81_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c81_dst.out", dst.data(), 32);
+    store("c81_dst.out", dst.data(), 512);
 }
 
 // case 82 (int8_t_uint8_t): non-square 6x40
 void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c82_dst.bin", dst.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c82_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c82_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c82_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x240);
+    load("c82_src1.bin", src1.data(), 384);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c82_dst.out", dst.data(), 30);
+    store("c82_dst.out", dst.data(), 192);
 }
 
 // case 83 (int8_t_uint8_t): run-time valid 11x19 of 16x32
 void case_83([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c83_dst.bin", dst.data(), 64);
+    load("c83_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c83_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c83_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c83_dst.out", dst.data(), 64);
+    store("c83_dst.out", dst.data(), 512);
 }
 
 // case 84 (int8_t_uint8_t): odd 3x5 valid 2x3
 void case_84([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c84_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c84_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c84_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c84_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c84_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c84_src1.bin", src1.data(), 96);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c84_dst.out", dst.data(), 3);
+    store("c84_dst.out", dst.data(), 96);
 }
 
 // case 85 (int8_t_uint8_t): full 16x16, scalar 0
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c85_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c85_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c85_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c85_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c85_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c85_dst.out", dst.data(), 32);
+    store("c85_dst.out", dst.data(), 512);
 }
 
 // case 86 (int8_t_uint8_t): full 16x16, scalar 1
 void case_86([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c86_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c86_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c86_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c86_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c86_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c86_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c86_dst.out", dst.data(), 32);
+    store("c86_dst.out", dst.data(), 512);
 }
 
 // case 87 (int8_t_uint8_t): full 16x16, scalar -3
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c87_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c87_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c87_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c87_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c87_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c87_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c87_dst.out", dst.data(), 32);
+    store("c87_dst.out", dst.data(), 512);
 }
 
 // case 88 (int8_t_uint8_t): full 16x16, mode NE
 void case_88([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c88_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c88_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c88_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c88_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c88_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c88_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::NE);
-    store("c88_dst.out", dst.data(), 32);
+    store("c88_dst.out", dst.data(), 512);
 }
 
 // case 89 (int8_t_uint8_t): full 16x16, mode LT
 void case_89([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c89_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c89_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c89_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c89_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c89_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c89_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LT);
-    store("c89_dst.out", dst.data(), 32);
+    store("c89_dst.out", dst.data(), 512);
 }
 
 // case 90 (int8_t_uint8_t): full 16x16, mode LE
 void case_90([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c90_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c90_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c90_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c90_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c90_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c90_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LE);
-    store("c90_dst.out", dst.data(), 32);
+    store("c90_dst.out", dst.data(), 512);
 }
 
 // case 91 (int8_t_uint8_t): full 16x16, mode GT
 void case_91([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c91_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c91_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c91_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c91_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c91_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c91_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GT);
-    store("c91_dst.out", dst.data(), 32);
+    store("c91_dst.out", dst.data(), 512);
 }
 
 // case 92 (int8_t_uint8_t): full 16x16, mode GE
 void case_92([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c92_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c92_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c92_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c92_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c92_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c92_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GE);
-    store("c92_dst.out", dst.data(), 32);
+    store("c92_dst.out", dst.data(), 512);
 }
 
 // case 93 (int8_t_uint8_t_colmajor): col-major 12x20 valid 9x15
 void case_93([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 12, 3, BLayout::ColMajor, 9, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 3, BLayout::ColMajor, 9, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c93_dst.bin", dst.data(), 36);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c93_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c93_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x80);
+    load("c93_src0.bin", src0.data(), 640);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c93_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c93_src1.bin", src1.data(), 640);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c93_dst.out", dst.data(), 36);
+    store("c93_dst.out", dst.data(), 96);
 }
 
 // case 94 (int8_t_uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_94([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 1);
     TASSIGN(dst, 0x0);
-    load("c94_dst.bin", dst.data(), 8);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c94_dst.bin", dst.data(), 32);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
     TASSIGN(src0, 0x40);
-    load("c94_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c94_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x80);
-    load("c94_src1.bin", src1.data(), 64);
+    TASSIGN(src1, 0x140);
+    load("c94_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c94_dst.out", dst.data(), 8);
+    store("c94_dst.out", dst.data(), 32);
 }
 
 // case 95 (int8_t_uint32_t): full 16x16
 void case_95([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c95_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c95_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c95_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c95_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c95_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c95_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -2399,23 +2399,23 @@ void case_95([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c95_dst.out", dst.data(), 32);
+    store("c95_dst.out", dst.data(), 128);
 }
 
 // case 96 (int8_t_uint32_t): partial valid 13x7 of 16x16
 void case_96([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c96_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c96_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c96_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x200);
+    load("c96_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c96_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c96_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -2426,23 +2426,23 @@ void case_96([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c96_dst.out", dst.data(), 32);
+    store("c96_dst.out", dst.data(), 128);
 }
 
 // case 97 (int8_t_uint32_t): non-square 6x40
 void case_97([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c97_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c97_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c97_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c97_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c97_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x240);
+    load("c97_src1.bin", src1.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -2453,22 +2453,22 @@ void case_97([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c97_dst.out", dst.data(), 30);
+    store("c97_dst.out", dst.data(), 48);
 }
 
 // case 98 (int8_t_uint32_t): run-time valid 11x19 of 16x32
 void case_98([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c98_dst.bin", dst.data(), 64);
+    load("c98_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c98_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x300);
+    TASSIGN(src1, 0x400);
     load("c98_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -2480,23 +2480,23 @@ void case_98([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c98_dst.out", dst.data(), 64);
+    store("c98_dst.out", dst.data(), 128);
 }
 
 // case 99 (int8_t_uint32_t): odd 3x5 valid 2x3
 void case_99([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c99_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c99_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c99_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c99_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c99_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c99_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -2507,23 +2507,23 @@ void case_99([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c99_dst.out", dst.data(), 3);
+    store("c99_dst.out", dst.data(), 24);
 }
 
 // case 100 (int8_t_uint32_t): full 16x16, scalar 0
 void case_100([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c100_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c100_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c100_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c100_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c100_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c100_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -2534,23 +2534,23 @@ void case_100([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c100_dst.out", dst.data(), 32);
+    store("c100_dst.out", dst.data(), 128);
 }
 
 // case 101 (int8_t_uint32_t): full 16x16, scalar 1
 void case_101([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c101_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c101_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c101_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c101_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c101_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c101_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -2561,23 +2561,23 @@ void case_101([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c101_dst.out", dst.data(), 32);
+    store("c101_dst.out", dst.data(), 128);
 }
 
 // case 102 (int8_t_uint32_t): full 16x16, scalar -3
 void case_102([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c102_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c102_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c102_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c102_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c102_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c102_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -2588,23 +2588,23 @@ void case_102([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c102_dst.out", dst.data(), 32);
+    store("c102_dst.out", dst.data(), 128);
 }
 
 // case 103 (int8_t_uint32_t): full 16x16, mode NE
 void case_103([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c103_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c103_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c103_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c103_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c103_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c103_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::NE);
@@ -2615,23 +2615,23 @@ void case_103([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c103_dst.out", dst.data(), 32);
+    store("c103_dst.out", dst.data(), 128);
 }
 
 // case 104 (int8_t_uint32_t): full 16x16, mode LT
 void case_104([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c104_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c104_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c104_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c104_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c104_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c104_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::LT);
@@ -2642,23 +2642,23 @@ void case_104([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c104_dst.out", dst.data(), 32);
+    store("c104_dst.out", dst.data(), 128);
 }
 
 // case 105 (int8_t_uint32_t): full 16x16, mode LE
 void case_105([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c105_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c105_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c105_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c105_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c105_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c105_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::LE);
@@ -2669,23 +2669,23 @@ void case_105([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c105_dst.out", dst.data(), 32);
+    store("c105_dst.out", dst.data(), 128);
 }
 
 // case 106 (int8_t_uint32_t): full 16x16, mode GT
 void case_106([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c106_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c106_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c106_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c106_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c106_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c106_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::GT);
@@ -2696,23 +2696,23 @@ void case_106([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c106_dst.out", dst.data(), 32);
+    store("c106_dst.out", dst.data(), 128);
 }
 
 // case 107 (int8_t_uint32_t): full 16x16, mode GE
 void case_107([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c107_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c107_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c107_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c107_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c107_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c107_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::GE);
@@ -2723,239 +2723,239 @@ void case_107([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c107_dst.out", dst.data(), 32);
+    store("c107_dst.out", dst.data(), 128);
 }
 
 // case 108 (uint8_t): full 16x16
 void case_108([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c108_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c108_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c108_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c108_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c108_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c108_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c108_dst.out", dst.data(), 32);
+    store("c108_dst.out", dst.data(), 512);
 }
 
 // case 109 (uint8_t): partial valid 13x7 of 16x16
 void case_109([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c109_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c109_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c109_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x200);
+    load("c109_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c109_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c109_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c109_dst.out", dst.data(), 32);
+    store("c109_dst.out", dst.data(), 512);
 }
 
 // case 110 (uint8_t): non-square 6x40
 void case_110([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c110_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c110_dst.bin", dst.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c110_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c110_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c110_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x240);
+    load("c110_src1.bin", src1.data(), 384);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c110_dst.out", dst.data(), 30);
+    store("c110_dst.out", dst.data(), 192);
 }
 
 // case 111 (uint8_t): run-time valid 11x19 of 16x32
 void case_111([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c111_dst.bin", dst.data(), 64);
+    load("c111_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c111_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c111_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c111_dst.out", dst.data(), 64);
+    store("c111_dst.out", dst.data(), 512);
 }
 
 // case 112 (uint8_t): odd 3x5 valid 2x3
 void case_112([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c112_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c112_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c112_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c112_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c112_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c112_src1.bin", src1.data(), 96);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c112_dst.out", dst.data(), 3);
+    store("c112_dst.out", dst.data(), 96);
 }
 
 // case 113 (uint8_t): full 16x16, scalar 0
 void case_113([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c113_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c113_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c113_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c113_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c113_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c113_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c113_dst.out", dst.data(), 32);
+    store("c113_dst.out", dst.data(), 512);
 }
 
 // case 114 (uint8_t): full 16x16, scalar 1
 void case_114([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c114_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c114_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c114_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c114_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c114_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c114_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c114_dst.out", dst.data(), 32);
+    store("c114_dst.out", dst.data(), 512);
 }
 
 // case 115 (uint8_t): full 16x16, mode NE
 void case_115([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c115_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c115_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c115_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c115_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c115_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c115_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::NE);
-    store("c115_dst.out", dst.data(), 32);
+    store("c115_dst.out", dst.data(), 512);
 }
 
 // case 116 (uint8_t): full 16x16, mode LT
 void case_116([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c116_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c116_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c116_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c116_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c116_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c116_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LT);
-    store("c116_dst.out", dst.data(), 32);
+    store("c116_dst.out", dst.data(), 512);
 }
 
 // case 117 (uint8_t): full 16x16, mode LE
 void case_117([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c117_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c117_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c117_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c117_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c117_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c117_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LE);
-    store("c117_dst.out", dst.data(), 32);
+    store("c117_dst.out", dst.data(), 512);
 }
 
 // case 118 (uint8_t): full 16x16, mode GT
 void case_118([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c118_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c118_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c118_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c118_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c118_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c118_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GT);
-    store("c118_dst.out", dst.data(), 32);
+    store("c118_dst.out", dst.data(), 512);
 }
 
 // case 119 (uint8_t): full 16x16, mode GE
 void case_119([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c119_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c119_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c119_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c119_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c119_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c119_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GE);
-    store("c119_dst.out", dst.data(), 32);
+    store("c119_dst.out", dst.data(), 512);
 }
 
 // case 120 (uint8_t_uint32_t): full 16x16
 void case_120([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c120_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c120_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c120_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c120_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c120_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c120_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -2966,23 +2966,23 @@ void case_120([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c120_dst.out", dst.data(), 32);
+    store("c120_dst.out", dst.data(), 128);
 }
 
 // case 121 (uint8_t_uint32_t): partial valid 13x7 of 16x16
 void case_121([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c121_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c121_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c121_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x200);
+    load("c121_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c121_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c121_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -2993,23 +2993,23 @@ void case_121([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c121_dst.out", dst.data(), 32);
+    store("c121_dst.out", dst.data(), 128);
 }
 
 // case 122 (uint8_t_uint32_t): non-square 6x40
 void case_122([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c122_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c122_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c122_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c122_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c122_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x240);
+    load("c122_src1.bin", src1.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -3020,22 +3020,22 @@ void case_122([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c122_dst.out", dst.data(), 30);
+    store("c122_dst.out", dst.data(), 48);
 }
 
 // case 123 (uint8_t_uint32_t): run-time valid 11x19 of 16x32
 void case_123([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c123_dst.bin", dst.data(), 64);
+    load("c123_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c123_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x300);
+    TASSIGN(src1, 0x400);
     load("c123_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -3047,23 +3047,23 @@ void case_123([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c123_dst.out", dst.data(), 64);
+    store("c123_dst.out", dst.data(), 128);
 }
 
 // case 124 (uint8_t_uint32_t): odd 3x5 valid 2x3
 void case_124([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c124_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c124_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c124_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c124_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c124_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c124_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -3074,23 +3074,23 @@ void case_124([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c124_dst.out", dst.data(), 3);
+    store("c124_dst.out", dst.data(), 24);
 }
 
 // case 125 (uint8_t_uint32_t): full 16x16, scalar 0
 void case_125([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c125_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c125_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c125_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c125_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c125_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c125_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -3101,23 +3101,23 @@ void case_125([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c125_dst.out", dst.data(), 32);
+    store("c125_dst.out", dst.data(), 128);
 }
 
 // case 126 (uint8_t_uint32_t): full 16x16, scalar 1
 void case_126([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c126_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c126_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c126_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c126_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c126_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c126_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -3128,23 +3128,23 @@ void case_126([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c126_dst.out", dst.data(), 32);
+    store("c126_dst.out", dst.data(), 128);
 }
 
 // case 127 (uint8_t_uint32_t): full 16x16, mode NE
 void case_127([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c127_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c127_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c127_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c127_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c127_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c127_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::NE);
@@ -3155,23 +3155,23 @@ void case_127([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c127_dst.out", dst.data(), 32);
+    store("c127_dst.out", dst.data(), 128);
 }
 
 // case 128 (uint8_t_uint32_t): full 16x16, mode LT
 void case_128([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c128_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c128_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c128_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c128_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c128_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c128_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::LT);
@@ -3182,23 +3182,23 @@ void case_128([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c128_dst.out", dst.data(), 32);
+    store("c128_dst.out", dst.data(), 128);
 }
 
 // case 129 (uint8_t_uint32_t): full 16x16, mode LE
 void case_129([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c129_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c129_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c129_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c129_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c129_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c129_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::LE);
@@ -3209,23 +3209,23 @@ void case_129([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c129_dst.out", dst.data(), 32);
+    store("c129_dst.out", dst.data(), 128);
 }
 
 // case 130 (uint8_t_uint32_t): full 16x16, mode GT
 void case_130([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c130_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c130_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c130_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c130_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c130_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c130_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::GT);
@@ -3236,23 +3236,23 @@ void case_130([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c130_dst.out", dst.data(), 32);
+    store("c130_dst.out", dst.data(), 128);
 }
 
 // case 131 (uint8_t_uint32_t): full 16x16, mode GE
 void case_131([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c131_dst.bin", dst.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c131_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c131_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c131_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x180);
-    load("c131_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c131_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::GE);
@@ -3263,256 +3263,256 @@ void case_131([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c131_dst.out", dst.data(), 32);
+    store("c131_dst.out", dst.data(), 128);
 }
 
 // case 132 (int16_t_uint8_t): full 16x16
 void case_132([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c132_dst.bin", dst.data(), 32);
+    load("c132_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c132_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c132_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c132_dst.out", dst.data(), 32);
+    store("c132_dst.out", dst.data(), 512);
 }
 
 // case 133 (int16_t_uint8_t): partial valid 13x7 of 16x16
 void case_133([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c133_dst.bin", dst.data(), 32);
+    load("c133_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c133_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c133_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c133_dst.out", dst.data(), 32);
+    store("c133_dst.out", dst.data(), 512);
 }
 
 // case 134 (int16_t_uint8_t): non-square 6x40
 void case_134([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c134_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c134_dst.bin", dst.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c134_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c134_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c134_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c134_src1.bin", src1.data(), 288);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c134_dst.out", dst.data(), 30);
+    store("c134_dst.out", dst.data(), 192);
 }
 
 // case 135 (int16_t_uint8_t): run-time valid 11x19 of 16x32
 void case_135([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c135_dst.bin", dst.data(), 64);
+    load("c135_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c135_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c135_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c135_dst.out", dst.data(), 64);
+    store("c135_dst.out", dst.data(), 512);
 }
 
 // case 136 (int16_t_uint8_t): odd 3x5 valid 2x3
 void case_136([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c136_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c136_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c136_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c136_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c136_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c136_src1.bin", src1.data(), 48);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c136_dst.out", dst.data(), 3);
+    store("c136_dst.out", dst.data(), 96);
 }
 
 // case 137 (int16_t_uint8_t): full 16x16, scalar 0
 void case_137([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c137_dst.bin", dst.data(), 32);
+    load("c137_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c137_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c137_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c137_dst.out", dst.data(), 32);
+    store("c137_dst.out", dst.data(), 512);
 }
 
 // case 138 (int16_t_uint8_t): full 16x16, scalar 1
 void case_138([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c138_dst.bin", dst.data(), 32);
+    load("c138_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c138_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c138_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c138_dst.out", dst.data(), 32);
+    store("c138_dst.out", dst.data(), 512);
 }
 
 // case 139 (int16_t_uint8_t): full 16x16, scalar -3
 void case_139([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c139_dst.bin", dst.data(), 32);
+    load("c139_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c139_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c139_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c139_dst.out", dst.data(), 32);
+    store("c139_dst.out", dst.data(), 512);
 }
 
 // case 140 (int16_t_uint8_t): full 16x16, mode NE
 void case_140([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c140_dst.bin", dst.data(), 32);
+    load("c140_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c140_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c140_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::NE);
-    store("c140_dst.out", dst.data(), 32);
+    store("c140_dst.out", dst.data(), 512);
 }
 
 // case 141 (int16_t_uint8_t): full 16x16, mode LT
 void case_141([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c141_dst.bin", dst.data(), 32);
+    load("c141_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c141_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c141_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LT);
-    store("c141_dst.out", dst.data(), 32);
+    store("c141_dst.out", dst.data(), 512);
 }
 
 // case 142 (int16_t_uint8_t): full 16x16, mode LE
 void case_142([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c142_dst.bin", dst.data(), 32);
+    load("c142_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c142_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c142_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LE);
-    store("c142_dst.out", dst.data(), 32);
+    store("c142_dst.out", dst.data(), 512);
 }
 
 // case 143 (int16_t_uint8_t): full 16x16, mode GT
 void case_143([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c143_dst.bin", dst.data(), 32);
+    load("c143_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c143_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c143_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GT);
-    store("c143_dst.out", dst.data(), 32);
+    store("c143_dst.out", dst.data(), 512);
 }
 
 // case 144 (int16_t_uint8_t): full 16x16, mode GE
 void case_144([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c144_dst.bin", dst.data(), 32);
+    load("c144_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c144_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c144_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GE);
-    store("c144_dst.out", dst.data(), 32);
+    store("c144_dst.out", dst.data(), 512);
 }
 
 // case 145 (int16_t_uint32_t): full 16x16
 void case_145([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c145_dst.bin", dst.data(), 32);
+    load("c145_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c145_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c145_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3524,22 +3524,22 @@ void case_145([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c145_dst.out", dst.data(), 32);
+    store("c145_dst.out", dst.data(), 128);
 }
 
 // case 146 (int16_t_uint32_t): partial valid 13x7 of 16x16
 void case_146([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c146_dst.bin", dst.data(), 32);
+    load("c146_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c146_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c146_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3551,23 +3551,23 @@ void case_146([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c146_dst.out", dst.data(), 32);
+    store("c146_dst.out", dst.data(), 128);
 }
 
 // case 147 (int16_t_uint32_t): non-square 6x40
 void case_147([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c147_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c147_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c147_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c147_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
-    load("c147_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c147_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -3578,22 +3578,22 @@ void case_147([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c147_dst.out", dst.data(), 30);
+    store("c147_dst.out", dst.data(), 48);
 }
 
 // case 148 (int16_t_uint32_t): run-time valid 11x19 of 16x32
 void case_148([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c148_dst.bin", dst.data(), 64);
+    load("c148_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c148_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x500);
+    TASSIGN(src1, 0x600);
     load("c148_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -3605,23 +3605,23 @@ void case_148([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c148_dst.out", dst.data(), 64);
+    store("c148_dst.out", dst.data(), 128);
 }
 
 // case 149 (int16_t_uint32_t): odd 3x5 valid 2x3
 void case_149([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c149_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c149_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c149_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c149_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c149_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c149_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -3632,22 +3632,22 @@ void case_149([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c149_dst.out", dst.data(), 3);
+    store("c149_dst.out", dst.data(), 24);
 }
 
 // case 150 (int16_t_uint32_t): full 16x16, scalar 0
 void case_150([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c150_dst.bin", dst.data(), 32);
+    load("c150_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c150_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c150_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3659,22 +3659,22 @@ void case_150([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c150_dst.out", dst.data(), 32);
+    store("c150_dst.out", dst.data(), 128);
 }
 
 // case 151 (int16_t_uint32_t): full 16x16, scalar 1
 void case_151([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c151_dst.bin", dst.data(), 32);
+    load("c151_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c151_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c151_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3686,22 +3686,22 @@ void case_151([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c151_dst.out", dst.data(), 32);
+    store("c151_dst.out", dst.data(), 128);
 }
 
 // case 152 (int16_t_uint32_t): full 16x16, scalar -3
 void case_152([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c152_dst.bin", dst.data(), 32);
+    load("c152_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c152_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c152_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3713,22 +3713,22 @@ void case_152([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c152_dst.out", dst.data(), 32);
+    store("c152_dst.out", dst.data(), 128);
 }
 
 // case 153 (int16_t_uint32_t): full 16x16, mode NE
 void case_153([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c153_dst.bin", dst.data(), 32);
+    load("c153_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c153_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c153_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3740,22 +3740,22 @@ void case_153([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c153_dst.out", dst.data(), 32);
+    store("c153_dst.out", dst.data(), 128);
 }
 
 // case 154 (int16_t_uint32_t): full 16x16, mode LT
 void case_154([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c154_dst.bin", dst.data(), 32);
+    load("c154_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c154_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c154_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3767,22 +3767,22 @@ void case_154([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c154_dst.out", dst.data(), 32);
+    store("c154_dst.out", dst.data(), 128);
 }
 
 // case 155 (int16_t_uint32_t): full 16x16, mode LE
 void case_155([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c155_dst.bin", dst.data(), 32);
+    load("c155_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c155_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c155_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3794,22 +3794,22 @@ void case_155([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c155_dst.out", dst.data(), 32);
+    store("c155_dst.out", dst.data(), 128);
 }
 
 // case 156 (int16_t_uint32_t): full 16x16, mode GT
 void case_156([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c156_dst.bin", dst.data(), 32);
+    load("c156_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c156_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c156_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3821,22 +3821,22 @@ void case_156([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c156_dst.out", dst.data(), 32);
+    store("c156_dst.out", dst.data(), 128);
 }
 
 // case 157 (int16_t_uint32_t): full 16x16, mode GE
 void case_157([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c157_dst.bin", dst.data(), 32);
+    load("c157_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c157_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c157_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3848,238 +3848,238 @@ void case_157([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c157_dst.out", dst.data(), 32);
+    store("c157_dst.out", dst.data(), 128);
 }
 
 // case 158 (uint16_t_uint8_t): full 16x16
 void case_158([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c158_dst.bin", dst.data(), 32);
+    load("c158_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c158_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c158_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c158_dst.out", dst.data(), 32);
+    store("c158_dst.out", dst.data(), 512);
 }
 
 // case 159 (uint16_t_uint8_t): partial valid 13x7 of 16x16
 void case_159([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c159_dst.bin", dst.data(), 32);
+    load("c159_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c159_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c159_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c159_dst.out", dst.data(), 32);
+    store("c159_dst.out", dst.data(), 512);
 }
 
 // case 160 (uint16_t_uint8_t): non-square 6x40
 void case_160([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c160_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c160_dst.bin", dst.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c160_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c160_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c160_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c160_src1.bin", src1.data(), 288);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c160_dst.out", dst.data(), 30);
+    store("c160_dst.out", dst.data(), 192);
 }
 
 // case 161 (uint16_t_uint8_t): run-time valid 11x19 of 16x32
 void case_161([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c161_dst.bin", dst.data(), 64);
+    load("c161_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c161_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c161_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c161_dst.out", dst.data(), 64);
+    store("c161_dst.out", dst.data(), 512);
 }
 
 // case 162 (uint16_t_uint8_t): odd 3x5 valid 2x3
 void case_162([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c162_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c162_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c162_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c162_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c162_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c162_src1.bin", src1.data(), 48);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c162_dst.out", dst.data(), 3);
+    store("c162_dst.out", dst.data(), 96);
 }
 
 // case 163 (uint16_t_uint8_t): full 16x16, scalar 0
 void case_163([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c163_dst.bin", dst.data(), 32);
+    load("c163_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c163_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c163_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c163_dst.out", dst.data(), 32);
+    store("c163_dst.out", dst.data(), 512);
 }
 
 // case 164 (uint16_t_uint8_t): full 16x16, scalar 1
 void case_164([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c164_dst.bin", dst.data(), 32);
+    load("c164_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c164_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c164_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c164_dst.out", dst.data(), 32);
+    store("c164_dst.out", dst.data(), 512);
 }
 
 // case 165 (uint16_t_uint8_t): full 16x16, mode NE
 void case_165([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c165_dst.bin", dst.data(), 32);
+    load("c165_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c165_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c165_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::NE);
-    store("c165_dst.out", dst.data(), 32);
+    store("c165_dst.out", dst.data(), 512);
 }
 
 // case 166 (uint16_t_uint8_t): full 16x16, mode LT
 void case_166([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c166_dst.bin", dst.data(), 32);
+    load("c166_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c166_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c166_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LT);
-    store("c166_dst.out", dst.data(), 32);
+    store("c166_dst.out", dst.data(), 512);
 }
 
 // case 167 (uint16_t_uint8_t): full 16x16, mode LE
 void case_167([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c167_dst.bin", dst.data(), 32);
+    load("c167_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c167_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c167_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LE);
-    store("c167_dst.out", dst.data(), 32);
+    store("c167_dst.out", dst.data(), 512);
 }
 
 // case 168 (uint16_t_uint8_t): full 16x16, mode GT
 void case_168([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c168_dst.bin", dst.data(), 32);
+    load("c168_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c168_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c168_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GT);
-    store("c168_dst.out", dst.data(), 32);
+    store("c168_dst.out", dst.data(), 512);
 }
 
 // case 169 (uint16_t_uint8_t): full 16x16, mode GE
 void case_169([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c169_dst.bin", dst.data(), 32);
+    load("c169_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c169_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
+    TASSIGN(src1, 0x400);
     load("c169_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GE);
-    store("c169_dst.out", dst.data(), 32);
+    store("c169_dst.out", dst.data(), 512);
 }
 
 // case 170 (uint16_t_uint32_t): full 16x16
 void case_170([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c170_dst.bin", dst.data(), 32);
+    load("c170_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c170_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c170_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4091,22 +4091,22 @@ void case_170([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c170_dst.out", dst.data(), 32);
+    store("c170_dst.out", dst.data(), 128);
 }
 
 // case 171 (uint16_t_uint32_t): partial valid 13x7 of 16x16
 void case_171([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c171_dst.bin", dst.data(), 32);
+    load("c171_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c171_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c171_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4118,23 +4118,23 @@ void case_171([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c171_dst.out", dst.data(), 32);
+    store("c171_dst.out", dst.data(), 128);
 }
 
 // case 172 (uint16_t_uint32_t): non-square 6x40
 void case_172([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c172_dst.bin", dst.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c172_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c172_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0xc0);
+    load("c172_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
-    load("c172_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c172_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -4145,22 +4145,22 @@ void case_172([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c172_dst.out", dst.data(), 30);
+    store("c172_dst.out", dst.data(), 48);
 }
 
 // case 173 (uint16_t_uint32_t): run-time valid 11x19 of 16x32
 void case_173([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c173_dst.bin", dst.data(), 64);
+    load("c173_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c173_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x500);
+    TASSIGN(src1, 0x600);
     load("c173_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -4172,23 +4172,23 @@ void case_173([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c173_dst.out", dst.data(), 64);
+    store("c173_dst.out", dst.data(), 128);
 }
 
 // case 174 (uint16_t_uint32_t): odd 3x5 valid 2x3
 void case_174([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c174_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c174_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c174_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c174_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c174_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c174_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -4199,22 +4199,22 @@ void case_174([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c174_dst.out", dst.data(), 3);
+    store("c174_dst.out", dst.data(), 24);
 }
 
 // case 175 (uint16_t_uint32_t): full 16x16, scalar 0
 void case_175([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c175_dst.bin", dst.data(), 32);
+    load("c175_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c175_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c175_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4226,22 +4226,22 @@ void case_175([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c175_dst.out", dst.data(), 32);
+    store("c175_dst.out", dst.data(), 128);
 }
 
 // case 176 (uint16_t_uint32_t): full 16x16, scalar 1
 void case_176([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c176_dst.bin", dst.data(), 32);
+    load("c176_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c176_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c176_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4253,22 +4253,22 @@ void case_176([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c176_dst.out", dst.data(), 32);
+    store("c176_dst.out", dst.data(), 128);
 }
 
 // case 177 (uint16_t_uint32_t): full 16x16, mode NE
 void case_177([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c177_dst.bin", dst.data(), 32);
+    load("c177_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c177_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c177_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4280,22 +4280,22 @@ void case_177([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c177_dst.out", dst.data(), 32);
+    store("c177_dst.out", dst.data(), 128);
 }
 
 // case 178 (uint16_t_uint32_t): full 16x16, mode LT
 void case_178([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c178_dst.bin", dst.data(), 32);
+    load("c178_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c178_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c178_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4307,22 +4307,22 @@ void case_178([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c178_dst.out", dst.data(), 32);
+    store("c178_dst.out", dst.data(), 128);
 }
 
 // case 179 (uint16_t_uint32_t): full 16x16, mode LE
 void case_179([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c179_dst.bin", dst.data(), 32);
+    load("c179_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c179_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c179_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4334,22 +4334,22 @@ void case_179([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c179_dst.out", dst.data(), 32);
+    store("c179_dst.out", dst.data(), 128);
 }
 
 // case 180 (uint16_t_uint32_t): full 16x16, mode GT
 void case_180([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c180_dst.bin", dst.data(), 32);
+    load("c180_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c180_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c180_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4361,22 +4361,22 @@ void case_180([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c180_dst.out", dst.data(), 32);
+    store("c180_dst.out", dst.data(), 128);
 }
 
 // case 181 (uint16_t_uint32_t): full 16x16, mode GE
 void case_181([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c181_dst.bin", dst.data(), 32);
+    load("c181_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c181_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x280);
+    TASSIGN(src1, 0x400);
     load("c181_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4388,22 +4388,22 @@ void case_181([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c181_dst.out", dst.data(), 32);
+    store("c181_dst.out", dst.data(), 128);
 }
 
 // case 182 (int32_t_uint8_t): full 16x16
 void case_182([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c182_dst.bin", dst.data(), 32);
+    load("c182_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c182_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c182_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4415,22 +4415,22 @@ void case_182([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c182_dst.out", dst.data(), 32);
+    store("c182_dst.out", dst.data(), 512);
 }
 
 // case 183 (int32_t_uint8_t): partial valid 13x7 of 16x16
 void case_183([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c183_dst.bin", dst.data(), 32);
+    load("c183_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c183_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c183_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4442,22 +4442,22 @@ void case_183([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c183_dst.out", dst.data(), 32);
+    store("c183_dst.out", dst.data(), 512);
 }
 
 // case 184 (int32_t_uint8_t): non-square 6x40
 void case_184([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c184_dst.bin", dst.data(), 30);
+    load("c184_dst.bin", dst.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0xc0);
     load("c184_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x480);
     load("c184_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A2A3:
@@ -4469,22 +4469,22 @@ void case_184([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c184_dst.out", dst.data(), 30);
+    store("c184_dst.out", dst.data(), 192);
 }
 
 // case 185 (int32_t_uint8_t): run-time valid 11x19 of 16x32
 void case_185([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c185_dst.bin", dst.data(), 64);
+    load("c185_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c185_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c185_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -4496,23 +4496,23 @@ void case_185([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c185_dst.out", dst.data(), 64);
+    store("c185_dst.out", dst.data(), 512);
 }
 
 // case 186 (int32_t_uint8_t): odd 3x5 valid 2x3
 void case_186([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c186_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c186_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c186_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c186_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c186_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c186_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
@@ -4523,22 +4523,22 @@ void case_186([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c186_dst.out", dst.data(), 3);
+    store("c186_dst.out", dst.data(), 96);
 }
 
 // case 187 (int32_t_uint8_t): full 16x16, scalar 0
 void case_187([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c187_dst.bin", dst.data(), 32);
+    load("c187_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c187_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c187_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4550,22 +4550,22 @@ void case_187([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c187_dst.out", dst.data(), 32);
+    store("c187_dst.out", dst.data(), 512);
 }
 
 // case 188 (int32_t_uint8_t): full 16x16, scalar 1
 void case_188([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c188_dst.bin", dst.data(), 32);
+    load("c188_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c188_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c188_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4577,22 +4577,22 @@ void case_188([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c188_dst.out", dst.data(), 32);
+    store("c188_dst.out", dst.data(), 512);
 }
 
 // case 189 (int32_t_uint8_t): full 16x16, scalar -3
 void case_189([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c189_dst.bin", dst.data(), 32);
+    load("c189_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c189_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c189_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4604,22 +4604,22 @@ void case_189([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c189_dst.out", dst.data(), 32);
+    store("c189_dst.out", dst.data(), 512);
 }
 
 // case 190 (int32_t_uint8_t): full 16x16, mode NE
 void case_190([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c190_dst.bin", dst.data(), 32);
+    load("c190_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c190_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c190_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4631,22 +4631,22 @@ void case_190([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c190_dst.out", dst.data(), 32);
+    store("c190_dst.out", dst.data(), 512);
 }
 
 // case 191 (int32_t_uint8_t): full 16x16, mode LT
 void case_191([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c191_dst.bin", dst.data(), 32);
+    load("c191_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c191_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c191_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4658,22 +4658,22 @@ void case_191([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c191_dst.out", dst.data(), 32);
+    store("c191_dst.out", dst.data(), 512);
 }
 
 // case 192 (int32_t_uint8_t): full 16x16, mode LE
 void case_192([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c192_dst.bin", dst.data(), 32);
+    load("c192_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c192_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c192_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4685,22 +4685,22 @@ void case_192([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c192_dst.out", dst.data(), 32);
+    store("c192_dst.out", dst.data(), 512);
 }
 
 // case 193 (int32_t_uint8_t): full 16x16, mode GT
 void case_193([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c193_dst.bin", dst.data(), 32);
+    load("c193_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c193_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c193_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4712,22 +4712,22 @@ void case_193([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c193_dst.out", dst.data(), 32);
+    store("c193_dst.out", dst.data(), 512);
 }
 
 // case 194 (int32_t_uint8_t): full 16x16, mode GE
 void case_194([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c194_dst.bin", dst.data(), 32);
+    load("c194_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c194_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c194_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -4739,22 +4739,22 @@ void case_194([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c194_dst.out", dst.data(), 32);
+    store("c194_dst.out", dst.data(), 512);
 }
 
 // case 195 (int32_t_uint32_t): full 16x16
 void case_195([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c195_dst.bin", dst.data(), 32);
+    load("c195_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c195_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c195_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4766,22 +4766,22 @@ void case_195([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c195_dst.out", dst.data(), 32);
+    store("c195_dst.out", dst.data(), 128);
 }
 
 // case 196 (int32_t_uint32_t): partial valid 13x7 of 16x16
 void case_196([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c196_dst.bin", dst.data(), 32);
+    load("c196_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c196_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c196_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4793,22 +4793,22 @@ void case_196([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c196_dst.out", dst.data(), 32);
+    store("c196_dst.out", dst.data(), 128);
 }
 
 // case 197 (int32_t_uint32_t): non-square 6x40
 void case_197([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c197_dst.bin", dst.data(), 30);
+    load("c197_dst.bin", dst.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c197_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x480);
     load("c197_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -4820,22 +4820,22 @@ void case_197([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c197_dst.out", dst.data(), 30);
+    store("c197_dst.out", dst.data(), 48);
 }
 
 // case 198 (int32_t_uint32_t): run-time valid 11x19 of 16x32
 void case_198([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c198_dst.bin", dst.data(), 64);
+    load("c198_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c198_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x900);
+    TASSIGN(src1, 0xa00);
     load("c198_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -4847,23 +4847,23 @@ void case_198([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c198_dst.out", dst.data(), 64);
+    store("c198_dst.out", dst.data(), 128);
 }
 
 // case 199 (int32_t_uint32_t): odd 3x5 valid 2x3
 void case_199([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c199_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c199_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c199_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c199_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c199_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c199_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -4874,22 +4874,22 @@ void case_199([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c199_dst.out", dst.data(), 3);
+    store("c199_dst.out", dst.data(), 24);
 }
 
 // case 200 (int32_t_uint32_t): full 16x16, scalar 0
 void case_200([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c200_dst.bin", dst.data(), 32);
+    load("c200_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c200_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c200_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4901,22 +4901,22 @@ void case_200([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c200_dst.out", dst.data(), 32);
+    store("c200_dst.out", dst.data(), 128);
 }
 
 // case 201 (int32_t_uint32_t): full 16x16, scalar 1
 void case_201([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c201_dst.bin", dst.data(), 32);
+    load("c201_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c201_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c201_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4928,22 +4928,22 @@ void case_201([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c201_dst.out", dst.data(), 32);
+    store("c201_dst.out", dst.data(), 128);
 }
 
 // case 202 (int32_t_uint32_t): full 16x16, scalar -3
 void case_202([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c202_dst.bin", dst.data(), 32);
+    load("c202_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c202_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c202_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4955,22 +4955,22 @@ void case_202([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c202_dst.out", dst.data(), 32);
+    store("c202_dst.out", dst.data(), 128);
 }
 
 // case 203 (int32_t_uint32_t): full 16x16, mode NE
 void case_203([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c203_dst.bin", dst.data(), 32);
+    load("c203_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c203_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c203_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4982,22 +4982,22 @@ void case_203([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c203_dst.out", dst.data(), 32);
+    store("c203_dst.out", dst.data(), 128);
 }
 
 // case 204 (int32_t_uint32_t): full 16x16, mode LT
 void case_204([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c204_dst.bin", dst.data(), 32);
+    load("c204_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c204_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c204_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5009,22 +5009,22 @@ void case_204([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c204_dst.out", dst.data(), 32);
+    store("c204_dst.out", dst.data(), 128);
 }
 
 // case 205 (int32_t_uint32_t): full 16x16, mode LE
 void case_205([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c205_dst.bin", dst.data(), 32);
+    load("c205_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c205_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c205_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5036,22 +5036,22 @@ void case_205([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c205_dst.out", dst.data(), 32);
+    store("c205_dst.out", dst.data(), 128);
 }
 
 // case 206 (int32_t_uint32_t): full 16x16, mode GT
 void case_206([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c206_dst.bin", dst.data(), 32);
+    load("c206_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c206_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c206_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5063,22 +5063,22 @@ void case_206([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c206_dst.out", dst.data(), 32);
+    store("c206_dst.out", dst.data(), 128);
 }
 
 // case 207 (int32_t_uint32_t): full 16x16, mode GE
 void case_207([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c207_dst.bin", dst.data(), 32);
+    load("c207_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c207_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c207_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5090,238 +5090,238 @@ void case_207([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c207_dst.out", dst.data(), 32);
+    store("c207_dst.out", dst.data(), 128);
 }
 
 // case 208 (uint32_t_uint8_t): full 16x16
 void case_208([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c208_dst.bin", dst.data(), 32);
+    load("c208_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c208_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c208_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c208_dst.out", dst.data(), 32);
+    store("c208_dst.out", dst.data(), 512);
 }
 
 // case 209 (uint32_t_uint8_t): partial valid 13x7 of 16x16
 void case_209([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c209_dst.bin", dst.data(), 32);
+    load("c209_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c209_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c209_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c209_dst.out", dst.data(), 32);
+    store("c209_dst.out", dst.data(), 512);
 }
 
 // case 210 (uint32_t_uint8_t): non-square 6x40
 void case_210([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c210_dst.bin", dst.data(), 30);
+    load("c210_dst.bin", dst.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0xc0);
     load("c210_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    TASSIGN(src1, 0x480);
     load("c210_src1.bin", src1.data(), 240);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c210_dst.out", dst.data(), 30);
+    store("c210_dst.out", dst.data(), 192);
 }
 
 // case 211 (uint32_t_uint8_t): run-time valid 11x19 of 16x32
 void case_211([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c211_dst.bin", dst.data(), 64);
+    load("c211_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c211_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c211_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c211_dst.out", dst.data(), 64);
+    store("c211_dst.out", dst.data(), 512);
 }
 
 // case 212 (uint32_t_uint8_t): odd 3x5 valid 2x3
 void case_212([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c212_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c212_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c212_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c212_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c212_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c212_src1.bin", src1.data(), 24);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c212_dst.out", dst.data(), 3);
+    store("c212_dst.out", dst.data(), 96);
 }
 
 // case 213 (uint32_t_uint8_t): full 16x16, scalar 0
 void case_213([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c213_dst.bin", dst.data(), 32);
+    load("c213_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c213_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c213_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c213_dst.out", dst.data(), 32);
+    store("c213_dst.out", dst.data(), 512);
 }
 
 // case 214 (uint32_t_uint8_t): full 16x16, scalar 1
 void case_214([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c214_dst.bin", dst.data(), 32);
+    load("c214_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c214_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c214_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c214_dst.out", dst.data(), 32);
+    store("c214_dst.out", dst.data(), 512);
 }
 
 // case 215 (uint32_t_uint8_t): full 16x16, mode NE
 void case_215([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c215_dst.bin", dst.data(), 32);
+    load("c215_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c215_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c215_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::NE);
-    store("c215_dst.out", dst.data(), 32);
+    store("c215_dst.out", dst.data(), 512);
 }
 
 // case 216 (uint32_t_uint8_t): full 16x16, mode LT
 void case_216([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c216_dst.bin", dst.data(), 32);
+    load("c216_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c216_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c216_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LT);
-    store("c216_dst.out", dst.data(), 32);
+    store("c216_dst.out", dst.data(), 512);
 }
 
 // case 217 (uint32_t_uint8_t): full 16x16, mode LE
 void case_217([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c217_dst.bin", dst.data(), 32);
+    load("c217_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c217_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c217_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LE);
-    store("c217_dst.out", dst.data(), 32);
+    store("c217_dst.out", dst.data(), 512);
 }
 
 // case 218 (uint32_t_uint8_t): full 16x16, mode GT
 void case_218([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c218_dst.bin", dst.data(), 32);
+    load("c218_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c218_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c218_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GT);
-    store("c218_dst.out", dst.data(), 32);
+    store("c218_dst.out", dst.data(), 512);
 }
 
 // case 219 (uint32_t_uint8_t): full 16x16, mode GE
 void case_219([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c219_dst.bin", dst.data(), 32);
+    load("c219_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c219_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c219_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GE);
-    store("c219_dst.out", dst.data(), 32);
+    store("c219_dst.out", dst.data(), 512);
 }
 
 // case 220 (uint32_t): full 16x16
 void case_220([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c220_dst.bin", dst.data(), 32);
+    load("c220_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c220_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c220_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5333,22 +5333,22 @@ void case_220([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c220_dst.out", dst.data(), 32);
+    store("c220_dst.out", dst.data(), 128);
 }
 
 // case 221 (uint32_t): partial valid 13x7 of 16x16
 void case_221([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c221_dst.bin", dst.data(), 32);
+    load("c221_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c221_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c221_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5360,22 +5360,22 @@ void case_221([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c221_dst.out", dst.data(), 32);
+    store("c221_dst.out", dst.data(), 128);
 }
 
 // case 222 (uint32_t): non-square 6x40
 void case_222([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c222_dst.bin", dst.data(), 30);
+    load("c222_dst.bin", dst.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c222_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x480);
     load("c222_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -5387,22 +5387,22 @@ void case_222([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c222_dst.out", dst.data(), 30);
+    store("c222_dst.out", dst.data(), 48);
 }
 
 // case 223 (uint32_t): run-time valid 11x19 of 16x32
 void case_223([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c223_dst.bin", dst.data(), 64);
+    load("c223_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c223_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x900);
+    TASSIGN(src1, 0xa00);
     load("c223_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -5414,23 +5414,23 @@ void case_223([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c223_dst.out", dst.data(), 64);
+    store("c223_dst.out", dst.data(), 128);
 }
 
 // case 224 (uint32_t): odd 3x5 valid 2x3
 void case_224([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c224_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c224_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c224_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c224_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c224_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c224_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -5441,22 +5441,22 @@ void case_224([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c224_dst.out", dst.data(), 3);
+    store("c224_dst.out", dst.data(), 24);
 }
 
 // case 225 (uint32_t): full 16x16, scalar 0
 void case_225([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c225_dst.bin", dst.data(), 32);
+    load("c225_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c225_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c225_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5468,22 +5468,22 @@ void case_225([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c225_dst.out", dst.data(), 32);
+    store("c225_dst.out", dst.data(), 128);
 }
 
 // case 226 (uint32_t): full 16x16, scalar 1
 void case_226([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c226_dst.bin", dst.data(), 32);
+    load("c226_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c226_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c226_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5495,22 +5495,22 @@ void case_226([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c226_dst.out", dst.data(), 32);
+    store("c226_dst.out", dst.data(), 128);
 }
 
 // case 227 (uint32_t): full 16x16, mode NE
 void case_227([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c227_dst.bin", dst.data(), 32);
+    load("c227_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c227_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c227_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5522,22 +5522,22 @@ void case_227([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c227_dst.out", dst.data(), 32);
+    store("c227_dst.out", dst.data(), 128);
 }
 
 // case 228 (uint32_t): full 16x16, mode LT
 void case_228([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c228_dst.bin", dst.data(), 32);
+    load("c228_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c228_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c228_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5549,22 +5549,22 @@ void case_228([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c228_dst.out", dst.data(), 32);
+    store("c228_dst.out", dst.data(), 128);
 }
 
 // case 229 (uint32_t): full 16x16, mode LE
 void case_229([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c229_dst.bin", dst.data(), 32);
+    load("c229_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c229_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c229_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5576,22 +5576,22 @@ void case_229([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c229_dst.out", dst.data(), 32);
+    store("c229_dst.out", dst.data(), 128);
 }
 
 // case 230 (uint32_t): full 16x16, mode GT
 void case_230([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c230_dst.bin", dst.data(), 32);
+    load("c230_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c230_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c230_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5603,22 +5603,22 @@ void case_230([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c230_dst.out", dst.data(), 32);
+    store("c230_dst.out", dst.data(), 128);
 }
 
 // case 231 (uint32_t): full 16x16, mode GE
 void case_231([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c231_dst.bin", dst.data(), 32);
+    load("c231_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c231_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
+    TASSIGN(src1, 0x600);
     load("c231_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5630,256 +5630,256 @@ void case_231([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c231_dst.out", dst.data(), 32);
+    store("c231_dst.out", dst.data(), 128);
 }
 
 // case 232 (int64_t_uint8_t): full 16x16
 void case_232([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c232_dst.bin", dst.data(), 32);
+    load("c232_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c232_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c232_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c232_dst.out", dst.data(), 32);
+    store("c232_dst.out", dst.data(), 512);
 }
 
 // case 233 (int64_t_uint8_t): partial valid 13x7 of 16x16
 void case_233([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c233_dst.bin", dst.data(), 32);
+    load("c233_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c233_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c233_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c233_dst.out", dst.data(), 32);
+    store("c233_dst.out", dst.data(), 512);
 }
 
 // case 234 (int64_t_uint8_t): non-square 6x40
 void case_234([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c234_dst.bin", dst.data(), 30);
+    load("c234_dst.bin", dst.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0xc0);
     load("c234_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x7c0);
+    TASSIGN(src1, 0x840);
     load("c234_src1.bin", src1.data(), 240);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c234_dst.out", dst.data(), 30);
+    store("c234_dst.out", dst.data(), 192);
 }
 
 // case 235 (int64_t_uint8_t): run-time valid 11x19 of 16x32
 void case_235([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c235_dst.bin", dst.data(), 64);
+    load("c235_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c235_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c235_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c235_dst.out", dst.data(), 64);
+    store("c235_dst.out", dst.data(), 512);
 }
 
 // case 236 (int64_t_uint8_t): odd 3x5 valid 2x3
 void case_236([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c236_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c236_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c236_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c236_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c236_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x140);
+    load("c236_src1.bin", src1.data(), 24);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c236_dst.out", dst.data(), 3);
+    store("c236_dst.out", dst.data(), 96);
 }
 
 // case 237 (int64_t_uint8_t): full 16x16, scalar 0
 void case_237([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c237_dst.bin", dst.data(), 32);
+    load("c237_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c237_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c237_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c237_dst.out", dst.data(), 32);
+    store("c237_dst.out", dst.data(), 512);
 }
 
 // case 238 (int64_t_uint8_t): full 16x16, scalar 1
 void case_238([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c238_dst.bin", dst.data(), 32);
+    load("c238_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c238_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c238_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c238_dst.out", dst.data(), 32);
+    store("c238_dst.out", dst.data(), 512);
 }
 
 // case 239 (int64_t_uint8_t): full 16x16, scalar -3
 void case_239([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c239_dst.bin", dst.data(), 32);
+    load("c239_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c239_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c239_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c239_dst.out", dst.data(), 32);
+    store("c239_dst.out", dst.data(), 512);
 }
 
 // case 240 (int64_t_uint8_t): full 16x16, mode NE
 void case_240([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c240_dst.bin", dst.data(), 32);
+    load("c240_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c240_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c240_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::NE);
-    store("c240_dst.out", dst.data(), 32);
+    store("c240_dst.out", dst.data(), 512);
 }
 
 // case 241 (int64_t_uint8_t): full 16x16, mode LT
 void case_241([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c241_dst.bin", dst.data(), 32);
+    load("c241_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c241_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c241_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LT);
-    store("c241_dst.out", dst.data(), 32);
+    store("c241_dst.out", dst.data(), 512);
 }
 
 // case 242 (int64_t_uint8_t): full 16x16, mode LE
 void case_242([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c242_dst.bin", dst.data(), 32);
+    load("c242_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c242_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c242_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LE);
-    store("c242_dst.out", dst.data(), 32);
+    store("c242_dst.out", dst.data(), 512);
 }
 
 // case 243 (int64_t_uint8_t): full 16x16, mode GT
 void case_243([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c243_dst.bin", dst.data(), 32);
+    load("c243_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c243_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c243_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GT);
-    store("c243_dst.out", dst.data(), 32);
+    store("c243_dst.out", dst.data(), 512);
 }
 
 // case 244 (int64_t_uint8_t): full 16x16, mode GE
 void case_244([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c244_dst.bin", dst.data(), 32);
+    load("c244_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c244_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c244_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GE);
-    store("c244_dst.out", dst.data(), 32);
+    store("c244_dst.out", dst.data(), 512);
 }
 
 // case 245 (int64_t_uint32_t): full 16x16
 void case_245([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c245_dst.bin", dst.data(), 32);
+    load("c245_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c245_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c245_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5891,22 +5891,22 @@ void case_245([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c245_dst.out", dst.data(), 32);
+    store("c245_dst.out", dst.data(), 128);
 }
 
 // case 246 (int64_t_uint32_t): partial valid 13x7 of 16x16
 void case_246([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c246_dst.bin", dst.data(), 32);
+    load("c246_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c246_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c246_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5918,22 +5918,22 @@ void case_246([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c246_dst.out", dst.data(), 32);
+    store("c246_dst.out", dst.data(), 128);
 }
 
 // case 247 (int64_t_uint32_t): non-square 6x40
 void case_247([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c247_dst.bin", dst.data(), 30);
+    load("c247_dst.bin", dst.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c247_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x840);
     load("c247_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -5945,22 +5945,22 @@ void case_247([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c247_dst.out", dst.data(), 30);
+    store("c247_dst.out", dst.data(), 48);
 }
 
 // case 248 (int64_t_uint32_t): run-time valid 11x19 of 16x32
 void case_248([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c248_dst.bin", dst.data(), 64);
+    load("c248_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c248_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1100);
+    TASSIGN(src1, 0x1200);
     load("c248_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -5972,23 +5972,23 @@ void case_248([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c248_dst.out", dst.data(), 64);
+    store("c248_dst.out", dst.data(), 128);
 }
 
 // case 249 (int64_t_uint32_t): odd 3x5 valid 2x3
 void case_249([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c249_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c249_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c249_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c249_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c249_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x140);
+    load("c249_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -5999,22 +5999,22 @@ void case_249([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c249_dst.out", dst.data(), 3);
+    store("c249_dst.out", dst.data(), 24);
 }
 
 // case 250 (int64_t_uint32_t): full 16x16, scalar 0
 void case_250([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c250_dst.bin", dst.data(), 32);
+    load("c250_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c250_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c250_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6026,22 +6026,22 @@ void case_250([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c250_dst.out", dst.data(), 32);
+    store("c250_dst.out", dst.data(), 128);
 }
 
 // case 251 (int64_t_uint32_t): full 16x16, scalar 1
 void case_251([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c251_dst.bin", dst.data(), 32);
+    load("c251_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c251_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c251_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6053,22 +6053,22 @@ void case_251([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c251_dst.out", dst.data(), 32);
+    store("c251_dst.out", dst.data(), 128);
 }
 
 // case 252 (int64_t_uint32_t): full 16x16, scalar -3
 void case_252([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c252_dst.bin", dst.data(), 32);
+    load("c252_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c252_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c252_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6080,22 +6080,22 @@ void case_252([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c252_dst.out", dst.data(), 32);
+    store("c252_dst.out", dst.data(), 128);
 }
 
 // case 253 (int64_t_uint32_t): full 16x16, mode NE
 void case_253([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c253_dst.bin", dst.data(), 32);
+    load("c253_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c253_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c253_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6107,22 +6107,22 @@ void case_253([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c253_dst.out", dst.data(), 32);
+    store("c253_dst.out", dst.data(), 128);
 }
 
 // case 254 (int64_t_uint32_t): full 16x16, mode LT
 void case_254([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c254_dst.bin", dst.data(), 32);
+    load("c254_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c254_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c254_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6134,22 +6134,22 @@ void case_254([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c254_dst.out", dst.data(), 32);
+    store("c254_dst.out", dst.data(), 128);
 }
 
 // case 255 (int64_t_uint32_t): full 16x16, mode LE
 void case_255([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c255_dst.bin", dst.data(), 32);
+    load("c255_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c255_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c255_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6161,22 +6161,22 @@ void case_255([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c255_dst.out", dst.data(), 32);
+    store("c255_dst.out", dst.data(), 128);
 }
 
 // case 256 (int64_t_uint32_t): full 16x16, mode GT
 void case_256([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c256_dst.bin", dst.data(), 32);
+    load("c256_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c256_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c256_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6188,22 +6188,22 @@ void case_256([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c256_dst.out", dst.data(), 32);
+    store("c256_dst.out", dst.data(), 128);
 }
 
 // case 257 (int64_t_uint32_t): full 16x16, mode GE
 void case_257([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c257_dst.bin", dst.data(), 32);
+    load("c257_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c257_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c257_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6215,238 +6215,238 @@ void case_257([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c257_dst.out", dst.data(), 32);
+    store("c257_dst.out", dst.data(), 128);
 }
 
 // case 258 (uint64_t_uint8_t): full 16x16
 void case_258([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c258_dst.bin", dst.data(), 32);
+    load("c258_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c258_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c258_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c258_dst.out", dst.data(), 32);
+    store("c258_dst.out", dst.data(), 512);
 }
 
 // case 259 (uint64_t_uint8_t): partial valid 13x7 of 16x16
 void case_259([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c259_dst.bin", dst.data(), 32);
+    load("c259_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c259_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c259_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c259_dst.out", dst.data(), 32);
+    store("c259_dst.out", dst.data(), 512);
 }
 
 // case 260 (uint64_t_uint8_t): non-square 6x40
 void case_260([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c260_dst.bin", dst.data(), 30);
+    load("c260_dst.bin", dst.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0xc0);
     load("c260_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x7c0);
+    TASSIGN(src1, 0x840);
     load("c260_src1.bin", src1.data(), 240);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c260_dst.out", dst.data(), 30);
+    store("c260_dst.out", dst.data(), 192);
 }
 
 // case 261 (uint64_t_uint8_t): run-time valid 11x19 of 16x32
 void case_261([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c261_dst.bin", dst.data(), 64);
+    load("c261_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c261_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c261_src1.bin", src1.data(), 512);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c261_dst.out", dst.data(), 64);
+    store("c261_dst.out", dst.data(), 512);
 }
 
 // case 262 (uint64_t_uint8_t): odd 3x5 valid 2x3
 void case_262([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c262_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c262_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c262_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c262_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c262_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x140);
+    load("c262_src1.bin", src1.data(), 24);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c262_dst.out", dst.data(), 3);
+    store("c262_dst.out", dst.data(), 96);
 }
 
 // case 263 (uint64_t_uint8_t): full 16x16, scalar 0
 void case_263([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c263_dst.bin", dst.data(), 32);
+    load("c263_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c263_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c263_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c263_dst.out", dst.data(), 32);
+    store("c263_dst.out", dst.data(), 512);
 }
 
 // case 264 (uint64_t_uint8_t): full 16x16, scalar 1
 void case_264([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c264_dst.bin", dst.data(), 32);
+    load("c264_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c264_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c264_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
-    store("c264_dst.out", dst.data(), 32);
+    store("c264_dst.out", dst.data(), 512);
 }
 
 // case 265 (uint64_t_uint8_t): full 16x16, mode NE
 void case_265([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c265_dst.bin", dst.data(), 32);
+    load("c265_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c265_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c265_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::NE);
-    store("c265_dst.out", dst.data(), 32);
+    store("c265_dst.out", dst.data(), 512);
 }
 
 // case 266 (uint64_t_uint8_t): full 16x16, mode LT
 void case_266([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c266_dst.bin", dst.data(), 32);
+    load("c266_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c266_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c266_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LT);
-    store("c266_dst.out", dst.data(), 32);
+    store("c266_dst.out", dst.data(), 512);
 }
 
 // case 267 (uint64_t_uint8_t): full 16x16, mode LE
 void case_267([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c267_dst.bin", dst.data(), 32);
+    load("c267_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c267_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c267_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::LE);
-    store("c267_dst.out", dst.data(), 32);
+    store("c267_dst.out", dst.data(), 512);
 }
 
 // case 268 (uint64_t_uint8_t): full 16x16, mode GT
 void case_268([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c268_dst.bin", dst.data(), 32);
+    load("c268_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c268_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c268_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GT);
-    store("c268_dst.out", dst.data(), 32);
+    store("c268_dst.out", dst.data(), 512);
 }
 
 // case 269 (uint64_t_uint8_t): full 16x16, mode GE
 void case_269([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c269_dst.bin", dst.data(), 32);
+    load("c269_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x200);
     load("c269_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c269_src1.bin", src1.data(), 256);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::GE);
-    store("c269_dst.out", dst.data(), 32);
+    store("c269_dst.out", dst.data(), 512);
 }
 
 // case 270 (uint64_t_uint32_t): full 16x16
 void case_270([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c270_dst.bin", dst.data(), 32);
+    load("c270_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c270_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c270_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6458,22 +6458,22 @@ void case_270([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c270_dst.out", dst.data(), 32);
+    store("c270_dst.out", dst.data(), 128);
 }
 
 // case 271 (uint64_t_uint32_t): partial valid 13x7 of 16x16
 void case_271([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c271_dst.bin", dst.data(), 32);
+    load("c271_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c271_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c271_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6485,22 +6485,22 @@ void case_271([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c271_dst.out", dst.data(), 32);
+    store("c271_dst.out", dst.data(), 128);
 }
 
 // case 272 (uint64_t_uint32_t): non-square 6x40
 void case_272([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c272_dst.bin", dst.data(), 30);
+    load("c272_dst.bin", dst.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0xc0);
     load("c272_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
+    TASSIGN(src1, 0x840);
     load("c272_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -6512,22 +6512,22 @@ void case_272([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c272_dst.out", dst.data(), 30);
+    store("c272_dst.out", dst.data(), 48);
 }
 
 // case 273 (uint64_t_uint32_t): run-time valid 11x19 of 16x32
 void case_273([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 3);
     TASSIGN(dst, 0x0);
-    load("c273_dst.bin", dst.data(), 64);
+    load("c273_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x100);
+    TASSIGN(src0, 0x200);
     load("c273_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1100);
+    TASSIGN(src1, 0x1200);
     load("c273_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -6539,23 +6539,23 @@ void case_273([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c273_dst.out", dst.data(), 64);
+    store("c273_dst.out", dst.data(), 128);
 }
 
 // case 274 (uint64_t_uint32_t): odd 3x5 valid 2x3
 void case_274([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c274_dst.bin", dst.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c274_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c274_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c274_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c274_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x140);
+    load("c274_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -6566,22 +6566,22 @@ void case_274([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c274_dst.out", dst.data(), 3);
+    store("c274_dst.out", dst.data(), 24);
 }
 
 // case 275 (uint64_t_uint32_t): full 16x16, scalar 0
 void case_275([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c275_dst.bin", dst.data(), 32);
+    load("c275_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c275_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c275_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6593,22 +6593,22 @@ void case_275([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c275_dst.out", dst.data(), 32);
+    store("c275_dst.out", dst.data(), 128);
 }
 
 // case 276 (uint64_t_uint32_t): full 16x16, scalar 1
 void case_276([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c276_dst.bin", dst.data(), 32);
+    load("c276_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c276_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c276_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6620,22 +6620,22 @@ void case_276([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c276_dst.out", dst.data(), 32);
+    store("c276_dst.out", dst.data(), 128);
 }
 
 // case 277 (uint64_t_uint32_t): full 16x16, mode NE
 void case_277([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c277_dst.bin", dst.data(), 32);
+    load("c277_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c277_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c277_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6647,22 +6647,22 @@ void case_277([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c277_dst.out", dst.data(), 32);
+    store("c277_dst.out", dst.data(), 128);
 }
 
 // case 278 (uint64_t_uint32_t): full 16x16, mode LT
 void case_278([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c278_dst.bin", dst.data(), 32);
+    load("c278_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c278_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c278_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6674,22 +6674,22 @@ void case_278([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c278_dst.out", dst.data(), 32);
+    store("c278_dst.out", dst.data(), 128);
 }
 
 // case 279 (uint64_t_uint32_t): full 16x16, mode LE
 void case_279([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c279_dst.bin", dst.data(), 32);
+    load("c279_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c279_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c279_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6701,22 +6701,22 @@ void case_279([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c279_dst.out", dst.data(), 32);
+    store("c279_dst.out", dst.data(), 128);
 }
 
 // case 280 (uint64_t_uint32_t): full 16x16, mode GT
 void case_280([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c280_dst.bin", dst.data(), 32);
+    load("c280_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c280_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c280_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6728,22 +6728,22 @@ void case_280([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c280_dst.out", dst.data(), 32);
+    store("c280_dst.out", dst.data(), 128);
 }
 
 // case 281 (uint64_t_uint32_t): full 16x16, mode GE
 void case_281([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c281_dst.bin", dst.data(), 32);
+    load("c281_dst.bin", dst.data(), 128);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
+    TASSIGN(src0, 0x200);
     load("c281_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x880);
+    TASSIGN(src1, 0xa00);
     load("c281_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -6755,90 +6755,90 @@ void case_281([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c281_dst.out", dst.data(), 32);
+    store("c281_dst.out", dst.data(), 128);
 }
 
 // rf_a2a3_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of A2A3; must stop with: PTO runtime error: TCMP [A2A3]: src0 and src1 must have the same valid row/col
 void rf_a2a3_08_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 1);
     TASSIGN(dst, 0x0);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x100);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 7);
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x200);
     profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
 }
 
 // rf_a2a3_09_same_valid_extent: breaks run-time rule 09_same_valid_extent of A2A3; must stop with: PTO runtime error: TCMP [A2A3]: dst must have the valid rows of src0
 void rf_a2a3_09_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x100);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x200);
     profiled::TCMP<profile_a2a3>(dst, src0, src1, CmpMode::EQ);
 }
 
 // rf_a5_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of A5; must stop with: PTO runtime error: TCMP [A5]: src0 and src1 must have the same valid row/col
 void rf_a5_08_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 1);
     TASSIGN(dst, 0x0);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x100);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 7);
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x200);
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
 }
 
 // rf_a5_09_same_valid_extent: breaks run-time rule 09_same_valid_extent of A5; must stop with: PTO runtime error: TCMP [A5]: dst must have the valid rows of src0
 void rf_a5_09_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x100);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x200);
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
 }
 
 // rf_cpu_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of CPU; must stop with: PTO runtime error: TCMP [CPU]: src0 and src1 must have the same valid row/col
 void rf_cpu_08_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 1);
     TASSIGN(dst, 0x0);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x100);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 7);
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x200);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
 }
 
 // rf_cpu_09_same_valid_extent: breaks run-time rule 09_same_valid_extent of CPU; must stop with: PTO runtime error: TCMP [CPU]: dst must have the valid rows of src0
 void rf_cpu_09_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x40);
+    TASSIGN(src0, 0x100);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x200);
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
 }
 

@@ -9,7 +9,7 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -20,7 +20,7 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -31,7 +31,7 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -43,7 +43,7 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TCMP [A2A3]: DType must be one of: int32_t, half, float}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -56,7 +56,7 @@ void fail_a2a3_00_dtype() {
 // breaks rule 01_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TCMP [A2A3]: DType must be one of: uint8_t}}
 void fail_a2a3_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -69,7 +69,7 @@ void fail_a2a3_01_dtype() {
 // breaks rule 06_location (location) of the A2A3 profile
 // expected-error@*:* {{TCMP [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -82,7 +82,7 @@ void fail_a2a3_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TCMP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 17, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -95,7 +95,7 @@ void fail_a2a3_07_valid_bounds() {
 // breaks rule 10_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TCMP [A2A3]: src0 and src1 must have the same DType}}
 void fail_a2a3_10_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -108,11 +108,11 @@ void fail_a2a3_10_same_dtype() {
 // breaks rule 02_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TCMP [A5]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, uint8_t, int8_t, float, half, bfloat16_t}}
 void fail_a5_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_a5>(dst, src0, src1, CmpMode::EQ);
@@ -121,7 +121,7 @@ void fail_a5_02_dtype() {
 // breaks rule 03_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TCMP [A5]: DType must be one of: uint32_t}}
 void fail_a5_03_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -134,7 +134,7 @@ void fail_a5_03_dtype() {
 // breaks rule 06_location (location) of the A5 profile
 // expected-error@*:* {{TCMP [A5]: tile location must be TileType::Vec}}
 void fail_a5_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Mat, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -147,7 +147,7 @@ void fail_a5_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TCMP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 17, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -160,7 +160,7 @@ void fail_a5_07_valid_bounds() {
 // breaks rule 10_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TCMP [A5]: src0 and src1 must have the same DType}}
 void fail_a5_10_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -173,11 +173,11 @@ void fail_a5_10_same_dtype() {
 // breaks rule 04_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TCMP [CPU]: DType must be one of: uint32_t, int32_t, int64_t, uint64_t, uint16_t, int16_t, uint8_t, int8_t, float, half, bfloat16_t}}
 void fail_cpu_04_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCMP<profile_cpu>(dst, src0, src1, CmpMode::EQ);
@@ -186,7 +186,7 @@ void fail_cpu_04_dtype() {
 // breaks rule 05_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TCMP [CPU]: DType must be one of: uint8_t, uint32_t}}
 void fail_cpu_05_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -199,7 +199,7 @@ void fail_cpu_05_dtype() {
 // breaks rule 06_location (location) of the CPU profile
 // expected-error@*:* {{TCMP [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -212,7 +212,7 @@ void fail_cpu_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TCMP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 17, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -225,7 +225,7 @@ void fail_cpu_07_valid_bounds() {
 // breaks rule 10_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TCMP [CPU]: src0 and src1 must have the same DType}}
 void fail_cpu_10_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;

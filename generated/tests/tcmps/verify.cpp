@@ -9,7 +9,7 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -18,7 +18,7 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -27,7 +27,7 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -37,9 +37,9 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: DType must be one of: int32_t, float, half, uint16_t, int16_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_a2a3>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
@@ -48,7 +48,7 @@ void fail_a2a3_00_dtype() {
 // breaks rule 01_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: tile layout must be row-major}}
 void fail_a2a3_01_row_major() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::ColMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -59,7 +59,7 @@ void fail_a2a3_01_row_major() {
 // breaks rule 04_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: DType must be one of: uint8_t}}
 void fail_a2a3_04_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -70,7 +70,7 @@ void fail_a2a3_04_dtype() {
 // breaks rule 06_location (location) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -81,7 +81,7 @@ void fail_a2a3_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TCMPS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 17, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -92,7 +92,7 @@ void fail_a2a3_07_valid_bounds() {
 // breaks rule 01_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: tile layout must be row-major}}
 void fail_a5_01_row_major() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::ColMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -103,9 +103,9 @@ void fail_a5_01_row_major() {
 // breaks rule 02_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t}}
 void fail_a5_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_a5>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
@@ -114,7 +114,7 @@ void fail_a5_02_dtype() {
 // breaks rule 05_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: DType must be one of: uint32_t}}
 void fail_a5_05_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -125,7 +125,7 @@ void fail_a5_05_dtype() {
 // breaks rule 06_location (location) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: tile location must be TileType::Vec}}
 void fail_a5_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Mat, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -136,7 +136,7 @@ void fail_a5_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TCMPS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 17, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -147,9 +147,9 @@ void fail_a5_07_valid_bounds() {
 // breaks rule 03_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TCMPS [CPU]: DType must be one of: int32_t, uint32_t, int64_t, uint64_t, float, int16_t, uint16_t, half, uint8_t, int8_t, bfloat16_t}}
 void fail_cpu_03_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     // expected-note@+1 {{requested here}}
     profiled::TCMPS<profile_cpu>(dst, src0, Tile_src0::DType{}, CmpMode::EQ);
@@ -158,7 +158,7 @@ void fail_cpu_03_dtype() {
 // breaks rule 04_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TCMPS [CPU]: DType must be one of: uint8_t}}
 void fail_cpu_04_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -169,7 +169,7 @@ void fail_cpu_04_dtype() {
 // breaks rule 06_location (location) of the CPU profile
 // expected-error@*:* {{TCMPS [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -180,7 +180,7 @@ void fail_cpu_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TCMPS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 17, 2>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 2>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;

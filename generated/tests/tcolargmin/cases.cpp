@@ -144,14 +144,14 @@ void case_2([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c2_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c2_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x700);
-    load("c2_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x740);
+    load("c2_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -196,18 +196,18 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half_int32_t): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c4_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c4_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c4_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c4_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -219,7 +219,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c4_dst.out", dst.data(), 40);
+    store("c4_dst.out", dst.data(), 64);
 }
 
 // case 5 (half_int32_t): full 16x16, scalar 0.0
@@ -388,14 +388,14 @@ void case_10([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c10_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c10_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x700);
-    load("c10_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x740);
+    load("c10_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -440,18 +440,18 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (half_uint32_t): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c12_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c12_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c12_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c12_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c12_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -463,7 +463,7 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c12_dst.out", dst.data(), 40);
+    store("c12_dst.out", dst.data(), 64);
 }
 
 // case 13 (half_uint32_t): full 16x16, scalar 0.0
@@ -602,14 +602,14 @@ void case_18([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c18_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c18_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c18_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x700);
-    load("c18_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x740);
+    load("c18_tmp.bin", tmp.data(), 288);
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
     store("c18_dst.out", dst.data(), 320);
 }
@@ -634,20 +634,20 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (bfloat16_t_int32_t): odd 3x5 valid 2x3
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c20_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c20_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c20_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c20_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c20_tmp.bin", tmp.data(), 48);
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
-    store("c20_dst.out", dst.data(), 40);
+    store("c20_dst.out", dst.data(), 64);
 }
 
 // case 21 (bfloat16_t_int32_t): full 16x16, scalar 0.0
@@ -756,14 +756,14 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c26_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c26_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c26_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x700);
-    load("c26_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x740);
+    load("c26_tmp.bin", tmp.data(), 288);
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
     store("c26_dst.out", dst.data(), 320);
 }
@@ -788,20 +788,20 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (bfloat16_t_uint32_t): odd 3x5 valid 2x3
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c28_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c28_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c28_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c28_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c28_tmp.bin", tmp.data(), 48);
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
-    store("c28_dst.out", dst.data(), 40);
+    store("c28_dst.out", dst.data(), 64);
 }
 
 // case 29 (bfloat16_t_uint32_t): full 16x16, scalar 0.0
@@ -992,18 +992,18 @@ void case_35([[maybe_unused]] Prof profile) {
 
 // case 36 (float_int32_t): odd 3x5 valid 2x3
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c36_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c36_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c36_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c36_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c36_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -1015,7 +1015,7 @@ void case_36([[maybe_unused]] Prof profile) {
         profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c36_dst.out", dst.data(), 40);
+    store("c36_dst.out", dst.data(), 64);
 }
 
 // case 37 (float_int32_t): full 16x16, scalar 0.0
@@ -1236,18 +1236,18 @@ void case_43([[maybe_unused]] Prof profile) {
 
 // case 44 (float_uint32_t): odd 3x5 valid 2x3
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c44_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c44_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c44_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c44_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c44_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -1259,7 +1259,7 @@ void case_44([[maybe_unused]] Prof profile) {
         profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c44_dst.out", dst.data(), 40);
+    store("c44_dst.out", dst.data(), 64);
 }
 
 // case 45 (float_uint32_t): full 16x16, scalar 0.0
@@ -1352,14 +1352,14 @@ void case_48([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c48_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c48_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c48_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c48_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1375,7 +1375,7 @@ void case_48([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c48_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 16>;
         Tile_dst_val_f1 dst_val_f1;
         switch (profile) {
         case Prof::A5:
@@ -1388,7 +1388,7 @@ void case_48([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 1, case 48", main_result, dst.data());
-        store("c48_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c48_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -1398,14 +1398,14 @@ void case_49([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c49_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c49_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c49_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c49_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1425,14 +1425,14 @@ void case_50([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c50_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c50_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c50_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x680);
+    load("c50_tmp.bin", tmp.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1475,18 +1475,18 @@ void case_51([[maybe_unused]] Prof profile) {
 
 // case 52 (int8_t_int32_t): odd 3x5 valid 2x3
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c52_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c52_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c52_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c52_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c52_tmp.bin", tmp.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1497,7 +1497,7 @@ void case_52([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c52_dst.out", dst.data(), 40);
+    store("c52_dst.out", dst.data(), 64);
 }
 
 // case 53 (int8_t_int32_t): full 16x16, scalar 0
@@ -1506,14 +1506,14 @@ void case_53([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c53_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c53_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c53_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c53_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c53_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1533,14 +1533,14 @@ void case_54([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c54_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c54_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c54_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c54_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c54_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1560,14 +1560,14 @@ void case_55([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c55_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c55_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c55_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c55_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c55_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1587,14 +1587,14 @@ void case_56([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c56_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c56_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c56_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c56_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1610,7 +1610,7 @@ void case_56([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c56_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 16>;
         Tile_dst_val_f1 dst_val_f1;
         switch (profile) {
         case Prof::A5:
@@ -1623,7 +1623,7 @@ void case_56([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 1, case 56", main_result, dst.data());
-        store("c56_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c56_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -1633,14 +1633,14 @@ void case_57([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c57_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c57_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c57_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c57_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1660,14 +1660,14 @@ void case_58([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c58_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c58_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c58_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x680);
+    load("c58_tmp.bin", tmp.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1710,18 +1710,18 @@ void case_59([[maybe_unused]] Prof profile) {
 
 // case 60 (int8_t_uint32_t): odd 3x5 valid 2x3
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c60_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c60_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c60_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c60_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c60_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c60_tmp.bin", tmp.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1732,7 +1732,7 @@ void case_60([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c60_dst.out", dst.data(), 40);
+    store("c60_dst.out", dst.data(), 64);
 }
 
 // case 61 (int8_t_uint32_t): full 16x16, scalar 0
@@ -1741,14 +1741,14 @@ void case_61([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c61_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c61_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c61_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c61_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1768,14 +1768,14 @@ void case_62([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c62_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c62_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c62_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c62_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1795,14 +1795,14 @@ void case_63([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c63_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c63_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c63_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c63_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1822,14 +1822,14 @@ void case_64([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c64_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c64_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c64_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c64_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c64_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1845,7 +1845,7 @@ void case_64([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c64_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 16>;
         Tile_dst_val_f1 dst_val_f1;
         switch (profile) {
         case Prof::A5:
@@ -1858,7 +1858,7 @@ void case_64([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 1, case 64", main_result, dst.data());
-        store("c64_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c64_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -1868,14 +1868,14 @@ void case_65([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c65_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c65_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c65_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c65_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c65_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1895,14 +1895,14 @@ void case_66([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c66_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c66_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c66_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c66_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x680);
+    load("c66_tmp.bin", tmp.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1945,18 +1945,18 @@ void case_67([[maybe_unused]] Prof profile) {
 
 // case 68 (uint8_t_int32_t): odd 3x5 valid 2x3
 void case_68([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c68_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c68_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c68_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c68_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c68_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c68_tmp.bin", tmp.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -1967,7 +1967,7 @@ void case_68([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c68_dst.out", dst.data(), 40);
+    store("c68_dst.out", dst.data(), 64);
 }
 
 // case 69 (uint8_t_int32_t): full 16x16, scalar 0
@@ -1976,14 +1976,14 @@ void case_69([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c69_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c69_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c69_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c69_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c69_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2003,14 +2003,14 @@ void case_70([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c70_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c70_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c70_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c70_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c70_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2030,14 +2030,14 @@ void case_71([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c71_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c71_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c71_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c71_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c71_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2053,7 +2053,7 @@ void case_71([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c71_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 16>;
         Tile_dst_val_f1 dst_val_f1;
         switch (profile) {
         case Prof::A5:
@@ -2066,7 +2066,7 @@ void case_71([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 1, case 71", main_result, dst.data());
-        store("c71_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c71_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -2076,14 +2076,14 @@ void case_72([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c72_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c72_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c72_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c72_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c72_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2103,14 +2103,14 @@ void case_73([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c73_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c73_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c73_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c73_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x680);
+    load("c73_tmp.bin", tmp.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2153,18 +2153,18 @@ void case_74([[maybe_unused]] Prof profile) {
 
 // case 75 (uint8_t_uint32_t): odd 3x5 valid 2x3
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c75_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c75_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c75_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c75_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c75_tmp.bin", tmp.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2175,7 +2175,7 @@ void case_75([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c75_dst.out", dst.data(), 40);
+    store("c75_dst.out", dst.data(), 64);
 }
 
 // case 76 (uint8_t_uint32_t): full 16x16, scalar 0
@@ -2184,14 +2184,14 @@ void case_76([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c76_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c76_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c76_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c76_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c76_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2211,14 +2211,14 @@ void case_77([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c77_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c77_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c77_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c77_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c77_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2311,14 +2311,14 @@ void case_80([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c80_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c80_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c80_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x700);
-    load("c80_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x740);
+    load("c80_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2361,18 +2361,18 @@ void case_81([[maybe_unused]] Prof profile) {
 
 // case 82 (int16_t_int32_t): odd 3x5 valid 2x3
 void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c82_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c82_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c82_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c82_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c82_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2383,7 +2383,7 @@ void case_82([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c82_dst.out", dst.data(), 40);
+    store("c82_dst.out", dst.data(), 64);
 }
 
 // case 83 (int16_t_int32_t): full 16x16, scalar 0
@@ -2546,14 +2546,14 @@ void case_88([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c88_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c88_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c88_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x700);
-    load("c88_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x740);
+    load("c88_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2596,18 +2596,18 @@ void case_89([[maybe_unused]] Prof profile) {
 
 // case 90 (int16_t_uint32_t): odd 3x5 valid 2x3
 void case_90([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c90_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c90_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c90_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c90_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c90_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c90_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -2618,7 +2618,7 @@ void case_90([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c90_dst.out", dst.data(), 40);
+    store("c90_dst.out", dst.data(), 64);
 }
 
 // case 91 (int16_t_uint32_t): full 16x16, scalar 0
@@ -2784,14 +2784,14 @@ void case_96([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c96_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c96_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c96_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x700);
-    load("c96_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x740);
+    load("c96_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -2836,18 +2836,18 @@ void case_97([[maybe_unused]] Prof profile) {
 
 // case 98 (uint16_t_int32_t): odd 3x5 valid 2x3
 void case_98([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c98_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c98_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c98_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c98_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c98_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c98_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -2859,7 +2859,7 @@ void case_98([[maybe_unused]] Prof profile) {
         profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c98_dst.out", dst.data(), 40);
+    store("c98_dst.out", dst.data(), 64);
 }
 
 // case 99 (uint16_t_int32_t): full 16x16, scalar 0
@@ -3000,14 +3000,14 @@ void case_103([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c103_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x500);
-    load("c103_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c103_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x700);
-    load("c103_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x740);
+    load("c103_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -3052,18 +3052,18 @@ void case_104([[maybe_unused]] Prof profile) {
 
 // case 105 (uint16_t_uint32_t): odd 3x5 valid 2x3
 void case_105([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c105_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c105_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c105_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c105_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c105_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c105_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -3075,7 +3075,7 @@ void case_105([[maybe_unused]] Prof profile) {
         profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c105_dst.out", dst.data(), 40);
+    store("c105_dst.out", dst.data(), 64);
 }
 
 // case 106 (uint16_t_uint32_t): full 16x16, scalar 0
@@ -3263,18 +3263,18 @@ void case_111([[maybe_unused]] Prof profile) {
 
 // case 112 (int32_t): odd 3x5 valid 2x3
 void case_112([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c112_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c112_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c112_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c112_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c112_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c112_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -3285,7 +3285,7 @@ void case_112([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c112_dst.out", dst.data(), 40);
+    store("c112_dst.out", dst.data(), 64);
 }
 
 // case 113 (int32_t): full 16x16, scalar 0
@@ -3498,18 +3498,18 @@ void case_119([[maybe_unused]] Prof profile) {
 
 // case 120 (int32_t_uint32_t): odd 3x5 valid 2x3
 void case_120([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c120_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c120_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c120_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c120_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c120_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c120_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -3520,7 +3520,7 @@ void case_120([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c120_dst.out", dst.data(), 40);
+    store("c120_dst.out", dst.data(), 64);
 }
 
 // case 121 (int32_t_uint32_t): full 16x16, scalar 0
@@ -3738,18 +3738,18 @@ void case_127([[maybe_unused]] Prof profile) {
 
 // case 128 (uint32_t_int32_t): odd 3x5 valid 2x3
 void case_128([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c128_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c128_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c128_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c128_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c128_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c128_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -3761,7 +3761,7 @@ void case_128([[maybe_unused]] Prof profile) {
         profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c128_dst.out", dst.data(), 40);
+    store("c128_dst.out", dst.data(), 64);
 }
 
 // case 129 (uint32_t_int32_t): full 16x16, scalar 0
@@ -3954,18 +3954,18 @@ void case_134([[maybe_unused]] Prof profile) {
 
 // case 135 (uint32_t): odd 3x5 valid 2x3
 void case_135([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c135_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c135_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c135_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c135_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c135_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c135_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
@@ -3977,7 +3977,7 @@ void case_135([[maybe_unused]] Prof profile) {
         profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c135_dst.out", dst.data(), 40);
+    store("c135_dst.out", dst.data(), 64);
 }
 
 // case 136 (uint32_t): full 16x16, scalar 0
@@ -4120,20 +4120,20 @@ void case_141([[maybe_unused]] Prof profile) {
 
 // case 142 (int64_t_int32_t): odd 3x5 valid 2x3
 void case_142([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c142_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c142_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c142_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c142_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c142_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x1c0);
+    load("c142_tmp.bin", tmp.data(), 24);
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
-    store("c142_dst.out", dst.data(), 40);
+    store("c142_dst.out", dst.data(), 64);
 }
 
 // case 143 (int64_t_int32_t): full 16x16, scalar 0
@@ -4274,20 +4274,20 @@ void case_149([[maybe_unused]] Prof profile) {
 
 // case 150 (int64_t_uint32_t): odd 3x5 valid 2x3
 void case_150([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c150_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c150_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c150_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c150_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c150_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x1c0);
+    load("c150_tmp.bin", tmp.data(), 24);
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
-    store("c150_dst.out", dst.data(), 40);
+    store("c150_dst.out", dst.data(), 64);
 }
 
 // case 151 (int64_t_uint32_t): full 16x16, scalar 0
@@ -4428,20 +4428,20 @@ void case_157([[maybe_unused]] Prof profile) {
 
 // case 158 (uint64_t_int32_t): odd 3x5 valid 2x3
 void case_158([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c158_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c158_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c158_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c158_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c158_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x1c0);
+    load("c158_tmp.bin", tmp.data(), 24);
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
-    store("c158_dst.out", dst.data(), 40);
+    store("c158_dst.out", dst.data(), 64);
 }
 
 // case 159 (uint64_t_int32_t): full 16x16, scalar 0
@@ -4564,20 +4564,20 @@ void case_164([[maybe_unused]] Prof profile) {
 
 // case 165 (uint64_t_uint32_t): odd 3x5 valid 2x3
 void case_165([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c165_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c165_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c165_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c165_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c165_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x1c0);
+    load("c165_tmp.bin", tmp.data(), 24);
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
-    store("c165_dst.out", dst.data(), 40);
+    store("c165_dst.out", dst.data(), 64);
 }
 
 // case 166 (uint64_t_uint32_t): full 16x16, scalar 0
@@ -4621,12 +4621,12 @@ void rf_a2a3_06_same_valid_extent(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
     TASSIGN(src, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x180);
+    TASSIGN(tmp, 0x200);
     profiled::TCOLARGMIN<profile_a2a3>(dst, src, tmp);
 }
 
@@ -4635,12 +4635,12 @@ void rf_a5_06_same_valid_extent(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
     TASSIGN(src, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x140);
+    TASSIGN(tmp, 0x200);
     profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
 }
 
@@ -4649,12 +4649,12 @@ void rf_cpu_06_same_valid_extent(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
     TASSIGN(src, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x180);
+    TASSIGN(tmp, 0x200);
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);
 }
 

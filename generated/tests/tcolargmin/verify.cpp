@@ -22,9 +22,9 @@ void legal_a2a3() {
 void legal_a5() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
 }
@@ -110,9 +110,9 @@ void fail_a2a3_07_row_major() {
 void fail_a5_00_dtype() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -123,9 +123,9 @@ void fail_a5_00_dtype() {
 void fail_a5_02_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -136,9 +136,9 @@ void fail_a5_02_dtype() {
 void fail_a5_04_location() {
     using Tile_dst = Tile<TileType::Mat, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -149,9 +149,9 @@ void fail_a5_04_location() {
 void fail_a5_05_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 9, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -162,9 +162,9 @@ void fail_a5_05_valid_bounds() {
 void fail_a5_07_row_major() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TCOLARGMIN<profile_a5>(dst, src, tmp);
@@ -188,9 +188,9 @@ void fail_cpu_00_dtype() {
 void fail_cpu_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TCOLARGMIN<profile_cpu>(dst, src, tmp);

@@ -120,18 +120,18 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 40, BLayout::RowMajor, 1, 40>;
+    TASSIGN(src0, 0x240);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c2_src1.bin", src1.data(), 320);
+    TASSIGN(src1, 0x480);
+    load("c2_src1.bin", src1.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -143,7 +143,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TCOLEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -176,18 +176,18 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c4_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c4_src1.bin", src1.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -199,7 +199,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TCOLEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -324,20 +324,20 @@ void case_9([[maybe_unused]] Prof profile) {
 
 // case 10 (bfloat16_t): non-square 6x40
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c10_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c10_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    TASSIGN(src0, 0x240);
+    load("c10_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c10_src1.bin", src1.data(), 320);
+    TASSIGN(src1, 0x480);
+    load("c10_src1.bin", src1.data(), 384);
     profiled::TCOLEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
-    store("c10_dst.out", dst.data(), 240);
+    store("c10_dst.out", dst.data(), 288);
 }
 
 // case 11 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -360,20 +360,20 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c12_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c12_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c12_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c12_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c12_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
-    store("c12_dst.out", dst.data(), 15);
+    store("c12_dst.out", dst.data(), 48);
 }
 
 // case 13 (bfloat16_t): full 16x16, scalar 0.0
@@ -544,18 +544,18 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (float): odd 3x5 valid 2x3
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c20_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c20_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c20_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c20_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c20_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -567,7 +567,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TCOLEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c20_dst.out", dst.data(), 15);
+    store("c20_dst.out", dst.data(), 24);
 }
 
 // case 21 (float): full 16x16, scalar 0.0
@@ -656,85 +656,85 @@ void case_23([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TCOLEXPANDEXPDIF [A2A3]: src1 must have the valid cols of dst
 void rf_a2a3_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 7);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
 }
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TCOLEXPANDEXPDIF [A2A3]: dst and src0 must have the same valid row/col
 void rf_a2a3_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 8);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
 }
 
 // rf_a5_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A5; must stop with: PTO runtime error: TCOLEXPANDEXPDIF [A5]: src1 must have the valid cols of dst
 void rf_a5_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 7);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDEXPDIF<profile_a5>(dst, src0, src1);
 }
 
 // rf_a5_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A5; must stop with: PTO runtime error: TCOLEXPANDEXPDIF [A5]: dst and src0 must have the same valid row/col
 void rf_a5_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 8);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDEXPDIF<profile_a5>(dst, src0, src1);
 }
 
 // rf_cpu_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of CPU; must stop with: PTO runtime error: TCOLEXPANDEXPDIF [CPU]: src1 must have the valid cols of dst
 void rf_cpu_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 7);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
 }
 
 // rf_cpu_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of CPU; must stop with: PTO runtime error: TCOLEXPANDEXPDIF [CPU]: dst and src0 must have the same valid row/col
 void rf_cpu_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 8);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
 }
 

@@ -43,11 +43,11 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TCOLEXPANDMIN [A2A3]: DType must be one of: half, float, int16_t, int32_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCOLEXPANDMIN<profile_a2a3>(dst, src0, src1);
@@ -108,11 +108,11 @@ void fail_a2a3_08_row_major() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TCOLEXPANDMIN [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCOLEXPANDMIN<profile_a5>(dst, src0, src1);
@@ -173,11 +173,11 @@ void fail_a5_08_row_major() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TCOLEXPANDMIN [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TCOLEXPANDMIN<profile_cpu>(dst, src0, src1);

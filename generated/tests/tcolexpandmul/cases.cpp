@@ -120,18 +120,18 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 40, BLayout::RowMajor, 1, 40>;
+    TASSIGN(src0, 0x240);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c2_src1.bin", src1.data(), 320);
+    TASSIGN(src1, 0x480);
+    load("c2_src1.bin", src1.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -143,7 +143,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -176,18 +176,18 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c4_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c4_src1.bin", src1.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -199,7 +199,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -324,20 +324,20 @@ void case_9([[maybe_unused]] Prof profile) {
 
 // case 10 (bfloat16_t): non-square 6x40
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c10_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c10_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    TASSIGN(src0, 0x240);
+    load("c10_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c10_src1.bin", src1.data(), 320);
+    TASSIGN(src1, 0x480);
+    load("c10_src1.bin", src1.data(), 384);
     profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c10_dst.out", dst.data(), 240);
+    store("c10_dst.out", dst.data(), 288);
 }
 
 // case 11 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -360,20 +360,20 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c12_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c12_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c12_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c12_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c12_src1.bin", src1.data(), 128);
     profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c12_dst.out", dst.data(), 15);
+    store("c12_dst.out", dst.data(), 48);
 }
 
 // case 13 (bfloat16_t): full 16x16, scalar 0.0
@@ -544,18 +544,18 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (float): odd 3x5 valid 2x3
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c20_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c20_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c20_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c20_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c20_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -567,7 +567,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c20_dst.out", dst.data(), 15);
+    store("c20_dst.out", dst.data(), 24);
 }
 
 // case 21 (float): full 16x16, scalar 0.0
@@ -656,56 +656,56 @@ void case_23([[maybe_unused]] Prof profile) {
 
 // case 24 (uint8_t): full 16x16
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c24_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c24_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    TASSIGN(src0, 0x200);
+    load("c24_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c24_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c24_src1.bin", src1.data(), 256);
     profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c24_dst.out", dst.data(), 256);
+    store("c24_dst.out", dst.data(), 512);
 }
 
 // case 25 (uint8_t): partial valid 13x7 of 16x16
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c25_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c25_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 7>;
+    TASSIGN(src0, 0x200);
+    load("c25_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c25_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c25_src1.bin", src1.data(), 256);
     profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c25_dst.out", dst.data(), 256);
+    store("c25_dst.out", dst.data(), 512);
 }
 
 // case 26 (uint8_t): non-square 6x40
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c26_dst.bin", dst.data(), 384);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c26_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    TASSIGN(src0, 0x180);
+    load("c26_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 64, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c26_src1.bin", src1.data(), 320);
+    TASSIGN(src1, 0x300);
+    load("c26_src1.bin", src1.data(), 512);
     profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 384);
 }
 
 // case 27 (uint8_t): run-time valid 11x19 of 16x32
@@ -728,56 +728,56 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (uint8_t): odd 3x5 valid 2x3
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c28_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c28_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c28_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c28_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c28_src1.bin", src1.data(), 256);
     profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c28_dst.out", dst.data(), 15);
+    store("c28_dst.out", dst.data(), 96);
 }
 
 // case 29 (uint8_t): full 16x16, scalar 0
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c29_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c29_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    TASSIGN(src0, 0x200);
+    load("c29_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c29_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c29_src1.bin", src1.data(), 256);
     profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c29_dst.out", dst.data(), 256);
+    store("c29_dst.out", dst.data(), 512);
 }
 
 // case 30 (uint8_t): full 16x16, scalar 1
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c30_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c30_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    TASSIGN(src0, 0x200);
+    load("c30_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c30_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c30_src1.bin", src1.data(), 256);
     profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c30_dst.out", dst.data(), 256);
+    store("c30_dst.out", dst.data(), 512);
 }
 
 // case 31 (int16_t): full 16x16
@@ -838,18 +838,18 @@ void case_32([[maybe_unused]] Prof profile) {
 
 // case 33 (int16_t): non-square 6x40
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c33_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c33_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    TASSIGN(src0, 0x240);
+    load("c33_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c33_src1.bin", src1.data(), 320);
+    TASSIGN(src1, 0x480);
+    load("c33_src1.bin", src1.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -861,7 +861,7 @@ void case_33([[maybe_unused]] Prof profile) {
         profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c33_dst.out", dst.data(), 240);
+    store("c33_dst.out", dst.data(), 288);
 }
 
 // case 34 (int16_t): run-time valid 11x19 of 16x32
@@ -894,18 +894,18 @@ void case_34([[maybe_unused]] Prof profile) {
 
 // case 35 (int16_t): odd 3x5 valid 2x3
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c35_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c35_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c35_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c35_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c35_src1.bin", src1.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -917,7 +917,7 @@ void case_35([[maybe_unused]] Prof profile) {
         profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c35_dst.out", dst.data(), 15);
+    store("c35_dst.out", dst.data(), 48);
 }
 
 // case 36 (int16_t): full 16x16, scalar 0
@@ -1060,18 +1060,18 @@ void case_40([[maybe_unused]] Prof profile) {
 
 // case 41 (uint16_t): non-square 6x40
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c41_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c41_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    TASSIGN(src0, 0x240);
+    load("c41_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c41_src1.bin", src1.data(), 320);
+    TASSIGN(src1, 0x480);
+    load("c41_src1.bin", src1.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -1082,7 +1082,7 @@ void case_41([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c41_dst.out", dst.data(), 240);
+    store("c41_dst.out", dst.data(), 288);
 }
 
 // case 42 (uint16_t): run-time valid 11x19 of 16x32
@@ -1114,18 +1114,18 @@ void case_42([[maybe_unused]] Prof profile) {
 
 // case 43 (uint16_t): odd 3x5 valid 2x3
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c43_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c43_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c43_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c43_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c43_src1.bin", src1.data(), 128);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -1136,7 +1136,7 @@ void case_43([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c43_dst.out", dst.data(), 15);
+    store("c43_dst.out", dst.data(), 48);
 }
 
 // case 44 (uint16_t): full 16x16, scalar 0
@@ -1307,18 +1307,18 @@ void case_49([[maybe_unused]] Prof profile) {
 
 // case 50 (int32_t): odd 3x5 valid 2x3
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c50_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c50_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c50_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c50_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c50_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c50_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1330,7 +1330,7 @@ void case_50([[maybe_unused]] Prof profile) {
         profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c50_dst.out", dst.data(), 15);
+    store("c50_dst.out", dst.data(), 24);
 }
 
 // case 51 (int32_t): full 16x16, scalar 0
@@ -1527,18 +1527,18 @@ void case_57([[maybe_unused]] Prof profile) {
 
 // case 58 (uint32_t): odd 3x5 valid 2x3
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c58_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c58_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    TASSIGN(src0, 0x80);
+    load("c58_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c58_src1.bin", src1.data(), 40);
+    TASSIGN(src1, 0x100);
+    load("c58_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -1549,7 +1549,7 @@ void case_58([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c58_dst.out", dst.data(), 15);
+    store("c58_dst.out", dst.data(), 24);
 }
 
 // case 59 (uint32_t): full 16x16, scalar 0
@@ -1608,85 +1608,85 @@ void case_60([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TCOLEXPANDMUL [A2A3]: src1 must have the valid cols of dst
 void rf_a2a3_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 7);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDMUL<profile_a2a3>(dst, src0, src1);
 }
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TCOLEXPANDMUL [A2A3]: dst and src0 must have the same valid row/col
 void rf_a2a3_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 8);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDMUL<profile_a2a3>(dst, src0, src1);
 }
 
 // rf_a5_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A5; must stop with: PTO runtime error: TCOLEXPANDMUL [A5]: src1 must have the valid cols of dst
 void rf_a5_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 7);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDMUL<profile_a5>(dst, src0, src1);
 }
 
 // rf_a5_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A5; must stop with: PTO runtime error: TCOLEXPANDMUL [A5]: dst and src0 must have the same valid row/col
 void rf_a5_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 8);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDMUL<profile_a5>(dst, src0, src1);
 }
 
 // rf_cpu_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of CPU; must stop with: PTO runtime error: TCOLEXPANDMUL [CPU]: src1 must have the valid cols of dst
 void rf_cpu_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 7);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
 }
 
 // rf_cpu_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of CPU; must stop with: PTO runtime error: TCOLEXPANDMUL [CPU]: dst and src0 must have the same valid row/col
 void rf_cpu_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(1, 8);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TCOLEXPANDMUL<profile_cpu>(dst, src0, src1);
 }
 

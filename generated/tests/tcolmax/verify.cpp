@@ -37,9 +37,9 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TCOLMAX [A2A3]: DType must be one of: half, float, int16_t, int32_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TCOLMAX<profile_a2a3>(dst, src);
@@ -81,7 +81,7 @@ void fail_a2a3_06_same_dtype() {
 // breaks rule 07_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TCOLMAX [A2A3]: tile layout must be row-major}}
 void fail_a2a3_07_row_major() {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::ColMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -136,7 +136,7 @@ void fail_a5_06_same_dtype() {
 // breaks rule 07_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TCOLMAX [A5]: tile layout must be row-major}}
 void fail_a5_07_row_major() {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::ColMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -191,7 +191,7 @@ void fail_cpu_06_same_dtype() {
 // breaks rule 07_row_major (row_major) of the CPU profile
 // expected-error@*:* {{TCOLMAX [CPU]: tile layout must be row-major}}
 void fail_cpu_07_row_major() {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::ColMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 1, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;

@@ -112,14 +112,14 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c2_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c2_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLMIN<profile_a2a3>(dst, src);
@@ -131,7 +131,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TCOLMIN<profile_cpu>(dst, src);
         break;
     }
-    store("c2_dst.out", dst.data(), 320);
+    store("c2_dst.out", dst.data(), 384);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -160,14 +160,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c4_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c4_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLMIN<profile_a2a3>(dst, src);
@@ -179,7 +179,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TCOLMIN<profile_cpu>(dst, src);
         break;
     }
-    store("c4_dst.out", dst.data(), 40);
+    store("c4_dst.out", dst.data(), 128);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -302,14 +302,14 @@ void case_9([[maybe_unused]] Prof profile) {
 
 // case 10 (bfloat16_t): non-square 6x40
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c10_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c10_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c10_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -320,7 +320,7 @@ void case_10([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c10_dst.out", dst.data(), 320);
+    store("c10_dst.out", dst.data(), 384);
 }
 
 // case 11 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -348,14 +348,14 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c12_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c12_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c12_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -366,7 +366,7 @@ void case_12([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c12_dst.out", dst.data(), 40);
+    store("c12_dst.out", dst.data(), 128);
 }
 
 // case 13 (bfloat16_t): full 16x16, scalar 0.0
@@ -536,14 +536,14 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (float): odd 3x5 valid 2x3
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c20_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c20_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c20_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLMIN<profile_a2a3>(dst, src);
@@ -555,7 +555,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TCOLMIN<profile_cpu>(dst, src);
         break;
     }
-    store("c20_dst.out", dst.data(), 40);
+    store("c20_dst.out", dst.data(), 64);
 }
 
 // case 21 (float): full 16x16, scalar 0.0
@@ -632,14 +632,14 @@ void case_23([[maybe_unused]] Prof profile) {
 
 // case 24 (int8_t): full 16x16
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c24_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c24_src.bin", src.data(), 256);
+    TASSIGN(src, 0x100);
+    load("c24_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -650,19 +650,19 @@ void case_24([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c24_dst.out", dst.data(), 128);
+    store("c24_dst.out", dst.data(), 256);
 }
 
 // case 25 (int8_t): partial valid 13x7 of 16x16
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c25_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c25_src.bin", src.data(), 256);
+    TASSIGN(src, 0x100);
+    load("c25_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -673,19 +673,19 @@ void case_25([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c25_dst.out", dst.data(), 128);
+    store("c25_dst.out", dst.data(), 256);
 }
 
 // case 26 (int8_t): non-square 6x40
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 64, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c26_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c26_src.bin", src.data(), 240);
+    TASSIGN(src, 0x200);
+    load("c26_src.bin", src.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -696,7 +696,7 @@ void case_26([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c26_dst.out", dst.data(), 320);
+    store("c26_dst.out", dst.data(), 512);
 }
 
 // case 27 (int8_t): run-time valid 11x19 of 16x32
@@ -724,14 +724,14 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (int8_t): odd 3x5 valid 2x3
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c28_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c28_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c28_src.bin", src.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -742,19 +742,19 @@ void case_28([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c28_dst.out", dst.data(), 40);
+    store("c28_dst.out", dst.data(), 256);
 }
 
 // case 29 (int8_t): full 16x16, scalar 0
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c29_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c29_src.bin", src.data(), 256);
+    TASSIGN(src, 0x100);
+    load("c29_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -765,19 +765,19 @@ void case_29([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c29_dst.out", dst.data(), 128);
+    store("c29_dst.out", dst.data(), 256);
 }
 
 // case 30 (int8_t): full 16x16, scalar 1
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c30_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c30_src.bin", src.data(), 256);
+    TASSIGN(src, 0x100);
+    load("c30_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -788,19 +788,19 @@ void case_30([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c30_dst.out", dst.data(), 128);
+    store("c30_dst.out", dst.data(), 256);
 }
 
 // case 31 (int8_t): full 16x16, scalar -3
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c31_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c31_src.bin", src.data(), 256);
+    TASSIGN(src, 0x100);
+    load("c31_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -811,19 +811,19 @@ void case_31([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c31_dst.out", dst.data(), 128);
+    store("c31_dst.out", dst.data(), 256);
 }
 
 // case 32 (uint8_t): full 16x16
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c32_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c32_src.bin", src.data(), 256);
+    TASSIGN(src, 0x100);
+    load("c32_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -834,19 +834,19 @@ void case_32([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c32_dst.out", dst.data(), 128);
+    store("c32_dst.out", dst.data(), 256);
 }
 
 // case 33 (uint8_t): partial valid 13x7 of 16x16
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c33_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c33_src.bin", src.data(), 256);
+    TASSIGN(src, 0x100);
+    load("c33_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -857,19 +857,19 @@ void case_33([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c33_dst.out", dst.data(), 128);
+    store("c33_dst.out", dst.data(), 256);
 }
 
 // case 34 (uint8_t): non-square 6x40
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 64, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c34_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c34_src.bin", src.data(), 240);
+    TASSIGN(src, 0x200);
+    load("c34_src.bin", src.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -880,7 +880,7 @@ void case_34([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c34_dst.out", dst.data(), 320);
+    store("c34_dst.out", dst.data(), 512);
 }
 
 // case 35 (uint8_t): run-time valid 11x19 of 16x32
@@ -908,14 +908,14 @@ void case_35([[maybe_unused]] Prof profile) {
 
 // case 36 (uint8_t): odd 3x5 valid 2x3
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c36_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c36_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c36_src.bin", src.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -926,19 +926,19 @@ void case_36([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c36_dst.out", dst.data(), 40);
+    store("c36_dst.out", dst.data(), 256);
 }
 
 // case 37 (uint8_t): full 16x16, scalar 0
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c37_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c37_src.bin", src.data(), 256);
+    TASSIGN(src, 0x100);
+    load("c37_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -949,19 +949,19 @@ void case_37([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c37_dst.out", dst.data(), 128);
+    store("c37_dst.out", dst.data(), 256);
 }
 
 // case 38 (uint8_t): full 16x16, scalar 1
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 1, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 1, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c38_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c38_src.bin", src.data(), 256);
+    TASSIGN(src, 0x100);
+    load("c38_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -972,7 +972,7 @@ void case_38([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c38_dst.out", dst.data(), 128);
+    store("c38_dst.out", dst.data(), 256);
 }
 
 // case 39 (int16_t): full 16x16
@@ -1025,14 +1025,14 @@ void case_40([[maybe_unused]] Prof profile) {
 
 // case 41 (int16_t): non-square 6x40
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c41_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c41_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c41_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLMIN<profile_a2a3>(dst, src);
@@ -1044,7 +1044,7 @@ void case_41([[maybe_unused]] Prof profile) {
         profiled::TCOLMIN<profile_cpu>(dst, src);
         break;
     }
-    store("c41_dst.out", dst.data(), 320);
+    store("c41_dst.out", dst.data(), 384);
 }
 
 // case 42 (int16_t): run-time valid 11x19 of 16x32
@@ -1073,14 +1073,14 @@ void case_42([[maybe_unused]] Prof profile) {
 
 // case 43 (int16_t): odd 3x5 valid 2x3
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c43_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c43_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c43_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLMIN<profile_a2a3>(dst, src);
@@ -1092,7 +1092,7 @@ void case_43([[maybe_unused]] Prof profile) {
         profiled::TCOLMIN<profile_cpu>(dst, src);
         break;
     }
-    store("c43_dst.out", dst.data(), 40);
+    store("c43_dst.out", dst.data(), 128);
 }
 
 // case 44 (int16_t): full 16x16, scalar 0
@@ -1215,14 +1215,14 @@ void case_48([[maybe_unused]] Prof profile) {
 
 // case 49 (uint16_t): non-square 6x40
 void case_49([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c49_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c49_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c49_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c49_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -1233,7 +1233,7 @@ void case_49([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c49_dst.out", dst.data(), 320);
+    store("c49_dst.out", dst.data(), 384);
 }
 
 // case 50 (uint16_t): run-time valid 11x19 of 16x32
@@ -1261,14 +1261,14 @@ void case_50([[maybe_unused]] Prof profile) {
 
 // case 51 (uint16_t): odd 3x5 valid 2x3
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c51_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c51_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c51_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -1279,7 +1279,7 @@ void case_51([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c51_dst.out", dst.data(), 40);
+    store("c51_dst.out", dst.data(), 128);
 }
 
 // case 52 (uint16_t): full 16x16, scalar 0
@@ -1426,14 +1426,14 @@ void case_57([[maybe_unused]] Prof profile) {
 
 // case 58 (int32_t): odd 3x5 valid 2x3
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c58_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c58_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c58_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLMIN<profile_a2a3>(dst, src);
@@ -1445,7 +1445,7 @@ void case_58([[maybe_unused]] Prof profile) {
         profiled::TCOLMIN<profile_cpu>(dst, src);
         break;
     }
-    store("c58_dst.out", dst.data(), 40);
+    store("c58_dst.out", dst.data(), 64);
 }
 
 // case 59 (int32_t): full 16x16, scalar 0
@@ -1614,14 +1614,14 @@ void case_65([[maybe_unused]] Prof profile) {
 
 // case 66 (uint32_t): odd 3x5 valid 2x3
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c66_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c66_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c66_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c66_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLMIN<profile_a5>(dst, src);
@@ -1632,7 +1632,7 @@ void case_66([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c66_dst.out", dst.data(), 40);
+    store("c66_dst.out", dst.data(), 64);
 }
 
 // case 67 (uint32_t): full 16x16, scalar 0
@@ -1683,34 +1683,34 @@ void case_68([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TCOLMIN [A2A3]: dst must have the valid cols of src
 void rf_a2a3_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TCOLMIN<profile_a2a3>(dst, src);
 }
 
 // rf_a5_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A5; must stop with: PTO runtime error: TCOLMIN [A5]: dst must have the valid cols of src
 void rf_a5_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TCOLMIN<profile_a5>(dst, src);
 }
 
 // rf_cpu_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of CPU; must stop with: PTO runtime error: TCOLMIN [CPU]: dst must have the valid cols of src
 void rf_cpu_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TCOLMIN<profile_cpu>(dst, src);
 }
 

@@ -112,14 +112,14 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c2_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c2_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLPROD<profile_a2a3>(dst, src);
@@ -131,7 +131,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TCOLPROD<profile_cpu>(dst, src);
         break;
     }
-    store("c2_dst.out", dst.data(), 320);
+    store("c2_dst.out", dst.data(), 384);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -160,14 +160,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c4_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c4_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLPROD<profile_a2a3>(dst, src);
@@ -179,7 +179,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TCOLPROD<profile_cpu>(dst, src);
         break;
     }
-    store("c4_dst.out", dst.data(), 40);
+    store("c4_dst.out", dst.data(), 128);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -302,14 +302,14 @@ void case_9([[maybe_unused]] Prof profile) {
 
 // case 10 (bfloat16_t): non-square 6x40
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c10_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c10_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c10_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLPROD<profile_a5>(dst, src);
@@ -320,7 +320,7 @@ void case_10([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c10_dst.out", dst.data(), 320);
+    store("c10_dst.out", dst.data(), 384);
 }
 
 // case 11 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -348,14 +348,14 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c12_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c12_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c12_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLPROD<profile_a5>(dst, src);
@@ -366,7 +366,7 @@ void case_12([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c12_dst.out", dst.data(), 40);
+    store("c12_dst.out", dst.data(), 128);
 }
 
 // case 13 (bfloat16_t): full 16x16, scalar 0.0
@@ -536,14 +536,14 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (float): odd 3x5 valid 2x3
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c20_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c20_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c20_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLPROD<profile_a2a3>(dst, src);
@@ -555,7 +555,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TCOLPROD<profile_cpu>(dst, src);
         break;
     }
-    store("c20_dst.out", dst.data(), 40);
+    store("c20_dst.out", dst.data(), 64);
 }
 
 // case 21 (float): full 16x16, scalar 0.0
@@ -680,14 +680,14 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (int16_t): non-square 6x40
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c26_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c26_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c26_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLPROD<profile_a2a3>(dst, src);
@@ -699,7 +699,7 @@ void case_26([[maybe_unused]] Prof profile) {
         profiled::TCOLPROD<profile_cpu>(dst, src);
         break;
     }
-    store("c26_dst.out", dst.data(), 320);
+    store("c26_dst.out", dst.data(), 384);
 }
 
 // case 27 (int16_t): run-time valid 11x19 of 16x32
@@ -728,14 +728,14 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (int16_t): odd 3x5 valid 2x3
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c28_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c28_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c28_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLPROD<profile_a2a3>(dst, src);
@@ -747,7 +747,7 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TCOLPROD<profile_cpu>(dst, src);
         break;
     }
-    store("c28_dst.out", dst.data(), 40);
+    store("c28_dst.out", dst.data(), 128);
 }
 
 // case 29 (int16_t): full 16x16, scalar 0
@@ -870,14 +870,14 @@ void case_33([[maybe_unused]] Prof profile) {
 
 // case 34 (uint16_t): non-square 6x40
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c34_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c34_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c34_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLPROD<profile_a5>(dst, src);
@@ -888,7 +888,7 @@ void case_34([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c34_dst.out", dst.data(), 320);
+    store("c34_dst.out", dst.data(), 384);
 }
 
 // case 35 (uint16_t): run-time valid 11x19 of 16x32
@@ -916,14 +916,14 @@ void case_35([[maybe_unused]] Prof profile) {
 
 // case 36 (uint16_t): odd 3x5 valid 2x3
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c36_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c36_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c36_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLPROD<profile_a5>(dst, src);
@@ -934,7 +934,7 @@ void case_36([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c36_dst.out", dst.data(), 40);
+    store("c36_dst.out", dst.data(), 128);
 }
 
 // case 37 (uint16_t): full 16x16, scalar 0
@@ -1081,14 +1081,14 @@ void case_42([[maybe_unused]] Prof profile) {
 
 // case 43 (int32_t): odd 3x5 valid 2x3
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c43_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c43_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c43_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLPROD<profile_a2a3>(dst, src);
@@ -1100,7 +1100,7 @@ void case_43([[maybe_unused]] Prof profile) {
         profiled::TCOLPROD<profile_cpu>(dst, src);
         break;
     }
-    store("c43_dst.out", dst.data(), 40);
+    store("c43_dst.out", dst.data(), 64);
 }
 
 // case 44 (int32_t): full 16x16, scalar 0
@@ -1269,14 +1269,14 @@ void case_50([[maybe_unused]] Prof profile) {
 
 // case 51 (uint32_t): odd 3x5 valid 2x3
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c51_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c51_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c51_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TCOLPROD<profile_a5>(dst, src);
@@ -1287,7 +1287,7 @@ void case_51([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c51_dst.out", dst.data(), 40);
+    store("c51_dst.out", dst.data(), 64);
 }
 
 // case 52 (uint32_t): full 16x16, scalar 0
@@ -1338,34 +1338,34 @@ void case_53([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TCOLPROD [A2A3]: dst must have the valid cols of src
 void rf_a2a3_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TCOLPROD<profile_a2a3>(dst, src);
 }
 
 // rf_a5_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A5; must stop with: PTO runtime error: TCOLPROD [A5]: dst must have the valid cols of src
 void rf_a5_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TCOLPROD<profile_a5>(dst, src);
 }
 
 // rf_cpu_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of CPU; must stop with: PTO runtime error: TCOLPROD [CPU]: dst must have the valid cols of src
 void rf_cpu_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TCOLPROD<profile_cpu>(dst, src);
 }
 

@@ -130,14 +130,14 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c2_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c2_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLSUM<profile_a2a3>(dst, src);
@@ -149,7 +149,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TCOLSUM<profile_cpu>(dst, src);
         break;
     }
-    store("c2_dst.out", dst.data(), 320);
+    store("c2_dst.out", dst.data(), 384);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -178,14 +178,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c4_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c4_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLSUM<profile_a2a3>(dst, src);
@@ -197,7 +197,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TCOLSUM<profile_cpu>(dst, src);
         break;
     }
-    store("c4_dst.out", dst.data(), 40);
+    store("c4_dst.out", dst.data(), 128);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -310,16 +310,16 @@ void case_9([[maybe_unused]] Prof profile) {
 
 // case 10 (bfloat16_t): non-square 6x40
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c10_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c10_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c10_src.bin", src.data(), 288);
     profiled::TCOLSUM<profile_cpu>(dst, src);
-    store("c10_dst.out", dst.data(), 320);
+    store("c10_dst.out", dst.data(), 384);
 }
 
 // case 11 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -338,16 +338,16 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c12_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c12_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c12_src.bin", src.data(), 48);
     profiled::TCOLSUM<profile_cpu>(dst, src);
-    store("c12_dst.out", dst.data(), 40);
+    store("c12_dst.out", dst.data(), 128);
 }
 
 // case 13 (bfloat16_t): full 16x16, scalar 0.0
@@ -508,14 +508,14 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (float): odd 3x5 valid 2x3
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c20_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c20_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c20_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLSUM<profile_a2a3>(dst, src);
@@ -527,7 +527,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TCOLSUM<profile_cpu>(dst, src);
         break;
     }
-    store("c20_dst.out", dst.data(), 40);
+    store("c20_dst.out", dst.data(), 64);
 }
 
 // case 21 (float): full 16x16, scalar 0.0
@@ -670,14 +670,14 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (int16_t): non-square 6x40
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 40, BLayout::RowMajor, 1, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 48, BLayout::RowMajor, 1, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 320);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c26_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c26_src.bin", src.data(), 240);
+    TASSIGN(src, 0x300);
+    load("c26_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLSUM<profile_a2a3>(dst, src);
@@ -689,7 +689,7 @@ void case_26([[maybe_unused]] Prof profile) {
         profiled::TCOLSUM<profile_cpu>(dst, src);
         break;
     }
-    store("c26_dst.out", dst.data(), 320);
+    store("c26_dst.out", dst.data(), 384);
 }
 
 // case 27 (int16_t): run-time valid 11x19 of 16x32
@@ -718,14 +718,14 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (int16_t): odd 3x5 valid 2x3
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c28_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c28_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c28_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLSUM<profile_a2a3>(dst, src);
@@ -737,7 +737,7 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TCOLSUM<profile_cpu>(dst, src);
         break;
     }
-    store("c28_dst.out", dst.data(), 40);
+    store("c28_dst.out", dst.data(), 128);
 }
 
 // case 29 (int16_t): full 16x16, scalar 0
@@ -928,14 +928,14 @@ void case_35([[maybe_unused]] Prof profile) {
 
 // case 36 (int32_t): odd 3x5 valid 2x3
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 5, BLayout::RowMajor, 1, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 1, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 40);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c36_dst.bin", dst.data(), 64);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c36_src.bin", src.data(), 15);
+    TASSIGN(src, 0x100);
+    load("c36_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCOLSUM<profile_a2a3>(dst, src);
@@ -947,7 +947,7 @@ void case_36([[maybe_unused]] Prof profile) {
         profiled::TCOLSUM<profile_cpu>(dst, src);
         break;
     }
-    store("c36_dst.out", dst.data(), 40);
+    store("c36_dst.out", dst.data(), 64);
 }
 
 // case 37 (int32_t): full 16x16, scalar 0
@@ -1024,34 +1024,34 @@ void case_39([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TCOLSUM [A2A3]: dst must have the valid cols of src
 void rf_a2a3_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TCOLSUM<profile_a2a3>(dst, src);
 }
 
 // rf_a5_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A5; must stop with: PTO runtime error: TCOLSUM [A5]: dst must have the valid cols of src
 void rf_a5_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TCOLSUM<profile_a5>(dst, src);
 }
 
 // rf_cpu_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of CPU; must stop with: PTO runtime error: TCOLSUM [CPU]: dst must have the valid cols of src
 void rf_cpu_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(1, 7);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TCOLSUM<profile_cpu>(dst, src);
 }
 

@@ -367,13 +367,13 @@ void case_10([[maybe_unused]] Prof profile) {
 
 // case 11 (half_int8_t): full 16x16
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 256);
+    load("c11_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c11_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -386,11 +386,11 @@ void case_11([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
         break;
     }
-    store("c11_dst.out", dst.data(), 256);
+    store("c11_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c11_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c11_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         switch (profile) {
         case Prof::A2A3:
@@ -407,8 +407,8 @@ void case_11([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c11_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c11_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         switch (profile) {
         case Prof::A2A3:
@@ -425,8 +425,8 @@ void case_11([[maybe_unused]] Prof profile) {
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c11_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c11_dst.bin", dst.data(), 512);
         switch (profile) {
         case Prof::A2A3:
             profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
@@ -438,19 +438,19 @@ void case_11([[maybe_unused]] Prof profile) {
             profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
             break;
         }
-        store("c11_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c11_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 12 (half_int8_t): full 16x16, mode CAST_ROUND
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 256);
+    load("c12_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c12_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -463,18 +463,18 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_ROUND);
         break;
     }
-    store("c12_dst.out", dst.data(), 256);
+    store("c12_dst.out", dst.data(), 512);
 }
 
 // case 13 (half_int8_t): full 16x16, mode CAST_FLOOR
 void case_13([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c13_dst.bin", dst.data(), 256);
+    load("c13_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c13_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -487,18 +487,18 @@ void case_13([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_FLOOR);
         break;
     }
-    store("c13_dst.out", dst.data(), 256);
+    store("c13_dst.out", dst.data(), 512);
 }
 
 // case 14 (half_int8_t): full 16x16, mode CAST_CEIL
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 256);
+    load("c14_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c14_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -511,18 +511,18 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_CEIL);
         break;
     }
-    store("c14_dst.out", dst.data(), 256);
+    store("c14_dst.out", dst.data(), 512);
 }
 
 // case 15 (half_int8_t): full 16x16, mode CAST_TRUNC
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 256);
+    load("c15_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c15_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -535,18 +535,18 @@ void case_15([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_TRUNC);
         break;
     }
-    store("c15_dst.out", dst.data(), 256);
+    store("c15_dst.out", dst.data(), 512);
 }
 
 // case 16 (half_uint8_t): full 16x16
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 256);
+    load("c16_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c16_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -559,11 +559,11 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
         break;
     }
-    store("c16_dst.out", dst.data(), 256);
+    store("c16_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c16_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c16_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         switch (profile) {
         case Prof::A2A3:
@@ -580,8 +580,8 @@ void case_16([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c16_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c16_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         switch (profile) {
         case Prof::A2A3:
@@ -598,8 +598,8 @@ void case_16([[maybe_unused]] Prof profile) {
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c16_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c16_dst.bin", dst.data(), 512);
         switch (profile) {
         case Prof::A2A3:
             profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
@@ -611,19 +611,19 @@ void case_16([[maybe_unused]] Prof profile) {
             profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
             break;
         }
-        store("c16_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c16_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 17 (half_uint8_t): full 16x16, mode CAST_ROUND
 void case_17([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c17_dst.bin", dst.data(), 256);
+    load("c17_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c17_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -636,18 +636,18 @@ void case_17([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_ROUND);
         break;
     }
-    store("c17_dst.out", dst.data(), 256);
+    store("c17_dst.out", dst.data(), 512);
 }
 
 // case 18 (half_uint8_t): full 16x16, mode CAST_FLOOR
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 256);
+    load("c18_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c18_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -660,18 +660,18 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_FLOOR);
         break;
     }
-    store("c18_dst.out", dst.data(), 256);
+    store("c18_dst.out", dst.data(), 512);
 }
 
 // case 19 (half_uint8_t): full 16x16, mode CAST_CEIL
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 256);
+    load("c19_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c19_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -684,18 +684,18 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_CEIL);
         break;
     }
-    store("c19_dst.out", dst.data(), 256);
+    store("c19_dst.out", dst.data(), 512);
 }
 
 // case 20 (half_uint8_t): full 16x16, mode CAST_TRUNC
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 256);
+    load("c20_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c20_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -708,7 +708,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_TRUNC);
         break;
     }
-    store("c20_dst.out", dst.data(), 256);
+    store("c20_dst.out", dst.data(), 512);
 }
 
 // case 21 (half_int16_t): full 16x16
@@ -1806,188 +1806,188 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (bfloat16_t_int8_t): full 16x16
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 256);
+    load("c62_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c62_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c62_dst.out", dst.data(), 256);
+    store("c62_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c62_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c62_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 62", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c62_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c62_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 62", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c62_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c62_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c62_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c62_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 63 (bfloat16_t_int8_t): full 16x16, mode CAST_ROUND
 void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c63_dst.bin", dst.data(), 256);
+    load("c63_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c63_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_ROUND);
-    store("c63_dst.out", dst.data(), 256);
+    store("c63_dst.out", dst.data(), 512);
 }
 
 // case 64 (bfloat16_t_int8_t): full 16x16, mode CAST_FLOOR
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c64_dst.bin", dst.data(), 256);
+    load("c64_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c64_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_FLOOR);
-    store("c64_dst.out", dst.data(), 256);
+    store("c64_dst.out", dst.data(), 512);
 }
 
 // case 65 (bfloat16_t_int8_t): full 16x16, mode CAST_CEIL
 void case_65([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c65_dst.bin", dst.data(), 256);
+    load("c65_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c65_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_CEIL);
-    store("c65_dst.out", dst.data(), 256);
+    store("c65_dst.out", dst.data(), 512);
 }
 
 // case 66 (bfloat16_t_int8_t): full 16x16, mode CAST_TRUNC
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c66_dst.bin", dst.data(), 256);
+    load("c66_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c66_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_TRUNC);
-    store("c66_dst.out", dst.data(), 256);
+    store("c66_dst.out", dst.data(), 512);
 }
 
 // case 67 (bfloat16_t_uint8_t): full 16x16
 void case_67([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 256);
+    load("c67_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c67_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c67_dst.out", dst.data(), 256);
+    store("c67_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c67_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c67_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 67", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c67_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c67_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 67", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c67_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c67_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c67_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c67_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 68 (bfloat16_t_uint8_t): full 16x16, mode CAST_ROUND
 void case_68([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c68_dst.bin", dst.data(), 256);
+    load("c68_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c68_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_ROUND);
-    store("c68_dst.out", dst.data(), 256);
+    store("c68_dst.out", dst.data(), 512);
 }
 
 // case 69 (bfloat16_t_uint8_t): full 16x16, mode CAST_FLOOR
 void case_69([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 256);
+    load("c69_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c69_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_FLOOR);
-    store("c69_dst.out", dst.data(), 256);
+    store("c69_dst.out", dst.data(), 512);
 }
 
 // case 70 (bfloat16_t_uint8_t): full 16x16, mode CAST_CEIL
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 256);
+    load("c70_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c70_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_CEIL);
-    store("c70_dst.out", dst.data(), 256);
+    store("c70_dst.out", dst.data(), 512);
 }
 
 // case 71 (bfloat16_t_uint8_t): full 16x16, mode CAST_TRUNC
 void case_71([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c71_dst.bin", dst.data(), 256);
+    load("c71_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c71_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_TRUNC);
-    store("c71_dst.out", dst.data(), 256);
+    store("c71_dst.out", dst.data(), 512);
 }
 
 // case 72 (bfloat16_t_int16_t): full 16x16
@@ -3053,188 +3053,188 @@ void case_112([[maybe_unused]] Prof profile) {
 
 // case 113 (float_int8_t): full 16x16
 void case_113([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c113_dst.bin", dst.data(), 256);
+    load("c113_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c113_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c113_dst.out", dst.data(), 256);
+    store("c113_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c113_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c113_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 113", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c113_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c113_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 113", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c113_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c113_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c113_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c113_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 114 (float_int8_t): full 16x16, mode CAST_ROUND
 void case_114([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c114_dst.bin", dst.data(), 256);
+    load("c114_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c114_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_ROUND);
-    store("c114_dst.out", dst.data(), 256);
+    store("c114_dst.out", dst.data(), 512);
 }
 
 // case 115 (float_int8_t): full 16x16, mode CAST_FLOOR
 void case_115([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c115_dst.bin", dst.data(), 256);
+    load("c115_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c115_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_FLOOR);
-    store("c115_dst.out", dst.data(), 256);
+    store("c115_dst.out", dst.data(), 512);
 }
 
 // case 116 (float_int8_t): full 16x16, mode CAST_CEIL
 void case_116([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c116_dst.bin", dst.data(), 256);
+    load("c116_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c116_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_CEIL);
-    store("c116_dst.out", dst.data(), 256);
+    store("c116_dst.out", dst.data(), 512);
 }
 
 // case 117 (float_int8_t): full 16x16, mode CAST_TRUNC
 void case_117([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c117_dst.bin", dst.data(), 256);
+    load("c117_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c117_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_TRUNC);
-    store("c117_dst.out", dst.data(), 256);
+    store("c117_dst.out", dst.data(), 512);
 }
 
 // case 118 (float_uint8_t): full 16x16
 void case_118([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c118_dst.bin", dst.data(), 256);
+    load("c118_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c118_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c118_dst.out", dst.data(), 256);
+    store("c118_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c118_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c118_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 118", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c118_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c118_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 118", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c118_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c118_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c118_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c118_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 119 (float_uint8_t): full 16x16, mode CAST_ROUND
 void case_119([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c119_dst.bin", dst.data(), 256);
+    load("c119_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c119_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_ROUND);
-    store("c119_dst.out", dst.data(), 256);
+    store("c119_dst.out", dst.data(), 512);
 }
 
 // case 120 (float_uint8_t): full 16x16, mode CAST_FLOOR
 void case_120([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c120_dst.bin", dst.data(), 256);
+    load("c120_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c120_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_FLOOR);
-    store("c120_dst.out", dst.data(), 256);
+    store("c120_dst.out", dst.data(), 512);
 }
 
 // case 121 (float_uint8_t): full 16x16, mode CAST_CEIL
 void case_121([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c121_dst.bin", dst.data(), 256);
+    load("c121_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c121_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_CEIL);
-    store("c121_dst.out", dst.data(), 256);
+    store("c121_dst.out", dst.data(), 512);
 }
 
 // case 122 (float_uint8_t): full 16x16, mode CAST_TRUNC
 void case_122([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c122_dst.bin", dst.data(), 256);
+    load("c122_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c122_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_TRUNC);
-    store("c122_dst.out", dst.data(), 256);
+    store("c122_dst.out", dst.data(), 512);
 }
 
 // case 123 (float_int16_t): full 16x16
@@ -3654,14 +3654,14 @@ void case_136([[maybe_unused]] Prof profile) {
 
 // case 137 (float_int32_t): odd 3x5 valid 2x3
 void case_137([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c137_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c137_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c137_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c137_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
@@ -3673,7 +3673,7 @@ void case_137([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
         break;
     }
-    store("c137_dst.out", dst.data(), 15);
+    store("c137_dst.out", dst.data(), 24);
 }
 
 // case 138 (float_int32_t): full 16x16, mode CAST_ROUND
@@ -3774,14 +3774,14 @@ void case_141([[maybe_unused]] Prof profile) {
 
 // case 142 (float_int32_t_colmajor): col-major 12x20 valid 9x15
 void case_142([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c142_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, float, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c142_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, float, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x3c0);
-    load("c142_src.bin", src.data(), 240);
+    TASSIGN(src, 0x500);
+    load("c142_src.bin", src.data(), 320);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
@@ -3793,11 +3793,11 @@ void case_142([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
         break;
     }
-    store("c142_dst.out", dst.data(), 240);
+    store("c142_dst.out", dst.data(), 320);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
-        load("c142_dst.bin", dst.data(), 240);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 320));
+        load("c142_dst.bin", dst.data(), 320);
         Tile_dst tmp_f1;
         switch (profile) {
         case Prof::A2A3:
@@ -3814,8 +3814,8 @@ void case_142([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
-        load("c142_dst.bin", dst.data(), 240);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 320));
+        load("c142_dst.bin", dst.data(), 320);
         Tile_dst tmp_f2;
         switch (profile) {
         case Prof::A2A3:
@@ -3832,8 +3832,8 @@ void case_142([[maybe_unused]] Prof profile) {
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
-        load("c142_dst.bin", dst.data(), 240);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 320));
+        load("c142_dst.bin", dst.data(), 320);
         switch (profile) {
         case Prof::A2A3:
             profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
@@ -3845,7 +3845,7 @@ void case_142([[maybe_unused]] Prof profile) {
             profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
             break;
         }
-        store("c142_dst.f3.out", dst.data(), 240); // judged against its own golden
+        store("c142_dst.f3.out", dst.data(), 320); // judged against its own golden
     }
 }
 
@@ -4238,10 +4238,10 @@ void case_159([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c159_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c159_src.bin", src.data(), 256);
+    load("c159_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
@@ -4315,10 +4315,10 @@ void case_160([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c160_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c160_src.bin", src.data(), 256);
+    load("c160_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c160_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -4352,10 +4352,10 @@ void case_161([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c161_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
-    load("c161_src.bin", src.data(), 256);
+    load("c161_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c161_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -4385,75 +4385,75 @@ void case_161([[maybe_unused]] Prof profile) {
 
 // case 162 (int8_t_int8_t): full 16x16
 void case_162([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c162_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c162_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c162_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c162_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c162_dst.out", dst.data(), 256);
+    store("c162_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c162_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c162_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 162", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c162_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c162_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 162", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c162_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c162_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c162_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c162_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 163 (int8_t_uint8_t): full 16x16
 void case_163([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c163_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c163_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c163_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c163_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c163_dst.out", dst.data(), 256);
+    store("c163_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c163_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c163_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 163", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c163_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c163_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 163", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c163_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c163_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c163_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c163_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
@@ -4463,10 +4463,10 @@ void case_164([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c164_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c164_src.bin", src.data(), 256);
+    load("c164_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT);
@@ -4536,10 +4536,10 @@ void case_165([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c165_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c165_src.bin", src.data(), 256);
+    load("c165_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c165_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -4573,10 +4573,10 @@ void case_166([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c166_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
-    load("c166_src.bin", src.data(), 256);
+    load("c166_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT);
@@ -4646,10 +4646,10 @@ void case_167([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c167_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
-    load("c167_src.bin", src.data(), 256);
+    load("c167_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c167_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -4683,10 +4683,10 @@ void case_168([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c168_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x800);
-    load("c168_src.bin", src.data(), 256);
+    load("c168_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c168_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -4720,10 +4720,10 @@ void case_169([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c169_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x800);
-    load("c169_src.bin", src.data(), 256);
+    load("c169_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c169_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -4757,10 +4757,10 @@ void case_170([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c170_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c170_src.bin", src.data(), 256);
+    load("c170_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
@@ -4834,10 +4834,10 @@ void case_171([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c171_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c171_src.bin", src.data(), 256);
+    load("c171_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c171_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -4871,10 +4871,10 @@ void case_172([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c172_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
-    load("c172_src.bin", src.data(), 256);
+    load("c172_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c172_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -4904,75 +4904,75 @@ void case_172([[maybe_unused]] Prof profile) {
 
 // case 173 (uint8_t_int8_t): full 16x16
 void case_173([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c173_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c173_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c173_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c173_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c173_dst.out", dst.data(), 256);
+    store("c173_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c173_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c173_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 173", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c173_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c173_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 173", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c173_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c173_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c173_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c173_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 174 (uint8_t_uint8_t): full 16x16
 void case_174([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c174_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c174_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c174_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c174_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c174_dst.out", dst.data(), 256);
+    store("c174_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c174_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c174_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 174", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c174_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c174_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 174", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c174_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c174_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c174_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c174_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
@@ -4982,10 +4982,10 @@ void case_175([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c175_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c175_src.bin", src.data(), 256);
+    load("c175_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c175_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -5019,10 +5019,10 @@ void case_176([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c176_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c176_src.bin", src.data(), 256);
+    load("c176_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT);
@@ -5092,10 +5092,10 @@ void case_177([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c177_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
-    load("c177_src.bin", src.data(), 256);
+    load("c177_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c177_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -5129,10 +5129,10 @@ void case_178([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c178_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x400);
-    load("c178_src.bin", src.data(), 256);
+    load("c178_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c178_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -5166,10 +5166,10 @@ void case_179([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c179_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x800);
-    load("c179_src.bin", src.data(), 256);
+    load("c179_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c179_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -5203,10 +5203,10 @@ void case_180([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c180_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x800);
-    load("c180_src.bin", src.data(), 256);
+    load("c180_src.bin", src.data(), 512);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
     store("c180_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
@@ -5579,50 +5579,50 @@ void case_191([[maybe_unused]] Prof profile) {
 
 // case 192 (int16_t_int8_t): full 16x16
 void case_192([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c192_dst.bin", dst.data(), 256);
+    load("c192_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c192_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c192_dst.out", dst.data(), 256);
+    store("c192_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c192_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c192_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 192", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c192_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c192_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 192", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c192_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c192_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c192_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c192_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 193 (int16_t_uint8_t): full 16x16
 void case_193([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c193_dst.bin", dst.data(), 256);
+    load("c193_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c193_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -5634,11 +5634,11 @@ void case_193([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c193_dst.out", dst.data(), 256);
+    store("c193_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c193_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c193_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         switch (profile) {
         case Prof::A5:
@@ -5654,8 +5654,8 @@ void case_193([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c193_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c193_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         switch (profile) {
         case Prof::A5:
@@ -5671,8 +5671,8 @@ void case_193([[maybe_unused]] Prof profile) {
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c193_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c193_dst.bin", dst.data(), 512);
         switch (profile) {
         case Prof::A5:
             profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
@@ -5683,7 +5683,7 @@ void case_193([[maybe_unused]] Prof profile) {
         default: // no entry names this case under another profile
             break;
         }
-        store("c193_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c193_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
@@ -6206,75 +6206,75 @@ void case_210([[maybe_unused]] Prof profile) {
 
 // case 211 (uint16_t_int8_t): full 16x16
 void case_211([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c211_dst.bin", dst.data(), 256);
+    load("c211_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c211_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c211_dst.out", dst.data(), 256);
+    store("c211_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c211_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c211_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 211", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c211_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c211_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 211", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c211_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c211_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c211_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c211_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 212 (uint16_t_uint8_t): full 16x16
 void case_212([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c212_dst.bin", dst.data(), 256);
+    load("c212_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c212_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c212_dst.out", dst.data(), 256);
+    store("c212_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c212_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c212_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 212", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c212_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c212_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 212", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c212_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c212_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c212_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c212_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
@@ -6909,14 +6909,14 @@ void case_232([[maybe_unused]] Prof profile) {
 
 // case 233 (int32_t_float): odd 3x5 valid 2x3
 void case_233([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c233_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c233_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c233_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c233_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
@@ -6928,7 +6928,7 @@ void case_233([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
         break;
     }
-    store("c233_dst.out", dst.data(), 15);
+    store("c233_dst.out", dst.data(), 24);
 }
 
 // case 234 (int32_t_float): full 16x16, mode CAST_ROUND
@@ -7029,14 +7029,14 @@ void case_237([[maybe_unused]] Prof profile) {
 
 // case 238 (int32_t_float_colmajor): col-major 12x20 valid 9x15
 void case_238([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c238_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c238_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x3c0);
-    load("c238_src.bin", src.data(), 240);
+    TASSIGN(src, 0x500);
+    load("c238_src.bin", src.data(), 320);
     switch (profile) {
     case Prof::A2A3:
         profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT);
@@ -7048,11 +7048,11 @@ void case_238([[maybe_unused]] Prof profile) {
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
         break;
     }
-    store("c238_dst.out", dst.data(), 240);
+    store("c238_dst.out", dst.data(), 320);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
-        load("c238_dst.bin", dst.data(), 240);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 320));
+        load("c238_dst.bin", dst.data(), 320);
         Tile_dst tmp_f1;
         switch (profile) {
         case Prof::A2A3:
@@ -7069,8 +7069,8 @@ void case_238([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
-        load("c238_dst.bin", dst.data(), 240);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 320));
+        load("c238_dst.bin", dst.data(), 320);
         Tile_dst tmp_f2;
         switch (profile) {
         case Prof::A2A3:
@@ -7087,8 +7087,8 @@ void case_238([[maybe_unused]] Prof profile) {
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
-        load("c238_dst.bin", dst.data(), 240);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 320));
+        load("c238_dst.bin", dst.data(), 320);
         switch (profile) {
         case Prof::A2A3:
             profiled::TCVT<profile_a2a3>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
@@ -7100,7 +7100,7 @@ void case_238([[maybe_unused]] Prof profile) {
             profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
             break;
         }
-        store("c238_dst.f3.out", dst.data(), 240); // judged against its own golden
+        store("c238_dst.f3.out", dst.data(), 320); // judged against its own golden
     }
 }
 
@@ -7130,50 +7130,50 @@ void case_239([[maybe_unused]] Prof profile) {
 
 // case 240 (int32_t_int8_t): full 16x16
 void case_240([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c240_dst.bin", dst.data(), 256);
+    load("c240_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c240_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c240_dst.out", dst.data(), 256);
+    store("c240_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c240_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c240_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 240", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c240_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c240_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 240", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c240_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c240_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c240_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c240_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 241 (int32_t_uint8_t): full 16x16
 void case_241([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c241_dst.bin", dst.data(), 256);
+    load("c241_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c241_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -7185,11 +7185,11 @@ void case_241([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c241_dst.out", dst.data(), 256);
+    store("c241_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c241_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c241_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         switch (profile) {
         case Prof::A5:
@@ -7205,8 +7205,8 @@ void case_241([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c241_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c241_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         switch (profile) {
         case Prof::A5:
@@ -7222,8 +7222,8 @@ void case_241([[maybe_unused]] Prof profile) {
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c241_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c241_dst.bin", dst.data(), 512);
         switch (profile) {
         case Prof::A5:
             profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
@@ -7234,7 +7234,7 @@ void case_241([[maybe_unused]] Prof profile) {
         default: // no entry names this case under another profile
             break;
         }
-        store("c241_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c241_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
@@ -7857,50 +7857,50 @@ void case_262([[maybe_unused]] Prof profile) {
 
 // case 263 (uint32_t_int8_t): full 16x16
 void case_263([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c263_dst.bin", dst.data(), 256);
+    load("c263_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c263_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c263_dst.out", dst.data(), 256);
+    store("c263_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c263_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c263_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 263", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c263_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c263_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 263", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c263_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c263_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c263_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c263_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 264 (uint32_t_uint8_t): full 16x16
 void case_264([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c264_dst.bin", dst.data(), 256);
+    load("c264_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c264_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -7912,11 +7912,11 @@ void case_264([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c264_dst.out", dst.data(), 256);
+    store("c264_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c264_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c264_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         switch (profile) {
         case Prof::A5:
@@ -7932,8 +7932,8 @@ void case_264([[maybe_unused]] Prof profile) {
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c264_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c264_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         switch (profile) {
         case Prof::A5:
@@ -7949,8 +7949,8 @@ void case_264([[maybe_unused]] Prof profile) {
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c264_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c264_dst.bin", dst.data(), 512);
         switch (profile) {
         case Prof::A5:
             profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
@@ -7961,7 +7961,7 @@ void case_264([[maybe_unused]] Prof profile) {
         default: // no entry names this case under another profile
             break;
         }
-        store("c264_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c264_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
@@ -8620,75 +8620,75 @@ void case_285([[maybe_unused]] Prof profile) {
 
 // case 286 (int64_t_int8_t): full 16x16
 void case_286([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c286_dst.bin", dst.data(), 256);
+    load("c286_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c286_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c286_dst.out", dst.data(), 256);
+    store("c286_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c286_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c286_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 286", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c286_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c286_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 286", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c286_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c286_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c286_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c286_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 287 (int64_t_uint8_t): full 16x16
 void case_287([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c287_dst.bin", dst.data(), 256);
+    load("c287_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c287_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c287_dst.out", dst.data(), 256);
+    store("c287_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c287_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c287_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 287", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c287_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c287_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 287", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c287_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c287_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c287_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c287_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
@@ -9235,75 +9235,75 @@ void case_308([[maybe_unused]] Prof profile) {
 
 // case 309 (uint64_t_int8_t): full 16x16
 void case_309([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c309_dst.bin", dst.data(), 256);
+    load("c309_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c309_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c309_dst.out", dst.data(), 256);
+    store("c309_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c309_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c309_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 309", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c309_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c309_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 309", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c309_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c309_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c309_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c309_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
 // case 310 (uint64_t_uint8_t): full 16x16
 void case_310([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c310_dst.bin", dst.data(), 256);
+    load("c310_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c310_src.bin", src.data(), 256);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
-    store("c310_dst.out", dst.data(), 256);
+    store("c310_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile and an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c310_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c310_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f1, RoundMode::CAST_RINT, SaturationMode::ON);
         same_bytes("overload 1, case 310", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c310_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c310_dst.bin", dst.data(), 512);
         Tile_dst tmp_f2;
         profiled::TCVT<profile_cpu>(dst, src, tmp_f2, RoundMode::CAST_RINT);
         same_bytes("overload 2, case 310", main_result, dst.data());
     }
     { // overload 3: With an explicit saturation mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c310_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c310_dst.bin", dst.data(), 512);
         profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT, SaturationMode::OFF);
-        store("c310_dst.f3.out", dst.data(), 256); // judged against its own golden
+        store("c310_dst.f3.out", dst.data(), 512); // judged against its own golden
     }
 }
 
@@ -9553,12 +9553,12 @@ void rf_a5_08_same_valid_shape(Prof) {
 
 // rf_cpu_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of CPU; must stop with: PTO runtime error: TCVT [CPU]: dst and src must have the same valid row/col
 void rf_cpu_08_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
 }
 

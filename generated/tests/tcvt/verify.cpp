@@ -83,7 +83,7 @@ void fail_a2a3_07_valid_bounds() {
 // breaks rule 09_dtype_pairs (dtype_pairs) of the A2A3 profile
 // expected-error@*:* {{TCVT [A2A3]: the element types of src and dst must be one of the documented conversion pairs}}
 void fail_a2a3_09_dtype_pairs() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -140,7 +140,7 @@ void fail_a5_07_valid_bounds() {
 // breaks rule 10_dtype_pairs (dtype_pairs) of the A5 profile
 // expected-error@*:* {{TCVT [A5]: the element types of src and dst must be one of the documented conversion pairs}}
 void fail_a5_10_dtype_pairs() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;

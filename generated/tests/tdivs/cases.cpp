@@ -133,14 +133,14 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c2_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c2_src.bin", src.data(), 288);
     half scalar_value;
     load("c2_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -154,7 +154,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TDIVS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -185,14 +185,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c4_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c4_src.bin", src.data(), 48);
     half scalar_value;
     load("c4_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -206,7 +206,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TDIVS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -289,41 +289,41 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c8_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c8_src.bin", src.data(), 320);
     half scalar_value;
     load("c8_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<profile_cpu>(dst, src, scalar_value);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
     { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
-        load("c8_dst.bin", dst.data(), 240);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 320));
+        load("c8_dst.bin", dst.data(), 320);
         profiled::TDIVS<profile_cpu>(dst, scalar_value, src);
-        store("c8_dst.f1.out", dst.data(), 240); // judged against its own golden
+        store("c8_dst.f1.out", dst.data(), 320); // judged against its own golden
     }
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c9_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c9_src.bin", src.data(), 128);
     half scalar_value;
     load("c9_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<profile_cpu>(dst, src, scalar_value);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (float): full 16x16
@@ -449,14 +449,14 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (float): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c14_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c14_src.bin", src.data(), 24);
     float scalar_value;
     load("c14_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -470,7 +470,7 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TDIVS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 24);
 }
 
 // case 15 (float): full 16x16, scalar 0.0
@@ -622,14 +622,14 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (int16_t): non-square 6x40
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c20_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c20_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c20_src.bin", src.data(), 288);
     int16_t scalar_value;
     load("c20_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -643,7 +643,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TDIVS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c20_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 288);
 }
 
 // case 21 (int16_t): run-time valid 11x19 of 16x32
@@ -674,14 +674,14 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (int16_t): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c22_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c22_src.bin", src.data(), 48);
     int16_t scalar_value;
     load("c22_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -695,7 +695,7 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TDIVS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 48);
 }
 
 // case 23 (int16_t): full 16x16, scalar 0
@@ -778,41 +778,41 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (int16_t_colmajor): col-major 12x20 valid 9x15
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c26_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c26_src.bin", src.data(), 320);
     int16_t scalar_value;
     load("c26_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<profile_cpu>(dst, src, scalar_value);
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 320);
     { // overload 1: Scalar/tile form, `dst = scalar / src`; the scalar takes the destination's element type.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
-        load("c26_dst.bin", dst.data(), 240);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 320));
+        load("c26_dst.bin", dst.data(), 320);
         profiled::TDIVS<profile_cpu>(dst, scalar_value, src);
-        store("c26_dst.f1.out", dst.data(), 240); // judged against its own golden
+        store("c26_dst.f1.out", dst.data(), 320); // judged against its own golden
     }
 }
 
 // case 27 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c27_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c27_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c27_src.bin", src.data(), 128);
     int16_t scalar_value;
     load("c27_scalar.bin", &scalar_value, 1);
     profiled::TDIVS<profile_cpu>(dst, src, scalar_value);
-    store("c27_dst.out", dst.data(), 64);
+    store("c27_dst.out", dst.data(), 128);
 }
 
 // case 28 (uint16_t): full 16x16
@@ -883,14 +883,14 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (uint16_t): non-square 6x40
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c30_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c30_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c30_src.bin", src.data(), 288);
     uint16_t scalar_value;
     load("c30_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -903,7 +903,7 @@ void case_30([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c30_dst.out", dst.data(), 240);
+    store("c30_dst.out", dst.data(), 288);
 }
 
 // case 31 (uint16_t): run-time valid 11x19 of 16x32
@@ -933,14 +933,14 @@ void case_31([[maybe_unused]] Prof profile) {
 
 // case 32 (uint16_t): odd 3x5 valid 2x3
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c32_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c32_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c32_src.bin", src.data(), 48);
     uint16_t scalar_value;
     load("c32_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -953,7 +953,7 @@ void case_32([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c32_dst.out", dst.data(), 15);
+    store("c32_dst.out", dst.data(), 48);
 }
 
 // case 33 (uint16_t): full 16x16, scalar 0
@@ -1129,14 +1129,14 @@ void case_38([[maybe_unused]] Prof profile) {
 
 // case 39 (int32_t): odd 3x5 valid 2x3
 void case_39([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c39_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c39_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c39_src.bin", src.data(), 24);
     int32_t scalar_value;
     load("c39_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1150,7 +1150,7 @@ void case_39([[maybe_unused]] Prof profile) {
         profiled::TDIVS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c39_dst.out", dst.data(), 15);
+    store("c39_dst.out", dst.data(), 24);
 }
 
 // case 40 (int32_t): full 16x16, scalar 0
@@ -1349,14 +1349,14 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (uint32_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c47_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c47_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c47_src.bin", src.data(), 24);
     uint32_t scalar_value;
     load("c47_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1369,7 +1369,7 @@ void case_47([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c47_dst.out", dst.data(), 15);
+    store("c47_dst.out", dst.data(), 24);
 }
 
 // case 48 (uint32_t): full 16x16, scalar 0
@@ -1540,14 +1540,14 @@ void case_53([[maybe_unused]] Prof profile) {
 
 // case 54 (int64_t): odd 3x5 valid 2x3
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c54_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c54_src.bin", src.data(), 15);
+    TASSIGN(src, 0xc0);
+    load("c54_src.bin", src.data(), 24);
     int64_t scalar_value;
     load("c54_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1560,7 +1560,7 @@ void case_54([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c54_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 24);
 }
 
 // case 55 (int64_t): full 16x16, scalar 0
@@ -1756,14 +1756,14 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (uint64_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c62_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c62_src.bin", src.data(), 15);
+    TASSIGN(src, 0xc0);
+    load("c62_src.bin", src.data(), 24);
     uint64_t scalar_value;
     load("c62_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1776,7 +1776,7 @@ void case_62([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c62_dst.out", dst.data(), 15);
+    store("c62_dst.out", dst.data(), 24);
 }
 
 // case 63 (uint64_t): full 16x16, scalar 0
@@ -1842,23 +1842,23 @@ void rf_a2a3_06_same_valid_shape(Prof) {
 
 // rf_a5_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A5; must stop with: PTO runtime error: TDIVS [A5]: dst and src must have the same valid row/col
 void rf_a5_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TDIVS<profile_a5>(dst, src, Tile_src::DType{});
 }
 
 // rf_cpu_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of CPU; must stop with: PTO runtime error: TDIVS [CPU]: dst and src must have the same valid row/col
 void rf_cpu_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TDIVS<profile_cpu>(dst, src, Tile_src::DType{});
 }
 

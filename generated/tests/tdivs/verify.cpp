@@ -37,9 +37,9 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TDIVS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TDIVS<profile_a2a3>(dst, src, Tile_src::DType{});
@@ -92,9 +92,9 @@ void fail_a2a3_07_same_dtype() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TDIVS [A5]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TDIVS<profile_a5>(dst, src, Tile_src::DType{});
@@ -147,9 +147,9 @@ void fail_a5_07_same_dtype() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TDIVS [CPU]: DType must be one of: uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TDIVS<profile_cpu>(dst, src, Tile_src::DType{});

@@ -9,21 +9,21 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     profiled::TEXPANDS<profile_a2a3>(dst, Tile_dst::DType{});
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     profiled::TEXPANDS<profile_a5>(dst, Tile_dst::DType{});
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     profiled::TEXPANDS<profile_cpu>(dst, Tile_dst::DType{});
 }
@@ -31,7 +31,7 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TEXPANDS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, half, bfloat16_t, float}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_a2a3>(dst, Tile_dst::DType{});
@@ -40,7 +40,7 @@ void fail_a2a3_00_dtype() {
 // breaks rule 04_location (location) of the A2A3 profile
 // expected-error@*:* {{TEXPANDS [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_04_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_a2a3>(dst, Tile_dst::DType{});
@@ -49,7 +49,7 @@ void fail_a2a3_04_location() {
 // breaks rule 05_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TEXPANDS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_05_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_a2a3>(dst, Tile_dst::DType{});
@@ -58,7 +58,7 @@ void fail_a2a3_05_valid_bounds() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TEXPANDS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_a5>(dst, Tile_dst::DType{});
@@ -67,7 +67,7 @@ void fail_a5_01_dtype() {
 // breaks rule 03_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TEXPANDS [A5]: tile layout must be row-major}}
 void fail_a5_03_row_major() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_a5>(dst, Tile_dst::DType{});
@@ -76,7 +76,7 @@ void fail_a5_03_row_major() {
 // breaks rule 04_location (location) of the A5 profile
 // expected-error@*:* {{TEXPANDS [A5]: tile location must be TileType::Vec}}
 void fail_a5_04_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_a5>(dst, Tile_dst::DType{});
@@ -85,7 +85,7 @@ void fail_a5_04_location() {
 // breaks rule 05_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TEXPANDS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_05_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_a5>(dst, Tile_dst::DType{});
@@ -94,7 +94,7 @@ void fail_a5_05_valid_bounds() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TEXPANDS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_cpu>(dst, Tile_dst::DType{});
@@ -103,7 +103,7 @@ void fail_cpu_02_dtype() {
 // breaks rule 04_location (location) of the CPU profile
 // expected-error@*:* {{TEXPANDS [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_04_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_cpu>(dst, Tile_dst::DType{});
@@ -112,7 +112,7 @@ void fail_cpu_04_location() {
 // breaks rule 05_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TEXPANDS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_05_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
     profiled::TEXPANDS<profile_cpu>(dst, Tile_dst::DType{});

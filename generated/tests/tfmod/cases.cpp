@@ -118,18 +118,18 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c2_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x480);
+    load("c2_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TFMOD<profile_a5>(dst, src0, src1);
@@ -140,7 +140,7 @@ void case_2([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -172,18 +172,18 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c4_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c4_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TFMOD<profile_a5>(dst, src0, src1);
@@ -194,7 +194,7 @@ void case_4([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -280,38 +280,38 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c8_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x280);
+    load("c8_src0.bin", src0.data(), 320);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c8_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x500);
+    load("c8_src1.bin", src1.data(), 320);
     profiled::TFMOD<profile_cpu>(dst, src0, src1);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x80);
-    load("c9_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    load("c9_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x100);
-    load("c9_src1.bin", src1.data(), 64);
+    TASSIGN(src1, 0x200);
+    load("c9_src1.bin", src1.data(), 128);
     profiled::TFMOD<profile_cpu>(dst, src0, src1);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (float): full 16x16
@@ -428,18 +428,18 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (float): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c14_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c14_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c14_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c14_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFMOD<profile_a2a3>(dst, src0, src1);
@@ -451,7 +451,7 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TFMOD<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 24);
 }
 
 // case 15 (float): full 16x16, scalar 0.0
@@ -594,18 +594,18 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (int16_t): non-square 6x40
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c20_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c20_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c20_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c20_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x480);
+    load("c20_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TFMOD<profile_a5>(dst, src0, src1);
@@ -616,7 +616,7 @@ void case_20([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c20_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 288);
 }
 
 // case 21 (int16_t): run-time valid 11x19 of 16x32
@@ -648,18 +648,18 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (int16_t): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c22_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c22_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c22_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c22_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TFMOD<profile_a5>(dst, src0, src1);
@@ -670,7 +670,7 @@ void case_22([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 48);
 }
 
 // case 23 (int16_t): full 16x16, scalar 0
@@ -756,38 +756,38 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (int16_t_colmajor): col-major 12x20 valid 9x15
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_dst.bin", dst.data(), 320);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c26_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x280);
+    load("c26_src0.bin", src0.data(), 320);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c26_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x500);
+    load("c26_src1.bin", src1.data(), 320);
     profiled::TFMOD<profile_cpu>(dst, src0, src1);
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 320);
 }
 
 // case 27 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c27_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x80);
-    load("c27_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    load("c27_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x100);
-    load("c27_src1.bin", src1.data(), 64);
+    TASSIGN(src1, 0x200);
+    load("c27_src1.bin", src1.data(), 128);
     profiled::TFMOD<profile_cpu>(dst, src0, src1);
-    store("c27_dst.out", dst.data(), 64);
+    store("c27_dst.out", dst.data(), 128);
 }
 
 // case 28 (uint16_t): full 16x16
@@ -846,18 +846,18 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (uint16_t): non-square 6x40
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c30_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c30_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c30_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c30_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x480);
+    load("c30_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TFMOD<profile_a5>(dst, src0, src1);
@@ -868,7 +868,7 @@ void case_30([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c30_dst.out", dst.data(), 240);
+    store("c30_dst.out", dst.data(), 288);
 }
 
 // case 31 (uint16_t): run-time valid 11x19 of 16x32
@@ -900,18 +900,18 @@ void case_31([[maybe_unused]] Prof profile) {
 
 // case 32 (uint16_t): odd 3x5 valid 2x3
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c32_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c32_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c32_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c32_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c32_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TFMOD<profile_a5>(dst, src0, src1);
@@ -922,7 +922,7 @@ void case_32([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c32_dst.out", dst.data(), 15);
+    store("c32_dst.out", dst.data(), 48);
 }
 
 // case 33 (uint16_t): full 16x16, scalar 0
@@ -1089,18 +1089,18 @@ void case_38([[maybe_unused]] Prof profile) {
 
 // case 39 (int32_t): odd 3x5 valid 2x3
 void case_39([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c39_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c39_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c39_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c39_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c39_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TFMOD<profile_a5>(dst, src0, src1);
@@ -1111,7 +1111,7 @@ void case_39([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c39_dst.out", dst.data(), 15);
+    store("c39_dst.out", dst.data(), 24);
 }
 
 // case 40 (int32_t): full 16x16, scalar 0
@@ -1305,18 +1305,18 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (uint32_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c47_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c47_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c47_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c47_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c47_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TFMOD<profile_a5>(dst, src0, src1);
@@ -1327,7 +1327,7 @@ void case_47([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c47_dst.out", dst.data(), 15);
+    store("c47_dst.out", dst.data(), 24);
 }
 
 // case 48 (uint32_t): full 16x16, scalar 0
@@ -1400,15 +1400,15 @@ void rf_a2a3_06_same_valid_shape(Prof) {
 
 // rf_a5_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A5; must stop with: PTO runtime error: TFMOD [A5]: dst, src0 and src1 must have the same valid row/col
 void rf_a5_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TFMOD<profile_a5>(dst, src0, src1);
 }
 

@@ -114,14 +114,14 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c2_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c2_src.bin", src.data(), 288);
     half scalar_value;
     load("c2_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -134,7 +134,7 @@ void case_2([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -164,14 +164,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c4_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c4_src.bin", src.data(), 48);
     half scalar_value;
     load("c4_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -184,7 +184,7 @@ void case_4([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -264,14 +264,14 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c8_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c8_src.bin", src.data(), 320);
     half scalar_value;
     load("c8_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -284,19 +284,19 @@ void case_8([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c9_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c9_src.bin", src.data(), 128);
     half scalar_value;
     load("c9_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -309,7 +309,7 @@ void case_9([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (float): full 16x16
@@ -418,14 +418,14 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (float): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c14_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c14_src.bin", src.data(), 24);
     float scalar_value;
     load("c14_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -439,7 +439,7 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TFMODS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 24);
 }
 
 // case 15 (float): full 16x16, scalar 0.0
@@ -572,14 +572,14 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (int16_t): non-square 6x40
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c20_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c20_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c20_src.bin", src.data(), 288);
     int16_t scalar_value;
     load("c20_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -592,7 +592,7 @@ void case_20([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c20_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 288);
 }
 
 // case 21 (int16_t): run-time valid 11x19 of 16x32
@@ -622,14 +622,14 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (int16_t): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c22_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c22_src.bin", src.data(), 48);
     int16_t scalar_value;
     load("c22_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -642,7 +642,7 @@ void case_22([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 48);
 }
 
 // case 23 (int16_t): full 16x16, scalar 0
@@ -722,14 +722,14 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (int16_t_colmajor): col-major 12x20 valid 9x15
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c26_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c26_src.bin", src.data(), 320);
     int16_t scalar_value;
     load("c26_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -742,19 +742,19 @@ void case_26([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 320);
 }
 
 // case 27 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c27_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c27_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c27_src.bin", src.data(), 128);
     int16_t scalar_value;
     load("c27_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -767,7 +767,7 @@ void case_27([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c27_dst.out", dst.data(), 64);
+    store("c27_dst.out", dst.data(), 128);
 }
 
 // case 28 (uint16_t): full 16x16
@@ -822,14 +822,14 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (uint16_t): non-square 6x40
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c30_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c30_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c30_src.bin", src.data(), 288);
     uint16_t scalar_value;
     load("c30_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -842,7 +842,7 @@ void case_30([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c30_dst.out", dst.data(), 240);
+    store("c30_dst.out", dst.data(), 288);
 }
 
 // case 31 (uint16_t): run-time valid 11x19 of 16x32
@@ -872,14 +872,14 @@ void case_31([[maybe_unused]] Prof profile) {
 
 // case 32 (uint16_t): odd 3x5 valid 2x3
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c32_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c32_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c32_src.bin", src.data(), 48);
     uint16_t scalar_value;
     load("c32_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -892,7 +892,7 @@ void case_32([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c32_dst.out", dst.data(), 15);
+    store("c32_dst.out", dst.data(), 48);
 }
 
 // case 33 (uint16_t): full 16x16, scalar 0
@@ -1047,14 +1047,14 @@ void case_38([[maybe_unused]] Prof profile) {
 
 // case 39 (int32_t): odd 3x5 valid 2x3
 void case_39([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c39_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c39_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c39_src.bin", src.data(), 24);
     int32_t scalar_value;
     load("c39_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1067,7 +1067,7 @@ void case_39([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c39_dst.out", dst.data(), 15);
+    store("c39_dst.out", dst.data(), 24);
 }
 
 // case 40 (int32_t): full 16x16, scalar 0
@@ -1247,14 +1247,14 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (uint32_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c47_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c47_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c47_src.bin", src.data(), 24);
     uint32_t scalar_value;
     load("c47_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1267,7 +1267,7 @@ void case_47([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c47_dst.out", dst.data(), 15);
+    store("c47_dst.out", dst.data(), 24);
 }
 
 // case 48 (uint32_t): full 16x16, scalar 0
@@ -1354,18 +1354,18 @@ void case_51([[maybe_unused]] Prof profile) {
 
 // case 52 (half_high_precision): non-square 6x40
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c52_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c52_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c52_src.bin", src.data(), 288);
     half scalar_value;
     load("c52_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c52_dst.out", dst.data(), 240);
+    store("c52_dst.out", dst.data(), 288);
 }
 
 // case 53 (half_high_precision): run-time valid 11x19 of 16x32
@@ -1386,18 +1386,18 @@ void case_53([[maybe_unused]] Prof profile) {
 
 // case 54 (half_high_precision): odd 3x5 valid 2x3
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c54_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c54_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c54_src.bin", src.data(), 48);
     half scalar_value;
     load("c54_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c54_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 48);
 }
 
 // case 55 (half_high_precision): full 16x16, scalar 0.0
@@ -1450,34 +1450,34 @@ void case_57([[maybe_unused]] Prof profile) {
 
 // case 58 (half_high_precision_colmajor): col-major 12x20 valid 9x15
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c58_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c58_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c58_src.bin", src.data(), 320);
     half scalar_value;
     load("c58_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c58_dst.out", dst.data(), 240);
+    store("c58_dst.out", dst.data(), 320);
 }
 
 // case 59 (half_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
 void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c59_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c59_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c59_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c59_src.bin", src.data(), 128);
     half scalar_value;
     load("c59_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c59_dst.out", dst.data(), 64);
+    store("c59_dst.out", dst.data(), 128);
 }
 
 // case 60 (float_high_precision): full 16x16
@@ -1586,14 +1586,14 @@ void case_63([[maybe_unused]] Prof profile) {
 
 // case 64 (float_high_precision): odd 3x5 valid 2x3
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c64_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c64_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c64_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c64_src.bin", src.data(), 24);
     float scalar_value;
     load("c64_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1607,7 +1607,7 @@ void case_64([[maybe_unused]] Prof profile) {
         profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
         break;
     }
-    store("c64_dst.out", dst.data(), 15);
+    store("c64_dst.out", dst.data(), 24);
 }
 
 // case 65 (float_high_precision): full 16x16, scalar 0.0
@@ -1722,18 +1722,18 @@ void case_69([[maybe_unused]] Prof profile) {
 
 // case 70 (int16_t_high_precision): non-square 6x40
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c70_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c70_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c70_src.bin", src.data(), 288);
     int16_t scalar_value;
     load("c70_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c70_dst.out", dst.data(), 240);
+    store("c70_dst.out", dst.data(), 288);
 }
 
 // case 71 (int16_t_high_precision): run-time valid 11x19 of 16x32
@@ -1754,18 +1754,18 @@ void case_71([[maybe_unused]] Prof profile) {
 
 // case 72 (int16_t_high_precision): odd 3x5 valid 2x3
 void case_72([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c72_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c72_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c72_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c72_src.bin", src.data(), 48);
     int16_t scalar_value;
     load("c72_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c72_dst.out", dst.data(), 15);
+    store("c72_dst.out", dst.data(), 48);
 }
 
 // case 73 (int16_t_high_precision): full 16x16, scalar 0
@@ -1818,34 +1818,34 @@ void case_75([[maybe_unused]] Prof profile) {
 
 // case 76 (int16_t_high_precision_colmajor): col-major 12x20 valid 9x15
 void case_76([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c76_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c76_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c76_src.bin", src.data(), 320);
     int16_t scalar_value;
     load("c76_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c76_dst.out", dst.data(), 240);
+    store("c76_dst.out", dst.data(), 320);
 }
 
 // case 77 (int16_t_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c77_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c77_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c77_src.bin", src.data(), 128);
     int16_t scalar_value;
     load("c77_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c77_dst.out", dst.data(), 64);
+    store("c77_dst.out", dst.data(), 128);
 }
 
 // case 78 (uint16_t_high_precision): full 16x16
@@ -1882,18 +1882,18 @@ void case_79([[maybe_unused]] Prof profile) {
 
 // case 80 (uint16_t_high_precision): non-square 6x40
 void case_80([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c80_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c80_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c80_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c80_src.bin", src.data(), 288);
     uint16_t scalar_value;
     load("c80_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c80_dst.out", dst.data(), 240);
+    store("c80_dst.out", dst.data(), 288);
 }
 
 // case 81 (uint16_t_high_precision): run-time valid 11x19 of 16x32
@@ -1914,18 +1914,18 @@ void case_81([[maybe_unused]] Prof profile) {
 
 // case 82 (uint16_t_high_precision): odd 3x5 valid 2x3
 void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c82_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c82_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c82_src.bin", src.data(), 48);
     uint16_t scalar_value;
     load("c82_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c82_dst.out", dst.data(), 15);
+    store("c82_dst.out", dst.data(), 48);
 }
 
 // case 83 (uint16_t_high_precision): full 16x16, scalar 0
@@ -2026,18 +2026,18 @@ void case_88([[maybe_unused]] Prof profile) {
 
 // case 89 (int32_t_high_precision): odd 3x5 valid 2x3
 void case_89([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c89_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c89_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c89_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c89_src.bin", src.data(), 24);
     int32_t scalar_value;
     load("c89_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c89_dst.out", dst.data(), 15);
+    store("c89_dst.out", dst.data(), 24);
 }
 
 // case 90 (int32_t_high_precision): full 16x16, scalar 0
@@ -2154,18 +2154,18 @@ void case_96([[maybe_unused]] Prof profile) {
 
 // case 97 (uint32_t_high_precision): odd 3x5 valid 2x3
 void case_97([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c97_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c97_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c97_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c97_src.bin", src.data(), 24);
     uint32_t scalar_value;
     load("c97_scalar.bin", &scalar_value, 1);
     profiled::TFMODS<profile_cpu, FmodSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value);
-    store("c97_dst.out", dst.data(), 15);
+    store("c97_dst.out", dst.data(), 24);
 }
 
 // case 98 (uint32_t_high_precision): full 16x16, scalar 0

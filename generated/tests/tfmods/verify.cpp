@@ -120,9 +120,9 @@ void fail_a2a3_08_same_dtype() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TFMODS [A5]: DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFMODS<profile_a5>(dst, src, Tile_src::DType{});
@@ -175,9 +175,9 @@ void fail_a5_08_same_dtype() {
 // breaks rule 03_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TFMODS [CPU]: DType must be one of: float, half, int32_t, uint32_t, int16_t, uint16_t}}
 void fail_cpu_03_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFMODS<profile_cpu>(dst, src, Tile_src::DType{});

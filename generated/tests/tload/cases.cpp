@@ -114,10 +114,10 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): ND non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
+    load("c2_dst.bin", dst.data(), 288);
     auto src_buf = std::make_unique<half[]>(240);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -134,7 +134,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): ND run-time valid 11x19 of 16x32, run-time row stride 24
@@ -165,10 +165,10 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): ND odd 3x5 valid 2x3, row stride 4
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
+    load("c4_dst.bin", dst.data(), 48);
     auto src_buf = std::make_unique<half[]>(8);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -185,15 +185,15 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): DN full 8x8
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 64);
+    load("c5_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<half[]>(64);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -210,15 +210,15 @@ void case_5([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c5_dst.out", dst.data(), 64);
+    store("c5_dst.out", dst.data(), 128);
 }
 
 // case 6 (half): DN partial valid 9x15 of 12x20, column stride 11
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 240);
+    load("c6_dst.bin", dst.data(), 320);
     auto src_buf = std::make_unique<half[]>(165);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -235,15 +235,15 @@ void case_6([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c6_dst.out", dst.data(), 240);
+    store("c6_dst.out", dst.data(), 320);
 }
 
 // case 7 (half): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c7_dst.bin", dst.data(), 64);
+    load("c7_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<half[]>(42);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(5, 6), Global_src::Stride(7));
@@ -260,7 +260,7 @@ void case_7([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c7_dst.out", dst.data(), 64);
+    store("c7_dst.out", dst.data(), 128);
 }
 
 // case 8 (half): ND partial valid 5x9 of 8x16, PadValue::Max
@@ -291,10 +291,10 @@ void case_8([[maybe_unused]] Prof profile) {
 // case 9 (half): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_9([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_dst dst(6, 5);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
+    load("c9_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<half[]>(45);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
     Global_src src(src_buf.get(), Global_src::Shape(6, 5), Global_src::Stride(9));
@@ -311,15 +311,15 @@ void case_9([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (half): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    using Tile_dst = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 32);
+    load("c10_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<half[]>(12);
     using Global_src = GlobalTensor<half, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -336,7 +336,7 @@ void case_10([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c10_dst.out", dst.data(), 32);
+    store("c10_dst.out", dst.data(), 64);
 }
 
 // case 11 (half): NZ full 32x32
@@ -466,10 +466,10 @@ void case_15([[maybe_unused]] Prof profile) {
 
 // case 16 (bfloat16_t): ND non-square 6x40
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 240);
+    load("c16_dst.bin", dst.data(), 288);
     auto src_buf = std::make_unique<bfloat16_t[]>(240);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -486,7 +486,7 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c16_dst.out", dst.data(), 240);
+    store("c16_dst.out", dst.data(), 288);
 }
 
 // case 17 (bfloat16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
@@ -517,10 +517,10 @@ void case_17([[maybe_unused]] Prof profile) {
 
 // case 18 (bfloat16_t): ND odd 3x5 valid 2x3, row stride 4
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 15);
+    load("c18_dst.bin", dst.data(), 48);
     auto src_buf = std::make_unique<bfloat16_t[]>(8);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -537,15 +537,15 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c18_dst.out", dst.data(), 15);
+    store("c18_dst.out", dst.data(), 48);
 }
 
 // case 19 (bfloat16_t): DN full 8x8
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 64);
+    load("c19_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<bfloat16_t[]>(64);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -562,15 +562,15 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c19_dst.out", dst.data(), 64);
+    store("c19_dst.out", dst.data(), 128);
 }
 
 // case 20 (bfloat16_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
+    load("c20_dst.bin", dst.data(), 320);
     auto src_buf = std::make_unique<bfloat16_t[]>(165);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -587,15 +587,15 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c20_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 320);
 }
 
 // case 21 (bfloat16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c21_dst.bin", dst.data(), 64);
+    load("c21_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<bfloat16_t[]>(42);
     using Global_src =
         GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
@@ -613,7 +613,7 @@ void case_21([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c21_dst.out", dst.data(), 64);
+    store("c21_dst.out", dst.data(), 128);
 }
 
 // case 22 (bfloat16_t): ND partial valid 5x9 of 8x16, PadValue::Max
@@ -644,11 +644,11 @@ void case_22([[maybe_unused]] Prof profile) {
 
 // case 23 (bfloat16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
                           PadValue::Min>;
     Tile_dst dst(6, 5);
     TASSIGN(dst, 0x0);
-    load("c23_dst.bin", dst.data(), 64);
+    load("c23_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<bfloat16_t[]>(45);
     using Global_src =
         GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
@@ -666,16 +666,16 @@ void case_23([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c23_dst.out", dst.data(), 64);
+    store("c23_dst.out", dst.data(), 128);
 }
 
 // case 24 (bfloat16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_24([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+        Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 32);
+    load("c24_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<bfloat16_t[]>(12);
     using Global_src = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -692,7 +692,7 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c24_dst.out", dst.data(), 32);
+    store("c24_dst.out", dst.data(), 64);
 }
 
 // case 25 (bfloat16_t): NZ full 32x32
@@ -874,10 +874,10 @@ void case_31([[maybe_unused]] Prof profile) {
 
 // case 32 (float): ND odd 3x5 valid 2x3, row stride 4
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 15);
+    load("c32_dst.bin", dst.data(), 24);
     auto src_buf = std::make_unique<float[]>(8);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -894,7 +894,7 @@ void case_32([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c32_dst.out", dst.data(), 15);
+    store("c32_dst.out", dst.data(), 24);
 }
 
 // case 33 (float): DN full 8x8
@@ -924,10 +924,10 @@ void case_33([[maybe_unused]] Prof profile) {
 
 // case 34 (float): DN partial valid 9x15 of 12x20, column stride 11
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
+    load("c34_dst.bin", dst.data(), 320);
     auto src_buf = std::make_unique<float[]>(165);
     using Global_src = GlobalTensor<float, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -944,7 +944,7 @@ void case_34([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c34_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 320);
 }
 
 // case 35 (float): DN run-time valid 5x6 of 8x8, run-time column stride 7
@@ -1127,10 +1127,10 @@ void case_41([[maybe_unused]] Prof profile) {
 
 // case 42 (int8_t): ND full 16x16
 void case_42([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c42_dst.bin", dst.data(), 256);
+    load("c42_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1147,15 +1147,15 @@ void case_42([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c42_dst.out", dst.data(), 256);
+    store("c42_dst.out", dst.data(), 512);
 }
 
 // case 43 (int8_t): ND partial valid 13x7 of 16x16, row stride 9
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 256);
+    load("c43_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<int8_t[]>(117);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1172,15 +1172,15 @@ void case_43([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c43_dst.out", dst.data(), 256);
+    store("c43_dst.out", dst.data(), 512);
 }
 
 // case 44 (int8_t): ND non-square 6x40
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 240);
+    load("c44_dst.bin", dst.data(), 384);
     auto src_buf = std::make_unique<int8_t[]>(240);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1197,7 +1197,7 @@ void case_44([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c44_dst.out", dst.data(), 240);
+    store("c44_dst.out", dst.data(), 384);
 }
 
 // case 45 (int8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
@@ -1228,10 +1228,10 @@ void case_45([[maybe_unused]] Prof profile) {
 
 // case 46 (int8_t): ND odd 3x5 valid 2x3, row stride 4
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c46_dst.bin", dst.data(), 15);
+    load("c46_dst.bin", dst.data(), 96);
     auto src_buf = std::make_unique<int8_t[]>(8);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1248,15 +1248,15 @@ void case_46([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c46_dst.out", dst.data(), 15);
+    store("c46_dst.out", dst.data(), 96);
 }
 
 // case 47 (int8_t): DN full 8x8
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 64);
+    load("c47_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<int8_t[]>(64);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -1273,15 +1273,15 @@ void case_47([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c47_dst.out", dst.data(), 64);
+    store("c47_dst.out", dst.data(), 256);
 }
 
 // case 48 (int8_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_48([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c48_dst.bin", dst.data(), 240);
+    load("c48_dst.bin", dst.data(), 640);
     auto src_buf = std::make_unique<int8_t[]>(165);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -1298,15 +1298,15 @@ void case_48([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c48_dst.out", dst.data(), 240);
+    store("c48_dst.out", dst.data(), 640);
 }
 
 // case 49 (int8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_49([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c49_dst.bin", dst.data(), 64);
+    load("c49_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<int8_t[]>(42);
     using Global_src =
         GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
@@ -1324,15 +1324,15 @@ void case_49([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c49_dst.out", dst.data(), 64);
+    store("c49_dst.out", dst.data(), 256);
 }
 
 // case 50 (int8_t): ND partial valid 5x9 of 8x16, PadValue::Max
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c50_dst.bin", dst.data(), 128);
+    load("c50_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<int8_t[]>(60);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1349,16 +1349,16 @@ void case_50([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c50_dst.out", dst.data(), 128);
+    store("c50_dst.out", dst.data(), 256);
 }
 
 // case 51 (int8_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_51([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_dst dst(6, 5);
     TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 64);
+    load("c51_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<int8_t[]>(45);
     using Global_src =
         GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
@@ -1376,15 +1376,15 @@ void case_51([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c51_dst.out", dst.data(), 64);
+    store("c51_dst.out", dst.data(), 256);
 }
 
 // case 52 (int8_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 32);
+    load("c52_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<int8_t[]>(12);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1401,7 +1401,7 @@ void case_52([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c52_dst.out", dst.data(), 32);
+    store("c52_dst.out", dst.data(), 128);
 }
 
 // case 53 (int8_t): NZ full 32x64
@@ -1481,10 +1481,10 @@ void case_55([[maybe_unused]] Prof profile) {
 
 // case 56 (uint8_t): ND full 16x16
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c56_dst.bin", dst.data(), 256);
+    load("c56_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<uint8_t[]>(256);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1501,15 +1501,15 @@ void case_56([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c56_dst.out", dst.data(), 256);
+    store("c56_dst.out", dst.data(), 512);
 }
 
 // case 57 (uint8_t): ND partial valid 13x7 of 16x16, row stride 9
 void case_57([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c57_dst.bin", dst.data(), 256);
+    load("c57_dst.bin", dst.data(), 512);
     auto src_buf = std::make_unique<uint8_t[]>(117);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1526,15 +1526,15 @@ void case_57([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c57_dst.out", dst.data(), 256);
+    store("c57_dst.out", dst.data(), 512);
 }
 
 // case 58 (uint8_t): ND non-square 6x40
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 240);
+    load("c58_dst.bin", dst.data(), 384);
     auto src_buf = std::make_unique<uint8_t[]>(240);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1551,7 +1551,7 @@ void case_58([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c58_dst.out", dst.data(), 240);
+    store("c58_dst.out", dst.data(), 384);
 }
 
 // case 59 (uint8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
@@ -1582,10 +1582,10 @@ void case_59([[maybe_unused]] Prof profile) {
 
 // case 60 (uint8_t): ND odd 3x5 valid 2x3, row stride 4
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c60_dst.bin", dst.data(), 15);
+    load("c60_dst.bin", dst.data(), 96);
     auto src_buf = std::make_unique<uint8_t[]>(8);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1602,15 +1602,15 @@ void case_60([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c60_dst.out", dst.data(), 15);
+    store("c60_dst.out", dst.data(), 96);
 }
 
 // case 61 (uint8_t): DN full 8x8
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c61_dst.bin", dst.data(), 64);
+    load("c61_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<uint8_t[]>(64);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -1627,15 +1627,15 @@ void case_61([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c61_dst.out", dst.data(), 64);
+    store("c61_dst.out", dst.data(), 256);
 }
 
 // case 62 (uint8_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 240);
+    load("c62_dst.bin", dst.data(), 640);
     auto src_buf = std::make_unique<uint8_t[]>(165);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -1652,15 +1652,15 @@ void case_62([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c62_dst.out", dst.data(), 240);
+    store("c62_dst.out", dst.data(), 640);
 }
 
 // case 63 (uint8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c63_dst.bin", dst.data(), 64);
+    load("c63_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<uint8_t[]>(42);
     using Global_src =
         GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
@@ -1678,15 +1678,15 @@ void case_63([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c63_dst.out", dst.data(), 64);
+    store("c63_dst.out", dst.data(), 256);
 }
 
 // case 64 (uint8_t): ND partial valid 5x9 of 8x16, PadValue::Max
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c64_dst.bin", dst.data(), 128);
+    load("c64_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<uint8_t[]>(60);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1703,16 +1703,16 @@ void case_64([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c64_dst.out", dst.data(), 128);
+    store("c64_dst.out", dst.data(), 256);
 }
 
 // case 65 (uint8_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_65([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_dst dst(6, 5);
     TASSIGN(dst, 0x0);
-    load("c65_dst.bin", dst.data(), 64);
+    load("c65_dst.bin", dst.data(), 256);
     auto src_buf = std::make_unique<uint8_t[]>(45);
     using Global_src =
         GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
@@ -1730,15 +1730,16 @@ void case_65([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c65_dst.out", dst.data(), 64);
+    store("c65_dst.out", dst.data(), 256);
 }
 
 // case 66 (uint8_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    using Tile_dst =
+        Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c66_dst.bin", dst.data(), 32);
+    load("c66_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<uint8_t[]>(12);
     using Global_src = GlobalTensor<uint8_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1755,7 +1756,7 @@ void case_66([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c66_dst.out", dst.data(), 32);
+    store("c66_dst.out", dst.data(), 128);
 }
 
 // case 67 (uint8_t): NZ full 32x64
@@ -1885,10 +1886,10 @@ void case_71([[maybe_unused]] Prof profile) {
 
 // case 72 (int16_t): ND non-square 6x40
 void case_72([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c72_dst.bin", dst.data(), 240);
+    load("c72_dst.bin", dst.data(), 288);
     auto src_buf = std::make_unique<int16_t[]>(240);
     using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1905,7 +1906,7 @@ void case_72([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c72_dst.out", dst.data(), 240);
+    store("c72_dst.out", dst.data(), 288);
 }
 
 // case 73 (int16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
@@ -1936,10 +1937,10 @@ void case_73([[maybe_unused]] Prof profile) {
 
 // case 74 (int16_t): ND odd 3x5 valid 2x3, row stride 4
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c74_dst.bin", dst.data(), 15);
+    load("c74_dst.bin", dst.data(), 48);
     auto src_buf = std::make_unique<int16_t[]>(8);
     using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -1956,15 +1957,15 @@ void case_74([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c74_dst.out", dst.data(), 15);
+    store("c74_dst.out", dst.data(), 48);
 }
 
 // case 75 (int16_t): DN full 8x8
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 64);
+    load("c75_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<int16_t[]>(64);
     using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -1981,15 +1982,15 @@ void case_75([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c75_dst.out", dst.data(), 64);
+    store("c75_dst.out", dst.data(), 128);
 }
 
 // case 76 (int16_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_76([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 240);
+    load("c76_dst.bin", dst.data(), 320);
     auto src_buf = std::make_unique<int16_t[]>(165);
     using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -2006,15 +2007,15 @@ void case_76([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c76_dst.out", dst.data(), 240);
+    store("c76_dst.out", dst.data(), 320);
 }
 
 // case 77 (int16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 64);
+    load("c77_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<int16_t[]>(42);
     using Global_src =
         GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
@@ -2032,7 +2033,7 @@ void case_77([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c77_dst.out", dst.data(), 64);
+    store("c77_dst.out", dst.data(), 128);
 }
 
 // case 78 (int16_t): ND partial valid 5x9 of 8x16, PadValue::Max
@@ -2063,10 +2064,10 @@ void case_78([[maybe_unused]] Prof profile) {
 // case 79 (int16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_79([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_dst dst(6, 5);
     TASSIGN(dst, 0x0);
-    load("c79_dst.bin", dst.data(), 64);
+    load("c79_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<int16_t[]>(45);
     using Global_src =
         GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
@@ -2084,15 +2085,16 @@ void case_79([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c79_dst.out", dst.data(), 64);
+    store("c79_dst.out", dst.data(), 128);
 }
 
 // case 80 (int16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_80([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    using Tile_dst =
+        Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c80_dst.bin", dst.data(), 32);
+    load("c80_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<int16_t[]>(12);
     using Global_src = GlobalTensor<int16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -2109,7 +2111,7 @@ void case_80([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c80_dst.out", dst.data(), 32);
+    store("c80_dst.out", dst.data(), 64);
 }
 
 // case 81 (int16_t): NZ full 32x32
@@ -2239,10 +2241,10 @@ void case_85([[maybe_unused]] Prof profile) {
 
 // case 86 (uint16_t): ND non-square 6x40
 void case_86([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c86_dst.bin", dst.data(), 240);
+    load("c86_dst.bin", dst.data(), 288);
     auto src_buf = std::make_unique<uint16_t[]>(240);
     using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -2259,7 +2261,7 @@ void case_86([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c86_dst.out", dst.data(), 240);
+    store("c86_dst.out", dst.data(), 288);
 }
 
 // case 87 (uint16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
@@ -2290,10 +2292,10 @@ void case_87([[maybe_unused]] Prof profile) {
 
 // case 88 (uint16_t): ND odd 3x5 valid 2x3, row stride 4
 void case_88([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c88_dst.bin", dst.data(), 15);
+    load("c88_dst.bin", dst.data(), 48);
     auto src_buf = std::make_unique<uint16_t[]>(8);
     using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -2310,15 +2312,15 @@ void case_88([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c88_dst.out", dst.data(), 15);
+    store("c88_dst.out", dst.data(), 48);
 }
 
 // case 89 (uint16_t): DN full 8x8
 void case_89([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 8, 8>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c89_dst.bin", dst.data(), 64);
+    load("c89_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<uint16_t[]>(64);
     using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -2335,15 +2337,15 @@ void case_89([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c89_dst.out", dst.data(), 64);
+    store("c89_dst.out", dst.data(), 128);
 }
 
 // case 90 (uint16_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_90([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c90_dst.bin", dst.data(), 240);
+    load("c90_dst.bin", dst.data(), 320);
     auto src_buf = std::make_unique<uint16_t[]>(165);
     using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -2360,15 +2362,15 @@ void case_90([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c90_dst.out", dst.data(), 240);
+    store("c90_dst.out", dst.data(), 320);
 }
 
 // case 91 (uint16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_91([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c91_dst.bin", dst.data(), 64);
+    load("c91_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<uint16_t[]>(42);
     using Global_src =
         GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
@@ -2386,7 +2388,7 @@ void case_91([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c91_dst.out", dst.data(), 64);
+    store("c91_dst.out", dst.data(), 128);
 }
 
 // case 92 (uint16_t): ND partial valid 5x9 of 8x16, PadValue::Max
@@ -2418,10 +2420,10 @@ void case_92([[maybe_unused]] Prof profile) {
 // case 93 (uint16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_93([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_dst dst(6, 5);
     TASSIGN(dst, 0x0);
-    load("c93_dst.bin", dst.data(), 64);
+    load("c93_dst.bin", dst.data(), 128);
     auto src_buf = std::make_unique<uint16_t[]>(45);
     using Global_src =
         GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
@@ -2439,16 +2441,16 @@ void case_93([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c93_dst.out", dst.data(), 64);
+    store("c93_dst.out", dst.data(), 128);
 }
 
 // case 94 (uint16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_94([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+        Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c94_dst.bin", dst.data(), 32);
+    load("c94_dst.bin", dst.data(), 64);
     auto src_buf = std::make_unique<uint16_t[]>(12);
     using Global_src = GlobalTensor<uint16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -2465,7 +2467,7 @@ void case_94([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c94_dst.out", dst.data(), 32);
+    store("c94_dst.out", dst.data(), 64);
 }
 
 // case 95 (uint16_t): NZ full 32x32
@@ -2646,10 +2648,10 @@ void case_101([[maybe_unused]] Prof profile) {
 
 // case 102 (int32_t): ND odd 3x5 valid 2x3, row stride 4
 void case_102([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c102_dst.bin", dst.data(), 15);
+    load("c102_dst.bin", dst.data(), 24);
     auto src_buf = std::make_unique<int32_t[]>(8);
     using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -2666,7 +2668,7 @@ void case_102([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c102_dst.out", dst.data(), 15);
+    store("c102_dst.out", dst.data(), 24);
 }
 
 // case 103 (int32_t): DN full 8x8
@@ -2696,10 +2698,10 @@ void case_103([[maybe_unused]] Prof profile) {
 
 // case 104 (int32_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_104([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c104_dst.bin", dst.data(), 240);
+    load("c104_dst.bin", dst.data(), 320);
     auto src_buf = std::make_unique<int32_t[]>(165);
     using Global_src = GlobalTensor<int32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -2716,7 +2718,7 @@ void case_104([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c104_dst.out", dst.data(), 240);
+    store("c104_dst.out", dst.data(), 320);
 }
 
 // case 105 (int32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
@@ -3000,10 +3002,10 @@ void case_115([[maybe_unused]] Prof profile) {
 
 // case 116 (uint32_t): ND odd 3x5 valid 2x3, row stride 4
 void case_116([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c116_dst.bin", dst.data(), 15);
+    load("c116_dst.bin", dst.data(), 24);
     auto src_buf = std::make_unique<uint32_t[]>(8);
     using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -3020,7 +3022,7 @@ void case_116([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c116_dst.out", dst.data(), 15);
+    store("c116_dst.out", dst.data(), 24);
 }
 
 // case 117 (uint32_t): DN full 8x8
@@ -3050,10 +3052,10 @@ void case_117([[maybe_unused]] Prof profile) {
 
 // case 118 (uint32_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_118([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c118_dst.bin", dst.data(), 240);
+    load("c118_dst.bin", dst.data(), 320);
     auto src_buf = std::make_unique<uint32_t[]>(165);
     using Global_src = GlobalTensor<uint32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_src src(src_buf.get());
@@ -3070,7 +3072,7 @@ void case_118([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c118_dst.out", dst.data(), 240);
+    store("c118_dst.out", dst.data(), 320);
 }
 
 // case 119 (uint32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
@@ -3356,10 +3358,10 @@ void case_129([[maybe_unused]] Prof profile) {
 
 // case 130 (int64_t): ND odd 3x5 valid 2x3, row stride 4
 void case_130([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c130_dst.bin", dst.data(), 15);
+    load("c130_dst.bin", dst.data(), 24);
     auto src_buf = std::make_unique<int64_t[]>(8);
     using Global_src = GlobalTensor<int64_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -3376,7 +3378,7 @@ void case_130([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c130_dst.out", dst.data(), 15);
+    store("c130_dst.out", dst.data(), 24);
 }
 
 // case 131 (int64_t): DN full 8x8
@@ -3635,10 +3637,10 @@ void case_140([[maybe_unused]] Prof profile) {
 
 // case 141 (uint64_t): ND odd 3x5 valid 2x3, row stride 4
 void case_141([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c141_dst.bin", dst.data(), 15);
+    load("c141_dst.bin", dst.data(), 24);
     auto src_buf = std::make_unique<uint64_t[]>(8);
     using Global_src = GlobalTensor<uint64_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_src src(src_buf.get());
@@ -3655,7 +3657,7 @@ void case_141([[maybe_unused]] Prof profile) {
         profiled::TLOAD<profile_cpu>(dst, src);
         break;
     }
-    store("c141_dst.out", dst.data(), 15);
+    store("c141_dst.out", dst.data(), 24);
 }
 
 // case 142 (uint64_t): DN full 8x8

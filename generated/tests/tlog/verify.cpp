@@ -147,9 +147,9 @@ void fail_a5_07_same_dtype() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TLOG [CPU]: DType must be one of: float, half, bfloat16_t, int16_t, int32_t}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TLOG<profile_cpu>(dst, src);

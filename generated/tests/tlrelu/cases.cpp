@@ -116,14 +116,14 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c2_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c2_src.bin", src.data(), 288);
     half slope_value;
     load("c2_slope.bin", &slope_value, 1);
     switch (profile) {
@@ -137,7 +137,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TLRELU<profile_cpu>(dst, src, slope_value);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -168,14 +168,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c4_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c4_src.bin", src.data(), 48);
     half slope_value;
     load("c4_slope.bin", &slope_value, 1);
     switch (profile) {
@@ -189,7 +189,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TLRELU<profile_cpu>(dst, src, slope_value);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -272,34 +272,34 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c8_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c8_src.bin", src.data(), 320);
     half slope_value;
     load("c8_slope.bin", &slope_value, 1);
     profiled::TLRELU<profile_cpu>(dst, src, slope_value);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c9_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c9_src.bin", src.data(), 128);
     half slope_value;
     load("c9_slope.bin", &slope_value, 1);
     profiled::TLRELU<profile_cpu>(dst, src, slope_value);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (bfloat16_t): full 16x16
@@ -336,18 +336,18 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c12_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c12_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c12_src.bin", src.data(), 288);
     bfloat16_t slope_value;
     load("c12_slope.bin", &slope_value, 1);
     profiled::TLRELU<profile_cpu>(dst, src, slope_value);
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 288);
 }
 
 // case 13 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -368,18 +368,18 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (bfloat16_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c14_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c14_src.bin", src.data(), 48);
     bfloat16_t slope_value;
     load("c14_slope.bin", &slope_value, 1);
     profiled::TLRELU<profile_cpu>(dst, src, slope_value);
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 48);
 }
 
 // case 15 (bfloat16_t): full 16x16, scalar 0.0
@@ -536,14 +536,14 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (float): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c22_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c22_src.bin", src.data(), 24);
     float slope_value;
     load("c22_slope.bin", &slope_value, 1);
     switch (profile) {
@@ -557,7 +557,7 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TLRELU<profile_cpu>(dst, src, slope_value);
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 24);
 }
 
 // case 23 (float): full 16x16, scalar 0.0
@@ -672,18 +672,18 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (int16_t): non-square 6x40
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c28_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c28_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c28_src.bin", src.data(), 288);
     int16_t slope_value;
     load("c28_slope.bin", &slope_value, 1);
     profiled::TLRELU<profile_cpu>(dst, src, slope_value);
-    store("c28_dst.out", dst.data(), 240);
+    store("c28_dst.out", dst.data(), 288);
 }
 
 // case 29 (int16_t): run-time valid 11x19 of 16x32
@@ -704,18 +704,18 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (int16_t): odd 3x5 valid 2x3
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c30_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c30_src.bin", src.data(), 48);
     int16_t slope_value;
     load("c30_slope.bin", &slope_value, 1);
     profiled::TLRELU<profile_cpu>(dst, src, slope_value);
-    store("c30_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 48);
 }
 
 // case 31 (int16_t): full 16x16, scalar 0
@@ -768,34 +768,34 @@ void case_33([[maybe_unused]] Prof profile) {
 
 // case 34 (int16_t_colmajor): col-major 12x20 valid 9x15
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c34_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c34_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c34_src.bin", src.data(), 320);
     int16_t slope_value;
     load("c34_slope.bin", &slope_value, 1);
     profiled::TLRELU<profile_cpu>(dst, src, slope_value);
-    store("c34_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 320);
 }
 
 // case 35 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c35_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c35_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c35_src.bin", src.data(), 128);
     int16_t slope_value;
     load("c35_slope.bin", &slope_value, 1);
     profiled::TLRELU<profile_cpu>(dst, src, slope_value);
-    store("c35_dst.out", dst.data(), 64);
+    store("c35_dst.out", dst.data(), 128);
 }
 
 // case 36 (int32_t): full 16x16
@@ -864,18 +864,18 @@ void case_39([[maybe_unused]] Prof profile) {
 
 // case 40 (int32_t): odd 3x5 valid 2x3
 void case_40([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c40_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c40_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c40_src.bin", src.data(), 24);
     int32_t slope_value;
     load("c40_slope.bin", &slope_value, 1);
     profiled::TLRELU<profile_cpu>(dst, src, slope_value);
-    store("c40_dst.out", dst.data(), 15);
+    store("c40_dst.out", dst.data(), 24);
 }
 
 // case 41 (int32_t): full 16x16, scalar 0
@@ -928,34 +928,34 @@ void case_43([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_02_same_valid_shape: breaks run-time rule 02_same_valid_shape of A2A3; must stop with: PTO runtime error: TLRELU [A2A3]: dst and src must have the same valid row/col
 void rf_a2a3_02_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TLRELU<profile_a2a3>(dst, src, Tile_src::DType{});
 }
 
 // rf_a5_02_same_valid_shape: breaks run-time rule 02_same_valid_shape of A5; must stop with: PTO runtime error: TLRELU [A5]: dst and src must have the same valid row/col
 void rf_a5_02_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TLRELU<profile_a5>(dst, src, Tile_src::DType{});
 }
 
 // rf_cpu_02_same_valid_shape: breaks run-time rule 02_same_valid_shape of CPU; must stop with: PTO runtime error: TLRELU [CPU]: dst and src must have the same valid row/col
 void rf_cpu_02_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0x100);
     profiled::TLRELU<profile_cpu>(dst, src, Tile_src::DType{});
 }
 

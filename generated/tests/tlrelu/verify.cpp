@@ -180,9 +180,9 @@ void fail_cpu_03_same_dtype() {
 // breaks rule 07_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TLRELU [CPU]: DType must be one of: half, float, bfloat16_t, int16_t, int32_t}}
 void fail_cpu_07_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TLRELU<profile_cpu>(dst, src, Tile_src::DType{});

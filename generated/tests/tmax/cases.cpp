@@ -120,18 +120,18 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c2_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x480);
+    load("c2_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TMAX<profile_a2a3>(dst, src0, src1);
@@ -143,7 +143,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TMAX<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -176,18 +176,18 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c4_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c4_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TMAX<profile_a2a3>(dst, src0, src1);
@@ -199,7 +199,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TMAX<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -288,38 +288,38 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c8_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x280);
+    load("c8_src0.bin", src0.data(), 320);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c8_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x500);
+    load("c8_src1.bin", src1.data(), 320);
     profiled::TMAX<profile_cpu>(dst, src0, src1);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x80);
-    load("c9_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    load("c9_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x100);
-    load("c9_src1.bin", src1.data(), 64);
+    TASSIGN(src1, 0x200);
+    load("c9_src1.bin", src1.data(), 128);
     profiled::TMAX<profile_cpu>(dst, src0, src1);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (bfloat16_t): full 16x16
@@ -378,18 +378,18 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c12_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c12_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c12_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c12_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x480);
+    load("c12_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -400,7 +400,7 @@ void case_12([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 288);
 }
 
 // case 13 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -432,18 +432,18 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (bfloat16_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c14_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c14_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c14_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c14_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -454,7 +454,7 @@ void case_14([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 48);
 }
 
 // case 15 (bfloat16_t): full 16x16, scalar 0.0
@@ -652,18 +652,18 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (float): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c22_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c22_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c22_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c22_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TMAX<profile_a2a3>(dst, src0, src1);
@@ -675,7 +675,7 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TMAX<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 24);
 }
 
 // case 23 (float): full 16x16, scalar 0.0
@@ -764,18 +764,18 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (int8_t): full 16x16
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c26_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c26_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c26_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c26_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c26_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -786,23 +786,23 @@ void case_26([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c26_dst.out", dst.data(), 256);
+    store("c26_dst.out", dst.data(), 512);
 }
 
 // case 27 (int8_t): partial valid 13x7 of 16x16
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c27_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c27_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x200);
+    load("c27_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c27_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c27_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -813,23 +813,23 @@ void case_27([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c27_dst.out", dst.data(), 256);
+    store("c27_dst.out", dst.data(), 512);
 }
 
 // case 28 (int8_t): non-square 6x40
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c28_dst.bin", dst.data(), 384);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c28_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x180);
+    load("c28_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c28_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c28_src1.bin", src1.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -840,7 +840,7 @@ void case_28([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c28_dst.out", dst.data(), 240);
+    store("c28_dst.out", dst.data(), 384);
 }
 
 // case 29 (int8_t): run-time valid 11x19 of 16x32
@@ -872,18 +872,18 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (int8_t): odd 3x5 valid 2x3
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c30_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c30_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c30_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c30_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -894,23 +894,23 @@ void case_30([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c30_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 96);
 }
 
 // case 31 (int8_t): full 16x16, scalar 0
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c31_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c31_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c31_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c31_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c31_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -921,23 +921,23 @@ void case_31([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c31_dst.out", dst.data(), 256);
+    store("c31_dst.out", dst.data(), 512);
 }
 
 // case 32 (int8_t): full 16x16, scalar 1
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c32_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c32_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c32_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c32_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c32_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -948,23 +948,23 @@ void case_32([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c32_dst.out", dst.data(), 256);
+    store("c32_dst.out", dst.data(), 512);
 }
 
 // case 33 (int8_t): full 16x16, scalar -3
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c33_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c33_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c33_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c33_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c33_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -975,59 +975,59 @@ void case_33([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c33_dst.out", dst.data(), 256);
+    store("c33_dst.out", dst.data(), 512);
 }
 
 // case 34 (int8_t_colmajor): col-major 12x20 valid 9x15
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c34_dst.bin", dst.data(), 640);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c34_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x280);
+    load("c34_src0.bin", src0.data(), 640);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c34_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x500);
+    load("c34_src1.bin", src1.data(), 640);
     profiled::TMAX<profile_cpu>(dst, src0, src1);
-    store("c34_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 640);
 }
 
 // case 35 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c35_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x40);
-    load("c35_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    load("c35_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x80);
-    load("c35_src1.bin", src1.data(), 64);
+    TASSIGN(src1, 0x200);
+    load("c35_src1.bin", src1.data(), 256);
     profiled::TMAX<profile_cpu>(dst, src0, src1);
-    store("c35_dst.out", dst.data(), 64);
+    store("c35_dst.out", dst.data(), 256);
 }
 
 // case 36 (uint8_t): full 16x16
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c36_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c36_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c36_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c36_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c36_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -1038,23 +1038,23 @@ void case_36([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c36_dst.out", dst.data(), 256);
+    store("c36_dst.out", dst.data(), 512);
 }
 
 // case 37 (uint8_t): partial valid 13x7 of 16x16
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c37_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c37_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x200);
+    load("c37_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c37_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c37_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -1065,23 +1065,23 @@ void case_37([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c37_dst.out", dst.data(), 256);
+    store("c37_dst.out", dst.data(), 512);
 }
 
 // case 38 (uint8_t): non-square 6x40
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c38_dst.bin", dst.data(), 384);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c38_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x180);
+    load("c38_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c38_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c38_src1.bin", src1.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -1092,7 +1092,7 @@ void case_38([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c38_dst.out", dst.data(), 240);
+    store("c38_dst.out", dst.data(), 384);
 }
 
 // case 39 (uint8_t): run-time valid 11x19 of 16x32
@@ -1124,18 +1124,18 @@ void case_39([[maybe_unused]] Prof profile) {
 
 // case 40 (uint8_t): odd 3x5 valid 2x3
 void case_40([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c40_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c40_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c40_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c40_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c40_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -1146,23 +1146,23 @@ void case_40([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c40_dst.out", dst.data(), 15);
+    store("c40_dst.out", dst.data(), 96);
 }
 
 // case 41 (uint8_t): full 16x16, scalar 0
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c41_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c41_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c41_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c41_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c41_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -1173,23 +1173,23 @@ void case_41([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c41_dst.out", dst.data(), 256);
+    store("c41_dst.out", dst.data(), 512);
 }
 
 // case 42 (uint8_t): full 16x16, scalar 1
 void case_42([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c42_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c42_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c42_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c42_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c42_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c42_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -1200,7 +1200,7 @@ void case_42([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c42_dst.out", dst.data(), 256);
+    store("c42_dst.out", dst.data(), 512);
 }
 
 // case 43 (int16_t): full 16x16
@@ -1261,18 +1261,18 @@ void case_44([[maybe_unused]] Prof profile) {
 
 // case 45 (int16_t): non-square 6x40
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c45_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c45_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c45_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c45_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x480);
+    load("c45_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TMAX<profile_a2a3>(dst, src0, src1);
@@ -1284,7 +1284,7 @@ void case_45([[maybe_unused]] Prof profile) {
         profiled::TMAX<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c45_dst.out", dst.data(), 240);
+    store("c45_dst.out", dst.data(), 288);
 }
 
 // case 46 (int16_t): run-time valid 11x19 of 16x32
@@ -1317,18 +1317,18 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (int16_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c47_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c47_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c47_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c47_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c47_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TMAX<profile_a2a3>(dst, src0, src1);
@@ -1340,7 +1340,7 @@ void case_47([[maybe_unused]] Prof profile) {
         profiled::TMAX<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c47_dst.out", dst.data(), 15);
+    store("c47_dst.out", dst.data(), 48);
 }
 
 // case 48 (int16_t): full 16x16, scalar 0
@@ -1483,18 +1483,18 @@ void case_52([[maybe_unused]] Prof profile) {
 
 // case 53 (uint16_t): non-square 6x40
 void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c53_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c53_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c53_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c53_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x480);
+    load("c53_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -1505,7 +1505,7 @@ void case_53([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c53_dst.out", dst.data(), 240);
+    store("c53_dst.out", dst.data(), 288);
 }
 
 // case 54 (uint16_t): run-time valid 11x19 of 16x32
@@ -1537,18 +1537,18 @@ void case_54([[maybe_unused]] Prof profile) {
 
 // case 55 (uint16_t): odd 3x5 valid 2x3
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c55_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c55_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c55_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c55_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c55_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -1559,7 +1559,7 @@ void case_55([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c55_dst.out", dst.data(), 15);
+    store("c55_dst.out", dst.data(), 48);
 }
 
 // case 56 (uint16_t): full 16x16, scalar 0
@@ -1730,18 +1730,18 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (int32_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c62_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c62_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c62_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c62_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c62_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TMAX<profile_a2a3>(dst, src0, src1);
@@ -1753,7 +1753,7 @@ void case_62([[maybe_unused]] Prof profile) {
         profiled::TMAX<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c62_dst.out", dst.data(), 15);
+    store("c62_dst.out", dst.data(), 24);
 }
 
 // case 63 (int32_t): full 16x16, scalar 0
@@ -1950,18 +1950,18 @@ void case_69([[maybe_unused]] Prof profile) {
 
 // case 70 (uint32_t): odd 3x5 valid 2x3
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c70_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c70_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c70_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c70_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c70_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -1972,7 +1972,7 @@ void case_70([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c70_dst.out", dst.data(), 15);
+    store("c70_dst.out", dst.data(), 24);
 }
 
 // case 71 (uint32_t): full 16x16, scalar 0
@@ -2139,18 +2139,18 @@ void case_76([[maybe_unused]] Prof profile) {
 
 // case 77 (int64_t): odd 3x5 valid 2x3
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c77_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c77_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0xc0);
+    load("c77_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x100);
-    load("c77_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x180);
+    load("c77_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -2161,7 +2161,7 @@ void case_77([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c77_dst.out", dst.data(), 15);
+    store("c77_dst.out", dst.data(), 24);
 }
 
 // case 78 (int64_t): full 16x16, scalar 0
@@ -2355,18 +2355,18 @@ void case_84([[maybe_unused]] Prof profile) {
 
 // case 85 (uint64_t): odd 3x5 valid 2x3
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c85_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c85_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0xc0);
+    load("c85_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x100);
-    load("c85_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x180);
+    load("c85_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TMAX<profile_a5>(dst, src0, src1);
@@ -2377,7 +2377,7 @@ void case_85([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c85_dst.out", dst.data(), 15);
+    store("c85_dst.out", dst.data(), 24);
 }
 
 // case 86 (uint64_t): full 16x16, scalar 0

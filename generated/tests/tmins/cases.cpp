@@ -116,14 +116,14 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c2_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c2_src.bin", src.data(), 288);
     half scalar_value;
     load("c2_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -137,7 +137,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TMINS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -168,14 +168,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c4_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c4_src.bin", src.data(), 48);
     half scalar_value;
     load("c4_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -189,7 +189,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TMINS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -272,14 +272,14 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c8_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c8_src.bin", src.data(), 320);
     half scalar_value;
     load("c8_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -293,19 +293,19 @@ void case_8([[maybe_unused]] Prof profile) {
         profiled::TMINS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c9_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c9_src.bin", src.data(), 128);
     half scalar_value;
     load("c9_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -319,7 +319,7 @@ void case_9([[maybe_unused]] Prof profile) {
         profiled::TMINS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (bfloat16_t): full 16x16
@@ -374,14 +374,14 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c12_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c12_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c12_src.bin", src.data(), 288);
     bfloat16_t scalar_value;
     load("c12_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -394,7 +394,7 @@ void case_12([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 288);
 }
 
 // case 13 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -424,14 +424,14 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (bfloat16_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c14_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c14_src.bin", src.data(), 48);
     bfloat16_t scalar_value;
     load("c14_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -444,7 +444,7 @@ void case_14([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 48);
 }
 
 // case 15 (bfloat16_t): full 16x16, scalar 0.0
@@ -628,14 +628,14 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (float): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c22_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c22_src.bin", src.data(), 24);
     float scalar_value;
     load("c22_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -649,7 +649,7 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TMINS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 24);
 }
 
 // case 23 (float): full 16x16, scalar 0.0
@@ -732,14 +732,14 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (int8_t): full 16x16
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c26_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c26_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c26_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c26_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -752,19 +752,19 @@ void case_26([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c26_dst.out", dst.data(), 256);
+    store("c26_dst.out", dst.data(), 512);
 }
 
 // case 27 (int8_t): partial valid 13x7 of 16x16
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c27_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c27_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c27_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c27_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -777,19 +777,19 @@ void case_27([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c27_dst.out", dst.data(), 256);
+    store("c27_dst.out", dst.data(), 512);
 }
 
 // case 28 (int8_t): non-square 6x40
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c28_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c28_src.bin", src.data(), 240);
+    TASSIGN(src, 0x180);
+    load("c28_src.bin", src.data(), 384);
     int8_t scalar_value;
     load("c28_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -802,7 +802,7 @@ void case_28([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c28_dst.out", dst.data(), 240);
+    store("c28_dst.out", dst.data(), 384);
 }
 
 // case 29 (int8_t): run-time valid 11x19 of 16x32
@@ -832,14 +832,14 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (int8_t): odd 3x5 valid 2x3
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c30_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c30_src.bin", src.data(), 96);
     int8_t scalar_value;
     load("c30_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -852,19 +852,19 @@ void case_30([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c30_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 96);
 }
 
 // case 31 (int8_t): full 16x16, scalar 0
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c31_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c31_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c31_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c31_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -877,19 +877,19 @@ void case_31([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c31_dst.out", dst.data(), 256);
+    store("c31_dst.out", dst.data(), 512);
 }
 
 // case 32 (int8_t): full 16x16, scalar 1
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c32_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c32_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c32_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c32_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -902,19 +902,19 @@ void case_32([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c32_dst.out", dst.data(), 256);
+    store("c32_dst.out", dst.data(), 512);
 }
 
 // case 33 (int8_t): full 16x16, scalar -3
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c33_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c33_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c33_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c33_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -927,19 +927,19 @@ void case_33([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c33_dst.out", dst.data(), 256);
+    store("c33_dst.out", dst.data(), 512);
 }
 
 // case 34 (int8_t_colmajor): col-major 12x20 valid 9x15
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c34_dst.bin", dst.data(), 640);
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c34_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c34_src.bin", src.data(), 640);
     int8_t scalar_value;
     load("c34_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -952,19 +952,19 @@ void case_34([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c34_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 640);
 }
 
 // case 35 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c35_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x40);
-    load("c35_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c35_src.bin", src.data(), 256);
     int8_t scalar_value;
     load("c35_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -977,19 +977,19 @@ void case_35([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c35_dst.out", dst.data(), 64);
+    store("c35_dst.out", dst.data(), 256);
 }
 
 // case 36 (uint8_t): full 16x16
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c36_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c36_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c36_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c36_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1002,19 +1002,19 @@ void case_36([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c36_dst.out", dst.data(), 256);
+    store("c36_dst.out", dst.data(), 512);
 }
 
 // case 37 (uint8_t): partial valid 13x7 of 16x16
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c37_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c37_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c37_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c37_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1027,19 +1027,19 @@ void case_37([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c37_dst.out", dst.data(), 256);
+    store("c37_dst.out", dst.data(), 512);
 }
 
 // case 38 (uint8_t): non-square 6x40
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c38_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c38_src.bin", src.data(), 240);
+    TASSIGN(src, 0x180);
+    load("c38_src.bin", src.data(), 384);
     uint8_t scalar_value;
     load("c38_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1052,7 +1052,7 @@ void case_38([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c38_dst.out", dst.data(), 240);
+    store("c38_dst.out", dst.data(), 384);
 }
 
 // case 39 (uint8_t): run-time valid 11x19 of 16x32
@@ -1082,14 +1082,14 @@ void case_39([[maybe_unused]] Prof profile) {
 
 // case 40 (uint8_t): odd 3x5 valid 2x3
 void case_40([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c40_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c40_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c40_src.bin", src.data(), 96);
     uint8_t scalar_value;
     load("c40_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1102,19 +1102,19 @@ void case_40([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c40_dst.out", dst.data(), 15);
+    store("c40_dst.out", dst.data(), 96);
 }
 
 // case 41 (uint8_t): full 16x16, scalar 0
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c41_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c41_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c41_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c41_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1127,19 +1127,19 @@ void case_41([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c41_dst.out", dst.data(), 256);
+    store("c41_dst.out", dst.data(), 512);
 }
 
 // case 42 (uint8_t): full 16x16, scalar 1
 void case_42([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c42_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c42_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c42_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c42_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c42_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1152,7 +1152,7 @@ void case_42([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c42_dst.out", dst.data(), 256);
+    store("c42_dst.out", dst.data(), 512);
 }
 
 // case 43 (int16_t): full 16x16
@@ -1209,14 +1209,14 @@ void case_44([[maybe_unused]] Prof profile) {
 
 // case 45 (int16_t): non-square 6x40
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c45_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c45_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c45_src.bin", src.data(), 288);
     int16_t scalar_value;
     load("c45_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1230,7 +1230,7 @@ void case_45([[maybe_unused]] Prof profile) {
         profiled::TMINS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c45_dst.out", dst.data(), 240);
+    store("c45_dst.out", dst.data(), 288);
 }
 
 // case 46 (int16_t): run-time valid 11x19 of 16x32
@@ -1261,14 +1261,14 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (int16_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c47_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c47_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c47_src.bin", src.data(), 48);
     int16_t scalar_value;
     load("c47_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1282,7 +1282,7 @@ void case_47([[maybe_unused]] Prof profile) {
         profiled::TMINS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c47_dst.out", dst.data(), 15);
+    store("c47_dst.out", dst.data(), 48);
 }
 
 // case 48 (int16_t): full 16x16, scalar 0
@@ -1415,14 +1415,14 @@ void case_52([[maybe_unused]] Prof profile) {
 
 // case 53 (uint16_t): non-square 6x40
 void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c53_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c53_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c53_src.bin", src.data(), 288);
     uint16_t scalar_value;
     load("c53_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1435,7 +1435,7 @@ void case_53([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c53_dst.out", dst.data(), 240);
+    store("c53_dst.out", dst.data(), 288);
 }
 
 // case 54 (uint16_t): run-time valid 11x19 of 16x32
@@ -1465,14 +1465,14 @@ void case_54([[maybe_unused]] Prof profile) {
 
 // case 55 (uint16_t): odd 3x5 valid 2x3
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c55_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c55_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c55_src.bin", src.data(), 48);
     uint16_t scalar_value;
     load("c55_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1485,7 +1485,7 @@ void case_55([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c55_dst.out", dst.data(), 15);
+    store("c55_dst.out", dst.data(), 48);
 }
 
 // case 56 (uint16_t): full 16x16, scalar 0
@@ -1644,14 +1644,14 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (int32_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c62_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c62_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c62_src.bin", src.data(), 24);
     int32_t scalar_value;
     load("c62_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1665,7 +1665,7 @@ void case_62([[maybe_unused]] Prof profile) {
         profiled::TMINS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c62_dst.out", dst.data(), 15);
+    store("c62_dst.out", dst.data(), 24);
 }
 
 // case 63 (int32_t): full 16x16, scalar 0
@@ -1848,14 +1848,14 @@ void case_69([[maybe_unused]] Prof profile) {
 
 // case 70 (uint32_t): odd 3x5 valid 2x3
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c70_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c70_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c70_src.bin", src.data(), 24);
     uint32_t scalar_value;
     load("c70_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1868,7 +1868,7 @@ void case_70([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c70_dst.out", dst.data(), 15);
+    store("c70_dst.out", dst.data(), 24);
 }
 
 // case 71 (uint32_t): full 16x16, scalar 0
@@ -2023,14 +2023,14 @@ void case_76([[maybe_unused]] Prof profile) {
 
 // case 77 (int64_t): odd 3x5 valid 2x3
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c77_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c77_src.bin", src.data(), 15);
+    TASSIGN(src, 0xc0);
+    load("c77_src.bin", src.data(), 24);
     int64_t scalar_value;
     load("c77_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2043,7 +2043,7 @@ void case_77([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c77_dst.out", dst.data(), 15);
+    store("c77_dst.out", dst.data(), 24);
 }
 
 // case 78 (int64_t): full 16x16, scalar 0
@@ -2223,14 +2223,14 @@ void case_84([[maybe_unused]] Prof profile) {
 
 // case 85 (uint64_t): odd 3x5 valid 2x3
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c85_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c85_src.bin", src.data(), 15);
+    TASSIGN(src, 0xc0);
+    load("c85_src.bin", src.data(), 24);
     uint64_t scalar_value;
     load("c85_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2243,7 +2243,7 @@ void case_85([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c85_dst.out", dst.data(), 15);
+    store("c85_dst.out", dst.data(), 24);
 }
 
 // case 86 (uint64_t): full 16x16, scalar 0
@@ -2309,12 +2309,12 @@ void rf_a2a3_05_same_valid_shape(Prof) {
 
 // rf_cpu_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of CPU; must stop with: PTO runtime error: TMINS [CPU]: dst and src must have the same valid row/col
 void rf_cpu_05_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x100);
     profiled::TMINS<profile_cpu>(dst, src, Tile_src::DType{});
 }
 

@@ -18,18 +18,18 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     profiled::TMINS<profile_a5>(dst, src, Tile_src::DType{});
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     profiled::TMINS<profile_cpu>(dst, src, Tile_src::DType{});
 }
@@ -37,9 +37,9 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TMINS [A2A3]: DType must be one of: int32_t, int, int16_t, half, float16_t, float, float32_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TMINS<profile_a2a3>(dst, src, Tile_src::DType{});
@@ -81,9 +81,9 @@ void fail_a2a3_06_same_dtype() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TMINS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TMINS<profile_a5>(dst, src, Tile_src::DType{});
@@ -92,9 +92,9 @@ void fail_a5_01_dtype() {
 // breaks rule 03_location (location) of the A5 profile
 // expected-error@*:* {{TMINS [A5]: tile location must be TileType::Vec}}
 void fail_a5_03_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TMINS<profile_a5>(dst, src, Tile_src::DType{});
@@ -103,9 +103,9 @@ void fail_a5_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TMINS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TMINS<profile_a5>(dst, src, Tile_src::DType{});
@@ -114,9 +114,9 @@ void fail_a5_04_valid_bounds() {
 // breaks rule 06_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TMINS [A5]: dst and src must have the same DType}}
 void fail_a5_06_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TMINS<profile_a5>(dst, src, Tile_src::DType{});
@@ -125,9 +125,9 @@ void fail_a5_06_same_dtype() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TMINS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, int64_t, uint64_t, half, float, bfloat16_t}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TMINS<profile_cpu>(dst, src, Tile_src::DType{});
@@ -136,9 +136,9 @@ void fail_cpu_02_dtype() {
 // breaks rule 03_location (location) of the CPU profile
 // expected-error@*:* {{TMINS [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_03_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TMINS<profile_cpu>(dst, src, Tile_src::DType{});
@@ -147,9 +147,9 @@ void fail_cpu_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TMINS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TMINS<profile_cpu>(dst, src, Tile_src::DType{});
@@ -158,9 +158,9 @@ void fail_cpu_04_valid_bounds() {
 // breaks rule 06_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TMINS [CPU]: dst and src must have the same DType}}
 void fail_cpu_06_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TMINS<profile_cpu>(dst, src, Tile_src::DType{});

@@ -112,14 +112,14 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c2_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c2_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TNEG<profile_a2a3>(dst, src);
@@ -131,7 +131,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TNEG<profile_cpu>(dst, src);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -160,14 +160,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c4_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c4_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TNEG<profile_a2a3>(dst, src);
@@ -179,7 +179,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TNEG<profile_cpu>(dst, src);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -256,30 +256,30 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c8_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c8_src.bin", src.data(), 320);
     profiled::TNEG<profile_cpu>(dst, src);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c9_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c9_src.bin", src.data(), 128);
     profiled::TNEG<profile_cpu>(dst, src);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (bfloat16_t): full 16x16
@@ -330,14 +330,14 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c12_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c12_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c12_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TNEG<profile_a5>(dst, src);
@@ -348,7 +348,7 @@ void case_12([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 288);
 }
 
 // case 13 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -376,14 +376,14 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (bfloat16_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c14_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c14_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TNEG<profile_a5>(dst, src);
@@ -394,7 +394,7 @@ void case_14([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 48);
 }
 
 // case 15 (bfloat16_t): full 16x16, scalar 0.0
@@ -564,14 +564,14 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (float): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c22_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c22_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TNEG<profile_a2a3>(dst, src);
@@ -583,7 +583,7 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TNEG<profile_cpu>(dst, src);
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 24);
 }
 
 // case 23 (float): full 16x16, scalar 0.0
@@ -708,14 +708,14 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (int16_t): non-square 6x40
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c28_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c28_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c28_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TNEG<profile_a2a3>(dst, src);
@@ -727,7 +727,7 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TNEG<profile_cpu>(dst, src);
         break;
     }
-    store("c28_dst.out", dst.data(), 240);
+    store("c28_dst.out", dst.data(), 288);
 }
 
 // case 29 (int16_t): run-time valid 11x19 of 16x32
@@ -756,14 +756,14 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (int16_t): odd 3x5 valid 2x3
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c30_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c30_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TNEG<profile_a2a3>(dst, src);
@@ -775,7 +775,7 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TNEG<profile_cpu>(dst, src);
         break;
     }
-    store("c30_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 48);
 }
 
 // case 31 (int16_t): full 16x16, scalar 0
@@ -852,30 +852,30 @@ void case_33([[maybe_unused]] Prof profile) {
 
 // case 34 (int16_t_colmajor): col-major 12x20 valid 9x15
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c34_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c34_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c34_src.bin", src.data(), 320);
     profiled::TNEG<profile_cpu>(dst, src);
-    store("c34_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 320);
 }
 
 // case 35 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c35_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c35_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c35_src.bin", src.data(), 128);
     profiled::TNEG<profile_cpu>(dst, src);
-    store("c35_dst.out", dst.data(), 64);
+    store("c35_dst.out", dst.data(), 128);
 }
 
 // case 36 (uint16_t): full 16x16
@@ -926,14 +926,14 @@ void case_37([[maybe_unused]] Prof profile) {
 
 // case 38 (uint16_t): non-square 6x40
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c38_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c38_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c38_src.bin", src.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TNEG<profile_a5>(dst, src);
@@ -944,7 +944,7 @@ void case_38([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c38_dst.out", dst.data(), 240);
+    store("c38_dst.out", dst.data(), 288);
 }
 
 // case 39 (uint16_t): run-time valid 11x19 of 16x32
@@ -972,14 +972,14 @@ void case_39([[maybe_unused]] Prof profile) {
 
 // case 40 (uint16_t): odd 3x5 valid 2x3
 void case_40([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c40_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c40_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c40_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TNEG<profile_a5>(dst, src);
@@ -990,7 +990,7 @@ void case_40([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c40_dst.out", dst.data(), 15);
+    store("c40_dst.out", dst.data(), 48);
 }
 
 // case 41 (uint16_t): full 16x16, scalar 0
@@ -1137,14 +1137,14 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (int32_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c47_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c47_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c47_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TNEG<profile_a2a3>(dst, src);
@@ -1156,7 +1156,7 @@ void case_47([[maybe_unused]] Prof profile) {
         profiled::TNEG<profile_cpu>(dst, src);
         break;
     }
-    store("c47_dst.out", dst.data(), 15);
+    store("c47_dst.out", dst.data(), 24);
 }
 
 // case 48 (int32_t): full 16x16, scalar 0
@@ -1325,14 +1325,14 @@ void case_54([[maybe_unused]] Prof profile) {
 
 // case 55 (uint32_t): odd 3x5 valid 2x3
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c55_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c55_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c55_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TNEG<profile_a5>(dst, src);
@@ -1343,7 +1343,7 @@ void case_55([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c55_dst.out", dst.data(), 15);
+    store("c55_dst.out", dst.data(), 24);
 }
 
 // case 56 (uint32_t): full 16x16, scalar 0

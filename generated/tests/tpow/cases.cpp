@@ -126,22 +126,22 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c2_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c2_base.bin", base.data(), 288);
+    using Tile_exp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c2_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x480);
+    load("c2_exp.bin", exp.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c2_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x6c0);
+    load("c2_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TPOW<profile_a5>(dst, base, exp, tmp);
@@ -152,7 +152,7 @@ void case_2([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -188,22 +188,22 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c4_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c4_base.bin", base.data(), 48);
+    using Tile_exp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c4_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c4_exp.bin", exp.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c4_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c4_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TPOW<profile_a5>(dst, base, exp, tmp);
@@ -214,7 +214,7 @@ void case_4([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -312,46 +312,46 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_base = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c8_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(base, 0x280);
+    load("c8_base.bin", base.data(), 320);
+    using Tile_exp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c8_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(exp, 0x500);
+    load("c8_exp.bin", exp.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c8_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x780);
+    load("c8_tmp.bin", tmp.data(), 320);
     profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_base = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_base = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(5, 6);
-    TASSIGN(base, 0x80);
-    load("c9_base.bin", base.data(), 64);
-    using Tile_exp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(base, 0x100);
+    load("c9_base.bin", base.data(), 128);
+    using Tile_exp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_exp exp(5, 6);
-    TASSIGN(exp, 0x100);
-    load("c9_exp.bin", exp.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(exp, 0x200);
+    load("c9_exp.bin", exp.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x180);
-    load("c9_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x300);
+    load("c9_tmp.bin", tmp.data(), 128);
     profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (bfloat16_t): full 16x16
@@ -418,22 +418,22 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c12_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c12_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c12_base.bin", base.data(), 288);
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c12_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x480);
+    load("c12_exp.bin", exp.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c12_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x6c0);
+    load("c12_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TPOW<profile_a5>(dst, base, exp, tmp);
@@ -444,7 +444,7 @@ void case_12([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 288);
 }
 
 // case 13 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -480,22 +480,22 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (bfloat16_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c14_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c14_base.bin", base.data(), 48);
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c14_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c14_exp.bin", exp.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c14_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c14_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TPOW<profile_a5>(dst, base, exp, tmp);
@@ -506,7 +506,7 @@ void case_14([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 48);
 }
 
 // case 15 (bfloat16_t): full 16x16, scalar 0.0
@@ -732,22 +732,22 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (float): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 24);
+    using Tile_base = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c22_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c22_base.bin", base.data(), 24);
+    using Tile_exp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c22_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c22_exp.bin", exp.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c22_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c22_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -759,7 +759,7 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 24);
 }
 
 // case 23 (float): full 16x16, scalar 0.0
@@ -860,22 +860,22 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (int8_t): full 16x16
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c26_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c26_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c26_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c26_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c26_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c26_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c26_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -887,27 +887,27 @@ void case_26([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c26_dst.out", dst.data(), 256);
+    store("c26_dst.out", dst.data(), 512);
 }
 
 // case 27 (int8_t): partial valid 13x7 of 16x16
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c27_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c27_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(base, 0x200);
+    load("c27_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c27_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(exp, 0x400);
+    load("c27_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c27_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c27_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -919,27 +919,27 @@ void case_27([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c27_dst.out", dst.data(), 256);
+    store("c27_dst.out", dst.data(), 512);
 }
 
 // case 28 (int8_t): non-square 6x40
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c28_dst.bin", dst.data(), 384);
+    using Tile_base = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c28_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x180);
+    load("c28_base.bin", base.data(), 384);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c28_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x300);
+    load("c28_exp.bin", exp.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c28_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c28_tmp.bin", tmp.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -951,7 +951,7 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c28_dst.out", dst.data(), 240);
+    store("c28_dst.out", dst.data(), 384);
 }
 
 // case 29 (int8_t): run-time valid 11x19 of 16x32
@@ -988,22 +988,22 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (int8_t): odd 3x5 valid 2x3
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_dst.bin", dst.data(), 96);
+    using Tile_base = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c30_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c30_base.bin", base.data(), 96);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c30_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c30_exp.bin", exp.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c30_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c30_tmp.bin", tmp.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1015,27 +1015,27 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c30_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 96);
 }
 
 // case 31 (int8_t): full 16x16, scalar 0
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c31_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c31_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c31_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c31_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c31_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c31_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c31_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1047,27 +1047,27 @@ void case_31([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c31_dst.out", dst.data(), 256);
+    store("c31_dst.out", dst.data(), 512);
 }
 
 // case 32 (int8_t): full 16x16, scalar 1
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c32_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c32_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c32_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c32_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c32_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c32_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c32_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1079,27 +1079,27 @@ void case_32([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c32_dst.out", dst.data(), 256);
+    store("c32_dst.out", dst.data(), 512);
 }
 
 // case 33 (int8_t): full 16x16, scalar -3
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c33_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c33_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c33_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c33_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c33_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c33_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c33_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1111,71 +1111,71 @@ void case_33([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c33_dst.out", dst.data(), 256);
+    store("c33_dst.out", dst.data(), 512);
 }
 
 // case 34 (int8_t_colmajor): col-major 12x20 valid 9x15
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c34_dst.bin", dst.data(), 640);
+    using Tile_base = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c34_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(base, 0x280);
+    load("c34_base.bin", base.data(), 640);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c34_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(exp, 0x500);
+    load("c34_exp.bin", exp.data(), 640);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c34_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x780);
+    load("c34_tmp.bin", tmp.data(), 640);
     profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
-    store("c34_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 640);
 }
 
 // case 35 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 64);
-    using Tile_base = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c35_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(5, 6);
-    TASSIGN(base, 0x40);
-    load("c35_base.bin", base.data(), 64);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(base, 0x100);
+    load("c35_base.bin", base.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_exp exp(5, 6);
-    TASSIGN(exp, 0x80);
-    load("c35_exp.bin", exp.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(exp, 0x200);
+    load("c35_exp.bin", exp.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0xc0);
-    load("c35_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x300);
+    load("c35_tmp.bin", tmp.data(), 256);
     profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
-    store("c35_dst.out", dst.data(), 64);
+    store("c35_dst.out", dst.data(), 256);
 }
 
 // case 36 (uint8_t): full 16x16
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c36_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c36_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c36_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c36_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c36_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c36_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c36_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1187,27 +1187,27 @@ void case_36([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c36_dst.out", dst.data(), 256);
+    store("c36_dst.out", dst.data(), 512);
 }
 
 // case 37 (uint8_t): partial valid 13x7 of 16x16
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c37_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c37_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(base, 0x200);
+    load("c37_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c37_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(exp, 0x400);
+    load("c37_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c37_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c37_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1219,27 +1219,27 @@ void case_37([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c37_dst.out", dst.data(), 256);
+    store("c37_dst.out", dst.data(), 512);
 }
 
 // case 38 (uint8_t): non-square 6x40
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c38_dst.bin", dst.data(), 384);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c38_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x180);
+    load("c38_base.bin", base.data(), 384);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c38_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x300);
+    load("c38_exp.bin", exp.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c38_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c38_tmp.bin", tmp.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1251,7 +1251,7 @@ void case_38([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c38_dst.out", dst.data(), 240);
+    store("c38_dst.out", dst.data(), 384);
 }
 
 // case 39 (uint8_t): run-time valid 11x19 of 16x32
@@ -1288,22 +1288,22 @@ void case_39([[maybe_unused]] Prof profile) {
 
 // case 40 (uint8_t): odd 3x5 valid 2x3
 void case_40([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c40_dst.bin", dst.data(), 96);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c40_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c40_base.bin", base.data(), 96);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c40_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c40_exp.bin", exp.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c40_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c40_tmp.bin", tmp.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1315,27 +1315,27 @@ void case_40([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c40_dst.out", dst.data(), 15);
+    store("c40_dst.out", dst.data(), 96);
 }
 
 // case 41 (uint8_t): full 16x16, scalar 0
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c41_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c41_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c41_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c41_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c41_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c41_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c41_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1347,27 +1347,27 @@ void case_41([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c41_dst.out", dst.data(), 256);
+    store("c41_dst.out", dst.data(), 512);
 }
 
 // case 42 (uint8_t): full 16x16, scalar 1
 void case_42([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c42_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c42_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c42_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c42_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c42_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c42_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c42_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c42_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1379,7 +1379,7 @@ void case_42([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c42_dst.out", dst.data(), 256);
+    store("c42_dst.out", dst.data(), 512);
 }
 
 // case 43 (int16_t): full 16x16
@@ -1448,22 +1448,22 @@ void case_44([[maybe_unused]] Prof profile) {
 
 // case 45 (int16_t): non-square 6x40
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c45_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c45_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c45_base.bin", base.data(), 288);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c45_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x480);
+    load("c45_exp.bin", exp.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c45_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x6c0);
+    load("c45_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1475,7 +1475,7 @@ void case_45([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c45_dst.out", dst.data(), 240);
+    store("c45_dst.out", dst.data(), 288);
 }
 
 // case 46 (int16_t): run-time valid 11x19 of 16x32
@@ -1512,22 +1512,22 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (int16_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c47_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c47_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c47_base.bin", base.data(), 48);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c47_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c47_exp.bin", exp.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c47_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c47_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1539,7 +1539,7 @@ void case_47([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c47_dst.out", dst.data(), 15);
+    store("c47_dst.out", dst.data(), 48);
 }
 
 // case 48 (int16_t): full 16x16, scalar 0
@@ -1704,22 +1704,22 @@ void case_52([[maybe_unused]] Prof profile) {
 
 // case 53 (uint16_t): non-square 6x40
 void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c53_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c53_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c53_base.bin", base.data(), 288);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c53_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x480);
+    load("c53_exp.bin", exp.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c53_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x6c0);
+    load("c53_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1731,7 +1731,7 @@ void case_53([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c53_dst.out", dst.data(), 240);
+    store("c53_dst.out", dst.data(), 288);
 }
 
 // case 54 (uint16_t): run-time valid 11x19 of 16x32
@@ -1768,22 +1768,22 @@ void case_54([[maybe_unused]] Prof profile) {
 
 // case 55 (uint16_t): odd 3x5 valid 2x3
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c55_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c55_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c55_base.bin", base.data(), 48);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c55_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c55_exp.bin", exp.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c55_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c55_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -1795,7 +1795,7 @@ void case_55([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c55_dst.out", dst.data(), 15);
+    store("c55_dst.out", dst.data(), 48);
 }
 
 // case 56 (uint16_t): full 16x16, scalar 0
@@ -1992,22 +1992,22 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (int32_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c62_dst.bin", dst.data(), 24);
+    using Tile_base = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c62_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c62_base.bin", base.data(), 24);
+    using Tile_exp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c62_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c62_exp.bin", exp.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c62_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c62_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -2019,7 +2019,7 @@ void case_62([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c62_dst.out", dst.data(), 15);
+    store("c62_dst.out", dst.data(), 24);
 }
 
 // case 63 (int32_t): full 16x16, scalar 0
@@ -2248,22 +2248,22 @@ void case_69([[maybe_unused]] Prof profile) {
 
 // case 70 (uint32_t): odd 3x5 valid 2x3
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c70_dst.bin", dst.data(), 24);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c70_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c70_base.bin", base.data(), 24);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c70_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c70_exp.bin", exp.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c70_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c70_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3>(dst, base, exp, tmp);
@@ -2275,7 +2275,7 @@ void case_70([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu>(dst, base, exp, tmp);
         break;
     }
-    store("c70_dst.out", dst.data(), 15);
+    store("c70_dst.out", dst.data(), 24);
 }
 
 // case 71 (uint32_t): full 16x16, scalar 0
@@ -2406,22 +2406,22 @@ void case_74([[maybe_unused]] Prof profile) {
 
 // case 75 (half_high_precision): non-square 6x40
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c75_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c75_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c75_base.bin", base.data(), 288);
+    using Tile_exp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c75_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x480);
+    load("c75_exp.bin", exp.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c75_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x6c0);
+    load("c75_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TPOW<profile_a5, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
@@ -2432,7 +2432,7 @@ void case_75([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c75_dst.out", dst.data(), 240);
+    store("c75_dst.out", dst.data(), 288);
 }
 
 // case 76 (half_high_precision): run-time valid 11x19 of 16x32
@@ -2468,22 +2468,22 @@ void case_76([[maybe_unused]] Prof profile) {
 
 // case 77 (half_high_precision): odd 3x5 valid 2x3
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c77_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c77_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c77_base.bin", base.data(), 48);
+    using Tile_exp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c77_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c77_exp.bin", exp.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c77_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c77_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TPOW<profile_a5, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
@@ -2494,7 +2494,7 @@ void case_77([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c77_dst.out", dst.data(), 15);
+    store("c77_dst.out", dst.data(), 48);
 }
 
 // case 78 (half_high_precision): full 16x16, scalar 0.0
@@ -2592,46 +2592,46 @@ void case_80([[maybe_unused]] Prof profile) {
 
 // case 81 (half_high_precision_colmajor): col-major 12x20 valid 9x15
 void case_81([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c81_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c81_dst.bin", dst.data(), 320);
+    using Tile_base = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c81_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(base, 0x280);
+    load("c81_base.bin", base.data(), 320);
+    using Tile_exp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c81_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(exp, 0x500);
+    load("c81_exp.bin", exp.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c81_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x780);
+    load("c81_tmp.bin", tmp.data(), 320);
     profiled::TPOW<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c81_dst.out", dst.data(), 240);
+    store("c81_dst.out", dst.data(), 320);
 }
 
 // case 82 (half_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
 void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 64);
-    using Tile_base = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c82_dst.bin", dst.data(), 128);
+    using Tile_base = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(5, 6);
-    TASSIGN(base, 0x80);
-    load("c82_base.bin", base.data(), 64);
-    using Tile_exp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(base, 0x100);
+    load("c82_base.bin", base.data(), 128);
+    using Tile_exp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_exp exp(5, 6);
-    TASSIGN(exp, 0x100);
-    load("c82_exp.bin", exp.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(exp, 0x200);
+    load("c82_exp.bin", exp.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x180);
-    load("c82_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x300);
+    load("c82_tmp.bin", tmp.data(), 128);
     profiled::TPOW<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c82_dst.out", dst.data(), 64);
+    store("c82_dst.out", dst.data(), 128);
 }
 
 // case 83 (bfloat16_t_high_precision): full 16x16
@@ -2698,22 +2698,22 @@ void case_84([[maybe_unused]] Prof profile) {
 
 // case 85 (bfloat16_t_high_precision): non-square 6x40
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c85_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c85_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c85_base.bin", base.data(), 288);
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c85_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x480);
+    load("c85_exp.bin", exp.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c85_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x6c0);
+    load("c85_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TPOW<profile_a5, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
@@ -2724,7 +2724,7 @@ void case_85([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c85_dst.out", dst.data(), 240);
+    store("c85_dst.out", dst.data(), 288);
 }
 
 // case 86 (bfloat16_t_high_precision): run-time valid 11x19 of 16x32
@@ -2760,22 +2760,22 @@ void case_86([[maybe_unused]] Prof profile) {
 
 // case 87 (bfloat16_t_high_precision): odd 3x5 valid 2x3
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c87_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c87_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c87_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c87_base.bin", base.data(), 48);
+    using Tile_exp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c87_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c87_exp.bin", exp.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c87_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c87_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TPOW<profile_a5, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
@@ -2786,7 +2786,7 @@ void case_87([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c87_dst.out", dst.data(), 15);
+    store("c87_dst.out", dst.data(), 48);
 }
 
 // case 88 (bfloat16_t_high_precision): full 16x16, scalar 0.0
@@ -3012,22 +3012,22 @@ void case_94([[maybe_unused]] Prof profile) {
 
 // case 95 (float_high_precision): odd 3x5 valid 2x3
 void case_95([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c95_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c95_dst.bin", dst.data(), 24);
+    using Tile_base = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c95_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c95_base.bin", base.data(), 24);
+    using Tile_exp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c95_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c95_exp.bin", exp.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c95_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c95_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
@@ -3039,7 +3039,7 @@ void case_95([[maybe_unused]] Prof profile) {
         profiled::TPOW<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
         break;
     }
-    store("c95_dst.out", dst.data(), 15);
+    store("c95_dst.out", dst.data(), 24);
 }
 
 // case 96 (float_high_precision): full 16x16, scalar 0.0
@@ -3140,68 +3140,68 @@ void case_98([[maybe_unused]] Prof profile) {
 
 // case 99 (int8_t_high_precision): full 16x16
 void case_99([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c99_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c99_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c99_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c99_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c99_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c99_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c99_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c99_tmp.bin", tmp.data(), 512);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c99_dst.out", dst.data(), 256);
+    store("c99_dst.out", dst.data(), 512);
 }
 
 // case 100 (int8_t_high_precision): partial valid 13x7 of 16x16
 void case_100([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c100_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c100_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c100_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(base, 0x200);
+    load("c100_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c100_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(exp, 0x400);
+    load("c100_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c100_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c100_tmp.bin", tmp.data(), 512);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c100_dst.out", dst.data(), 256);
+    store("c100_dst.out", dst.data(), 512);
 }
 
 // case 101 (int8_t_high_precision): non-square 6x40
 void case_101([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c101_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c101_dst.bin", dst.data(), 384);
+    using Tile_base = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c101_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x180);
+    load("c101_base.bin", base.data(), 384);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c101_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x300);
+    load("c101_exp.bin", exp.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c101_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c101_tmp.bin", tmp.data(), 384);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c101_dst.out", dst.data(), 240);
+    store("c101_dst.out", dst.data(), 384);
 }
 
 // case 102 (int8_t_high_precision): run-time valid 11x19 of 16x32
@@ -3228,156 +3228,156 @@ void case_102([[maybe_unused]] Prof profile) {
 
 // case 103 (int8_t_high_precision): odd 3x5 valid 2x3
 void case_103([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c103_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c103_dst.bin", dst.data(), 96);
+    using Tile_base = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c103_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c103_base.bin", base.data(), 96);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c103_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c103_exp.bin", exp.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c103_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c103_tmp.bin", tmp.data(), 96);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c103_dst.out", dst.data(), 15);
+    store("c103_dst.out", dst.data(), 96);
 }
 
 // case 104 (int8_t_high_precision): full 16x16, scalar 0
 void case_104([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c104_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c104_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c104_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c104_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c104_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c104_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c104_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c104_tmp.bin", tmp.data(), 512);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c104_dst.out", dst.data(), 256);
+    store("c104_dst.out", dst.data(), 512);
 }
 
 // case 105 (int8_t_high_precision): full 16x16, scalar 1
 void case_105([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c105_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c105_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c105_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c105_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c105_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c105_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c105_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c105_tmp.bin", tmp.data(), 512);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c105_dst.out", dst.data(), 256);
+    store("c105_dst.out", dst.data(), 512);
 }
 
 // case 106 (int8_t_high_precision): full 16x16, scalar -3
 void case_106([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c106_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c106_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c106_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c106_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c106_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c106_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c106_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c106_tmp.bin", tmp.data(), 512);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c106_dst.out", dst.data(), 256);
+    store("c106_dst.out", dst.data(), 512);
 }
 
 // case 107 (uint8_t_high_precision): full 16x16
 void case_107([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c107_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c107_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c107_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c107_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c107_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c107_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c107_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c107_tmp.bin", tmp.data(), 512);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c107_dst.out", dst.data(), 256);
+    store("c107_dst.out", dst.data(), 512);
 }
 
 // case 108 (uint8_t_high_precision): partial valid 13x7 of 16x16
 void case_108([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c108_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c108_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c108_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(base, 0x200);
+    load("c108_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c108_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(exp, 0x400);
+    load("c108_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c108_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c108_tmp.bin", tmp.data(), 512);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c108_dst.out", dst.data(), 256);
+    store("c108_dst.out", dst.data(), 512);
 }
 
 // case 109 (uint8_t_high_precision): non-square 6x40
 void case_109([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c109_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c109_dst.bin", dst.data(), 384);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c109_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x180);
+    load("c109_base.bin", base.data(), 384);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c109_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x300);
+    load("c109_exp.bin", exp.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c109_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c109_tmp.bin", tmp.data(), 384);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c109_dst.out", dst.data(), 240);
+    store("c109_dst.out", dst.data(), 384);
 }
 
 // case 110 (uint8_t_high_precision): run-time valid 11x19 of 16x32
@@ -3404,68 +3404,68 @@ void case_110([[maybe_unused]] Prof profile) {
 
 // case 111 (uint8_t_high_precision): odd 3x5 valid 2x3
 void case_111([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c111_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c111_dst.bin", dst.data(), 96);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c111_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c111_base.bin", base.data(), 96);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c111_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c111_exp.bin", exp.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c111_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c111_tmp.bin", tmp.data(), 96);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c111_dst.out", dst.data(), 15);
+    store("c111_dst.out", dst.data(), 96);
 }
 
 // case 112 (uint8_t_high_precision): full 16x16, scalar 0
 void case_112([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c112_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c112_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c112_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c112_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c112_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c112_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c112_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c112_tmp.bin", tmp.data(), 512);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c112_dst.out", dst.data(), 256);
+    store("c112_dst.out", dst.data(), 512);
 }
 
 // case 113 (uint8_t_high_precision): full 16x16, scalar 1
 void case_113([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c113_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c113_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c113_base.bin", base.data(), 256);
-    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c113_base.bin", base.data(), 512);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_exp exp;
-    TASSIGN(exp, 0x200);
-    load("c113_exp.bin", exp.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(exp, 0x400);
+    load("c113_exp.bin", exp.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c113_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c113_tmp.bin", tmp.data(), 512);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c113_dst.out", dst.data(), 256);
+    store("c113_dst.out", dst.data(), 512);
 }
 
 // case 114 (int16_t_high_precision): full 16x16
@@ -3514,24 +3514,24 @@ void case_115([[maybe_unused]] Prof profile) {
 
 // case 116 (int16_t_high_precision): non-square 6x40
 void case_116([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c116_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c116_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c116_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c116_base.bin", base.data(), 288);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c116_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x480);
+    load("c116_exp.bin", exp.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c116_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x6c0);
+    load("c116_tmp.bin", tmp.data(), 288);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c116_dst.out", dst.data(), 240);
+    store("c116_dst.out", dst.data(), 288);
 }
 
 // case 117 (int16_t_high_precision): run-time valid 11x19 of 16x32
@@ -3558,24 +3558,24 @@ void case_117([[maybe_unused]] Prof profile) {
 
 // case 118 (int16_t_high_precision): odd 3x5 valid 2x3
 void case_118([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c118_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c118_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c118_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c118_base.bin", base.data(), 48);
+    using Tile_exp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c118_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c118_exp.bin", exp.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c118_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c118_tmp.bin", tmp.data(), 48);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c118_dst.out", dst.data(), 15);
+    store("c118_dst.out", dst.data(), 48);
 }
 
 // case 119 (int16_t_high_precision): full 16x16, scalar 0
@@ -3690,24 +3690,24 @@ void case_123([[maybe_unused]] Prof profile) {
 
 // case 124 (uint16_t_high_precision): non-square 6x40
 void case_124([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c124_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c124_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c124_base.bin", base.data(), 240);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c124_base.bin", base.data(), 288);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_exp exp;
-    TASSIGN(exp, 0x400);
-    load("c124_exp.bin", exp.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(exp, 0x480);
+    load("c124_exp.bin", exp.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c124_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x6c0);
+    load("c124_tmp.bin", tmp.data(), 288);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c124_dst.out", dst.data(), 240);
+    store("c124_dst.out", dst.data(), 288);
 }
 
 // case 125 (uint16_t_high_precision): run-time valid 11x19 of 16x32
@@ -3734,24 +3734,24 @@ void case_125([[maybe_unused]] Prof profile) {
 
 // case 126 (uint16_t_high_precision): odd 3x5 valid 2x3
 void case_126([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c126_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c126_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c126_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c126_base.bin", base.data(), 48);
+    using Tile_exp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c126_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c126_exp.bin", exp.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c126_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c126_tmp.bin", tmp.data(), 48);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c126_dst.out", dst.data(), 15);
+    store("c126_dst.out", dst.data(), 48);
 }
 
 // case 127 (uint16_t_high_precision): full 16x16, scalar 0
@@ -3888,24 +3888,24 @@ void case_132([[maybe_unused]] Prof profile) {
 
 // case 133 (int32_t_high_precision): odd 3x5 valid 2x3
 void case_133([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c133_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c133_dst.bin", dst.data(), 24);
+    using Tile_base = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c133_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c133_base.bin", base.data(), 24);
+    using Tile_exp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c133_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c133_exp.bin", exp.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c133_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c133_tmp.bin", tmp.data(), 24);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c133_dst.out", dst.data(), 15);
+    store("c133_dst.out", dst.data(), 24);
 }
 
 // case 134 (int32_t_high_precision): full 16x16, scalar 0
@@ -4064,24 +4064,24 @@ void case_140([[maybe_unused]] Prof profile) {
 
 // case 141 (uint32_t_high_precision): odd 3x5 valid 2x3
 void case_141([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c141_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c141_dst.bin", dst.data(), 24);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c141_base.bin", base.data(), 15);
-    using Tile_exp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c141_base.bin", base.data(), 24);
+    using Tile_exp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_exp exp;
-    TASSIGN(exp, 0x80);
-    load("c141_exp.bin", exp.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(exp, 0x100);
+    load("c141_exp.bin", exp.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c141_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c141_tmp.bin", tmp.data(), 24);
     profiled::TPOW<profile_a2a3, PowAlgorithm::HIGH_PRECISION>(dst, base, exp, tmp);
-    store("c141_dst.out", dst.data(), 15);
+    store("c141_dst.out", dst.data(), 24);
 }
 
 // case 142 (uint32_t_high_precision): full 16x16, scalar 0

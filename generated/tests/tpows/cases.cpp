@@ -118,18 +118,18 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c2_base.bin", base.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c2_base.bin", base.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c2_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c2_tmp.bin", tmp.data(), 288);
     half exp_value;
     load("c2_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -140,7 +140,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -172,18 +172,18 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c4_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c4_base.bin", base.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c4_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c4_tmp.bin", tmp.data(), 48);
     half exp_value;
     load("c4_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -194,7 +194,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -280,42 +280,42 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_base = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c8_base.bin", base.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(base, 0x280);
+    load("c8_base.bin", base.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c8_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x500);
+    load("c8_tmp.bin", tmp.data(), 320);
     half exp_value;
     load("c8_exp.bin", &exp_value, 1);
     profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_base = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_base = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(5, 6);
-    TASSIGN(base, 0x80);
-    load("c9_base.bin", base.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(base, 0x100);
+    load("c9_base.bin", base.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x100);
-    load("c9_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x200);
+    load("c9_tmp.bin", tmp.data(), 128);
     half exp_value;
     load("c9_exp.bin", &exp_value, 1);
     profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (float): full 16x16
@@ -428,18 +428,18 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (float): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 24);
+    using Tile_base = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c14_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c14_base.bin", base.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c14_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c14_tmp.bin", tmp.data(), 24);
     float exp_value;
     load("c14_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -450,7 +450,7 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 24);
 }
 
 // case 15 (float): full 16x16, scalar 0.0
@@ -536,18 +536,18 @@ void case_17([[maybe_unused]] Prof profile) {
 
 // case 18 (int8_t): full 16x16
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c18_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c18_base.bin", base.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c18_base.bin", base.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c18_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c18_tmp.bin", tmp.data(), 512);
     int8_t exp_value;
     load("c18_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -558,23 +558,23 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c18_dst.out", dst.data(), 256);
+    store("c18_dst.out", dst.data(), 512);
 }
 
 // case 19 (int8_t): partial valid 13x7 of 16x16
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c19_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c19_base.bin", base.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(base, 0x200);
+    load("c19_base.bin", base.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c19_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c19_tmp.bin", tmp.data(), 512);
     int8_t exp_value;
     load("c19_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -585,23 +585,23 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c19_dst.out", dst.data(), 256);
+    store("c19_dst.out", dst.data(), 512);
 }
 
 // case 20 (int8_t): non-square 6x40
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c20_dst.bin", dst.data(), 384);
+    using Tile_base = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c20_base.bin", base.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x180);
+    load("c20_base.bin", base.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c20_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c20_tmp.bin", tmp.data(), 384);
     int8_t exp_value;
     load("c20_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -612,7 +612,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c20_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 384);
 }
 
 // case 21 (int8_t): run-time valid 11x19 of 16x32
@@ -644,18 +644,18 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (int8_t): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 96);
+    using Tile_base = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c22_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c22_base.bin", base.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c22_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c22_tmp.bin", tmp.data(), 96);
     int8_t exp_value;
     load("c22_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -666,23 +666,23 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 96);
 }
 
 // case 23 (int8_t): full 16x16, scalar 0
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c23_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c23_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c23_base.bin", base.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c23_base.bin", base.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c23_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c23_tmp.bin", tmp.data(), 512);
     int8_t exp_value;
     load("c23_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -693,23 +693,23 @@ void case_23([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c23_dst.out", dst.data(), 256);
+    store("c23_dst.out", dst.data(), 512);
 }
 
 // case 24 (int8_t): full 16x16, scalar 1
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c24_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c24_base.bin", base.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c24_base.bin", base.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c24_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c24_tmp.bin", tmp.data(), 512);
     int8_t exp_value;
     load("c24_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -720,23 +720,23 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c24_dst.out", dst.data(), 256);
+    store("c24_dst.out", dst.data(), 512);
 }
 
 // case 25 (int8_t): full 16x16, scalar -3
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c25_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c25_base.bin", base.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c25_base.bin", base.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c25_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c25_tmp.bin", tmp.data(), 512);
     int8_t exp_value;
     load("c25_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -747,63 +747,63 @@ void case_25([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c25_dst.out", dst.data(), 256);
+    store("c25_dst.out", dst.data(), 512);
 }
 
 // case 26 (int8_t_colmajor): col-major 12x20 valid 9x15
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_dst.bin", dst.data(), 640);
+    using Tile_base = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c26_base.bin", base.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(base, 0x280);
+    load("c26_base.bin", base.data(), 640);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c26_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x500);
+    load("c26_tmp.bin", tmp.data(), 640);
     int8_t exp_value;
     load("c26_exp.bin", &exp_value, 1);
     profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 640);
 }
 
 // case 27 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 64);
-    using Tile_base = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c27_dst.bin", dst.data(), 256);
+    using Tile_base = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(5, 6);
-    TASSIGN(base, 0x40);
-    load("c27_base.bin", base.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(base, 0x100);
+    load("c27_base.bin", base.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x80);
-    load("c27_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x200);
+    load("c27_tmp.bin", tmp.data(), 256);
     int8_t exp_value;
     load("c27_exp.bin", &exp_value, 1);
     profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
-    store("c27_dst.out", dst.data(), 64);
+    store("c27_dst.out", dst.data(), 256);
 }
 
 // case 28 (uint8_t): full 16x16
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c28_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c28_base.bin", base.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c28_base.bin", base.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c28_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c28_tmp.bin", tmp.data(), 512);
     uint8_t exp_value;
     load("c28_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -814,23 +814,23 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c28_dst.out", dst.data(), 256);
+    store("c28_dst.out", dst.data(), 512);
 }
 
 // case 29 (uint8_t): partial valid 13x7 of 16x16
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c29_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c29_base.bin", base.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(base, 0x200);
+    load("c29_base.bin", base.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c29_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c29_tmp.bin", tmp.data(), 512);
     uint8_t exp_value;
     load("c29_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -841,23 +841,23 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c29_dst.out", dst.data(), 256);
+    store("c29_dst.out", dst.data(), 512);
 }
 
 // case 30 (uint8_t): non-square 6x40
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c30_dst.bin", dst.data(), 384);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c30_base.bin", base.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x180);
+    load("c30_base.bin", base.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c30_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c30_tmp.bin", tmp.data(), 384);
     uint8_t exp_value;
     load("c30_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -868,7 +868,7 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c30_dst.out", dst.data(), 240);
+    store("c30_dst.out", dst.data(), 384);
 }
 
 // case 31 (uint8_t): run-time valid 11x19 of 16x32
@@ -900,18 +900,18 @@ void case_31([[maybe_unused]] Prof profile) {
 
 // case 32 (uint8_t): odd 3x5 valid 2x3
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c32_dst.bin", dst.data(), 96);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c32_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c32_base.bin", base.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c32_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c32_tmp.bin", tmp.data(), 96);
     uint8_t exp_value;
     load("c32_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -922,23 +922,23 @@ void case_32([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c32_dst.out", dst.data(), 15);
+    store("c32_dst.out", dst.data(), 96);
 }
 
 // case 33 (uint8_t): full 16x16, scalar 0
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c33_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c33_base.bin", base.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c33_base.bin", base.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c33_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c33_tmp.bin", tmp.data(), 512);
     uint8_t exp_value;
     load("c33_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -949,23 +949,23 @@ void case_33([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c33_dst.out", dst.data(), 256);
+    store("c33_dst.out", dst.data(), 512);
 }
 
 // case 34 (uint8_t): full 16x16, scalar 1
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 256);
-    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c34_dst.bin", dst.data(), 512);
+    using Tile_base = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_base base;
-    TASSIGN(base, 0x100);
-    load("c34_base.bin", base.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(base, 0x200);
+    load("c34_base.bin", base.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x200);
-    load("c34_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c34_tmp.bin", tmp.data(), 512);
     uint8_t exp_value;
     load("c34_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -976,7 +976,7 @@ void case_34([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c34_dst.out", dst.data(), 256);
+    store("c34_dst.out", dst.data(), 512);
 }
 
 // case 35 (int16_t): full 16x16
@@ -1035,18 +1035,18 @@ void case_36([[maybe_unused]] Prof profile) {
 
 // case 37 (int16_t): non-square 6x40
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c37_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c37_base.bin", base.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c37_base.bin", base.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c37_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c37_tmp.bin", tmp.data(), 288);
     int16_t exp_value;
     load("c37_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -1057,7 +1057,7 @@ void case_37([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c37_dst.out", dst.data(), 240);
+    store("c37_dst.out", dst.data(), 288);
 }
 
 // case 38 (int16_t): run-time valid 11x19 of 16x32
@@ -1089,18 +1089,18 @@ void case_38([[maybe_unused]] Prof profile) {
 
 // case 39 (int16_t): odd 3x5 valid 2x3
 void case_39([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c39_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c39_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c39_base.bin", base.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c39_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c39_tmp.bin", tmp.data(), 48);
     int16_t exp_value;
     load("c39_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -1111,7 +1111,7 @@ void case_39([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c39_dst.out", dst.data(), 15);
+    store("c39_dst.out", dst.data(), 48);
 }
 
 // case 40 (int16_t): full 16x16, scalar 0
@@ -1251,18 +1251,18 @@ void case_44([[maybe_unused]] Prof profile) {
 
 // case 45 (uint16_t): non-square 6x40
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c45_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c45_base.bin", base.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c45_base.bin", base.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c45_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c45_tmp.bin", tmp.data(), 288);
     uint16_t exp_value;
     load("c45_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -1273,7 +1273,7 @@ void case_45([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c45_dst.out", dst.data(), 240);
+    store("c45_dst.out", dst.data(), 288);
 }
 
 // case 46 (uint16_t): run-time valid 11x19 of 16x32
@@ -1305,18 +1305,18 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (uint16_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c47_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c47_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c47_base.bin", base.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c47_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c47_tmp.bin", tmp.data(), 48);
     uint16_t exp_value;
     load("c47_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -1327,7 +1327,7 @@ void case_47([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c47_dst.out", dst.data(), 15);
+    store("c47_dst.out", dst.data(), 48);
 }
 
 // case 48 (uint16_t): full 16x16, scalar 0
@@ -1494,18 +1494,18 @@ void case_53([[maybe_unused]] Prof profile) {
 
 // case 54 (int32_t): odd 3x5 valid 2x3
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c54_dst.bin", dst.data(), 24);
+    using Tile_base = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c54_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c54_base.bin", base.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c54_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c54_tmp.bin", tmp.data(), 24);
     int32_t exp_value;
     load("c54_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -1516,7 +1516,7 @@ void case_54([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c54_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 24);
 }
 
 // case 55 (int32_t): full 16x16, scalar 0
@@ -1710,18 +1710,18 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (uint32_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c62_dst.bin", dst.data(), 24);
+    using Tile_base = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c62_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c62_base.bin", base.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c62_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c62_tmp.bin", tmp.data(), 24);
     uint32_t exp_value;
     load("c62_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -1732,7 +1732,7 @@ void case_62([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu>(dst, base, exp_value, tmp);
         break;
     }
-    store("c62_dst.out", dst.data(), 15);
+    store("c62_dst.out", dst.data(), 24);
 }
 
 // case 63 (uint32_t): full 16x16, scalar 0
@@ -1845,18 +1845,18 @@ void case_66([[maybe_unused]] Prof profile) {
 
 // case 67 (half_high_precision): non-square 6x40
 void case_67([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c67_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c67_base.bin", base.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c67_base.bin", base.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c67_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c67_tmp.bin", tmp.data(), 288);
     half exp_value;
     load("c67_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -1867,7 +1867,7 @@ void case_67([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
     }
-    store("c67_dst.out", dst.data(), 240);
+    store("c67_dst.out", dst.data(), 288);
 }
 
 // case 68 (half_high_precision): run-time valid 11x19 of 16x32
@@ -1899,18 +1899,18 @@ void case_68([[maybe_unused]] Prof profile) {
 
 // case 69 (half_high_precision): odd 3x5 valid 2x3
 void case_69([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c69_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c69_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c69_base.bin", base.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c69_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c69_tmp.bin", tmp.data(), 48);
     half exp_value;
     load("c69_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -1921,7 +1921,7 @@ void case_69([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
     }
-    store("c69_dst.out", dst.data(), 15);
+    store("c69_dst.out", dst.data(), 48);
 }
 
 // case 70 (half_high_precision): full 16x16, scalar 0.0
@@ -2007,42 +2007,42 @@ void case_72([[maybe_unused]] Prof profile) {
 
 // case 73 (half_high_precision_colmajor): col-major 12x20 valid 9x15
 void case_73([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c73_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c73_dst.bin", dst.data(), 320);
+    using Tile_base = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c73_base.bin", base.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(base, 0x280);
+    load("c73_base.bin", base.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c73_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x500);
+    load("c73_tmp.bin", tmp.data(), 320);
     half exp_value;
     load("c73_exp.bin", &exp_value, 1);
     profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
-    store("c73_dst.out", dst.data(), 240);
+    store("c73_dst.out", dst.data(), 320);
 }
 
 // case 74 (half_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c74_dst.bin", dst.data(), 64);
-    using Tile_base = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c74_dst.bin", dst.data(), 128);
+    using Tile_base = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_base base(5, 6);
-    TASSIGN(base, 0x80);
-    load("c74_base.bin", base.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(base, 0x100);
+    load("c74_base.bin", base.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x100);
-    load("c74_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x200);
+    load("c74_tmp.bin", tmp.data(), 128);
     half exp_value;
     load("c74_exp.bin", &exp_value, 1);
     profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
-    store("c74_dst.out", dst.data(), 64);
+    store("c74_dst.out", dst.data(), 128);
 }
 
 // case 75 (bfloat16_t_high_precision): full 16x16
@@ -2101,18 +2101,18 @@ void case_76([[maybe_unused]] Prof profile) {
 
 // case 77 (bfloat16_t_high_precision): non-square 6x40
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 240);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c77_dst.bin", dst.data(), 288);
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_base base;
-    TASSIGN(base, 0x200);
-    load("c77_base.bin", base.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(base, 0x240);
+    load("c77_base.bin", base.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c77_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c77_tmp.bin", tmp.data(), 288);
     bfloat16_t exp_value;
     load("c77_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -2123,7 +2123,7 @@ void case_77([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
     }
-    store("c77_dst.out", dst.data(), 240);
+    store("c77_dst.out", dst.data(), 288);
 }
 
 // case 78 (bfloat16_t_high_precision): run-time valid 11x19 of 16x32
@@ -2155,18 +2155,18 @@ void case_78([[maybe_unused]] Prof profile) {
 
 // case 79 (bfloat16_t_high_precision): odd 3x5 valid 2x3
 void case_79([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c79_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c79_dst.bin", dst.data(), 48);
+    using Tile_base = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c79_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c79_base.bin", base.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c79_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c79_tmp.bin", tmp.data(), 48);
     bfloat16_t exp_value;
     load("c79_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -2177,7 +2177,7 @@ void case_79([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
     }
-    store("c79_dst.out", dst.data(), 15);
+    store("c79_dst.out", dst.data(), 48);
 }
 
 // case 80 (bfloat16_t_high_precision): full 16x16, scalar 0.0
@@ -2371,18 +2371,18 @@ void case_86([[maybe_unused]] Prof profile) {
 
 // case 87 (float_high_precision): odd 3x5 valid 2x3
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c87_dst.bin", dst.data(), 15);
-    using Tile_base = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c87_dst.bin", dst.data(), 24);
+    using Tile_base = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_base base;
-    TASSIGN(base, 0x40);
-    load("c87_base.bin", base.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(base, 0x80);
+    load("c87_base.bin", base.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c87_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c87_tmp.bin", tmp.data(), 24);
     float exp_value;
     load("c87_exp.bin", &exp_value, 1);
     switch (profile) {
@@ -2393,7 +2393,7 @@ void case_87([[maybe_unused]] Prof profile) {
         profiled::TPOWS<profile_cpu, PowAlgorithm::HIGH_PRECISION>(dst, base, exp_value, tmp);
         break;
     }
-    store("c87_dst.out", dst.data(), 15);
+    store("c87_dst.out", dst.data(), 24);
 }
 
 // case 88 (float_high_precision): full 16x16, scalar 0.0

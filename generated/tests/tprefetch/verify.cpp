@@ -9,7 +9,7 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -20,7 +20,7 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -31,7 +31,7 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -43,7 +43,7 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TPREFETCH [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int4b_t[]>(256);
     using Global_src = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -56,7 +56,7 @@ void fail_a2a3_00_dtype() {
 // breaks rule 03_location (location) of the A2A3 profile
 // expected-error@*:* {{TPREFETCH [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_03_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -69,7 +69,7 @@ void fail_a2a3_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TPREFETCH [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int8_t[]>(272);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
@@ -82,7 +82,7 @@ void fail_a2a3_04_valid_bounds() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TPREFETCH [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int4b_t[]>(256);
     using Global_src = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -95,7 +95,7 @@ void fail_a5_01_dtype() {
 // breaks rule 03_location (location) of the A5 profile
 // expected-error@*:* {{TPREFETCH [A5]: tile location must be TileType::Vec}}
 void fail_a5_03_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -108,7 +108,7 @@ void fail_a5_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TPREFETCH [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int8_t[]>(272);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
@@ -121,7 +121,7 @@ void fail_a5_04_valid_bounds() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TPREFETCH [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int4b_t[]>(256);
     using Global_src = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -134,7 +134,7 @@ void fail_cpu_02_dtype() {
 // breaks rule 03_location (location) of the CPU profile
 // expected-error@*:* {{TPREFETCH [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_03_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int8_t[]>(256);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -147,7 +147,7 @@ void fail_cpu_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TPREFETCH [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     auto src_buf = std::make_unique<int8_t[]>(272);
     using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;

@@ -146,22 +146,22 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c2_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 7, 40, BLayout::RowMajor, 7, 40>;
+    TASSIGN(src1, 0x480);
+    load("c2_src1.bin", src1.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 7, 48, BLayout::RowMajor, 7, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c2_tmp.bin", tmp.data(), 280);
+    TASSIGN(tmp, 0x6c0);
+    load("c2_tmp.bin", tmp.data(), 336);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp);
@@ -173,7 +173,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -210,22 +210,22 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c4_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 3, 3>;
+    TASSIGN(src1, 0x100);
+    load("c4_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 3, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c4_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c4_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp);
@@ -237,7 +237,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -338,28 +338,28 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c8_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x280);
+    load("c8_src0.bin", src0.data(), 320);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c8_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 10, 15>;
+    TASSIGN(src1, 0x500);
+    load("c8_src1.bin", src1.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 10, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c8_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x780);
+    load("c8_tmp.bin", tmp.data(), 320);
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
     { // overload 1 must give the main form's result: Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
-        load("c8_dst.bin", dst.data(), 240);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 320));
+        load("c8_dst.bin", dst.data(), 320);
         Tile_tmp tmp_f1;
         profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 8", main_result, dst.data());
@@ -368,24 +368,24 @@ void case_8([[maybe_unused]] Prof profile) {
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x80);
-    load("c9_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    load("c9_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x100);
-    load("c9_src1.bin", src1.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    load("c9_src1.bin", src1.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(6, 6);
-    TASSIGN(tmp, 0x180);
-    load("c9_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x300);
+    load("c9_tmp.bin", tmp.data(), 128);
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (bfloat16_t): full 16x16
@@ -442,24 +442,24 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c12_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c12_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c12_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c12_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 7, 40, BLayout::RowMajor, 7, 40>;
+    TASSIGN(src1, 0x480);
+    load("c12_src1.bin", src1.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 7, 48, BLayout::RowMajor, 7, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c12_tmp.bin", tmp.data(), 280);
+    TASSIGN(tmp, 0x6c0);
+    load("c12_tmp.bin", tmp.data(), 336);
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 288);
 }
 
 // case 13 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -486,24 +486,24 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (bfloat16_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c14_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c14_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c14_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 3, 3>;
+    TASSIGN(src1, 0x100);
+    load("c14_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 3, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c14_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c14_tmp.bin", tmp.data(), 48);
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 48);
 }
 
 // case 15 (bfloat16_t): full 16x16, scalar 0.0
@@ -720,22 +720,22 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (float): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c22_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c22_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c22_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 3, 3>;
+    TASSIGN(src1, 0x100);
+    load("c22_src1.bin", src1.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 3, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c22_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c22_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp);
@@ -747,7 +747,7 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 24);
 }
 
 // case 23 (float): full 16x16, scalar 0.0
@@ -900,24 +900,24 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (int16_t): non-square 6x40
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c28_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c28_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c28_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c28_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 7, 40, BLayout::RowMajor, 7, 40>;
+    TASSIGN(src1, 0x480);
+    load("c28_src1.bin", src1.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 7, 48, BLayout::RowMajor, 7, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c28_tmp.bin", tmp.data(), 280);
+    TASSIGN(tmp, 0x6c0);
+    load("c28_tmp.bin", tmp.data(), 336);
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
-    store("c28_dst.out", dst.data(), 240);
+    store("c28_dst.out", dst.data(), 288);
 }
 
 // case 29 (int16_t): run-time valid 11x19 of 16x32
@@ -944,24 +944,24 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (int16_t): odd 3x5 valid 2x3
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c30_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c30_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c30_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 3, 3>;
+    TASSIGN(src1, 0x100);
+    load("c30_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 3, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c30_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c30_tmp.bin", tmp.data(), 48);
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
-    store("c30_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 48);
 }
 
 // case 31 (int16_t): full 16x16, scalar 0
@@ -1032,28 +1032,28 @@ void case_33([[maybe_unused]] Prof profile) {
 
 // case 34 (int16_t_colmajor): col-major 12x20 valid 9x15
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c34_dst.bin", dst.data(), 320);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c34_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x280);
+    load("c34_src0.bin", src0.data(), 320);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c34_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 10, 15>;
+    TASSIGN(src1, 0x500);
+    load("c34_src1.bin", src1.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 10, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x600);
-    load("c34_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x780);
+    load("c34_tmp.bin", tmp.data(), 320);
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
-    store("c34_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 320);
     { // overload 1 must give the main form's result: Upstream's declaration, with a type per tile and `tmp` as a named parameter; the documented call `TPRELU(dst, src0, src1, tmp)` resolves here.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 240));
-        load("c34_dst.bin", dst.data(), 240);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 320));
+        load("c34_dst.bin", dst.data(), 320);
         Tile_tmp tmp_f1;
         profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 34", main_result, dst.data());
@@ -1062,24 +1062,24 @@ void case_34([[maybe_unused]] Prof profile) {
 
 // case 35 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c35_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x80);
-    load("c35_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    load("c35_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x100);
-    load("c35_src1.bin", src1.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    load("c35_src1.bin", src1.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(6, 6);
-    TASSIGN(tmp, 0x180);
-    load("c35_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x300);
+    load("c35_tmp.bin", tmp.data(), 128);
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
-    store("c35_dst.out", dst.data(), 64);
+    store("c35_dst.out", dst.data(), 128);
 }
 
 // case 36 (int32_t): full 16x16
@@ -1180,24 +1180,24 @@ void case_39([[maybe_unused]] Prof profile) {
 
 // case 40 (int32_t): odd 3x5 valid 2x3
 void case_40([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c40_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c40_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c40_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c40_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 3, 3>;
+    TASSIGN(src1, 0x100);
+    load("c40_src1.bin", src1.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 3, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c40_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c40_tmp.bin", tmp.data(), 24);
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
-    store("c40_dst.out", dst.data(), 15);
+    store("c40_dst.out", dst.data(), 24);
 }
 
 // case 41 (int32_t): full 16x16, scalar 0
@@ -1268,86 +1268,86 @@ void case_43([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_00_same_valid_shape: breaks run-time rule 00_same_valid_shape of A2A3; must stop with: PTO runtime error: TPRELU [A2A3]: dst, src0 and src1 must have the same valid row/col
 void rf_a2a3_00_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, half, 9, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, half, 9, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(9, 8);
-    TASSIGN(tmp, 0x180);
+    TASSIGN(tmp, 0x300);
     profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp);
 }
 
 // rf_a2a3_02_no_overlap: breaks run-time rule 02_no_overlap of A2A3; must stop with: PTO runtime error: TPRELU [A2A3]: tmp, src0, src1 and dst must not overlap in memory
 void rf_a2a3_02_no_overlap(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, half, 9, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, half, 9, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(9, 8);
-    TASSIGN(tmp, 0x80);
+    TASSIGN(tmp, 0x100);
     profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp);
 }
 
 // rf_a2a3_06_min_valid_extent: breaks run-time rule 06_min_valid_extent of A2A3; must stop with: PTO runtime error: TPRELU [A2A3]: tmp must have more valid rows than dst
 void rf_a2a3_06_min_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, half, 9, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, half, 9, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x180);
+    TASSIGN(tmp, 0x300);
     profiled::TPRELU<profile_a2a3>(dst, src0, src1, tmp);
 }
 
 // rf_a5_00_same_valid_shape: breaks run-time rule 00_same_valid_shape of A5; must stop with: PTO runtime error: TPRELU [A5]: dst, src0 and src1 must have the same valid row/col
 void rf_a5_00_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, half, 9, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, half, 9, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(9, 8);
-    TASSIGN(tmp, 0x180);
+    TASSIGN(tmp, 0x300);
     profiled::TPRELU<profile_a5>(dst, src0, src1, tmp);
 }
 
 // rf_cpu_00_same_valid_shape: breaks run-time rule 00_same_valid_shape of CPU; must stop with: PTO runtime error: TPRELU [CPU]: dst, src0 and src1 must have the same valid row/col
 void rf_cpu_00_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, half, 9, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, half, 9, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(9, 8);
-    TASSIGN(tmp, 0x180);
+    TASSIGN(tmp, 0x300);
     profiled::TPRELU<profile_cpu>(dst, src0, src1, tmp);
 }
 

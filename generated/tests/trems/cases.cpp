@@ -122,18 +122,18 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c2_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c2_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c2_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c2_tmp.bin", tmp.data(), 288);
     half scalar_value;
     load("c2_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -146,7 +146,7 @@ void case_2([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -180,18 +180,18 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c4_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c4_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c4_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c4_tmp.bin", tmp.data(), 48);
     half scalar_value;
     load("c4_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -204,7 +204,7 @@ void case_4([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -296,18 +296,18 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c8_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src, 0x280);
+    load("c8_src.bin", src.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c8_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x500);
+    load("c8_tmp.bin", tmp.data(), 320);
     half scalar_value;
     load("c8_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -320,23 +320,23 @@ void case_8([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c9_src.bin", src.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x100);
+    load("c9_src.bin", src.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x100);
-    load("c9_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x200);
+    load("c9_tmp.bin", tmp.data(), 128);
     half scalar_value;
     load("c9_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -349,7 +349,7 @@ void case_9([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (float): full 16x16
@@ -474,18 +474,18 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (float): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c14_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c14_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c14_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c14_tmp.bin", tmp.data(), 24);
     float scalar_value;
     load("c14_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -499,7 +499,7 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TREMS<profile_cpu>(dst, src, scalar_value, tmp);
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 24);
 }
 
 // case 15 (float): full 16x16, scalar 0.0
@@ -652,18 +652,18 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (int16_t): non-square 6x40
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c20_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c20_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c20_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c20_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c20_tmp.bin", tmp.data(), 288);
     int16_t scalar_value;
     load("c20_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -676,7 +676,7 @@ void case_20([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c20_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 288);
 }
 
 // case 21 (int16_t): run-time valid 11x19 of 16x32
@@ -710,18 +710,18 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (int16_t): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c22_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c22_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c22_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c22_tmp.bin", tmp.data(), 48);
     int16_t scalar_value;
     load("c22_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -734,7 +734,7 @@ void case_22([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 48);
 }
 
 // case 23 (int16_t): full 16x16, scalar 0
@@ -826,18 +826,18 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (int16_t_colmajor): col-major 12x20 valid 9x15
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c26_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src, 0x280);
+    load("c26_src.bin", src.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c26_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x500);
+    load("c26_tmp.bin", tmp.data(), 320);
     int16_t scalar_value;
     load("c26_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -850,23 +850,23 @@ void case_26([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 320);
 }
 
 // case 27 (int16_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c27_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c27_src.bin", src.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x100);
+    load("c27_src.bin", src.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x100);
-    load("c27_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x200);
+    load("c27_tmp.bin", tmp.data(), 128);
     int16_t scalar_value;
     load("c27_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -879,7 +879,7 @@ void case_27([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c27_dst.out", dst.data(), 64);
+    store("c27_dst.out", dst.data(), 128);
 }
 
 // case 28 (uint16_t): full 16x16
@@ -942,18 +942,18 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (uint16_t): non-square 6x40
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c30_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c30_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c30_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c30_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c30_tmp.bin", tmp.data(), 288);
     uint16_t scalar_value;
     load("c30_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -966,7 +966,7 @@ void case_30([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c30_dst.out", dst.data(), 240);
+    store("c30_dst.out", dst.data(), 288);
 }
 
 // case 31 (uint16_t): run-time valid 11x19 of 16x32
@@ -1000,18 +1000,18 @@ void case_31([[maybe_unused]] Prof profile) {
 
 // case 32 (uint16_t): odd 3x5 valid 2x3
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c32_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c32_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c32_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c32_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c32_tmp.bin", tmp.data(), 48);
     uint16_t scalar_value;
     load("c32_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1024,7 +1024,7 @@ void case_32([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c32_dst.out", dst.data(), 15);
+    store("c32_dst.out", dst.data(), 48);
 }
 
 // case 33 (uint16_t): full 16x16, scalar 0
@@ -1167,22 +1167,22 @@ void case_38([[maybe_unused]] Prof profile) {
 
 // case 39 (int32_t_ranged): odd 3x5 valid 2x3
 void case_39([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c39_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c39_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c39_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c39_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c39_tmp.bin", tmp.data(), 24);
     int32_t scalar_value;
     load("c39_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_a2a3>(dst, src, scalar_value, tmp);
-    store("c39_dst.out", dst.data(), 15);
+    store("c39_dst.out", dst.data(), 24);
 }
 
 // case 40 (int32_t_ranged): full 16x16, scalar 0
@@ -1363,18 +1363,18 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (int32_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c47_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c47_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c47_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c47_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c47_tmp.bin", tmp.data(), 24);
     int32_t scalar_value;
     load("c47_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1387,7 +1387,7 @@ void case_47([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c47_dst.out", dst.data(), 15);
+    store("c47_dst.out", dst.data(), 24);
 }
 
 // case 48 (int32_t): full 16x16, scalar 0
@@ -1595,18 +1595,18 @@ void case_54([[maybe_unused]] Prof profile) {
 
 // case 55 (uint32_t): odd 3x5 valid 2x3
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c55_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c55_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c55_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c55_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c55_tmp.bin", tmp.data(), 24);
     uint32_t scalar_value;
     load("c55_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1619,7 +1619,7 @@ void case_55([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c55_dst.out", dst.data(), 15);
+    store("c55_dst.out", dst.data(), 24);
 }
 
 // case 56 (uint32_t): full 16x16, scalar 0
@@ -1798,18 +1798,18 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (int64_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c62_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c62_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0xc0);
+    load("c62_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c62_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c62_tmp.bin", tmp.data(), 24);
     int64_t scalar_value;
     load("c62_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1822,7 +1822,7 @@ void case_62([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c62_dst.out", dst.data(), 15);
+    store("c62_dst.out", dst.data(), 24);
 }
 
 // case 63 (int64_t): full 16x16, scalar 0
@@ -2030,18 +2030,18 @@ void case_69([[maybe_unused]] Prof profile) {
 
 // case 70 (uint64_t): odd 3x5 valid 2x3
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c70_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c70_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0xc0);
+    load("c70_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c70_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c70_tmp.bin", tmp.data(), 24);
     uint64_t scalar_value;
     load("c70_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2054,7 +2054,7 @@ void case_70([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c70_dst.out", dst.data(), 15);
+    store("c70_dst.out", dst.data(), 24);
 }
 
 // case 71 (uint64_t): full 16x16, scalar 0
@@ -2157,22 +2157,22 @@ void case_74([[maybe_unused]] Prof profile) {
 
 // case 75 (half_high_precision): non-square 6x40
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c75_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c75_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c75_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c75_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c75_tmp.bin", tmp.data(), 288);
     half scalar_value;
     load("c75_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c75_dst.out", dst.data(), 240);
+    store("c75_dst.out", dst.data(), 288);
 }
 
 // case 76 (half_high_precision): run-time valid 11x19 of 16x32
@@ -2197,22 +2197,22 @@ void case_76([[maybe_unused]] Prof profile) {
 
 // case 77 (half_high_precision): odd 3x5 valid 2x3
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c77_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c77_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c77_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c77_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c77_tmp.bin", tmp.data(), 48);
     half scalar_value;
     load("c77_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c77_dst.out", dst.data(), 15);
+    store("c77_dst.out", dst.data(), 48);
 }
 
 // case 78 (half_high_precision): full 16x16, scalar 0.0
@@ -2277,42 +2277,42 @@ void case_80([[maybe_unused]] Prof profile) {
 
 // case 81 (half_high_precision_colmajor): col-major 12x20 valid 9x15
 void case_81([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c81_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c81_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c81_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src, 0x280);
+    load("c81_src.bin", src.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c81_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x500);
+    load("c81_tmp.bin", tmp.data(), 320);
     half scalar_value;
     load("c81_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c81_dst.out", dst.data(), 240);
+    store("c81_dst.out", dst.data(), 320);
 }
 
 // case 82 (half_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
 void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c82_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c82_src.bin", src.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x100);
+    load("c82_src.bin", src.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x100);
-    load("c82_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x200);
+    load("c82_tmp.bin", tmp.data(), 128);
     half scalar_value;
     load("c82_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c82_dst.out", dst.data(), 64);
+    store("c82_dst.out", dst.data(), 128);
 }
 
 // case 83 (float_high_precision): full 16x16
@@ -2437,18 +2437,18 @@ void case_86([[maybe_unused]] Prof profile) {
 
 // case 87 (float_high_precision): odd 3x5 valid 2x3
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c87_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c87_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c87_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c87_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c87_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c87_tmp.bin", tmp.data(), 24);
     float scalar_value;
     load("c87_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2462,7 +2462,7 @@ void case_87([[maybe_unused]] Prof profile) {
         profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
         break;
     }
-    store("c87_dst.out", dst.data(), 15);
+    store("c87_dst.out", dst.data(), 24);
 }
 
 // case 88 (float_high_precision): full 16x16, scalar 0.0
@@ -2597,22 +2597,22 @@ void case_92([[maybe_unused]] Prof profile) {
 
 // case 93 (int16_t_high_precision): non-square 6x40
 void case_93([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c93_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c93_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c93_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c93_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c93_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c93_tmp.bin", tmp.data(), 288);
     int16_t scalar_value;
     load("c93_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c93_dst.out", dst.data(), 240);
+    store("c93_dst.out", dst.data(), 288);
 }
 
 // case 94 (int16_t_high_precision): run-time valid 11x19 of 16x32
@@ -2637,22 +2637,22 @@ void case_94([[maybe_unused]] Prof profile) {
 
 // case 95 (int16_t_high_precision): odd 3x5 valid 2x3
 void case_95([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c95_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c95_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c95_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c95_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c95_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c95_tmp.bin", tmp.data(), 48);
     int16_t scalar_value;
     load("c95_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c95_dst.out", dst.data(), 15);
+    store("c95_dst.out", dst.data(), 48);
 }
 
 // case 96 (int16_t_high_precision): full 16x16, scalar 0
@@ -2717,42 +2717,42 @@ void case_98([[maybe_unused]] Prof profile) {
 
 // case 99 (int16_t_high_precision_colmajor): col-major 12x20 valid 9x15
 void case_99([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c99_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c99_dst.bin", dst.data(), 320);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c99_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src, 0x280);
+    load("c99_src.bin", src.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c99_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x500);
+    load("c99_tmp.bin", tmp.data(), 320);
     int16_t scalar_value;
     load("c99_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c99_dst.out", dst.data(), 240);
+    store("c99_dst.out", dst.data(), 320);
 }
 
 // case 100 (int16_t_high_precision_colmajor): col-major run-time valid 5x6 of 8x8
 void case_100([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c100_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c100_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c100_src.bin", src.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x100);
+    load("c100_src.bin", src.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x100);
-    load("c100_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x200);
+    load("c100_tmp.bin", tmp.data(), 128);
     int16_t scalar_value;
     load("c100_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c100_dst.out", dst.data(), 64);
+    store("c100_dst.out", dst.data(), 128);
 }
 
 // case 101 (uint16_t_high_precision): full 16x16
@@ -2797,22 +2797,22 @@ void case_102([[maybe_unused]] Prof profile) {
 
 // case 103 (uint16_t_high_precision): non-square 6x40
 void case_103([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c103_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c103_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c103_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c103_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x400);
-    load("c103_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x480);
+    load("c103_tmp.bin", tmp.data(), 288);
     uint16_t scalar_value;
     load("c103_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c103_dst.out", dst.data(), 240);
+    store("c103_dst.out", dst.data(), 288);
 }
 
 // case 104 (uint16_t_high_precision): run-time valid 11x19 of 16x32
@@ -2837,22 +2837,22 @@ void case_104([[maybe_unused]] Prof profile) {
 
 // case 105 (uint16_t_high_precision): odd 3x5 valid 2x3
 void case_105([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c105_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c105_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c105_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c105_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c105_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c105_tmp.bin", tmp.data(), 48);
     uint16_t scalar_value;
     load("c105_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c105_dst.out", dst.data(), 15);
+    store("c105_dst.out", dst.data(), 48);
 }
 
 // case 106 (uint16_t_high_precision): full 16x16, scalar 0
@@ -2977,22 +2977,22 @@ void case_111([[maybe_unused]] Prof profile) {
 
 // case 112 (int32_t_high_precision_ranged): odd 3x5 valid 2x3
 void case_112([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c112_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c112_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c112_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c112_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c112_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c112_tmp.bin", tmp.data(), 24);
     int32_t scalar_value;
     load("c112_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_a2a3, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c112_dst.out", dst.data(), 15);
+    store("c112_dst.out", dst.data(), 24);
 }
 
 // case 113 (int32_t_high_precision_ranged): full 16x16, scalar 0
@@ -3137,22 +3137,22 @@ void case_119([[maybe_unused]] Prof profile) {
 
 // case 120 (int32_t_high_precision): odd 3x5 valid 2x3
 void case_120([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c120_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c120_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c120_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c120_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c120_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c120_tmp.bin", tmp.data(), 24);
     int32_t scalar_value;
     load("c120_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c120_dst.out", dst.data(), 15);
+    store("c120_dst.out", dst.data(), 24);
 }
 
 // case 121 (int32_t_high_precision): full 16x16, scalar 0
@@ -3297,22 +3297,22 @@ void case_127([[maybe_unused]] Prof profile) {
 
 // case 128 (uint32_t_high_precision): odd 3x5 valid 2x3
 void case_128([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c128_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c128_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c128_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c128_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c128_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c128_tmp.bin", tmp.data(), 24);
     uint32_t scalar_value;
     load("c128_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c128_dst.out", dst.data(), 15);
+    store("c128_dst.out", dst.data(), 24);
 }
 
 // case 129 (uint32_t_high_precision): full 16x16, scalar 0
@@ -3437,22 +3437,22 @@ void case_134([[maybe_unused]] Prof profile) {
 
 // case 135 (int64_t_high_precision): odd 3x5 valid 2x3
 void case_135([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c135_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c135_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c135_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0xc0);
+    load("c135_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c135_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c135_tmp.bin", tmp.data(), 24);
     int64_t scalar_value;
     load("c135_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c135_dst.out", dst.data(), 15);
+    store("c135_dst.out", dst.data(), 24);
 }
 
 // case 136 (int64_t_high_precision): full 16x16, scalar 0
@@ -3597,22 +3597,22 @@ void case_142([[maybe_unused]] Prof profile) {
 
 // case 143 (uint64_t_high_precision): odd 3x5 valid 2x3
 void case_143([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c143_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c143_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c143_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0xc0);
+    load("c143_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c143_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c143_tmp.bin", tmp.data(), 24);
     uint64_t scalar_value;
     load("c143_scalar.bin", &scalar_value, 1);
     profiled::TREMS<profile_cpu, RemSAlgorithm::HIGH_PRECISION>(dst, src, scalar_value, tmp);
-    store("c143_dst.out", dst.data(), 15);
+    store("c143_dst.out", dst.data(), 24);
 }
 
 // case 144 (uint64_t_high_precision): full 16x16, scalar 0

@@ -154,11 +154,11 @@ void fail_a2a3_09_same_dtype() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TREMS [A5]: DType must be one of: float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t, uint16_t}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TREMS<profile_a5>(dst, src, Tile_src::DType{}, tmp);
@@ -219,11 +219,11 @@ void fail_a5_08_same_dtype() {
 // breaks rule 03_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TREMS [CPU]: DType must be one of: float, int32_t, uint32_t, int64_t, uint64_t, half, int16_t, uint16_t}}
 void fail_cpu_03_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TREMS<profile_cpu>(dst, src, Tile_src::DType{}, tmp);

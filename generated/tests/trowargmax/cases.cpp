@@ -92,7 +92,7 @@ void case_0([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c0_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         switch (profile) {
         case Prof::A2A3:
@@ -106,7 +106,7 @@ void case_0([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 1, case 0", main_result, dst.data());
-        store("c0_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c0_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -144,14 +144,14 @@ void case_2([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c2_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c2_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x2c0);
-    load("c2_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c2_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWARGMAX<profile_a2a3>(dst, src, tmp);
@@ -200,14 +200,14 @@ void case_4([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c4_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c4_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c4_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c4_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWARGMAX<profile_a2a3>(dst, src, tmp);
@@ -336,7 +336,7 @@ void case_8([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c8_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         switch (profile) {
         case Prof::A2A3:
@@ -350,7 +350,7 @@ void case_8([[maybe_unused]] Prof profile) {
             break;
         }
         same_bytes("overload 1, case 8", main_result, dst.data());
-        store("c8_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c8_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -388,14 +388,14 @@ void case_10([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c10_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c10_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x2c0);
-    load("c10_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c10_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWARGMAX<profile_a2a3>(dst, src, tmp);
@@ -444,14 +444,14 @@ void case_12([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c12_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c12_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c12_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c12_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c12_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWARGMAX<profile_a2a3>(dst, src, tmp);
@@ -570,11 +570,11 @@ void case_16([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c16_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         profiled::TROWARGMAX<profile_cpu>(dst_val_f1, dst, src, tmp);
         same_bytes("overload 1, case 16", main_result, dst.data());
-        store("c16_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c16_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -602,14 +602,14 @@ void case_18([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c18_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c18_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c18_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x2c0);
-    load("c18_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c18_tmp.bin", tmp.data(), 288);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c18_dst.out", dst.data(), 48);
 }
@@ -638,14 +638,14 @@ void case_20([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c20_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c20_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c20_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c20_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c20_tmp.bin", tmp.data(), 48);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c20_dst.out", dst.data(), 24);
 }
@@ -724,11 +724,11 @@ void case_24([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c24_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         profiled::TROWARGMAX<profile_cpu>(dst_val_f1, dst, src, tmp);
         same_bytes("overload 1, case 24", main_result, dst.data());
-        store("c24_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c24_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -756,14 +756,14 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c26_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c26_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c26_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x2c0);
-    load("c26_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c26_tmp.bin", tmp.data(), 288);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c26_dst.out", dst.data(), 48);
 }
@@ -792,14 +792,14 @@ void case_28([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c28_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c28_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c28_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c28_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c28_tmp.bin", tmp.data(), 48);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c28_dst.out", dst.data(), 24);
 }
@@ -996,14 +996,14 @@ void case_36([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c36_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c36_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c36_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c36_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c36_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWARGMAX<profile_a2a3>(dst, src, tmp);
@@ -1240,14 +1240,14 @@ void case_44([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c44_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c44_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c44_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c44_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWARGMAX<profile_a2a3>(dst, src, tmp);
@@ -1352,25 +1352,25 @@ void case_48([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c48_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c48_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c48_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c48_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c48_dst.out", dst.data(), 128);
     { // overload 1 must give the main form's result: Also writes the picked source element of each row to `dstVal`.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c48_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         profiled::TROWARGMAX<profile_cpu>(dst_val_f1, dst, src, tmp);
         same_bytes("overload 1, case 48", main_result, dst.data());
-        store("c48_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c48_dst_val.f1.out", dst_val_f1.data(), 512); // judged against the source values at the indices
     }
 }
 
@@ -1380,14 +1380,14 @@ void case_49([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c49_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c49_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c49_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c49_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c49_dst.out", dst.data(), 128);
 }
@@ -1398,14 +1398,14 @@ void case_50([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c50_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c50_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1c0);
-    load("c50_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x240);
+    load("c50_tmp.bin", tmp.data(), 384);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c50_dst.out", dst.data(), 48);
 }
@@ -1434,14 +1434,14 @@ void case_52([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c52_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c52_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c52_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c52_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c52_tmp.bin", tmp.data(), 96);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c52_dst.out", dst.data(), 24);
 }
@@ -1452,14 +1452,14 @@ void case_53([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c53_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c53_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c53_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c53_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c53_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c53_dst.out", dst.data(), 128);
 }
@@ -1470,14 +1470,14 @@ void case_54([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c54_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c54_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c54_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c54_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c54_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c54_dst.out", dst.data(), 128);
 }
@@ -1488,14 +1488,14 @@ void case_55([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c55_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c55_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c55_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c55_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c55_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c55_dst.out", dst.data(), 128);
 }
@@ -1506,25 +1506,25 @@ void case_56([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c56_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c56_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c56_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c56_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c56_dst.out", dst.data(), 128);
     { // overload 1 must give the main form's result: Also writes the picked source element of each row to `dstVal`.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c56_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         profiled::TROWARGMAX<profile_cpu>(dst_val_f1, dst, src, tmp);
         same_bytes("overload 1, case 56", main_result, dst.data());
-        store("c56_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c56_dst_val.f1.out", dst_val_f1.data(), 512); // judged against the source values at the indices
     }
 }
 
@@ -1534,14 +1534,14 @@ void case_57([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c57_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c57_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c57_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c57_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c57_dst.out", dst.data(), 128);
 }
@@ -1552,14 +1552,14 @@ void case_58([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c58_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c58_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1c0);
-    load("c58_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x240);
+    load("c58_tmp.bin", tmp.data(), 384);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c58_dst.out", dst.data(), 48);
 }
@@ -1588,14 +1588,14 @@ void case_60([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c60_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c60_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c60_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c60_tmp.bin", tmp.data(), 96);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c60_dst.out", dst.data(), 24);
 }
@@ -1606,14 +1606,14 @@ void case_61([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c61_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c61_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c61_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c61_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c61_dst.out", dst.data(), 128);
 }
@@ -1624,14 +1624,14 @@ void case_62([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c62_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c62_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c62_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c62_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c62_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c62_dst.out", dst.data(), 128);
 }
@@ -1642,14 +1642,14 @@ void case_63([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c63_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c63_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c63_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c63_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c63_dst.out", dst.data(), 128);
 }
@@ -1660,25 +1660,25 @@ void case_64([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c64_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c64_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c64_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c64_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c64_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c64_dst.out", dst.data(), 128);
     { // overload 1 must give the main form's result: Also writes the picked source element of each row to `dstVal`.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c64_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         profiled::TROWARGMAX<profile_cpu>(dst_val_f1, dst, src, tmp);
         same_bytes("overload 1, case 64", main_result, dst.data());
-        store("c64_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c64_dst_val.f1.out", dst_val_f1.data(), 512); // judged against the source values at the indices
     }
 }
 
@@ -1688,14 +1688,14 @@ void case_65([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c65_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c65_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c65_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c65_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c65_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c65_dst.out", dst.data(), 128);
 }
@@ -1706,14 +1706,14 @@ void case_66([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c66_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c66_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c66_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1c0);
-    load("c66_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x240);
+    load("c66_tmp.bin", tmp.data(), 384);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c66_dst.out", dst.data(), 48);
 }
@@ -1742,14 +1742,14 @@ void case_68([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c68_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c68_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c68_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c68_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c68_tmp.bin", tmp.data(), 96);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c68_dst.out", dst.data(), 24);
 }
@@ -1760,14 +1760,14 @@ void case_69([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c69_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c69_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c69_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c69_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c69_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c69_dst.out", dst.data(), 128);
 }
@@ -1778,14 +1778,14 @@ void case_70([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c70_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c70_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c70_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c70_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c70_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c70_dst.out", dst.data(), 128);
 }
@@ -1796,25 +1796,25 @@ void case_71([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c71_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c71_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c71_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c71_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c71_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c71_dst.out", dst.data(), 128);
     { // overload 1 must give the main form's result: Also writes the picked source element of each row to `dstVal`.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c71_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         profiled::TROWARGMAX<profile_cpu>(dst_val_f1, dst, src, tmp);
         same_bytes("overload 1, case 71", main_result, dst.data());
-        store("c71_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c71_dst_val.f1.out", dst_val_f1.data(), 512); // judged against the source values at the indices
     }
 }
 
@@ -1824,14 +1824,14 @@ void case_72([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c72_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c72_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c72_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c72_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c72_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c72_dst.out", dst.data(), 128);
 }
@@ -1842,14 +1842,14 @@ void case_73([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c73_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c73_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c73_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1c0);
-    load("c73_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x240);
+    load("c73_tmp.bin", tmp.data(), 384);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c73_dst.out", dst.data(), 48);
 }
@@ -1878,14 +1878,14 @@ void case_75([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c75_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c75_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c75_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c75_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c75_tmp.bin", tmp.data(), 96);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c75_dst.out", dst.data(), 24);
 }
@@ -1896,14 +1896,14 @@ void case_76([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c76_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c76_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c76_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c76_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c76_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c76_dst.out", dst.data(), 128);
 }
@@ -1914,14 +1914,14 @@ void case_77([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c77_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c77_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c77_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
-    load("c77_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x400);
+    load("c77_tmp.bin", tmp.data(), 512);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c77_dst.out", dst.data(), 128);
 }
@@ -1946,11 +1946,11 @@ void case_78([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c78_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         profiled::TROWARGMAX<profile_cpu>(dst_val_f1, dst, src, tmp);
         same_bytes("overload 1, case 78", main_result, dst.data());
-        store("c78_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c78_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -1978,14 +1978,14 @@ void case_80([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c80_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c80_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c80_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x2c0);
-    load("c80_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c80_tmp.bin", tmp.data(), 288);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c80_dst.out", dst.data(), 48);
 }
@@ -2014,14 +2014,14 @@ void case_82([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c82_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c82_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c82_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c82_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c82_tmp.bin", tmp.data(), 48);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c82_dst.out", dst.data(), 24);
 }
@@ -2100,11 +2100,11 @@ void case_86([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c86_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         profiled::TROWARGMAX<profile_cpu>(dst_val_f1, dst, src, tmp);
         same_bytes("overload 1, case 86", main_result, dst.data());
-        store("c86_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c86_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -2132,14 +2132,14 @@ void case_88([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c88_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c88_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c88_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x2c0);
-    load("c88_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c88_tmp.bin", tmp.data(), 288);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c88_dst.out", dst.data(), 48);
 }
@@ -2168,14 +2168,14 @@ void case_90([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c90_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c90_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c90_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c90_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c90_tmp.bin", tmp.data(), 48);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c90_dst.out", dst.data(), 24);
 }
@@ -2254,11 +2254,11 @@ void case_94([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c94_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         profiled::TROWARGMAX<profile_cpu>(dst_val_f1, dst, src, tmp);
         same_bytes("overload 1, case 94", main_result, dst.data());
-        store("c94_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c94_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -2286,14 +2286,14 @@ void case_96([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c96_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c96_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c96_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x2c0);
-    load("c96_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c96_tmp.bin", tmp.data(), 288);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c96_dst.out", dst.data(), 48);
 }
@@ -2322,14 +2322,14 @@ void case_98([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c98_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c98_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c98_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c98_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c98_tmp.bin", tmp.data(), 48);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c98_dst.out", dst.data(), 24);
 }
@@ -2390,11 +2390,11 @@ void case_101([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 128));
         load("c101_dst.bin", dst.data(), 128);
-        using Tile_dst_val_f1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+        using Tile_dst_val_f1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
         Tile_dst_val_f1 dst_val_f1;
         profiled::TROWARGMAX<profile_cpu>(dst_val_f1, dst, src, tmp);
         same_bytes("overload 1, case 101", main_result, dst.data());
-        store("c101_dst_val.f1.out", dst_val_f1.data(), 128); // judged against the source values at the indices
+        store("c101_dst_val.f1.out", dst_val_f1.data(), 256); // judged against the source values at the indices
     }
 }
 
@@ -2422,14 +2422,14 @@ void case_103([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c103_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c103_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c103_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x2c0);
-    load("c103_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c103_tmp.bin", tmp.data(), 288);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c103_dst.out", dst.data(), 48);
 }
@@ -2458,14 +2458,14 @@ void case_105([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c105_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c105_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c105_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c105_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c105_tmp.bin", tmp.data(), 48);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c105_dst.out", dst.data(), 24);
 }
@@ -2594,14 +2594,14 @@ void case_112([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c112_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c112_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c112_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c112_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c112_tmp.bin", tmp.data(), 24);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c112_dst.out", dst.data(), 24);
 }
@@ -2748,14 +2748,14 @@ void case_120([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c120_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c120_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c120_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c120_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c120_tmp.bin", tmp.data(), 24);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c120_dst.out", dst.data(), 24);
 }
@@ -2902,14 +2902,14 @@ void case_128([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c128_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c128_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c128_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c128_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c128_tmp.bin", tmp.data(), 24);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c128_dst.out", dst.data(), 24);
 }
@@ -3038,14 +3038,14 @@ void case_135([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c135_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c135_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c135_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c135_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c135_tmp.bin", tmp.data(), 24);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c135_dst.out", dst.data(), 24);
 }
@@ -3174,14 +3174,14 @@ void case_142([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c142_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c142_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c142_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c142_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x140);
+    load("c142_tmp.bin", tmp.data(), 24);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c142_dst.out", dst.data(), 24);
 }
@@ -3328,14 +3328,14 @@ void case_150([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c150_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c150_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c150_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c150_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x140);
+    load("c150_tmp.bin", tmp.data(), 24);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c150_dst.out", dst.data(), 24);
 }
@@ -3482,14 +3482,14 @@ void case_158([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c158_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c158_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c158_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c158_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x140);
+    load("c158_tmp.bin", tmp.data(), 24);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c158_dst.out", dst.data(), 24);
 }
@@ -3618,14 +3618,14 @@ void case_165([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c165_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c165_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c165_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c165_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x140);
+    load("c165_tmp.bin", tmp.data(), 24);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
     store("c165_dst.out", dst.data(), 24);
 }
@@ -3671,12 +3671,12 @@ void rf_a2a3_06_same_valid_extent(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
     TASSIGN(src, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x180);
+    TASSIGN(tmp, 0x200);
     profiled::TROWARGMAX<profile_a2a3>(dst, src, tmp);
 }
 
@@ -3685,12 +3685,12 @@ void rf_a5_06_same_valid_extent(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
     TASSIGN(src, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x180);
+    TASSIGN(tmp, 0x200);
     profiled::TROWARGMAX<profile_a5>(dst, src, tmp);
 }
 
@@ -3699,12 +3699,12 @@ void rf_cpu_06_same_valid_extent(Prof) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
     TASSIGN(src, 0x100);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_tmp = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x180);
+    TASSIGN(tmp, 0x200);
     profiled::TROWARGMAX<profile_cpu>(dst, src, tmp);
 }
 

@@ -43,7 +43,7 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TROWARGMIN [A2A3]: DType must be one of: uint32_t, int32_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -108,7 +108,7 @@ void fail_a2a3_07_row_major() {
 // breaks rule 00_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TROWARGMIN [A5]: DType must be one of: uint32_t, int32_t}}
 void fail_a5_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -173,7 +173,7 @@ void fail_a5_07_row_major() {
 // breaks rule 00_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TROWARGMIN [CPU]: DType must be one of: uint32_t, int32_t}}
 void fail_cpu_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -188,9 +188,9 @@ void fail_cpu_00_dtype() {
 void fail_cpu_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TROWARGMIN<profile_cpu>(dst, src, tmp);

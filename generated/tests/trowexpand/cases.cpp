@@ -68,10 +68,10 @@ void case_0([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c0_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c0_src.bin", src.data(), 128);
+    load("c0_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -92,10 +92,10 @@ void case_1([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c1_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c1_src.bin", src.data(), 128);
+    load("c1_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -112,14 +112,14 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, half, 6, 8, BLayout::RowMajor, 6, 1>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, half, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c2_src.bin", src.data(), 48);
+    TASSIGN(src, 0x240);
+    load("c2_src.bin", src.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -131,7 +131,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -140,10 +140,10 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c3_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 1);
     TASSIGN(src, 0x400);
-    load("c3_src.bin", src.data(), 128);
+    load("c3_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -160,14 +160,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, half, 3, 8, BLayout::RowMajor, 2, 1>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c4_src.bin", src.data(), 24);
+    TASSIGN(src, 0x80);
+    load("c4_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -179,7 +179,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -188,10 +188,10 @@ void case_5([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c5_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c5_src.bin", src.data(), 128);
+    load("c5_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -212,10 +212,10 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c6_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c6_src.bin", src.data(), 128);
+    load("c6_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -236,10 +236,10 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c7_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c7_src.bin", src.data(), 128);
+    load("c7_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -260,10 +260,10 @@ void case_8([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c8_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c8_src.bin", src.data(), 128);
+    load("c8_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -284,10 +284,10 @@ void case_9([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c9_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c9_src.bin", src.data(), 128);
+    load("c9_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -304,14 +304,14 @@ void case_9([[maybe_unused]] Prof profile) {
 
 // case 10 (bfloat16_t): non-square 6x40
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    load("c10_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c10_src.bin", src.data(), 48);
+    TASSIGN(src, 0x240);
+    load("c10_src.bin", src.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -323,7 +323,7 @@ void case_10([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c10_dst.out", dst.data(), 240);
+    store("c10_dst.out", dst.data(), 288);
 }
 
 // case 11 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -332,10 +332,10 @@ void case_11([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 1);
     TASSIGN(src, 0x400);
-    load("c11_src.bin", src.data(), 128);
+    load("c11_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -352,14 +352,14 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (bfloat16_t): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    load("c12_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c12_src.bin", src.data(), 24);
+    TASSIGN(src, 0x80);
+    load("c12_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -371,7 +371,7 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c12_dst.out", dst.data(), 15);
+    store("c12_dst.out", dst.data(), 48);
 }
 
 // case 13 (bfloat16_t): full 16x16, scalar 0.0
@@ -380,10 +380,10 @@ void case_13([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c13_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c13_src.bin", src.data(), 128);
+    load("c13_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -404,10 +404,10 @@ void case_14([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c14_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c14_src.bin", src.data(), 128);
+    load("c14_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -428,10 +428,10 @@ void case_15([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c15_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c15_src.bin", src.data(), 128);
+    load("c15_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -544,13 +544,13 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (float): odd 3x5 valid 2x3
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 15);
+    load("c20_dst.bin", dst.data(), 24);
     using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x80);
     load("c20_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
@@ -563,7 +563,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c20_dst.out", dst.data(), 15);
+    store("c20_dst.out", dst.data(), 24);
 }
 
 // case 21 (float): full 16x16, scalar 0.0
@@ -640,14 +640,14 @@ void case_23([[maybe_unused]] Prof profile) {
 
 // case 24 (int8_t): full 16x16
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    load("c24_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c24_src.bin", src.data(), 128);
+    TASSIGN(src, 0x200);
+    load("c24_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -659,19 +659,19 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c24_dst.out", dst.data(), 256);
+    store("c24_dst.out", dst.data(), 512);
 }
 
 // case 25 (int8_t): partial valid 13x7 of 16x16
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    load("c25_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c25_src.bin", src.data(), 128);
+    TASSIGN(src, 0x200);
+    load("c25_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -683,19 +683,19 @@ void case_25([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c25_dst.out", dst.data(), 256);
+    store("c25_dst.out", dst.data(), 512);
 }
 
 // case 26 (int8_t): non-square 6x40
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    load("c26_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 32, BLayout::RowMajor, 6, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c26_src.bin", src.data(), 48);
+    TASSIGN(src, 0x180);
+    load("c26_src.bin", src.data(), 192);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -707,7 +707,7 @@ void case_26([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 384);
 }
 
 // case 27 (int8_t): run-time valid 11x19 of 16x32
@@ -716,10 +716,10 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c27_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 1);
     TASSIGN(src, 0x200);
-    load("c27_src.bin", src.data(), 128);
+    load("c27_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -736,14 +736,14 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (int8_t): odd 3x5 valid 2x3
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    load("c28_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c28_src.bin", src.data(), 24);
+    TASSIGN(src, 0x80);
+    load("c28_src.bin", src.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -755,19 +755,19 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c28_dst.out", dst.data(), 15);
+    store("c28_dst.out", dst.data(), 96);
 }
 
 // case 29 (int8_t): full 16x16, scalar 0
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    load("c29_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c29_src.bin", src.data(), 128);
+    TASSIGN(src, 0x200);
+    load("c29_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -779,19 +779,19 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c29_dst.out", dst.data(), 256);
+    store("c29_dst.out", dst.data(), 512);
 }
 
 // case 30 (int8_t): full 16x16, scalar 1
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    load("c30_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c30_src.bin", src.data(), 128);
+    TASSIGN(src, 0x200);
+    load("c30_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -803,19 +803,19 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c30_dst.out", dst.data(), 256);
+    store("c30_dst.out", dst.data(), 512);
 }
 
 // case 31 (int8_t): full 16x16, scalar -3
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    load("c31_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c31_src.bin", src.data(), 128);
+    TASSIGN(src, 0x200);
+    load("c31_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -827,19 +827,19 @@ void case_31([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c31_dst.out", dst.data(), 256);
+    store("c31_dst.out", dst.data(), 512);
 }
 
 // case 32 (uint8_t): full 16x16
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    load("c32_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c32_src.bin", src.data(), 128);
+    TASSIGN(src, 0x200);
+    load("c32_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -851,19 +851,19 @@ void case_32([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c32_dst.out", dst.data(), 256);
+    store("c32_dst.out", dst.data(), 512);
 }
 
 // case 33 (uint8_t): partial valid 13x7 of 16x16
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    load("c33_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c33_src.bin", src.data(), 128);
+    TASSIGN(src, 0x200);
+    load("c33_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -875,19 +875,19 @@ void case_33([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c33_dst.out", dst.data(), 256);
+    store("c33_dst.out", dst.data(), 512);
 }
 
 // case 34 (uint8_t): non-square 6x40
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    load("c34_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c34_src.bin", src.data(), 48);
+    TASSIGN(src, 0x180);
+    load("c34_src.bin", src.data(), 192);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -899,7 +899,7 @@ void case_34([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c34_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 384);
 }
 
 // case 35 (uint8_t): run-time valid 11x19 of 16x32
@@ -908,10 +908,10 @@ void case_35([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c35_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 1);
     TASSIGN(src, 0x200);
-    load("c35_src.bin", src.data(), 128);
+    load("c35_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -928,14 +928,14 @@ void case_35([[maybe_unused]] Prof profile) {
 
 // case 36 (uint8_t): odd 3x5 valid 2x3
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    load("c36_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c36_src.bin", src.data(), 24);
+    TASSIGN(src, 0x80);
+    load("c36_src.bin", src.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -947,19 +947,19 @@ void case_36([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c36_dst.out", dst.data(), 15);
+    store("c36_dst.out", dst.data(), 96);
 }
 
 // case 37 (uint8_t): full 16x16, scalar 0
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    load("c37_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c37_src.bin", src.data(), 128);
+    TASSIGN(src, 0x200);
+    load("c37_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -971,19 +971,19 @@ void case_37([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c37_dst.out", dst.data(), 256);
+    store("c37_dst.out", dst.data(), 512);
 }
 
 // case 38 (uint8_t): full 16x16, scalar 1
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    load("c38_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c38_src.bin", src.data(), 128);
+    TASSIGN(src, 0x200);
+    load("c38_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -995,7 +995,7 @@ void case_38([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c38_dst.out", dst.data(), 256);
+    store("c38_dst.out", dst.data(), 512);
 }
 
 // case 39 (int16_t): full 16x16
@@ -1004,10 +1004,10 @@ void case_39([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c39_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c39_src.bin", src.data(), 128);
+    load("c39_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1028,10 +1028,10 @@ void case_40([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c40_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c40_src.bin", src.data(), 128);
+    load("c40_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1048,14 +1048,14 @@ void case_40([[maybe_unused]] Prof profile) {
 
 // case 41 (int16_t): non-square 6x40
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    load("c41_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c41_src.bin", src.data(), 48);
+    TASSIGN(src, 0x240);
+    load("c41_src.bin", src.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1067,7 +1067,7 @@ void case_41([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c41_dst.out", dst.data(), 240);
+    store("c41_dst.out", dst.data(), 288);
 }
 
 // case 42 (int16_t): run-time valid 11x19 of 16x32
@@ -1076,10 +1076,10 @@ void case_42([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c42_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 1);
     TASSIGN(src, 0x400);
-    load("c42_src.bin", src.data(), 128);
+    load("c42_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1096,14 +1096,14 @@ void case_42([[maybe_unused]] Prof profile) {
 
 // case 43 (int16_t): odd 3x5 valid 2x3
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    load("c43_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c43_src.bin", src.data(), 24);
+    TASSIGN(src, 0x80);
+    load("c43_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1115,7 +1115,7 @@ void case_43([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c43_dst.out", dst.data(), 15);
+    store("c43_dst.out", dst.data(), 48);
 }
 
 // case 44 (int16_t): full 16x16, scalar 0
@@ -1124,10 +1124,10 @@ void case_44([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c44_src.bin", src.data(), 128);
+    load("c44_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1148,10 +1148,10 @@ void case_45([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c45_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c45_src.bin", src.data(), 128);
+    load("c45_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1172,10 +1172,10 @@ void case_46([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c46_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c46_src.bin", src.data(), 128);
+    load("c46_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1196,10 +1196,10 @@ void case_47([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c47_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c47_src.bin", src.data(), 128);
+    load("c47_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1220,10 +1220,10 @@ void case_48([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c48_src.bin", src.data(), 128);
+    load("c48_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1240,14 +1240,14 @@ void case_48([[maybe_unused]] Prof profile) {
 
 // case 49 (uint16_t): non-square 6x40
 void case_49([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c49_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    load("c49_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c49_src.bin", src.data(), 48);
+    TASSIGN(src, 0x240);
+    load("c49_src.bin", src.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1259,7 +1259,7 @@ void case_49([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c49_dst.out", dst.data(), 240);
+    store("c49_dst.out", dst.data(), 288);
 }
 
 // case 50 (uint16_t): run-time valid 11x19 of 16x32
@@ -1268,10 +1268,10 @@ void case_50([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 1);
     TASSIGN(src, 0x400);
-    load("c50_src.bin", src.data(), 128);
+    load("c50_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1288,14 +1288,14 @@ void case_50([[maybe_unused]] Prof profile) {
 
 // case 51 (uint16_t): odd 3x5 valid 2x3
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    load("c51_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c51_src.bin", src.data(), 24);
+    TASSIGN(src, 0x80);
+    load("c51_src.bin", src.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1307,7 +1307,7 @@ void case_51([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c51_dst.out", dst.data(), 15);
+    store("c51_dst.out", dst.data(), 48);
 }
 
 // case 52 (uint16_t): full 16x16, scalar 0
@@ -1316,10 +1316,10 @@ void case_52([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c52_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c52_src.bin", src.data(), 128);
+    load("c52_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1340,10 +1340,10 @@ void case_53([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c53_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c53_src.bin", src.data(), 128);
+    load("c53_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -1456,13 +1456,13 @@ void case_57([[maybe_unused]] Prof profile) {
 
 // case 58 (int32_t): odd 3x5 valid 2x3
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 15);
+    load("c58_dst.bin", dst.data(), 24);
     using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x80);
     load("c58_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
@@ -1475,7 +1475,7 @@ void case_58([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c58_dst.out", dst.data(), 15);
+    store("c58_dst.out", dst.data(), 24);
 }
 
 // case 59 (int32_t): full 16x16, scalar 0
@@ -1648,13 +1648,13 @@ void case_65([[maybe_unused]] Prof profile) {
 
 // case 66 (uint32_t): odd 3x5 valid 2x3
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c66_dst.bin", dst.data(), 15);
+    load("c66_dst.bin", dst.data(), 24);
     using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x80);
     load("c66_src.bin", src.data(), 24);
     switch (profile) {
     case Prof::A2A3:
@@ -1667,7 +1667,7 @@ void case_66([[maybe_unused]] Prof profile) {
         profiled::TROWEXPAND<profile_cpu>(dst, src);
         break;
     }
-    store("c66_dst.out", dst.data(), 15);
+    store("c66_dst.out", dst.data(), 24);
 }
 
 // case 67 (uint32_t): full 16x16, scalar 0
@@ -1776,16 +1776,16 @@ void case_72([[maybe_unused]] Prof profile) {
 
 // case 73 (int64_t): odd 3x5 valid 2x3
 void case_73([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c73_dst.bin", dst.data(), 15);
+    load("c73_dst.bin", dst.data(), 24);
     using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0xc0);
     load("c73_src.bin", src.data(), 24);
     profiled::TROWEXPAND<profile_cpu>(dst, src);
-    store("c73_dst.out", dst.data(), 15);
+    store("c73_dst.out", dst.data(), 24);
 }
 
 // case 74 (int64_t): full 16x16, scalar 0
@@ -1888,16 +1888,16 @@ void case_80([[maybe_unused]] Prof profile) {
 
 // case 81 (uint64_t): odd 3x5 valid 2x3
 void case_81([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c81_dst.bin", dst.data(), 15);
+    load("c81_dst.bin", dst.data(), 24);
     using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src src;
-    TASSIGN(src, 0x80);
+    TASSIGN(src, 0xc0);
     load("c81_src.bin", src.data(), 24);
     profiled::TROWEXPAND<profile_cpu>(dst, src);
-    store("c81_dst.out", dst.data(), 15);
+    store("c81_dst.out", dst.data(), 24);
 }
 
 // case 82 (uint64_t): full 16x16, scalar 0
@@ -1930,34 +1930,34 @@ void case_83([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TROWEXPAND [A2A3]: src must have the valid rows of dst
 void rf_a2a3_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(7, 1);
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x100);
     profiled::TROWEXPAND<profile_a2a3>(dst, src);
 }
 
 // rf_a5_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A5; must stop with: PTO runtime error: TROWEXPAND [A5]: src must have the valid rows of dst
 void rf_a5_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(7, 1);
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x100);
     profiled::TROWEXPAND<profile_a5>(dst, src);
 }
 
 // rf_cpu_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of CPU; must stop with: PTO runtime error: TROWEXPAND [CPU]: src must have the valid rows of dst
 void rf_cpu_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(7, 1);
-    TASSIGN(src, 0x40);
+    TASSIGN(src, 0x100);
     profiled::TROWEXPAND<profile_cpu>(dst, src);
 }
 

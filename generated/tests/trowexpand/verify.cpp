@@ -9,27 +9,27 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     profiled::TROWEXPAND<profile_a2a3>(dst, src);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     profiled::TROWEXPAND<profile_a5>(dst, src);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     profiled::TROWEXPAND<profile_cpu>(dst, src);
 }
@@ -37,9 +37,9 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TROWEXPAND [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -48,9 +48,9 @@ void fail_a2a3_00_dtype() {
 // breaks rule 03_location (location) of the A2A3 profile
 // expected-error@*:* {{TROWEXPAND [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_03_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -59,9 +59,9 @@ void fail_a2a3_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TROWEXPAND [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -70,9 +70,9 @@ void fail_a2a3_04_valid_bounds() {
 // breaks rule 06_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TROWEXPAND [A2A3]: dst and src must have the same DType}}
 void fail_a2a3_06_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -81,9 +81,9 @@ void fail_a2a3_06_same_dtype() {
 // breaks rule 07_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TROWEXPAND [A2A3]: tile layout must be row-major}}
 void fail_a2a3_07_row_major() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_a2a3>(dst, src);
@@ -92,9 +92,9 @@ void fail_a2a3_07_row_major() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TROWEXPAND [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_a5>(dst, src);
@@ -103,9 +103,9 @@ void fail_a5_01_dtype() {
 // breaks rule 03_location (location) of the A5 profile
 // expected-error@*:* {{TROWEXPAND [A5]: tile location must be TileType::Vec}}
 void fail_a5_03_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_a5>(dst, src);
@@ -114,9 +114,9 @@ void fail_a5_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TROWEXPAND [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_a5>(dst, src);
@@ -125,9 +125,9 @@ void fail_a5_04_valid_bounds() {
 // breaks rule 06_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TROWEXPAND [A5]: dst and src must have the same DType}}
 void fail_a5_06_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_a5>(dst, src);
@@ -136,9 +136,9 @@ void fail_a5_06_same_dtype() {
 // breaks rule 07_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TROWEXPAND [A5]: tile layout must be row-major}}
 void fail_a5_07_row_major() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_a5>(dst, src);
@@ -147,9 +147,9 @@ void fail_a5_07_row_major() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TROWEXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float, int64_t, uint64_t}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_cpu>(dst, src);
@@ -158,9 +158,9 @@ void fail_cpu_02_dtype() {
 // breaks rule 03_location (location) of the CPU profile
 // expected-error@*:* {{TROWEXPAND [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_03_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_cpu>(dst, src);
@@ -169,9 +169,9 @@ void fail_cpu_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TROWEXPAND [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_cpu>(dst, src);
@@ -180,9 +180,9 @@ void fail_cpu_04_valid_bounds() {
 // breaks rule 06_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TROWEXPAND [CPU]: dst and src must have the same DType}}
 void fail_cpu_06_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_cpu>(dst, src);
@@ -191,9 +191,9 @@ void fail_cpu_06_same_dtype() {
 // breaks rule 07_row_major (row_major) of the CPU profile
 // expected-error@*:* {{TROWEXPAND [CPU]: tile layout must be row-major}}
 void fail_cpu_07_row_major() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPAND<profile_cpu>(dst, src);

@@ -13,7 +13,7 @@ void legal_a2a3() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     profiled::TROWEXPANDMIN<profile_a2a3>(dst, src0, src1);
 }
@@ -24,7 +24,7 @@ void legal_a5() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     profiled::TROWEXPANDMIN<profile_a5>(dst, src0, src1);
 }
@@ -35,7 +35,7 @@ void legal_cpu() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     profiled::TROWEXPANDMIN<profile_cpu>(dst, src0, src1);
 }
@@ -43,11 +43,11 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TROWEXPANDMIN [A2A3]: DType must be one of: half, float, int16_t, int32_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_a2a3>(dst, src0, src1);
@@ -60,7 +60,7 @@ void fail_a2a3_03_location() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_a2a3>(dst, src0, src1);
@@ -73,7 +73,7 @@ void fail_a2a3_04_valid_bounds() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_a2a3>(dst, src0, src1);
@@ -86,7 +86,7 @@ void fail_a2a3_07_same_dtype() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_a2a3>(dst, src0, src1);
@@ -99,7 +99,7 @@ void fail_a2a3_08_row_major() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_a2a3>(dst, src0, src1);
@@ -108,11 +108,11 @@ void fail_a2a3_08_row_major() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TROWEXPANDMIN [A5]: DType must be one of: half, float, int16_t, int32_t, uint16_t, uint32_t}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_a5>(dst, src0, src1);
@@ -125,7 +125,7 @@ void fail_a5_03_location() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_a5>(dst, src0, src1);
@@ -138,7 +138,7 @@ void fail_a5_04_valid_bounds() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_a5>(dst, src0, src1);
@@ -151,7 +151,7 @@ void fail_a5_07_same_dtype() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_a5>(dst, src0, src1);
@@ -164,7 +164,7 @@ void fail_a5_08_row_major() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_a5>(dst, src0, src1);
@@ -173,11 +173,11 @@ void fail_a5_08_row_major() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TROWEXPANDMIN [CPU]: DType must be one of: half, bfloat16_t, float, int16_t, int32_t, uint16_t, uint32_t}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_cpu>(dst, src0, src1);
@@ -190,7 +190,7 @@ void fail_cpu_03_location() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_cpu>(dst, src0, src1);
@@ -203,7 +203,7 @@ void fail_cpu_04_valid_bounds() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_cpu>(dst, src0, src1);
@@ -216,7 +216,7 @@ void fail_cpu_07_same_dtype() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_cpu>(dst, src0, src1);
@@ -229,7 +229,7 @@ void fail_cpu_08_row_major() {
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDMIN<profile_cpu>(dst, src0, src1);

@@ -72,10 +72,10 @@ void case_0([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c0_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c0_src1.bin", src1.data(), 128);
+    load("c0_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -118,10 +118,10 @@ void case_1([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c1_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c1_src1.bin", src1.data(), 128);
+    load("c1_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -138,18 +138,18 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 8, BLayout::RowMajor, 6, 1>;
+    TASSIGN(src0, 0x240);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c2_src1.bin", src1.data(), 48);
+    TASSIGN(src1, 0x480);
+    load("c2_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -161,7 +161,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -174,10 +174,10 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c3_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c3_src1.bin", src1.data(), 128);
+    load("c3_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -194,18 +194,18 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 8, BLayout::RowMajor, 2, 1>;
+    TASSIGN(src0, 0x80);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c4_src1.bin", src1.data(), 24);
+    TASSIGN(src1, 0x100);
+    load("c4_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -217,7 +217,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -230,10 +230,10 @@ void case_5([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c5_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c5_src1.bin", src1.data(), 128);
+    load("c5_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -258,10 +258,10 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c6_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c6_src1.bin", src1.data(), 128);
+    load("c6_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -286,10 +286,10 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c7_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c7_src1.bin", src1.data(), 128);
+    load("c7_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -314,10 +314,10 @@ void case_8([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c8_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c8_src1.bin", src1.data(), 128);
+    load("c8_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c8_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
@@ -340,30 +340,30 @@ void case_9([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c9_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c9_src1.bin", src1.data(), 128);
+    load("c9_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c9_dst.out", dst.data(), 256);
 }
 
 // case 10 (bfloat16_t): non-square 6x40
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c10_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c10_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    TASSIGN(src0, 0x240);
+    load("c10_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c10_src1.bin", src1.data(), 48);
+    TASSIGN(src1, 0x480);
+    load("c10_src1.bin", src1.data(), 96);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c10_dst.out", dst.data(), 240);
+    store("c10_dst.out", dst.data(), 288);
 }
 
 // case 11 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -376,30 +376,30 @@ void case_11([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c11_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c11_src1.bin", src1.data(), 128);
+    load("c11_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c11_dst.out", dst.data(), 512);
 }
 
 // case 12 (bfloat16_t): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c12_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c12_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    TASSIGN(src0, 0x80);
+    load("c12_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c12_src1.bin", src1.data(), 24);
+    TASSIGN(src1, 0x100);
+    load("c12_src1.bin", src1.data(), 48);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c12_dst.out", dst.data(), 15);
+    store("c12_dst.out", dst.data(), 48);
 }
 
 // case 13 (bfloat16_t): full 16x16, scalar 0.0
@@ -412,10 +412,10 @@ void case_13([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c13_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c13_src1.bin", src1.data(), 128);
+    load("c13_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c13_dst.out", dst.data(), 256);
 }
@@ -430,10 +430,10 @@ void case_14([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c14_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c14_src1.bin", src1.data(), 128);
+    load("c14_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c14_dst.out", dst.data(), 256);
 }
@@ -448,10 +448,10 @@ void case_15([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c15_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c15_src1.bin", src1.data(), 128);
+    load("c15_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c15_dst.out", dst.data(), 256);
 }
@@ -588,17 +588,17 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (float): odd 3x5 valid 2x3
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c20_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c20_src0.bin", src0.data(), 15);
+    TASSIGN(src0, 0x80);
+    load("c20_src0.bin", src0.data(), 24);
     using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
+    TASSIGN(src1, 0x100);
     load("c20_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
@@ -611,7 +611,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c20_dst.out", dst.data(), 15);
+    store("c20_dst.out", dst.data(), 24);
 }
 
 // case 21 (float): full 16x16, scalar 0.0
@@ -700,24 +700,24 @@ void case_23([[maybe_unused]] Prof profile) {
 
 // case 24 (uint8_t): full 16x16
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c24_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c24_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    TASSIGN(src0, 0x200);
+    load("c24_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c24_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c24_src1.bin", src1.data(), 512);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c24_dst.out", dst.data(), 256);
+    store("c24_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c24_dst.bin", dst.data(), 256);
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c24_dst.bin", dst.data(), 512);
         Tile_dst tmp_f1;
         profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 24", main_result, dst.data());
@@ -726,38 +726,38 @@ void case_24([[maybe_unused]] Prof profile) {
 
 // case 25 (uint8_t): partial valid 13x7 of 16x16
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c25_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c25_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    TASSIGN(src0, 0x200);
+    load("c25_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c25_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c25_src1.bin", src1.data(), 512);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c25_dst.out", dst.data(), 256);
+    store("c25_dst.out", dst.data(), 512);
 }
 
 // case 26 (uint8_t): non-square 6x40
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c26_dst.bin", dst.data(), 384);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c26_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    TASSIGN(src0, 0x180);
+    load("c26_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c26_src1.bin", src1.data(), 48);
+    TASSIGN(src1, 0x300);
+    load("c26_src1.bin", src1.data(), 192);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 384);
 }
 
 // case 27 (uint8_t): run-time valid 11x19 of 16x32
@@ -770,66 +770,66 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x200);
     load("c27_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x400);
-    load("c27_src1.bin", src1.data(), 128);
+    load("c27_src1.bin", src1.data(), 512);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c27_dst.out", dst.data(), 512);
 }
 
 // case 28 (uint8_t): odd 3x5 valid 2x3
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c28_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c28_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    TASSIGN(src0, 0x80);
+    load("c28_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c28_src1.bin", src1.data(), 24);
+    TASSIGN(src1, 0x100);
+    load("c28_src1.bin", src1.data(), 96);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c28_dst.out", dst.data(), 15);
+    store("c28_dst.out", dst.data(), 96);
 }
 
 // case 29 (uint8_t): full 16x16, scalar 0
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c29_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c29_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    TASSIGN(src0, 0x200);
+    load("c29_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c29_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c29_src1.bin", src1.data(), 512);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c29_dst.out", dst.data(), 256);
+    store("c29_dst.out", dst.data(), 512);
 }
 
 // case 30 (uint8_t): full 16x16, scalar 1
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c30_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c30_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    TASSIGN(src0, 0x200);
+    load("c30_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c30_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c30_src1.bin", src1.data(), 512);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
-    store("c30_dst.out", dst.data(), 256);
+    store("c30_dst.out", dst.data(), 512);
 }
 
 // case 31 (int16_t): full 16x16
@@ -842,10 +842,10 @@ void case_31([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c31_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c31_src1.bin", src1.data(), 128);
+    load("c31_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -888,10 +888,10 @@ void case_32([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c32_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c32_src1.bin", src1.data(), 128);
+    load("c32_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -908,18 +908,18 @@ void case_32([[maybe_unused]] Prof profile) {
 
 // case 33 (int16_t): non-square 6x40
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c33_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c33_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    TASSIGN(src0, 0x240);
+    load("c33_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c33_src1.bin", src1.data(), 48);
+    TASSIGN(src1, 0x480);
+    load("c33_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -931,7 +931,7 @@ void case_33([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c33_dst.out", dst.data(), 240);
+    store("c33_dst.out", dst.data(), 288);
 }
 
 // case 34 (int16_t): run-time valid 11x19 of 16x32
@@ -944,10 +944,10 @@ void case_34([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c34_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c34_src1.bin", src1.data(), 128);
+    load("c34_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -964,18 +964,18 @@ void case_34([[maybe_unused]] Prof profile) {
 
 // case 35 (int16_t): odd 3x5 valid 2x3
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c35_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c35_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    TASSIGN(src0, 0x80);
+    load("c35_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c35_src1.bin", src1.data(), 24);
+    TASSIGN(src1, 0x100);
+    load("c35_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -987,7 +987,7 @@ void case_35([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c35_dst.out", dst.data(), 15);
+    store("c35_dst.out", dst.data(), 48);
 }
 
 // case 36 (int16_t): full 16x16, scalar 0
@@ -1000,10 +1000,10 @@ void case_36([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c36_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c36_src1.bin", src1.data(), 128);
+    load("c36_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1028,10 +1028,10 @@ void case_37([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c37_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c37_src1.bin", src1.data(), 128);
+    load("c37_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1056,10 +1056,10 @@ void case_38([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c38_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c38_src1.bin", src1.data(), 128);
+    load("c38_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1084,10 +1084,10 @@ void case_39([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c39_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c39_src1.bin", src1.data(), 128);
+    load("c39_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -1128,10 +1128,10 @@ void case_40([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c40_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c40_src1.bin", src1.data(), 128);
+    load("c40_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -1147,18 +1147,18 @@ void case_40([[maybe_unused]] Prof profile) {
 
 // case 41 (uint16_t): non-square 6x40
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c41_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c41_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    TASSIGN(src0, 0x240);
+    load("c41_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c41_src1.bin", src1.data(), 48);
+    TASSIGN(src1, 0x480);
+    load("c41_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -1169,7 +1169,7 @@ void case_41([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c41_dst.out", dst.data(), 240);
+    store("c41_dst.out", dst.data(), 288);
 }
 
 // case 42 (uint16_t): run-time valid 11x19 of 16x32
@@ -1182,10 +1182,10 @@ void case_42([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c42_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c42_src1.bin", src1.data(), 128);
+    load("c42_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -1201,18 +1201,18 @@ void case_42([[maybe_unused]] Prof profile) {
 
 // case 43 (uint16_t): odd 3x5 valid 2x3
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c43_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c43_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    TASSIGN(src0, 0x80);
+    load("c43_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c43_src1.bin", src1.data(), 24);
+    TASSIGN(src1, 0x100);
+    load("c43_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -1223,7 +1223,7 @@ void case_43([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c43_dst.out", dst.data(), 15);
+    store("c43_dst.out", dst.data(), 48);
 }
 
 // case 44 (uint16_t): full 16x16, scalar 0
@@ -1236,10 +1236,10 @@ void case_44([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c44_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c44_src1.bin", src1.data(), 128);
+    load("c44_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -1263,10 +1263,10 @@ void case_45([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c45_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c45_src1.bin", src1.data(), 128);
+    load("c45_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -1412,17 +1412,17 @@ void case_49([[maybe_unused]] Prof profile) {
 
 // case 50 (int32_t): odd 3x5 valid 2x3
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c50_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c50_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c50_src0.bin", src0.data(), 15);
+    TASSIGN(src0, 0x80);
+    load("c50_src0.bin", src0.data(), 24);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
+    TASSIGN(src1, 0x100);
     load("c50_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
@@ -1435,7 +1435,7 @@ void case_50([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c50_dst.out", dst.data(), 15);
+    store("c50_dst.out", dst.data(), 24);
 }
 
 // case 51 (int32_t): full 16x16, scalar 0
@@ -1649,17 +1649,17 @@ void case_57([[maybe_unused]] Prof profile) {
 
 // case 58 (uint32_t): odd 3x5 valid 2x3
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c58_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c58_src0.bin", src0.data(), 15);
+    TASSIGN(src0, 0x80);
+    load("c58_src0.bin", src0.data(), 24);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
+    TASSIGN(src1, 0x100);
     load("c58_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
@@ -1671,7 +1671,7 @@ void case_58([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c58_dst.out", dst.data(), 15);
+    store("c58_dst.out", dst.data(), 24);
 }
 
 // case 59 (uint32_t): full 16x16, scalar 0
@@ -1730,85 +1730,85 @@ void case_60([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TROWEXPANDMUL [A2A3]: src1 must have the valid rows of dst
 void rf_a2a3_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(7, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
 }
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TROWEXPANDMUL [A2A3]: dst and src0 must have the same valid row/col
 void rf_a2a3_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
 }
 
 // rf_a5_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A5; must stop with: PTO runtime error: TROWEXPANDMUL [A5]: src1 must have the valid rows of dst
 void rf_a5_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(7, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
 }
 
 // rf_a5_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A5; must stop with: PTO runtime error: TROWEXPANDMUL [A5]: dst and src0 must have the same valid row/col
 void rf_a5_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
 }
 
 // rf_cpu_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of CPU; must stop with: PTO runtime error: TROWEXPANDMUL [CPU]: src1 must have the valid rows of dst
 void rf_cpu_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(7, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
 }
 
 // rf_cpu_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of CPU; must stop with: PTO runtime error: TROWEXPANDMUL [CPU]: dst and src0 must have the same valid row/col
 void rf_cpu_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
 }
 

@@ -72,10 +72,10 @@ void case_0([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c0_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c0_src1.bin", src1.data(), 128);
+    load("c0_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -118,10 +118,10 @@ void case_1([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c1_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c1_src1.bin", src1.data(), 128);
+    load("c1_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -138,18 +138,18 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 8, BLayout::RowMajor, 6, 1>;
+    TASSIGN(src0, 0x240);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c2_src1.bin", src1.data(), 48);
+    TASSIGN(src1, 0x480);
+    load("c2_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -161,7 +161,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -174,10 +174,10 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c3_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c3_src1.bin", src1.data(), 128);
+    load("c3_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -194,18 +194,18 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 8, BLayout::RowMajor, 2, 1>;
+    TASSIGN(src0, 0x80);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c4_src1.bin", src1.data(), 24);
+    TASSIGN(src1, 0x100);
+    load("c4_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -217,7 +217,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -230,10 +230,10 @@ void case_5([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c5_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c5_src1.bin", src1.data(), 128);
+    load("c5_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -258,10 +258,10 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c6_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c6_src1.bin", src1.data(), 128);
+    load("c6_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -286,10 +286,10 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c7_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c7_src1.bin", src1.data(), 128);
+    load("c7_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -314,10 +314,10 @@ void case_8([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c8_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c8_src1.bin", src1.data(), 128);
+    load("c8_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
     store("c8_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
@@ -340,30 +340,30 @@ void case_9([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c9_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c9_src1.bin", src1.data(), 128);
+    load("c9_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
     store("c9_dst.out", dst.data(), 256);
 }
 
 // case 10 (bfloat16_t): non-square 6x40
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c10_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c10_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    TASSIGN(src0, 0x240);
+    load("c10_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c10_src1.bin", src1.data(), 48);
+    TASSIGN(src1, 0x480);
+    load("c10_src1.bin", src1.data(), 96);
     profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
-    store("c10_dst.out", dst.data(), 240);
+    store("c10_dst.out", dst.data(), 288);
 }
 
 // case 11 (bfloat16_t): run-time valid 11x19 of 16x32
@@ -376,30 +376,30 @@ void case_11([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c11_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c11_src1.bin", src1.data(), 128);
+    load("c11_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
     store("c11_dst.out", dst.data(), 512);
 }
 
 // case 12 (bfloat16_t): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c12_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c12_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    TASSIGN(src0, 0x80);
+    load("c12_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c12_src1.bin", src1.data(), 24);
+    TASSIGN(src1, 0x100);
+    load("c12_src1.bin", src1.data(), 48);
     profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
-    store("c12_dst.out", dst.data(), 15);
+    store("c12_dst.out", dst.data(), 48);
 }
 
 // case 13 (bfloat16_t): full 16x16, scalar 0.0
@@ -412,10 +412,10 @@ void case_13([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c13_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c13_src1.bin", src1.data(), 128);
+    load("c13_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
     store("c13_dst.out", dst.data(), 256);
 }
@@ -430,10 +430,10 @@ void case_14([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c14_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c14_src1.bin", src1.data(), 128);
+    load("c14_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
     store("c14_dst.out", dst.data(), 256);
 }
@@ -448,10 +448,10 @@ void case_15([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c15_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c15_src1.bin", src1.data(), 128);
+    load("c15_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
     store("c15_dst.out", dst.data(), 256);
 }
@@ -588,17 +588,17 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (float): odd 3x5 valid 2x3
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c20_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c20_src0.bin", src0.data(), 15);
+    TASSIGN(src0, 0x80);
+    load("c20_src0.bin", src0.data(), 24);
     using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
+    TASSIGN(src1, 0x100);
     load("c20_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
@@ -611,7 +611,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c20_dst.out", dst.data(), 15);
+    store("c20_dst.out", dst.data(), 24);
 }
 
 // case 21 (float): full 16x16, scalar 0.0
@@ -708,10 +708,10 @@ void case_24([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c24_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c24_src1.bin", src1.data(), 128);
+    load("c24_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -754,10 +754,10 @@ void case_25([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c25_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c25_src1.bin", src1.data(), 128);
+    load("c25_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -774,18 +774,18 @@ void case_25([[maybe_unused]] Prof profile) {
 
 // case 26 (int16_t): non-square 6x40
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c26_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c26_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    TASSIGN(src0, 0x240);
+    load("c26_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c26_src1.bin", src1.data(), 48);
+    TASSIGN(src1, 0x480);
+    load("c26_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -797,7 +797,7 @@ void case_26([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 288);
 }
 
 // case 27 (int16_t): run-time valid 11x19 of 16x32
@@ -810,10 +810,10 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c27_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c27_src1.bin", src1.data(), 128);
+    load("c27_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -830,18 +830,18 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (int16_t): odd 3x5 valid 2x3
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c28_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c28_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    TASSIGN(src0, 0x80);
+    load("c28_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c28_src1.bin", src1.data(), 24);
+    TASSIGN(src1, 0x100);
+    load("c28_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -853,7 +853,7 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c28_dst.out", dst.data(), 15);
+    store("c28_dst.out", dst.data(), 48);
 }
 
 // case 29 (int16_t): full 16x16, scalar 0
@@ -866,10 +866,10 @@ void case_29([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c29_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c29_src1.bin", src1.data(), 128);
+    load("c29_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -894,10 +894,10 @@ void case_30([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c30_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c30_src1.bin", src1.data(), 128);
+    load("c30_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -922,10 +922,10 @@ void case_31([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c31_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c31_src1.bin", src1.data(), 128);
+    load("c31_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
@@ -950,10 +950,10 @@ void case_32([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c32_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c32_src1.bin", src1.data(), 128);
+    load("c32_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDSUB<profile_a5>(dst, src0, src1);
@@ -994,10 +994,10 @@ void case_33([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c33_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c33_src1.bin", src1.data(), 128);
+    load("c33_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDSUB<profile_a5>(dst, src0, src1);
@@ -1013,18 +1013,18 @@ void case_33([[maybe_unused]] Prof profile) {
 
 // case 34 (uint16_t): non-square 6x40
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c34_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c34_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    TASSIGN(src0, 0x240);
+    load("c34_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c34_src1.bin", src1.data(), 48);
+    TASSIGN(src1, 0x480);
+    load("c34_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDSUB<profile_a5>(dst, src0, src1);
@@ -1035,7 +1035,7 @@ void case_34([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c34_dst.out", dst.data(), 240);
+    store("c34_dst.out", dst.data(), 288);
 }
 
 // case 35 (uint16_t): run-time valid 11x19 of 16x32
@@ -1048,10 +1048,10 @@ void case_35([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c35_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
-    load("c35_src1.bin", src1.data(), 128);
+    load("c35_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDSUB<profile_a5>(dst, src0, src1);
@@ -1067,18 +1067,18 @@ void case_35([[maybe_unused]] Prof profile) {
 
 // case 36 (uint16_t): odd 3x5 valid 2x3
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c36_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c36_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    TASSIGN(src0, 0x80);
+    load("c36_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c36_src1.bin", src1.data(), 24);
+    TASSIGN(src1, 0x100);
+    load("c36_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDSUB<profile_a5>(dst, src0, src1);
@@ -1089,7 +1089,7 @@ void case_36([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c36_dst.out", dst.data(), 15);
+    store("c36_dst.out", dst.data(), 48);
 }
 
 // case 37 (uint16_t): full 16x16, scalar 0
@@ -1102,10 +1102,10 @@ void case_37([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c37_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c37_src1.bin", src1.data(), 128);
+    load("c37_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDSUB<profile_a5>(dst, src0, src1);
@@ -1129,10 +1129,10 @@ void case_38([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c38_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c38_src1.bin", src1.data(), 128);
+    load("c38_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDSUB<profile_a5>(dst, src0, src1);
@@ -1278,17 +1278,17 @@ void case_42([[maybe_unused]] Prof profile) {
 
 // case 43 (int32_t): odd 3x5 valid 2x3
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c43_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c43_src0.bin", src0.data(), 15);
+    TASSIGN(src0, 0x80);
+    load("c43_src0.bin", src0.data(), 24);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
+    TASSIGN(src1, 0x100);
     load("c43_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
@@ -1301,7 +1301,7 @@ void case_43([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c43_dst.out", dst.data(), 15);
+    store("c43_dst.out", dst.data(), 24);
 }
 
 // case 44 (int32_t): full 16x16, scalar 0
@@ -1515,17 +1515,17 @@ void case_50([[maybe_unused]] Prof profile) {
 
 // case 51 (uint32_t): odd 3x5 valid 2x3
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c51_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c51_src0.bin", src0.data(), 15);
+    TASSIGN(src0, 0x80);
+    load("c51_src0.bin", src0.data(), 24);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
+    TASSIGN(src1, 0x100);
     load("c51_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
@@ -1537,7 +1537,7 @@ void case_51([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c51_dst.out", dst.data(), 15);
+    store("c51_dst.out", dst.data(), 24);
 }
 
 // case 52 (uint32_t): full 16x16, scalar 0
@@ -1596,85 +1596,85 @@ void case_53([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TROWEXPANDSUB [A2A3]: src1 must have the valid rows of dst
 void rf_a2a3_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(7, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
 }
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TROWEXPANDSUB [A2A3]: dst and src0 must have the same valid row/col
 void rf_a2a3_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDSUB<profile_a2a3>(dst, src0, src1);
 }
 
 // rf_a5_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A5; must stop with: PTO runtime error: TROWEXPANDSUB [A5]: src1 must have the valid rows of dst
 void rf_a5_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(7, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDSUB<profile_a5>(dst, src0, src1);
 }
 
 // rf_a5_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A5; must stop with: PTO runtime error: TROWEXPANDSUB [A5]: dst and src0 must have the same valid row/col
 void rf_a5_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDSUB<profile_a5>(dst, src0, src1);
 }
 
 // rf_cpu_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of CPU; must stop with: PTO runtime error: TROWEXPANDSUB [CPU]: src1 must have the valid rows of dst
 void rf_cpu_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(7, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
 }
 
 // rf_cpu_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of CPU; must stop with: PTO runtime error: TROWEXPANDSUB [CPU]: dst and src0 must have the same valid row/col
 void rf_cpu_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 1);
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x200);
     profiled::TROWEXPANDSUB<profile_cpu>(dst, src0, src1);
 }
 

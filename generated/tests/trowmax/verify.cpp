@@ -9,7 +9,7 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -20,7 +20,7 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -31,7 +31,7 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -43,11 +43,11 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TROWMAX [A2A3]: DType must be one of: half, float, int32_t, int16_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TROWMAX<profile_a2a3>(dst, src, tmp);
@@ -56,7 +56,7 @@ void fail_a2a3_00_dtype() {
 // breaks rule 03_location (location) of the A2A3 profile
 // expected-error@*:* {{TROWMAX [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_03_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -69,7 +69,7 @@ void fail_a2a3_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TROWMAX [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 17, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -82,7 +82,7 @@ void fail_a2a3_04_valid_bounds() {
 // breaks rule 06_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TROWMAX [A2A3]: dst and src must have the same DType}}
 void fail_a2a3_06_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -95,7 +95,7 @@ void fail_a2a3_06_same_dtype() {
 // breaks rule 07_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TROWMAX [A2A3]: tile layout must be row-major}}
 void fail_a2a3_07_row_major() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_src src;
@@ -108,7 +108,7 @@ void fail_a2a3_07_row_major() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TROWMAX [A5]: DType must be one of: half, float, int32_t, int64_t, uint64_t, int16_t, int8_t, uint8_t}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -121,7 +121,7 @@ void fail_a5_01_dtype() {
 // breaks rule 03_location (location) of the A5 profile
 // expected-error@*:* {{TROWMAX [A5]: tile location must be TileType::Vec}}
 void fail_a5_03_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -134,7 +134,7 @@ void fail_a5_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TROWMAX [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 17, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -147,7 +147,7 @@ void fail_a5_04_valid_bounds() {
 // breaks rule 06_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TROWMAX [A5]: dst and src must have the same DType}}
 void fail_a5_06_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -160,7 +160,7 @@ void fail_a5_06_same_dtype() {
 // breaks rule 07_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TROWMAX [A5]: tile layout must be row-major}}
 void fail_a5_07_row_major() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_src src;
@@ -173,11 +173,11 @@ void fail_a5_07_row_major() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TROWMAX [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TROWMAX<profile_cpu>(dst, src, tmp);
@@ -186,7 +186,7 @@ void fail_cpu_02_dtype() {
 // breaks rule 03_location (location) of the CPU profile
 // expected-error@*:* {{TROWMAX [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_03_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -199,7 +199,7 @@ void fail_cpu_03_location() {
 // breaks rule 04_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TROWMAX [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_04_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 17, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -212,7 +212,7 @@ void fail_cpu_04_valid_bounds() {
 // breaks rule 06_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TROWMAX [CPU]: dst and src must have the same DType}}
 void fail_cpu_06_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -225,7 +225,7 @@ void fail_cpu_06_same_dtype() {
 // breaks rule 07_row_major (row_major) of the CPU profile
 // expected-error@*:* {{TROWMAX [CPU]: tile layout must be row-major}}
 void fail_cpu_07_row_major() {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_src src;

@@ -64,17 +64,17 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
 
 // case 0 (half): full 16x16
 void case_0([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c0_dst.bin", dst.data(), 128);
+    load("c0_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c0_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c0_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -87,22 +87,22 @@ void case_0([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c0_dst.out", dst.data(), 128);
+    store("c0_dst.out", dst.data(), 256);
 }
 
 // case 1 (half): partial valid 13x7 of 16x16
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c1_dst.bin", dst.data(), 128);
+    load("c1_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c1_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c1_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -115,23 +115,23 @@ void case_1([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c1_dst.out", dst.data(), 128);
+    store("c1_dst.out", dst.data(), 256);
 }
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 8, BLayout::RowMajor, 6, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c2_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0xc0);
+    load("c2_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c2_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c2_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWSUM<profile_a2a3>(dst, src, tmp);
@@ -143,22 +143,22 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c2_dst.out", dst.data(), 48);
+    store("c2_dst.out", dst.data(), 96);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
 void case_3([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 1);
     TASSIGN(dst, 0x0);
-    load("c3_dst.bin", dst.data(), 128);
+    load("c3_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c3_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x500);
+    TASSIGN(tmp, 0x600);
     load("c3_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -171,23 +171,23 @@ void case_3([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c3_dst.out", dst.data(), 128);
+    store("c3_dst.out", dst.data(), 256);
 }
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 8, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c4_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c4_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c4_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c4_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWSUM<profile_a2a3>(dst, src, tmp);
@@ -199,22 +199,22 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c4_dst.out", dst.data(), 24);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 128);
+    load("c5_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c5_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c5_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -227,22 +227,22 @@ void case_5([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c5_dst.out", dst.data(), 128);
+    store("c5_dst.out", dst.data(), 256);
 }
 
 // case 6 (half): full 16x16, scalar 1.0
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 128);
+    load("c6_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c6_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c6_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -255,22 +255,22 @@ void case_6([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c6_dst.out", dst.data(), 128);
+    store("c6_dst.out", dst.data(), 256);
 }
 
 // case 7 (half): full 16x16, scalar -0.5
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c7_dst.bin", dst.data(), 128);
+    load("c7_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c7_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c7_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -283,151 +283,151 @@ void case_7([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c7_dst.out", dst.data(), 128);
+    store("c7_dst.out", dst.data(), 256);
 }
 
 // case 8 (bfloat16_t): full 16x16
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 128);
+    load("c8_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c8_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c8_tmp.bin", tmp.data(), 256);
     profiled::TROWSUM<profile_cpu>(dst, src, tmp);
-    store("c8_dst.out", dst.data(), 128);
+    store("c8_dst.out", dst.data(), 256);
 }
 
 // case 9 (bfloat16_t): partial valid 13x7 of 16x16
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 128);
+    load("c9_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c9_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c9_tmp.bin", tmp.data(), 256);
     profiled::TROWSUM<profile_cpu>(dst, src, tmp);
-    store("c9_dst.out", dst.data(), 128);
+    store("c9_dst.out", dst.data(), 256);
 }
 
 // case 10 (bfloat16_t): non-square 6x40
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c10_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c10_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0xc0);
+    load("c10_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c10_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c10_tmp.bin", tmp.data(), 288);
     profiled::TROWSUM<profile_cpu>(dst, src, tmp);
-    store("c10_dst.out", dst.data(), 48);
+    store("c10_dst.out", dst.data(), 96);
 }
 
 // case 11 (bfloat16_t): run-time valid 11x19 of 16x32
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 1);
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 128);
+    load("c11_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c11_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x500);
+    TASSIGN(tmp, 0x600);
     load("c11_tmp.bin", tmp.data(), 512);
     profiled::TROWSUM<profile_cpu>(dst, src, tmp);
-    store("c11_dst.out", dst.data(), 128);
+    store("c11_dst.out", dst.data(), 256);
 }
 
 // case 12 (bfloat16_t): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c12_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c12_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c12_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c12_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c12_tmp.bin", tmp.data(), 48);
     profiled::TROWSUM<profile_cpu>(dst, src, tmp);
-    store("c12_dst.out", dst.data(), 24);
+    store("c12_dst.out", dst.data(), 48);
 }
 
 // case 13 (bfloat16_t): full 16x16, scalar 0.0
 void case_13([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c13_dst.bin", dst.data(), 128);
+    load("c13_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c13_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c13_tmp.bin", tmp.data(), 256);
     profiled::TROWSUM<profile_cpu>(dst, src, tmp);
-    store("c13_dst.out", dst.data(), 128);
+    store("c13_dst.out", dst.data(), 256);
 }
 
 // case 14 (bfloat16_t): full 16x16, scalar 1.0
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 128);
+    load("c14_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c14_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c14_tmp.bin", tmp.data(), 256);
     profiled::TROWSUM<profile_cpu>(dst, src, tmp);
-    store("c14_dst.out", dst.data(), 128);
+    store("c14_dst.out", dst.data(), 256);
 }
 
 // case 15 (bfloat16_t): full 16x16, scalar -0.5
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 128);
+    load("c15_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c15_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c15_tmp.bin", tmp.data(), 256);
     profiled::TROWSUM<profile_cpu>(dst, src, tmp);
-    store("c15_dst.out", dst.data(), 128);
+    store("c15_dst.out", dst.data(), 256);
 }
 
 // case 16 (float): full 16x16
@@ -548,14 +548,14 @@ void case_20([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c20_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c20_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c20_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c20_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c20_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWSUM<profile_a2a3>(dst, src, tmp);
@@ -656,17 +656,17 @@ void case_23([[maybe_unused]] Prof profile) {
 
 // case 24 (int16_t): full 16x16
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 128);
+    load("c24_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c24_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c24_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -679,22 +679,22 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c24_dst.out", dst.data(), 128);
+    store("c24_dst.out", dst.data(), 256);
 }
 
 // case 25 (int16_t): partial valid 13x7 of 16x16
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 128);
+    load("c25_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c25_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c25_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -707,23 +707,23 @@ void case_25([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c25_dst.out", dst.data(), 128);
+    store("c25_dst.out", dst.data(), 256);
 }
 
 // case 26 (int16_t): non-square 6x40
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 8, BLayout::RowMajor, 6, 1>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 16, BLayout::RowMajor, 6, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 48);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c26_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c26_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0xc0);
+    load("c26_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c26_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x300);
+    load("c26_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWSUM<profile_a2a3>(dst, src, tmp);
@@ -735,22 +735,22 @@ void case_26([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c26_dst.out", dst.data(), 48);
+    store("c26_dst.out", dst.data(), 96);
 }
 
 // case 27 (int16_t): run-time valid 11x19 of 16x32
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 1);
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 128);
+    load("c27_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c27_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x500);
+    TASSIGN(tmp, 0x600);
     load("c27_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -763,23 +763,23 @@ void case_27([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c27_dst.out", dst.data(), 128);
+    store("c27_dst.out", dst.data(), 256);
 }
 
 // case 28 (int16_t): odd 3x5 valid 2x3
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 8, BLayout::RowMajor, 2, 1>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c28_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c28_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x80);
+    load("c28_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x80);
-    load("c28_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c28_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWSUM<profile_a2a3>(dst, src, tmp);
@@ -791,22 +791,22 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c28_dst.out", dst.data(), 24);
+    store("c28_dst.out", dst.data(), 48);
 }
 
 // case 29 (int16_t): full 16x16, scalar 0
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 128);
+    load("c29_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c29_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c29_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -819,22 +819,22 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c29_dst.out", dst.data(), 128);
+    store("c29_dst.out", dst.data(), 256);
 }
 
 // case 30 (int16_t): full 16x16, scalar 1
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 128);
+    load("c30_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c30_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c30_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -847,22 +847,22 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c30_dst.out", dst.data(), 128);
+    store("c30_dst.out", dst.data(), 256);
 }
 
 // case 31 (int16_t): full 16x16, scalar -3
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 1>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 128);
+    load("c31_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
+    TASSIGN(src, 0x200);
     load("c31_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x300);
+    TASSIGN(tmp, 0x400);
     load("c31_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -875,7 +875,7 @@ void case_31([[maybe_unused]] Prof profile) {
         profiled::TROWSUM<profile_cpu>(dst, src, tmp);
         break;
     }
-    store("c31_dst.out", dst.data(), 128);
+    store("c31_dst.out", dst.data(), 256);
 }
 
 // case 32 (int32_t): full 16x16
@@ -996,14 +996,14 @@ void case_36([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c36_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c36_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c36_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c36_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x100);
+    load("c36_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWSUM<profile_a2a3>(dst, src, tmp);
@@ -1180,14 +1180,14 @@ void case_44([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c44_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c44_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c44_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c44_tmp.bin", tmp.data(), 24);
     profiled::TROWSUM<profile_a5>(dst, src, tmp);
     store("c44_dst.out", dst.data(), 24);
 }
@@ -1324,14 +1324,14 @@ void case_52([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c52_dst.bin", dst.data(), 24);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0xc0);
-    load("c52_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c52_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c52_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c52_tmp.bin", tmp.data(), 24);
     profiled::TROWSUM<profile_a5>(dst, src, tmp);
     store("c52_dst.out", dst.data(), 24);
 }
@@ -1374,43 +1374,43 @@ void case_54([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TROWSUM [A2A3]: dst must have the valid rows of src
 void rf_a2a3_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x100);
+    using Tile_tmp = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x100);
+    TASSIGN(tmp, 0x200);
     profiled::TROWSUM<profile_a2a3>(dst, src, tmp);
 }
 
 // rf_a5_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A5; must stop with: PTO runtime error: TROWSUM [A5]: dst must have the valid rows of src
 void rf_a5_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x100);
+    using Tile_tmp = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x100);
+    TASSIGN(tmp, 0x200);
     profiled::TROWSUM<profile_a5>(dst, src, tmp);
 }
 
 // rf_cpu_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of CPU; must stop with: PTO runtime error: TROWSUM [CPU]: dst must have the valid rows of src
 void rf_cpu_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(7, 1);
     TASSIGN(dst, 0x0);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 8);
-    TASSIGN(src, 0x80);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x100);
+    using Tile_tmp = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x100);
+    TASSIGN(tmp, 0x200);
     profiled::TROWSUM<profile_cpu>(dst, src, tmp);
 }
 

@@ -68,21 +68,21 @@ void case_0([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c0_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c0_mask.bin", mask.data(), 32);
+    load("c0_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c0_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c0_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c0_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -103,21 +103,21 @@ void case_1([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c1_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c1_mask.bin", mask.data(), 32);
+    load("c1_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c1_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c1_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c1_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -134,26 +134,26 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half_uint8_t): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c2_mask.bin", mask.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c2_mask.bin", mask.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x300);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
-    load("c2_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x540);
+    load("c2_src1.bin", src1.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
-    load("c2_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x780);
+    load("c2_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -164,7 +164,7 @@ void case_2([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half_uint8_t): run-time valid 11x19 of 16x32
@@ -173,21 +173,21 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c3_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c3_mask.bin", mask.data(), 64);
+    load("c3_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c3_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c3_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c3_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -204,26 +204,26 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half_uint8_t): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c4_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c4_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c4_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c4_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c4_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c4_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -234,7 +234,7 @@ void case_4([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half_uint8_t): full 16x16, scalar 0.0
@@ -243,21 +243,21 @@ void case_5([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c5_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c5_mask.bin", mask.data(), 32);
+    load("c5_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c5_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c5_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c5_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -278,21 +278,21 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c6_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c6_mask.bin", mask.data(), 32);
+    load("c6_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c6_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c6_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c6_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -313,21 +313,21 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c7_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c7_mask.bin", mask.data(), 32);
+    load("c7_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c7_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c7_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c7_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -344,54 +344,54 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_uint8_t_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 12, 3, BLayout::ColMajor, 9, 2>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 32, 3, BLayout::ColMajor, 9, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c8_mask.bin", mask.data(), 36);
-    using Tile_src0 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(mask, 0x280);
+    load("c8_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c8_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x300);
+    load("c8_src0.bin", src0.data(), 320);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
-    load("c8_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src1, 0x580);
+    load("c8_src1.bin", src1.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
-    load("c8_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x800);
+    load("c8_tmp.bin", tmp.data(), 320);
     profiled::TSEL<profile_cpu>(dst, mask, src0, src1, tmp);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(5, 1);
-    TASSIGN(mask, 0x80);
-    load("c9_mask.bin", mask.data(), 8);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x100);
+    load("c9_mask.bin", mask.data(), 32);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0xc0);
-    load("c9_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x140);
+    load("c9_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x140);
-    load("c9_src1.bin", src1.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x240);
+    load("c9_src1.bin", src1.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x1c0);
-    load("c9_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x340);
+    load("c9_tmp.bin", tmp.data(), 128);
     profiled::TSEL<profile_cpu>(dst, mask, src0, src1, tmp);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (half_uint8_t_uint32_t): full 16x16
@@ -400,21 +400,21 @@ void case_10([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c10_mask.bin", mask.data(), 32);
+    load("c10_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c10_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c10_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c10_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c10_dst.out", dst.data(), 256);
@@ -426,21 +426,21 @@ void case_11([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c11_mask.bin", mask.data(), 32);
+    load("c11_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c11_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c11_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c11_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c11_dst.out", dst.data(), 256);
@@ -448,28 +448,28 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (half_uint8_t_uint32_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c12_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c12_mask.bin", mask.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c12_mask.bin", mask.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c12_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x300);
+    load("c12_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
-    load("c12_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x540);
+    load("c12_src1.bin", src1.data(), 288);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x780);
     load("c12_tmp.bin", tmp.data(), 240);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 288);
 }
 
 // case 13 (half_uint8_t_uint32_t): run-time valid 11x19 of 16x32
@@ -478,21 +478,21 @@ void case_13([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c13_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c13_mask.bin", mask.data(), 64);
+    load("c13_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c13_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c13_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c13_tmp.bin", tmp.data(), 512);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c13_dst.out", dst.data(), 512);
@@ -500,28 +500,28 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (half_uint8_t_uint32_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c14_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c14_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c14_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c14_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c14_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c14_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c14_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c14_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c14_tmp.bin", tmp.data(), 24);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 48);
 }
 
 // case 15 (half_uint8_t_uint32_t): full 16x16, scalar 0.0
@@ -530,21 +530,21 @@ void case_15([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c15_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c15_mask.bin", mask.data(), 32);
+    load("c15_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c15_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c15_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c15_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c15_dst.out", dst.data(), 256);
@@ -556,21 +556,21 @@ void case_16([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c16_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c16_mask.bin", mask.data(), 32);
+    load("c16_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c16_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c16_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c16_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c16_dst.out", dst.data(), 256);
@@ -582,21 +582,21 @@ void case_17([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c17_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c17_mask.bin", mask.data(), 32);
+    load("c17_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c17_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c17_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c17_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c17_dst.out", dst.data(), 256);
@@ -608,21 +608,21 @@ void case_18([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c18_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c18_mask.bin", mask.data(), 32);
+    load("c18_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c18_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c18_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c18_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -643,21 +643,21 @@ void case_19([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c19_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c19_mask.bin", mask.data(), 32);
+    load("c19_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c19_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c19_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c19_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -674,26 +674,26 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (bfloat16_t_uint8_t): non-square 6x40
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c20_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c20_mask.bin", mask.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c20_mask.bin", mask.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c20_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x300);
+    load("c20_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
-    load("c20_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x540);
+    load("c20_src1.bin", src1.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
-    load("c20_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x780);
+    load("c20_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -704,7 +704,7 @@ void case_20([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c20_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 288);
 }
 
 // case 21 (bfloat16_t_uint8_t): run-time valid 11x19 of 16x32
@@ -713,21 +713,21 @@ void case_21([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c21_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c21_mask.bin", mask.data(), 64);
+    load("c21_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c21_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c21_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c21_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -744,26 +744,26 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (bfloat16_t_uint8_t): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c22_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c22_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c22_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c22_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c22_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c22_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c22_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c22_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c22_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -774,7 +774,7 @@ void case_22([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 48);
 }
 
 // case 23 (bfloat16_t_uint8_t): full 16x16, scalar 0.0
@@ -783,21 +783,21 @@ void case_23([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c23_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c23_mask.bin", mask.data(), 32);
+    load("c23_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c23_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c23_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c23_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -818,21 +818,21 @@ void case_24([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c24_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c24_mask.bin", mask.data(), 32);
+    load("c24_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c24_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c24_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c24_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -853,21 +853,21 @@ void case_25([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c25_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c25_mask.bin", mask.data(), 32);
+    load("c25_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c25_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c25_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c25_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -888,21 +888,21 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c26_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c26_mask.bin", mask.data(), 32);
+    load("c26_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c26_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c26_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c26_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c26_dst.out", dst.data(), 256);
@@ -914,21 +914,21 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c27_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c27_mask.bin", mask.data(), 32);
+    load("c27_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c27_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c27_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c27_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c27_dst.out", dst.data(), 256);
@@ -936,28 +936,28 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (bfloat16_t_uint8_t_uint32_t): non-square 6x40
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c28_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c28_mask.bin", mask.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c28_mask.bin", mask.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c28_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x300);
+    load("c28_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
-    load("c28_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x540);
+    load("c28_src1.bin", src1.data(), 288);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x780);
     load("c28_tmp.bin", tmp.data(), 240);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
-    store("c28_dst.out", dst.data(), 240);
+    store("c28_dst.out", dst.data(), 288);
 }
 
 // case 29 (bfloat16_t_uint8_t_uint32_t): run-time valid 11x19 of 16x32
@@ -966,21 +966,21 @@ void case_29([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c29_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c29_mask.bin", mask.data(), 64);
+    load("c29_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c29_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c29_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c29_tmp.bin", tmp.data(), 512);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c29_dst.out", dst.data(), 512);
@@ -988,28 +988,28 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (bfloat16_t_uint8_t_uint32_t): odd 3x5 valid 2x3
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c30_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c30_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c30_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c30_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c30_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c30_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c30_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c30_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c30_tmp.bin", tmp.data(), 24);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
-    store("c30_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 48);
 }
 
 // case 31 (bfloat16_t_uint8_t_uint32_t): full 16x16, scalar 0.0
@@ -1018,21 +1018,21 @@ void case_31([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c31_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c31_mask.bin", mask.data(), 32);
+    load("c31_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c31_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c31_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c31_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c31_dst.out", dst.data(), 256);
@@ -1044,21 +1044,21 @@ void case_32([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c32_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c32_mask.bin", mask.data(), 32);
+    load("c32_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c32_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c32_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c32_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c32_dst.out", dst.data(), 256);
@@ -1070,21 +1070,21 @@ void case_33([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c33_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c33_mask.bin", mask.data(), 32);
+    load("c33_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c33_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c33_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c33_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c33_dst.out", dst.data(), 256);
@@ -1096,21 +1096,21 @@ void case_34([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c34_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c34_mask.bin", mask.data(), 32);
+    load("c34_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c34_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c34_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c34_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1131,21 +1131,21 @@ void case_35([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c35_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c35_mask.bin", mask.data(), 32);
+    load("c35_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c35_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c35_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c35_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1166,21 +1166,21 @@ void case_36([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c36_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c36_mask.bin", mask.data(), 30);
+    load("c36_mask.bin", mask.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x480);
     load("c36_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x7c0);
+    TASSIGN(src1, 0x840);
     load("c36_src1.bin", src1.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xb80);
+    TASSIGN(tmp, 0xc00);
     load("c36_tmp.bin", tmp.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -1201,21 +1201,21 @@ void case_37([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c37_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c37_mask.bin", mask.data(), 64);
+    load("c37_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c37_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c37_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c37_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -1232,26 +1232,26 @@ void case_37([[maybe_unused]] Prof profile) {
 
 // case 38 (float_uint8_t): odd 3x5 valid 2x3
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c38_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c38_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c38_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c38_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c38_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c38_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c38_src1.bin", src1.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c38_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c38_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -1262,7 +1262,7 @@ void case_38([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c38_dst.out", dst.data(), 15);
+    store("c38_dst.out", dst.data(), 24);
 }
 
 // case 39 (float_uint8_t): full 16x16, scalar 0.0
@@ -1271,21 +1271,21 @@ void case_39([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c39_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c39_mask.bin", mask.data(), 32);
+    load("c39_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c39_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c39_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c39_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1306,21 +1306,21 @@ void case_40([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c40_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c40_mask.bin", mask.data(), 32);
+    load("c40_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c40_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c40_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c40_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1341,21 +1341,21 @@ void case_41([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c41_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c41_mask.bin", mask.data(), 32);
+    load("c41_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c41_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c41_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c41_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -1376,21 +1376,21 @@ void case_42([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c42_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c42_mask.bin", mask.data(), 32);
+    load("c42_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c42_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c42_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c42_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c42_dst.out", dst.data(), 256);
@@ -1402,21 +1402,21 @@ void case_43([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c43_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c43_mask.bin", mask.data(), 32);
+    load("c43_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c43_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c43_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c43_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c43_dst.out", dst.data(), 256);
@@ -1428,21 +1428,21 @@ void case_44([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c44_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c44_mask.bin", mask.data(), 30);
+    load("c44_mask.bin", mask.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x480);
     load("c44_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x7c0);
+    TASSIGN(src1, 0x840);
     load("c44_src1.bin", src1.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xb80);
+    TASSIGN(tmp, 0xc00);
     load("c44_tmp.bin", tmp.data(), 240);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c44_dst.out", dst.data(), 240);
@@ -1454,21 +1454,21 @@ void case_45([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c45_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c45_mask.bin", mask.data(), 64);
+    load("c45_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c45_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c45_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c45_tmp.bin", tmp.data(), 512);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c45_dst.out", dst.data(), 512);
@@ -1476,28 +1476,28 @@ void case_45([[maybe_unused]] Prof profile) {
 
 // case 46 (float_uint8_t_uint32_t): odd 3x5 valid 2x3
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c46_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c46_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c46_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c46_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c46_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c46_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c46_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c46_src1.bin", src1.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c46_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c46_tmp.bin", tmp.data(), 24);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
-    store("c46_dst.out", dst.data(), 15);
+    store("c46_dst.out", dst.data(), 24);
 }
 
 // case 47 (float_uint8_t_uint32_t): full 16x16, scalar 0.0
@@ -1506,21 +1506,21 @@ void case_47([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c47_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c47_mask.bin", mask.data(), 32);
+    load("c47_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c47_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c47_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c47_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c47_dst.out", dst.data(), 256);
@@ -1532,21 +1532,21 @@ void case_48([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c48_mask.bin", mask.data(), 32);
+    load("c48_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c48_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c48_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c48_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c48_dst.out", dst.data(), 256);
@@ -1558,21 +1558,21 @@ void case_49([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c49_mask.bin", mask.data(), 32);
+    load("c49_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c49_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c49_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c49_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c49_dst.out", dst.data(), 256);
@@ -1580,26 +1580,26 @@ void case_49([[maybe_unused]] Prof profile) {
 
 // case 50 (int8_t_uint8_t): full 16x16
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c50_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c50_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c50_mask.bin", mask.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c50_mask.bin", mask.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c50_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x400);
+    load("c50_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c50_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x600);
+    load("c50_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c50_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x800);
+    load("c50_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -1610,31 +1610,31 @@ void case_50([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c50_dst.out", dst.data(), 256);
+    store("c50_dst.out", dst.data(), 512);
 }
 
 // case 51 (int8_t_uint8_t): partial valid 13x7 of 16x16
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    load("c51_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c51_mask.bin", mask.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(mask, 0x200);
+    load("c51_mask.bin", mask.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c51_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x400);
+    load("c51_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c51_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src1, 0x600);
+    load("c51_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c51_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x800);
+    load("c51_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -1645,31 +1645,31 @@ void case_51([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c51_dst.out", dst.data(), 256);
+    store("c51_dst.out", dst.data(), 512);
 }
 
 // case 52 (int8_t_uint8_t): non-square 6x40
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c52_dst.bin", dst.data(), 384);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c52_mask.bin", mask.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x180);
+    load("c52_mask.bin", mask.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c52_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c52_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c52_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x3c0);
+    load("c52_src1.bin", src1.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c52_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c52_tmp.bin", tmp.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -1680,7 +1680,7 @@ void case_52([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c52_dst.out", dst.data(), 240);
+    store("c52_dst.out", dst.data(), 384);
 }
 
 // case 53 (int8_t_uint8_t): run-time valid 11x19 of 16x32
@@ -1689,21 +1689,21 @@ void case_53([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c53_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x200);
-    load("c53_mask.bin", mask.data(), 64);
+    load("c53_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c53_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c53_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c53_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -1720,26 +1720,26 @@ void case_53([[maybe_unused]] Prof profile) {
 
 // case 54 (int8_t_uint8_t): odd 3x5 valid 2x3
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c54_dst.bin", dst.data(), 96);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c54_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c54_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c54_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c54_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c54_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c54_src1.bin", src1.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c54_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c54_tmp.bin", tmp.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -1750,31 +1750,31 @@ void case_54([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c54_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 96);
 }
 
 // case 55 (int8_t_uint8_t): full 16x16, scalar 0
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c55_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c55_mask.bin", mask.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c55_mask.bin", mask.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c55_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x400);
+    load("c55_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c55_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x600);
+    load("c55_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c55_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x800);
+    load("c55_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -1785,31 +1785,31 @@ void case_55([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c55_dst.out", dst.data(), 256);
+    store("c55_dst.out", dst.data(), 512);
 }
 
 // case 56 (int8_t_uint8_t): full 16x16, scalar 1
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c56_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c56_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c56_mask.bin", mask.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c56_mask.bin", mask.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c56_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x400);
+    load("c56_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c56_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x600);
+    load("c56_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c56_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x800);
+    load("c56_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -1820,31 +1820,31 @@ void case_56([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c56_dst.out", dst.data(), 256);
+    store("c56_dst.out", dst.data(), 512);
 }
 
 // case 57 (int8_t_uint8_t): full 16x16, scalar -3
 void case_57([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c57_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c57_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c57_mask.bin", mask.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c57_mask.bin", mask.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c57_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x400);
+    load("c57_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c57_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x600);
+    load("c57_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c57_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x800);
+    load("c57_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -1855,83 +1855,83 @@ void case_57([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c57_dst.out", dst.data(), 256);
+    store("c57_dst.out", dst.data(), 512);
 }
 
 // case 58 (int8_t_uint8_t_colmajor): col-major 12x20 valid 9x15
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 12, 3, BLayout::ColMajor, 9, 2>;
+    load("c58_dst.bin", dst.data(), 640);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 32, 3, BLayout::ColMajor, 9, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c58_mask.bin", mask.data(), 36);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(mask, 0x280);
+    load("c58_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c58_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x300);
+    load("c58_src0.bin", src0.data(), 640);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c58_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src1, 0x580);
+    load("c58_src1.bin", src1.data(), 640);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c58_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x800);
+    load("c58_tmp.bin", tmp.data(), 640);
     profiled::TSEL<profile_cpu>(dst, mask, src0, src1, tmp);
-    store("c58_dst.out", dst.data(), 240);
+    store("c58_dst.out", dst.data(), 640);
 }
 
 // case 59 (int8_t_uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c59_dst.bin", dst.data(), 64);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c59_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(5, 1);
-    TASSIGN(mask, 0x40);
-    load("c59_mask.bin", mask.data(), 8);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x100);
+    load("c59_mask.bin", mask.data(), 32);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x80);
-    load("c59_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x140);
+    load("c59_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0xc0);
-    load("c59_src1.bin", src1.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x240);
+    load("c59_src1.bin", src1.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x100);
-    load("c59_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x340);
+    load("c59_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_cpu>(dst, mask, src0, src1, tmp);
-    store("c59_dst.out", dst.data(), 64);
+    store("c59_dst.out", dst.data(), 256);
 }
 
 // case 60 (uint8_t): full 16x16
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c60_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c60_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c60_mask.bin", mask.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c60_mask.bin", mask.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c60_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x400);
+    load("c60_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c60_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x600);
+    load("c60_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c60_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x800);
+    load("c60_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -1942,31 +1942,31 @@ void case_60([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c60_dst.out", dst.data(), 256);
+    store("c60_dst.out", dst.data(), 512);
 }
 
 // case 61 (uint8_t): partial valid 13x7 of 16x16
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c61_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    load("c61_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c61_mask.bin", mask.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(mask, 0x200);
+    load("c61_mask.bin", mask.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c61_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x400);
+    load("c61_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c61_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src1, 0x600);
+    load("c61_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c61_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x800);
+    load("c61_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -1977,31 +1977,31 @@ void case_61([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c61_dst.out", dst.data(), 256);
+    store("c61_dst.out", dst.data(), 512);
 }
 
 // case 62 (uint8_t): non-square 6x40
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c62_dst.bin", dst.data(), 384);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c62_mask.bin", mask.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x180);
+    load("c62_mask.bin", mask.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c62_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c62_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c62_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x3c0);
+    load("c62_src1.bin", src1.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c62_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c62_tmp.bin", tmp.data(), 384);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -2012,7 +2012,7 @@ void case_62([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c62_dst.out", dst.data(), 240);
+    store("c62_dst.out", dst.data(), 384);
 }
 
 // case 63 (uint8_t): run-time valid 11x19 of 16x32
@@ -2021,21 +2021,21 @@ void case_63([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x200);
-    load("c63_mask.bin", mask.data(), 64);
+    load("c63_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c63_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c63_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c63_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -2052,26 +2052,26 @@ void case_63([[maybe_unused]] Prof profile) {
 
 // case 64 (uint8_t): odd 3x5 valid 2x3
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c64_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c64_dst.bin", dst.data(), 96);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c64_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c64_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c64_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c64_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c64_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c64_src1.bin", src1.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c64_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c64_tmp.bin", tmp.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -2082,31 +2082,31 @@ void case_64([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c64_dst.out", dst.data(), 15);
+    store("c64_dst.out", dst.data(), 96);
 }
 
 // case 65 (uint8_t): full 16x16, scalar 0
 void case_65([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c65_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c65_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c65_mask.bin", mask.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c65_mask.bin", mask.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c65_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x400);
+    load("c65_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c65_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x600);
+    load("c65_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c65_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x800);
+    load("c65_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -2117,31 +2117,31 @@ void case_65([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c65_dst.out", dst.data(), 256);
+    store("c65_dst.out", dst.data(), 512);
 }
 
 // case 66 (uint8_t): full 16x16, scalar 1
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c66_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c66_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c66_mask.bin", mask.data(), 32);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c66_mask.bin", mask.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x140);
-    load("c66_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x400);
+    load("c66_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x240);
-    load("c66_src1.bin", src1.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x600);
+    load("c66_src1.bin", src1.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x340);
-    load("c66_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x800);
+    load("c66_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -2152,7 +2152,7 @@ void case_66([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c66_dst.out", dst.data(), 256);
+    store("c66_dst.out", dst.data(), 512);
 }
 
 // case 67 (int16_t_uint8_t): full 16x16
@@ -2161,21 +2161,21 @@ void case_67([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c67_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c67_mask.bin", mask.data(), 32);
+    load("c67_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c67_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c67_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c67_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2196,21 +2196,21 @@ void case_68([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c68_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c68_mask.bin", mask.data(), 32);
+    load("c68_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c68_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c68_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c68_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2227,26 +2227,26 @@ void case_68([[maybe_unused]] Prof profile) {
 
 // case 69 (int16_t_uint8_t): non-square 6x40
 void case_69([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c69_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c69_mask.bin", mask.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c69_mask.bin", mask.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c69_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x300);
+    load("c69_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
-    load("c69_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x540);
+    load("c69_src1.bin", src1.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
-    load("c69_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x780);
+    load("c69_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -2257,7 +2257,7 @@ void case_69([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c69_dst.out", dst.data(), 240);
+    store("c69_dst.out", dst.data(), 288);
 }
 
 // case 70 (int16_t_uint8_t): run-time valid 11x19 of 16x32
@@ -2266,21 +2266,21 @@ void case_70([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c70_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c70_mask.bin", mask.data(), 64);
+    load("c70_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c70_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c70_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c70_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -2297,26 +2297,26 @@ void case_70([[maybe_unused]] Prof profile) {
 
 // case 71 (int16_t_uint8_t): odd 3x5 valid 2x3
 void case_71([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c71_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c71_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c71_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c71_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c71_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c71_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c71_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c71_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c71_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c71_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -2327,7 +2327,7 @@ void case_71([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c71_dst.out", dst.data(), 15);
+    store("c71_dst.out", dst.data(), 48);
 }
 
 // case 72 (int16_t_uint8_t): full 16x16, scalar 0
@@ -2336,21 +2336,21 @@ void case_72([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c72_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c72_mask.bin", mask.data(), 32);
+    load("c72_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c72_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c72_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c72_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2371,21 +2371,21 @@ void case_73([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c73_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c73_mask.bin", mask.data(), 32);
+    load("c73_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c73_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c73_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c73_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2406,21 +2406,21 @@ void case_74([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c74_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c74_mask.bin", mask.data(), 32);
+    load("c74_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c74_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c74_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c74_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2441,21 +2441,21 @@ void case_75([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c75_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c75_mask.bin", mask.data(), 32);
+    load("c75_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c75_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c75_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c75_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c75_dst.out", dst.data(), 256);
@@ -2467,21 +2467,21 @@ void case_76([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c76_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c76_mask.bin", mask.data(), 32);
+    load("c76_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c76_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c76_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c76_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c76_dst.out", dst.data(), 256);
@@ -2489,28 +2489,28 @@ void case_76([[maybe_unused]] Prof profile) {
 
 // case 77 (int16_t_uint8_t_uint32_t): non-square 6x40
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c77_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c77_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c77_mask.bin", mask.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c77_mask.bin", mask.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c77_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x300);
+    load("c77_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
-    load("c77_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x540);
+    load("c77_src1.bin", src1.data(), 288);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x780);
     load("c77_tmp.bin", tmp.data(), 240);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
-    store("c77_dst.out", dst.data(), 240);
+    store("c77_dst.out", dst.data(), 288);
 }
 
 // case 78 (int16_t_uint8_t_uint32_t): run-time valid 11x19 of 16x32
@@ -2519,21 +2519,21 @@ void case_78([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c78_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c78_mask.bin", mask.data(), 64);
+    load("c78_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c78_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c78_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c78_tmp.bin", tmp.data(), 512);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c78_dst.out", dst.data(), 512);
@@ -2541,28 +2541,28 @@ void case_78([[maybe_unused]] Prof profile) {
 
 // case 79 (int16_t_uint8_t_uint32_t): odd 3x5 valid 2x3
 void case_79([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c79_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c79_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c79_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c79_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c79_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c79_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c79_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c79_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c79_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c79_tmp.bin", tmp.data(), 24);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
-    store("c79_dst.out", dst.data(), 15);
+    store("c79_dst.out", dst.data(), 48);
 }
 
 // case 80 (int16_t_uint8_t_uint32_t): full 16x16, scalar 0
@@ -2571,21 +2571,21 @@ void case_80([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c80_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c80_mask.bin", mask.data(), 32);
+    load("c80_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c80_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c80_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c80_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c80_dst.out", dst.data(), 256);
@@ -2597,21 +2597,21 @@ void case_81([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c81_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c81_mask.bin", mask.data(), 32);
+    load("c81_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c81_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c81_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c81_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c81_dst.out", dst.data(), 256);
@@ -2623,21 +2623,21 @@ void case_82([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c82_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c82_mask.bin", mask.data(), 32);
+    load("c82_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c82_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c82_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c82_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c82_dst.out", dst.data(), 256);
@@ -2649,21 +2649,21 @@ void case_83([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c83_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c83_mask.bin", mask.data(), 32);
+    load("c83_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c83_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c83_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c83_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2684,21 +2684,21 @@ void case_84([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c84_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c84_mask.bin", mask.data(), 32);
+    load("c84_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c84_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c84_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c84_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2715,26 +2715,26 @@ void case_84([[maybe_unused]] Prof profile) {
 
 // case 85 (uint16_t_uint8_t): non-square 6x40
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c85_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c85_mask.bin", mask.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c85_mask.bin", mask.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c85_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x300);
+    load("c85_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
-    load("c85_src1.bin", src1.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x540);
+    load("c85_src1.bin", src1.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
-    load("c85_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x780);
+    load("c85_tmp.bin", tmp.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -2745,7 +2745,7 @@ void case_85([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c85_dst.out", dst.data(), 240);
+    store("c85_dst.out", dst.data(), 288);
 }
 
 // case 86 (uint16_t_uint8_t): run-time valid 11x19 of 16x32
@@ -2754,21 +2754,21 @@ void case_86([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c86_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c86_mask.bin", mask.data(), 64);
+    load("c86_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c86_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c86_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c86_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -2785,26 +2785,26 @@ void case_86([[maybe_unused]] Prof profile) {
 
 // case 87 (uint16_t_uint8_t): odd 3x5 valid 2x3
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c87_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c87_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c87_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c87_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c87_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c87_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c87_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c87_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c87_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c87_tmp.bin", tmp.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -2815,7 +2815,7 @@ void case_87([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c87_dst.out", dst.data(), 15);
+    store("c87_dst.out", dst.data(), 48);
 }
 
 // case 88 (uint16_t_uint8_t): full 16x16, scalar 0
@@ -2824,21 +2824,21 @@ void case_88([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c88_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c88_mask.bin", mask.data(), 32);
+    load("c88_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c88_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c88_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c88_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2859,21 +2859,21 @@ void case_89([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c89_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c89_mask.bin", mask.data(), 32);
+    load("c89_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c89_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c89_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c89_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -2894,21 +2894,21 @@ void case_90([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c90_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c90_mask.bin", mask.data(), 32);
+    load("c90_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c90_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c90_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c90_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c90_dst.out", dst.data(), 256);
@@ -2920,21 +2920,21 @@ void case_91([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c91_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c91_mask.bin", mask.data(), 32);
+    load("c91_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c91_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c91_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c91_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c91_dst.out", dst.data(), 256);
@@ -2942,28 +2942,28 @@ void case_91([[maybe_unused]] Prof profile) {
 
 // case 92 (uint16_t_uint8_t_uint32_t): non-square 6x40
 void case_92([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c92_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c92_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c92_mask.bin", mask.data(), 30);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c92_mask.bin", mask.data(), 192);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c92_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x300);
+    load("c92_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
-    load("c92_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x540);
+    load("c92_src1.bin", src1.data(), 288);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x780);
     load("c92_tmp.bin", tmp.data(), 240);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
-    store("c92_dst.out", dst.data(), 240);
+    store("c92_dst.out", dst.data(), 288);
 }
 
 // case 93 (uint16_t_uint8_t_uint32_t): run-time valid 11x19 of 16x32
@@ -2972,21 +2972,21 @@ void case_93([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c93_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c93_mask.bin", mask.data(), 64);
+    load("c93_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c93_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c93_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c93_tmp.bin", tmp.data(), 512);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c93_dst.out", dst.data(), 512);
@@ -2994,28 +2994,28 @@ void case_93([[maybe_unused]] Prof profile) {
 
 // case 94 (uint16_t_uint8_t_uint32_t): odd 3x5 valid 2x3
 void case_94([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c94_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c94_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c94_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c94_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c94_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c94_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c94_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c94_src1.bin", src1.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c94_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c94_tmp.bin", tmp.data(), 24);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
-    store("c94_dst.out", dst.data(), 15);
+    store("c94_dst.out", dst.data(), 48);
 }
 
 // case 95 (uint16_t_uint8_t_uint32_t): full 16x16, scalar 0
@@ -3024,21 +3024,21 @@ void case_95([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c95_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c95_mask.bin", mask.data(), 32);
+    load("c95_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c95_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c95_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c95_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c95_dst.out", dst.data(), 256);
@@ -3050,21 +3050,21 @@ void case_96([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c96_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c96_mask.bin", mask.data(), 32);
+    load("c96_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x240);
+    TASSIGN(src0, 0x400);
     load("c96_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x440);
+    TASSIGN(src1, 0x600);
     load("c96_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x640);
+    TASSIGN(tmp, 0x800);
     load("c96_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c96_dst.out", dst.data(), 256);
@@ -3076,21 +3076,21 @@ void case_97([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c97_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c97_mask.bin", mask.data(), 32);
+    load("c97_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c97_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c97_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c97_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3111,21 +3111,21 @@ void case_98([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c98_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c98_mask.bin", mask.data(), 32);
+    load("c98_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c98_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c98_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c98_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3146,21 +3146,21 @@ void case_99([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c99_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c99_mask.bin", mask.data(), 30);
+    load("c99_mask.bin", mask.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x480);
     load("c99_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x7c0);
+    TASSIGN(src1, 0x840);
     load("c99_src1.bin", src1.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xb80);
+    TASSIGN(tmp, 0xc00);
     load("c99_tmp.bin", tmp.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -3181,21 +3181,21 @@ void case_100([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c100_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c100_mask.bin", mask.data(), 64);
+    load("c100_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c100_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c100_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c100_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -3212,26 +3212,26 @@ void case_100([[maybe_unused]] Prof profile) {
 
 // case 101 (int32_t_uint8_t): odd 3x5 valid 2x3
 void case_101([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c101_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c101_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c101_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c101_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c101_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c101_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c101_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c101_src1.bin", src1.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c101_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c101_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -3242,7 +3242,7 @@ void case_101([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c101_dst.out", dst.data(), 15);
+    store("c101_dst.out", dst.data(), 24);
 }
 
 // case 102 (int32_t_uint8_t): full 16x16, scalar 0
@@ -3251,21 +3251,21 @@ void case_102([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c102_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c102_mask.bin", mask.data(), 32);
+    load("c102_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c102_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c102_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c102_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3286,21 +3286,21 @@ void case_103([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c103_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c103_mask.bin", mask.data(), 32);
+    load("c103_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c103_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c103_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c103_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3321,21 +3321,21 @@ void case_104([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c104_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c104_mask.bin", mask.data(), 32);
+    load("c104_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c104_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c104_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c104_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3356,21 +3356,21 @@ void case_105([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c105_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c105_mask.bin", mask.data(), 32);
+    load("c105_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c105_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c105_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c105_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c105_dst.out", dst.data(), 256);
@@ -3382,21 +3382,21 @@ void case_106([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c106_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c106_mask.bin", mask.data(), 32);
+    load("c106_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c106_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c106_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c106_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c106_dst.out", dst.data(), 256);
@@ -3408,21 +3408,21 @@ void case_107([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c107_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c107_mask.bin", mask.data(), 30);
+    load("c107_mask.bin", mask.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x480);
     load("c107_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x7c0);
+    TASSIGN(src1, 0x840);
     load("c107_src1.bin", src1.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xb80);
+    TASSIGN(tmp, 0xc00);
     load("c107_tmp.bin", tmp.data(), 240);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c107_dst.out", dst.data(), 240);
@@ -3434,21 +3434,21 @@ void case_108([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c108_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c108_mask.bin", mask.data(), 64);
+    load("c108_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c108_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c108_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c108_tmp.bin", tmp.data(), 512);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c108_dst.out", dst.data(), 512);
@@ -3456,28 +3456,28 @@ void case_108([[maybe_unused]] Prof profile) {
 
 // case 109 (int32_t_uint8_t_uint32_t): odd 3x5 valid 2x3
 void case_109([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c109_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c109_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c109_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c109_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c109_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c109_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c109_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c109_src1.bin", src1.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c109_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c109_tmp.bin", tmp.data(), 24);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
-    store("c109_dst.out", dst.data(), 15);
+    store("c109_dst.out", dst.data(), 24);
 }
 
 // case 110 (int32_t_uint8_t_uint32_t): full 16x16, scalar 0
@@ -3486,21 +3486,21 @@ void case_110([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c110_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c110_mask.bin", mask.data(), 32);
+    load("c110_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c110_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c110_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c110_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c110_dst.out", dst.data(), 256);
@@ -3512,21 +3512,21 @@ void case_111([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c111_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c111_mask.bin", mask.data(), 32);
+    load("c111_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c111_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c111_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c111_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c111_dst.out", dst.data(), 256);
@@ -3538,21 +3538,21 @@ void case_112([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c112_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c112_mask.bin", mask.data(), 32);
+    load("c112_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c112_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c112_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c112_tmp.bin", tmp.data(), 256);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
     store("c112_dst.out", dst.data(), 256);
@@ -3564,21 +3564,21 @@ void case_113([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c113_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c113_mask.bin", mask.data(), 32);
+    load("c113_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c113_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c113_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c113_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3600,21 +3600,21 @@ void case_114([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c114_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c114_mask.bin", mask.data(), 32);
+    load("c114_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c114_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c114_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c114_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3636,21 +3636,21 @@ void case_115([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c115_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c115_mask.bin", mask.data(), 30);
+    load("c115_mask.bin", mask.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x480);
     load("c115_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x7c0);
+    TASSIGN(src1, 0x840);
     load("c115_src1.bin", src1.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xb80);
+    TASSIGN(tmp, 0xc00);
     load("c115_tmp.bin", tmp.data(), 240);
     switch (profile) {
     case Prof::A2A3:
@@ -3672,21 +3672,21 @@ void case_116([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c116_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c116_mask.bin", mask.data(), 64);
+    load("c116_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c116_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c116_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c116_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -3704,26 +3704,26 @@ void case_116([[maybe_unused]] Prof profile) {
 
 // case 117 (uint32_t_uint8_t): odd 3x5 valid 2x3
 void case_117([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c117_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c117_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c117_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c117_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c117_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x100);
+    load("c117_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xc0);
-    load("c117_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x180);
+    load("c117_src1.bin", src1.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x100);
-    load("c117_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c117_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
@@ -3735,7 +3735,7 @@ void case_117([[maybe_unused]] Prof profile) {
         profiled::TSEL<profile_cpu>(dst, mask, src0, src1, tmp);
         break;
     }
-    store("c117_dst.out", dst.data(), 15);
+    store("c117_dst.out", dst.data(), 24);
 }
 
 // case 118 (uint32_t_uint8_t): full 16x16, scalar 0
@@ -3744,21 +3744,21 @@ void case_118([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c118_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c118_mask.bin", mask.data(), 32);
+    load("c118_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c118_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c118_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c118_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3780,21 +3780,21 @@ void case_119([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c119_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c119_mask.bin", mask.data(), 32);
+    load("c119_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x440);
+    TASSIGN(src0, 0x600);
     load("c119_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x840);
+    TASSIGN(src1, 0xa00);
     load("c119_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc40);
+    TASSIGN(tmp, 0xe00);
     load("c119_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A2A3:
@@ -3816,21 +3816,21 @@ void case_120([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c120_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c120_mask.bin", mask.data(), 32);
+    load("c120_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c120_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c120_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c120_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3851,21 +3851,21 @@ void case_121([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c121_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c121_mask.bin", mask.data(), 32);
+    load("c121_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c121_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c121_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c121_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -3886,21 +3886,21 @@ void case_122([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c122_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x780);
-    load("c122_mask.bin", mask.data(), 30);
+    load("c122_mask.bin", mask.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x7c0);
+    TASSIGN(src0, 0x840);
     load("c122_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xf40);
+    TASSIGN(src1, 0xfc0);
     load("c122_src1.bin", src1.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x16c0);
+    TASSIGN(tmp, 0x1740);
     load("c122_tmp.bin", tmp.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -3921,21 +3921,21 @@ void case_123([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c123_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x1000);
-    load("c123_mask.bin", mask.data(), 64);
+    load("c123_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x1040);
+    TASSIGN(src0, 0x1200);
     load("c123_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x2040);
+    TASSIGN(src1, 0x2200);
     load("c123_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x3040);
+    TASSIGN(tmp, 0x3200);
     load("c123_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -3952,26 +3952,26 @@ void case_123([[maybe_unused]] Prof profile) {
 
 // case 124 (int64_t_uint8_t): odd 3x5 valid 2x3
 void case_124([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c124_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c124_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x80);
-    load("c124_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0xc0);
+    load("c124_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0xc0);
-    load("c124_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x140);
+    load("c124_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c124_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x200);
+    load("c124_src1.bin", src1.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1c0);
-    load("c124_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x2c0);
+    load("c124_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -3982,7 +3982,7 @@ void case_124([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c124_dst.out", dst.data(), 15);
+    store("c124_dst.out", dst.data(), 24);
 }
 
 // case 125 (int64_t_uint8_t): full 16x16, scalar 0
@@ -3991,21 +3991,21 @@ void case_125([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c125_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c125_mask.bin", mask.data(), 32);
+    load("c125_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c125_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c125_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c125_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4026,21 +4026,21 @@ void case_126([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c126_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c126_mask.bin", mask.data(), 32);
+    load("c126_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c126_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c126_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c126_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4061,21 +4061,21 @@ void case_127([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c127_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c127_mask.bin", mask.data(), 32);
+    load("c127_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c127_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c127_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c127_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4096,21 +4096,21 @@ void case_128([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c128_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c128_mask.bin", mask.data(), 32);
+    load("c128_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c128_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c128_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c128_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4131,21 +4131,21 @@ void case_129([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c129_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c129_mask.bin", mask.data(), 32);
+    load("c129_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c129_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c129_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c129_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4166,21 +4166,21 @@ void case_130([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c130_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x780);
-    load("c130_mask.bin", mask.data(), 30);
+    load("c130_mask.bin", mask.data(), 192);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x7c0);
+    TASSIGN(src0, 0x840);
     load("c130_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0xf40);
+    TASSIGN(src1, 0xfc0);
     load("c130_src1.bin", src1.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x16c0);
+    TASSIGN(tmp, 0x1740);
     load("c130_tmp.bin", tmp.data(), 240);
     switch (profile) {
     case Prof::A5:
@@ -4201,21 +4201,21 @@ void case_131([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c131_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x1000);
-    load("c131_mask.bin", mask.data(), 64);
+    load("c131_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x1040);
+    TASSIGN(src0, 0x1200);
     load("c131_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 19);
-    TASSIGN(src1, 0x2040);
+    TASSIGN(src1, 0x2200);
     load("c131_src1.bin", src1.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x3040);
+    TASSIGN(tmp, 0x3200);
     load("c131_tmp.bin", tmp.data(), 512);
     switch (profile) {
     case Prof::A5:
@@ -4232,26 +4232,26 @@ void case_131([[maybe_unused]] Prof profile) {
 
 // case 132 (uint64_t_uint8_t): odd 3x5 valid 2x3
 void case_132([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c132_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c132_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x80);
-    load("c132_mask.bin", mask.data(), 3);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0xc0);
+    load("c132_mask.bin", mask.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0xc0);
-    load("c132_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x140);
+    load("c132_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x140);
-    load("c132_src1.bin", src1.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x200);
+    load("c132_src1.bin", src1.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1c0);
-    load("c132_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x2c0);
+    load("c132_tmp.bin", tmp.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -4262,7 +4262,7 @@ void case_132([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c132_dst.out", dst.data(), 15);
+    store("c132_dst.out", dst.data(), 24);
 }
 
 // case 133 (uint64_t_uint8_t): full 16x16, scalar 0
@@ -4271,21 +4271,21 @@ void case_133([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c133_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c133_mask.bin", mask.data(), 32);
+    load("c133_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c133_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c133_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c133_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4306,21 +4306,21 @@ void case_134([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c134_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c134_mask.bin", mask.data(), 32);
+    load("c134_mask.bin", mask.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x840);
+    TASSIGN(src0, 0xa00);
     load("c134_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x1040);
+    TASSIGN(src1, 0x1200);
     load("c134_src1.bin", src1.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1840);
+    TASSIGN(tmp, 0x1a00);
     load("c134_tmp.bin", tmp.data(), 256);
     switch (profile) {
     case Prof::A5:
@@ -4337,61 +4337,61 @@ void case_134([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A2A3; must stop with: PTO runtime error: TSEL [A2A3]: dst, src0 and src1 must have the same valid row/col
 void rf_a2a3_05_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(8, 1);
-    TASSIGN(mask, 0x80);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0xc0);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x140);
+    TASSIGN(src1, 0x300);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x1c0);
+    TASSIGN(tmp, 0x400);
     profiled::TSEL<profile_a2a3>(dst, mask, src0, src1, tmp);
 }
 
 // rf_a5_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A5; must stop with: PTO runtime error: TSEL [A5]: dst, src0 and src1 must have the same valid row/col
 void rf_a5_05_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(8, 1);
-    TASSIGN(mask, 0x40);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0xc0);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x300);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x100);
+    TASSIGN(tmp, 0x400);
     profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
 }
 
 // rf_cpu_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of CPU; must stop with: PTO runtime error: TSEL [CPU]: dst, src0 and src1 must have the same valid row/col
 void rf_cpu_05_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(8, 1);
-    TASSIGN(mask, 0x40);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0xc0);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x300);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x100);
+    TASSIGN(tmp, 0x400);
     profiled::TSEL<profile_cpu>(dst, mask, src0, src1, tmp);
 }
 

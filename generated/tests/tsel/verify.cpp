@@ -11,7 +11,7 @@ using namespace pto;
 void legal_a2a3() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -24,30 +24,30 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     profiled::TSEL<profile_cpu>(dst, mask, src0, src1, tmp);
 }
@@ -55,13 +55,13 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TSEL [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
@@ -74,7 +74,7 @@ void fail_a2a3_00_dtype() {
 void fail_a2a3_01_dtype() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -91,7 +91,7 @@ void fail_a2a3_01_dtype() {
 void fail_a2a3_03_dtype() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
@@ -108,7 +108,7 @@ void fail_a2a3_03_dtype() {
 void fail_a2a3_04_row_major() {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_src0 src0;
@@ -123,15 +123,15 @@ void fail_a2a3_04_row_major() {
 // breaks rule 02_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TSEL [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_a5_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -140,15 +140,15 @@ void fail_a5_02_dtype() {
 // breaks rule 03_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TSEL [A5]: DType must be one of: uint8_t}}
 void fail_a5_03_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -157,15 +157,15 @@ void fail_a5_03_dtype() {
 // breaks rule 04_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TSEL [A5]: tile layout must be row-major}}
 void fail_a5_04_row_major() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TSEL<profile_a5>(dst, mask, src0, src1, tmp);
@@ -174,15 +174,15 @@ void fail_a5_04_row_major() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TSEL [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TSEL<profile_cpu>(dst, mask, src0, src1, tmp);
@@ -191,15 +191,15 @@ void fail_cpu_02_dtype() {
 // breaks rule 03_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TSEL [CPU]: DType must be one of: uint8_t}}
 void fail_cpu_03_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TSEL<profile_cpu>(dst, mask, src0, src1, tmp);

@@ -68,17 +68,17 @@ void case_0([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c0_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c0_mask.bin", mask.data(), 32);
+    load("c0_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c0_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c0_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c0_scalar.bin", &scalar_value, 1);
@@ -102,17 +102,17 @@ void case_1([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c1_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c1_mask.bin", mask.data(), 32);
+    load("c1_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c1_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c1_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c1_scalar.bin", &scalar_value, 1);
@@ -132,22 +132,22 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half_uint8_t): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c2_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c2_mask.bin", mask.data(), 192);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c2_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c2_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c2_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c2_tmp.bin", tmp.data(), 288);
     half scalar_value;
     load("c2_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -161,7 +161,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half_uint8_t): run-time valid 11x19 of 16x32
@@ -170,17 +170,17 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c3_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c3_mask.bin", mask.data(), 64);
+    load("c3_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c3_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c3_tmp.bin", tmp.data(), 512);
     half scalar_value;
     load("c3_scalar.bin", &scalar_value, 1);
@@ -200,22 +200,22 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half_uint8_t): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c4_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c4_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c4_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c4_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c4_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c4_tmp.bin", tmp.data(), 48);
     half scalar_value;
     load("c4_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -229,7 +229,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half_uint8_t): full 16x16, scalar 0.0
@@ -238,17 +238,17 @@ void case_5([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c5_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c5_mask.bin", mask.data(), 32);
+    load("c5_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c5_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c5_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c5_scalar.bin", &scalar_value, 1);
@@ -272,17 +272,17 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c6_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c6_mask.bin", mask.data(), 32);
+    load("c6_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c6_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c6_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c6_scalar.bin", &scalar_value, 1);
@@ -306,17 +306,17 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c7_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c7_mask.bin", mask.data(), 32);
+    load("c7_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c7_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c7_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c7_scalar.bin", &scalar_value, 1);
@@ -336,50 +336,50 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_uint8_t_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 12, 3, BLayout::ColMajor, 9, 2>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 32, 3, BLayout::ColMajor, 9, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c8_mask.bin", mask.data(), 36);
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(mask, 0x280);
+    load("c8_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c8_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src, 0x300);
+    load("c8_src.bin", src.data(), 320);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c8_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x580);
+    load("c8_tmp.bin", tmp.data(), 320);
     half scalar_value;
     load("c8_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(5, 1);
-    TASSIGN(mask, 0x80);
-    load("c9_mask.bin", mask.data(), 8);
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x100);
+    load("c9_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0xc0);
-    load("c9_src.bin", src.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x140);
+    load("c9_src.bin", src.data(), 128);
+    using Tile_tmp = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0x140);
-    load("c9_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x240);
+    load("c9_tmp.bin", tmp.data(), 128);
     half scalar_value;
     load("c9_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (half_uint16_t): full 16x16
@@ -388,17 +388,17 @@ void case_10([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c10_mask.bin", mask.data(), 32);
+    load("c10_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c10_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c10_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c10_scalar.bin", &scalar_value, 1);
@@ -412,17 +412,17 @@ void case_11([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c11_mask.bin", mask.data(), 32);
+    load("c11_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c11_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c11_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c11_scalar.bin", &scalar_value, 1);
@@ -432,26 +432,26 @@ void case_11([[maybe_unused]] Prof profile) {
 
 // case 12 (half_uint16_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c12_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c12_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c12_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c12_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c12_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c12_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c12_tmp.bin", tmp.data(), 288);
     half scalar_value;
     load("c12_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 288);
 }
 
 // case 13 (half_uint16_t): run-time valid 11x19 of 16x32
@@ -460,17 +460,17 @@ void case_13([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c13_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c13_mask.bin", mask.data(), 64);
+    load("c13_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c13_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c13_tmp.bin", tmp.data(), 512);
     half scalar_value;
     load("c13_scalar.bin", &scalar_value, 1);
@@ -480,26 +480,26 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (half_uint16_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c14_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c14_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c14_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c14_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c14_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c14_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c14_tmp.bin", tmp.data(), 48);
     half scalar_value;
     load("c14_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 48);
 }
 
 // case 15 (half_uint16_t): full 16x16, scalar 0.0
@@ -508,17 +508,17 @@ void case_15([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c15_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c15_mask.bin", mask.data(), 32);
+    load("c15_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c15_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c15_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c15_scalar.bin", &scalar_value, 1);
@@ -532,17 +532,17 @@ void case_16([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c16_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c16_mask.bin", mask.data(), 32);
+    load("c16_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c16_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c16_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c16_scalar.bin", &scalar_value, 1);
@@ -556,17 +556,17 @@ void case_17([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c17_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c17_mask.bin", mask.data(), 32);
+    load("c17_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c17_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c17_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c17_scalar.bin", &scalar_value, 1);
@@ -580,17 +580,17 @@ void case_18([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c18_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c18_mask.bin", mask.data(), 32);
+    load("c18_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c18_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c18_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c18_scalar.bin", &scalar_value, 1);
@@ -604,17 +604,17 @@ void case_19([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c19_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c19_mask.bin", mask.data(), 32);
+    load("c19_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c19_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c19_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c19_scalar.bin", &scalar_value, 1);
@@ -624,26 +624,26 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (half_uint32_t): non-square 6x40
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c20_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c20_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c20_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c20_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c20_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
-    load("c20_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c20_tmp.bin", tmp.data(), 288);
     half scalar_value;
     load("c20_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c20_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 288);
 }
 
 // case 21 (half_uint32_t): run-time valid 11x19 of 16x32
@@ -652,17 +652,17 @@ void case_21([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c21_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c21_mask.bin", mask.data(), 64);
+    load("c21_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x500);
+    TASSIGN(src, 0x600);
     load("c21_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x900);
+    TASSIGN(tmp, 0xa00);
     load("c21_tmp.bin", tmp.data(), 512);
     half scalar_value;
     load("c21_scalar.bin", &scalar_value, 1);
@@ -672,26 +672,26 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (half_uint32_t): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c22_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c22_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c22_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c22_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c22_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c22_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c22_tmp.bin", tmp.data(), 48);
     half scalar_value;
     load("c22_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 48);
 }
 
 // case 23 (half_uint32_t): full 16x16, scalar 0.0
@@ -700,17 +700,17 @@ void case_23([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c23_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c23_mask.bin", mask.data(), 32);
+    load("c23_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c23_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c23_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c23_scalar.bin", &scalar_value, 1);
@@ -724,17 +724,17 @@ void case_24([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c24_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c24_mask.bin", mask.data(), 32);
+    load("c24_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c24_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c24_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c24_scalar.bin", &scalar_value, 1);
@@ -748,17 +748,17 @@ void case_25([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c25_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c25_mask.bin", mask.data(), 32);
+    load("c25_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c25_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c25_tmp.bin", tmp.data(), 256);
     half scalar_value;
     load("c25_scalar.bin", &scalar_value, 1);
@@ -772,17 +772,17 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c26_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c26_mask.bin", mask.data(), 32);
+    load("c26_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c26_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c26_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c26_scalar.bin", &scalar_value, 1);
@@ -805,17 +805,17 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c27_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c27_mask.bin", mask.data(), 32);
+    load("c27_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c27_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c27_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c27_scalar.bin", &scalar_value, 1);
@@ -834,22 +834,22 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (bfloat16_t_uint8_t): non-square 6x40
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c28_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c28_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c28_mask.bin", mask.data(), 192);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c28_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c28_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c28_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c28_tmp.bin", tmp.data(), 288);
     bfloat16_t scalar_value;
     load("c28_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -862,7 +862,7 @@ void case_28([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c28_dst.out", dst.data(), 240);
+    store("c28_dst.out", dst.data(), 288);
 }
 
 // case 29 (bfloat16_t_uint8_t): run-time valid 11x19 of 16x32
@@ -871,17 +871,17 @@ void case_29([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c29_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c29_mask.bin", mask.data(), 64);
+    load("c29_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c29_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c29_tmp.bin", tmp.data(), 512);
     bfloat16_t scalar_value;
     load("c29_scalar.bin", &scalar_value, 1);
@@ -900,22 +900,22 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (bfloat16_t_uint8_t): odd 3x5 valid 2x3
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c30_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c30_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c30_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c30_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c30_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c30_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c30_tmp.bin", tmp.data(), 48);
     bfloat16_t scalar_value;
     load("c30_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -928,7 +928,7 @@ void case_30([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c30_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 48);
 }
 
 // case 31 (bfloat16_t_uint8_t): full 16x16, scalar 0.0
@@ -937,17 +937,17 @@ void case_31([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c31_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c31_mask.bin", mask.data(), 32);
+    load("c31_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c31_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c31_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c31_scalar.bin", &scalar_value, 1);
@@ -970,17 +970,17 @@ void case_32([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c32_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c32_mask.bin", mask.data(), 32);
+    load("c32_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c32_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c32_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c32_scalar.bin", &scalar_value, 1);
@@ -1003,17 +1003,17 @@ void case_33([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c33_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c33_mask.bin", mask.data(), 32);
+    load("c33_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c33_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c33_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c33_scalar.bin", &scalar_value, 1);
@@ -1036,17 +1036,17 @@ void case_34([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c34_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c34_mask.bin", mask.data(), 32);
+    load("c34_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c34_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c34_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c34_scalar.bin", &scalar_value, 1);
@@ -1060,17 +1060,17 @@ void case_35([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c35_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c35_mask.bin", mask.data(), 32);
+    load("c35_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c35_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c35_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c35_scalar.bin", &scalar_value, 1);
@@ -1080,26 +1080,26 @@ void case_35([[maybe_unused]] Prof profile) {
 
 // case 36 (bfloat16_t_uint16_t): non-square 6x40
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c36_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c36_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c36_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c36_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c36_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c36_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c36_tmp.bin", tmp.data(), 288);
     bfloat16_t scalar_value;
     load("c36_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c36_dst.out", dst.data(), 240);
+    store("c36_dst.out", dst.data(), 288);
 }
 
 // case 37 (bfloat16_t_uint16_t): run-time valid 11x19 of 16x32
@@ -1108,17 +1108,17 @@ void case_37([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c37_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c37_mask.bin", mask.data(), 64);
+    load("c37_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c37_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c37_tmp.bin", tmp.data(), 512);
     bfloat16_t scalar_value;
     load("c37_scalar.bin", &scalar_value, 1);
@@ -1128,26 +1128,26 @@ void case_37([[maybe_unused]] Prof profile) {
 
 // case 38 (bfloat16_t_uint16_t): odd 3x5 valid 2x3
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c38_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c38_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c38_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c38_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c38_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c38_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c38_tmp.bin", tmp.data(), 48);
     bfloat16_t scalar_value;
     load("c38_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c38_dst.out", dst.data(), 15);
+    store("c38_dst.out", dst.data(), 48);
 }
 
 // case 39 (bfloat16_t_uint16_t): full 16x16, scalar 0.0
@@ -1156,17 +1156,17 @@ void case_39([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c39_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c39_mask.bin", mask.data(), 32);
+    load("c39_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c39_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c39_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c39_scalar.bin", &scalar_value, 1);
@@ -1180,17 +1180,17 @@ void case_40([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c40_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c40_mask.bin", mask.data(), 32);
+    load("c40_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c40_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c40_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c40_scalar.bin", &scalar_value, 1);
@@ -1204,17 +1204,17 @@ void case_41([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c41_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c41_mask.bin", mask.data(), 32);
+    load("c41_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c41_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c41_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c41_scalar.bin", &scalar_value, 1);
@@ -1228,17 +1228,17 @@ void case_42([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c42_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c42_mask.bin", mask.data(), 32);
+    load("c42_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c42_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c42_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c42_scalar.bin", &scalar_value, 1);
@@ -1252,17 +1252,17 @@ void case_43([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c43_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c43_mask.bin", mask.data(), 32);
+    load("c43_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c43_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c43_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c43_scalar.bin", &scalar_value, 1);
@@ -1272,26 +1272,26 @@ void case_43([[maybe_unused]] Prof profile) {
 
 // case 44 (bfloat16_t_uint32_t): non-square 6x40
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c44_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c44_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c44_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c44_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c44_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
-    load("c44_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c44_tmp.bin", tmp.data(), 288);
     bfloat16_t scalar_value;
     load("c44_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c44_dst.out", dst.data(), 240);
+    store("c44_dst.out", dst.data(), 288);
 }
 
 // case 45 (bfloat16_t_uint32_t): run-time valid 11x19 of 16x32
@@ -1300,17 +1300,17 @@ void case_45([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c45_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c45_mask.bin", mask.data(), 64);
+    load("c45_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x500);
+    TASSIGN(src, 0x600);
     load("c45_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x900);
+    TASSIGN(tmp, 0xa00);
     load("c45_tmp.bin", tmp.data(), 512);
     bfloat16_t scalar_value;
     load("c45_scalar.bin", &scalar_value, 1);
@@ -1320,26 +1320,26 @@ void case_45([[maybe_unused]] Prof profile) {
 
 // case 46 (bfloat16_t_uint32_t): odd 3x5 valid 2x3
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c46_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c46_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c46_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c46_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c46_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c46_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c46_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c46_tmp.bin", tmp.data(), 48);
     bfloat16_t scalar_value;
     load("c46_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c46_dst.out", dst.data(), 15);
+    store("c46_dst.out", dst.data(), 48);
 }
 
 // case 47 (bfloat16_t_uint32_t): full 16x16, scalar 0.0
@@ -1348,17 +1348,17 @@ void case_47([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c47_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c47_mask.bin", mask.data(), 32);
+    load("c47_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c47_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c47_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c47_scalar.bin", &scalar_value, 1);
@@ -1372,17 +1372,17 @@ void case_48([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c48_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c48_mask.bin", mask.data(), 32);
+    load("c48_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c48_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c48_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c48_scalar.bin", &scalar_value, 1);
@@ -1396,17 +1396,17 @@ void case_49([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c49_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c49_mask.bin", mask.data(), 32);
+    load("c49_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c49_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c49_tmp.bin", tmp.data(), 256);
     bfloat16_t scalar_value;
     load("c49_scalar.bin", &scalar_value, 1);
@@ -1420,17 +1420,17 @@ void case_50([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c50_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c50_mask.bin", mask.data(), 32);
+    load("c50_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c50_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c50_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c50_scalar.bin", &scalar_value, 1);
@@ -1454,17 +1454,17 @@ void case_51([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c51_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c51_mask.bin", mask.data(), 32);
+    load("c51_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c51_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c51_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c51_scalar.bin", &scalar_value, 1);
@@ -1488,17 +1488,17 @@ void case_52([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c52_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c52_mask.bin", mask.data(), 30);
+    load("c52_mask.bin", mask.data(), 192);
     using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x480);
     load("c52_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x7c0);
+    TASSIGN(tmp, 0x840);
     load("c52_tmp.bin", tmp.data(), 240);
     float scalar_value;
     load("c52_scalar.bin", &scalar_value, 1);
@@ -1522,17 +1522,17 @@ void case_53([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c53_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c53_mask.bin", mask.data(), 64);
+    load("c53_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c53_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c53_tmp.bin", tmp.data(), 512);
     float scalar_value;
     load("c53_scalar.bin", &scalar_value, 1);
@@ -1552,22 +1552,22 @@ void case_53([[maybe_unused]] Prof profile) {
 
 // case 54 (float_uint8_t): odd 3x5 valid 2x3
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c54_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c54_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c54_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c54_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c54_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c54_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c54_tmp.bin", tmp.data(), 24);
     float scalar_value;
     load("c54_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1581,7 +1581,7 @@ void case_54([[maybe_unused]] Prof profile) {
         profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
         break;
     }
-    store("c54_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 24);
 }
 
 // case 55 (float_uint8_t): full 16x16, scalar 0.0
@@ -1590,17 +1590,17 @@ void case_55([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c55_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c55_mask.bin", mask.data(), 32);
+    load("c55_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c55_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c55_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c55_scalar.bin", &scalar_value, 1);
@@ -1624,17 +1624,17 @@ void case_56([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c56_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c56_mask.bin", mask.data(), 32);
+    load("c56_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c56_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c56_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c56_scalar.bin", &scalar_value, 1);
@@ -1658,17 +1658,17 @@ void case_57([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c57_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c57_mask.bin", mask.data(), 32);
+    load("c57_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c57_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c57_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c57_scalar.bin", &scalar_value, 1);
@@ -1692,17 +1692,17 @@ void case_58([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c58_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c58_mask.bin", mask.data(), 32);
+    load("c58_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c58_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c58_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c58_scalar.bin", &scalar_value, 1);
@@ -1716,17 +1716,17 @@ void case_59([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c59_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c59_mask.bin", mask.data(), 32);
+    load("c59_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c59_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c59_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c59_scalar.bin", &scalar_value, 1);
@@ -1740,17 +1740,17 @@ void case_60([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c60_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c60_mask.bin", mask.data(), 30);
+    load("c60_mask.bin", mask.data(), 96);
     using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x480);
     load("c60_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x7c0);
+    TASSIGN(tmp, 0x840);
     load("c60_tmp.bin", tmp.data(), 240);
     float scalar_value;
     load("c60_scalar.bin", &scalar_value, 1);
@@ -1764,17 +1764,17 @@ void case_61([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c61_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c61_mask.bin", mask.data(), 64);
+    load("c61_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c61_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c61_tmp.bin", tmp.data(), 512);
     float scalar_value;
     load("c61_scalar.bin", &scalar_value, 1);
@@ -1784,26 +1784,26 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (float_uint16_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c62_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c62_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c62_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c62_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c62_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c62_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c62_tmp.bin", tmp.data(), 24);
     float scalar_value;
     load("c62_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c62_dst.out", dst.data(), 15);
+    store("c62_dst.out", dst.data(), 24);
 }
 
 // case 63 (float_uint16_t): full 16x16, scalar 0.0
@@ -1812,17 +1812,17 @@ void case_63([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c63_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c63_mask.bin", mask.data(), 32);
+    load("c63_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c63_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c63_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c63_scalar.bin", &scalar_value, 1);
@@ -1836,17 +1836,17 @@ void case_64([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c64_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c64_mask.bin", mask.data(), 32);
+    load("c64_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c64_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c64_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c64_scalar.bin", &scalar_value, 1);
@@ -1860,17 +1860,17 @@ void case_65([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c65_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c65_mask.bin", mask.data(), 32);
+    load("c65_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c65_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c65_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c65_scalar.bin", &scalar_value, 1);
@@ -1884,17 +1884,17 @@ void case_66([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c66_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c66_mask.bin", mask.data(), 32);
+    load("c66_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c66_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c66_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c66_scalar.bin", &scalar_value, 1);
@@ -1908,17 +1908,17 @@ void case_67([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c67_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c67_mask.bin", mask.data(), 32);
+    load("c67_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c67_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c67_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c67_scalar.bin", &scalar_value, 1);
@@ -1932,17 +1932,17 @@ void case_68([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c68_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c68_mask.bin", mask.data(), 30);
+    load("c68_mask.bin", mask.data(), 48);
     using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x480);
     load("c68_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
+    TASSIGN(tmp, 0x840);
     load("c68_tmp.bin", tmp.data(), 240);
     float scalar_value;
     load("c68_scalar.bin", &scalar_value, 1);
@@ -1956,17 +1956,17 @@ void case_69([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c69_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c69_mask.bin", mask.data(), 64);
+    load("c69_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x900);
+    TASSIGN(src, 0xa00);
     load("c69_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1100);
+    TASSIGN(tmp, 0x1200);
     load("c69_tmp.bin", tmp.data(), 512);
     float scalar_value;
     load("c69_scalar.bin", &scalar_value, 1);
@@ -1976,26 +1976,26 @@ void case_69([[maybe_unused]] Prof profile) {
 
 // case 70 (float_uint32_t): odd 3x5 valid 2x3
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c70_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c70_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c70_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c70_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c70_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c70_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c70_tmp.bin", tmp.data(), 24);
     float scalar_value;
     load("c70_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c70_dst.out", dst.data(), 15);
+    store("c70_dst.out", dst.data(), 24);
 }
 
 // case 71 (float_uint32_t): full 16x16, scalar 0.0
@@ -2004,17 +2004,17 @@ void case_71([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c71_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c71_mask.bin", mask.data(), 32);
+    load("c71_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c71_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c71_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c71_scalar.bin", &scalar_value, 1);
@@ -2028,17 +2028,17 @@ void case_72([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c72_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c72_mask.bin", mask.data(), 32);
+    load("c72_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c72_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c72_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c72_scalar.bin", &scalar_value, 1);
@@ -2052,17 +2052,17 @@ void case_73([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c73_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c73_mask.bin", mask.data(), 32);
+    load("c73_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c73_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c73_tmp.bin", tmp.data(), 256);
     float scalar_value;
     load("c73_scalar.bin", &scalar_value, 1);
@@ -2072,22 +2072,22 @@ void case_73([[maybe_unused]] Prof profile) {
 
 // case 74 (int8_t_uint8_t): full 16x16
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c74_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c74_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c74_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c74_mask.bin", mask.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c74_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c74_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c74_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c74_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c74_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2100,27 +2100,27 @@ void case_74([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c74_dst.out", dst.data(), 256);
+    store("c74_dst.out", dst.data(), 512);
 }
 
 // case 75 (int8_t_uint8_t): partial valid 13x7 of 16x16
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c75_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    load("c75_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c75_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(mask, 0x200);
+    load("c75_mask.bin", mask.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c75_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src, 0x400);
+    load("c75_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c75_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c75_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c75_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2133,27 +2133,27 @@ void case_75([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c75_dst.out", dst.data(), 256);
+    store("c75_dst.out", dst.data(), 512);
 }
 
 // case 76 (int8_t_uint8_t): non-square 6x40
 void case_76([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c76_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c76_dst.bin", dst.data(), 384);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c76_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x180);
+    load("c76_mask.bin", mask.data(), 192);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c76_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c76_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c76_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x3c0);
+    load("c76_tmp.bin", tmp.data(), 384);
     int8_t scalar_value;
     load("c76_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2166,7 +2166,7 @@ void case_76([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c76_dst.out", dst.data(), 240);
+    store("c76_dst.out", dst.data(), 384);
 }
 
 // case 77 (int8_t_uint8_t): run-time valid 11x19 of 16x32
@@ -2175,17 +2175,17 @@ void case_77([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c77_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x200);
-    load("c77_mask.bin", mask.data(), 64);
+    load("c77_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c77_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c77_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c77_scalar.bin", &scalar_value, 1);
@@ -2204,22 +2204,22 @@ void case_77([[maybe_unused]] Prof profile) {
 
 // case 78 (int8_t_uint8_t): odd 3x5 valid 2x3
 void case_78([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c78_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c78_dst.bin", dst.data(), 96);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c78_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c78_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c78_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c78_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c78_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c78_tmp.bin", tmp.data(), 96);
     int8_t scalar_value;
     load("c78_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2232,27 +2232,27 @@ void case_78([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c78_dst.out", dst.data(), 15);
+    store("c78_dst.out", dst.data(), 96);
 }
 
 // case 79 (int8_t_uint8_t): full 16x16, scalar 0
 void case_79([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c79_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c79_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c79_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c79_mask.bin", mask.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c79_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c79_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c79_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c79_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c79_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2265,27 +2265,27 @@ void case_79([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c79_dst.out", dst.data(), 256);
+    store("c79_dst.out", dst.data(), 512);
 }
 
 // case 80 (int8_t_uint8_t): full 16x16, scalar 1
 void case_80([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c80_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c80_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c80_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c80_mask.bin", mask.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c80_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c80_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c80_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c80_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c80_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2298,27 +2298,27 @@ void case_80([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c80_dst.out", dst.data(), 256);
+    store("c80_dst.out", dst.data(), 512);
 }
 
 // case 81 (int8_t_uint8_t): full 16x16, scalar -3
 void case_81([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c81_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c81_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c81_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c81_mask.bin", mask.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c81_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c81_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c81_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c81_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c81_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2331,127 +2331,127 @@ void case_81([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c81_dst.out", dst.data(), 256);
+    store("c81_dst.out", dst.data(), 512);
 }
 
 // case 82 (int8_t_uint8_t_colmajor): col-major 12x20 valid 9x15
 void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c82_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 12, 3, BLayout::ColMajor, 9, 2>;
+    load("c82_dst.bin", dst.data(), 640);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 32, 3, BLayout::ColMajor, 9, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c82_mask.bin", mask.data(), 36);
-    using Tile_src = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(mask, 0x280);
+    load("c82_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c82_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src, 0x300);
+    load("c82_src.bin", src.data(), 640);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c82_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x580);
+    load("c82_tmp.bin", tmp.data(), 640);
     int8_t scalar_value;
     load("c82_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c82_dst.out", dst.data(), 240);
+    store("c82_dst.out", dst.data(), 640);
 }
 
 // case 83 (int8_t_uint8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_83([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c83_dst.bin", dst.data(), 64);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c83_dst.bin", dst.data(), 256);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 32, 1, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(5, 1);
-    TASSIGN(mask, 0x40);
-    load("c83_mask.bin", mask.data(), 8);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x100);
+    load("c83_mask.bin", mask.data(), 32);
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x80);
-    load("c83_src.bin", src.data(), 64);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x140);
+    load("c83_src.bin", src.data(), 256);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(5, 6);
-    TASSIGN(tmp, 0xc0);
-    load("c83_tmp.bin", tmp.data(), 64);
+    TASSIGN(tmp, 0x240);
+    load("c83_tmp.bin", tmp.data(), 256);
     int8_t scalar_value;
     load("c83_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c83_dst.out", dst.data(), 64);
+    store("c83_dst.out", dst.data(), 256);
 }
 
 // case 84 (int8_t_uint16_t): full 16x16
 void case_84([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c84_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c84_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c84_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c84_mask.bin", mask.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c84_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c84_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c84_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c84_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c84_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c84_dst.out", dst.data(), 256);
+    store("c84_dst.out", dst.data(), 512);
 }
 
 // case 85 (int8_t_uint16_t): partial valid 13x7 of 16x16
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c85_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    load("c85_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c85_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(mask, 0x200);
+    load("c85_mask.bin", mask.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c85_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src, 0x400);
+    load("c85_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c85_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c85_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c85_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c85_dst.out", dst.data(), 256);
+    store("c85_dst.out", dst.data(), 512);
 }
 
 // case 86 (int8_t_uint16_t): non-square 6x40
 void case_86([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c86_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c86_dst.bin", dst.data(), 384);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c86_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x180);
+    load("c86_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c86_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c86_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c86_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x3c0);
+    load("c86_tmp.bin", tmp.data(), 384);
     int8_t scalar_value;
     load("c86_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c86_dst.out", dst.data(), 240);
+    store("c86_dst.out", dst.data(), 384);
 }
 
 // case 87 (int8_t_uint16_t): run-time valid 11x19 of 16x32
@@ -2460,17 +2460,17 @@ void case_87([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c87_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x200);
-    load("c87_mask.bin", mask.data(), 64);
+    load("c87_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c87_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c87_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c87_scalar.bin", &scalar_value, 1);
@@ -2480,170 +2480,170 @@ void case_87([[maybe_unused]] Prof profile) {
 
 // case 88 (int8_t_uint16_t): odd 3x5 valid 2x3
 void case_88([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c88_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c88_dst.bin", dst.data(), 96);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c88_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c88_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c88_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c88_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c88_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c88_tmp.bin", tmp.data(), 96);
     int8_t scalar_value;
     load("c88_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c88_dst.out", dst.data(), 15);
+    store("c88_dst.out", dst.data(), 96);
 }
 
 // case 89 (int8_t_uint16_t): full 16x16, scalar 0
 void case_89([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c89_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c89_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c89_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c89_mask.bin", mask.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c89_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c89_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c89_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c89_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c89_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c89_dst.out", dst.data(), 256);
+    store("c89_dst.out", dst.data(), 512);
 }
 
 // case 90 (int8_t_uint16_t): full 16x16, scalar 1
 void case_90([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c90_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c90_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c90_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c90_mask.bin", mask.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c90_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c90_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c90_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c90_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c90_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c90_dst.out", dst.data(), 256);
+    store("c90_dst.out", dst.data(), 512);
 }
 
 // case 91 (int8_t_uint16_t): full 16x16, scalar -3
 void case_91([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c91_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c91_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c91_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c91_mask.bin", mask.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c91_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c91_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c91_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c91_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c91_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c91_dst.out", dst.data(), 256);
+    store("c91_dst.out", dst.data(), 512);
 }
 
 // case 92 (int8_t_uint32_t): full 16x16
 void case_92([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c92_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c92_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c92_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c92_mask.bin", mask.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c92_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c92_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c92_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c92_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c92_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c92_dst.out", dst.data(), 256);
+    store("c92_dst.out", dst.data(), 512);
 }
 
 // case 93 (int8_t_uint32_t): partial valid 13x7 of 16x16
 void case_93([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c93_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    load("c93_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c93_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(mask, 0x200);
+    load("c93_mask.bin", mask.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c93_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src, 0x400);
+    load("c93_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c93_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c93_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c93_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c93_dst.out", dst.data(), 256);
+    store("c93_dst.out", dst.data(), 512);
 }
 
 // case 94 (int8_t_uint32_t): non-square 6x40
 void case_94([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c94_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c94_dst.bin", dst.data(), 384);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c94_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x180);
+    load("c94_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c94_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c94_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c94_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x3c0);
+    load("c94_tmp.bin", tmp.data(), 384);
     int8_t scalar_value;
     load("c94_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c94_dst.out", dst.data(), 240);
+    store("c94_dst.out", dst.data(), 384);
 }
 
 // case 95 (int8_t_uint32_t): run-time valid 11x19 of 16x32
@@ -2652,17 +2652,17 @@ void case_95([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c95_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x200);
-    load("c95_mask.bin", mask.data(), 64);
+    load("c95_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x300);
+    TASSIGN(src, 0x400);
     load("c95_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x500);
+    TASSIGN(tmp, 0x600);
     load("c95_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c95_scalar.bin", &scalar_value, 1);
@@ -2672,118 +2672,118 @@ void case_95([[maybe_unused]] Prof profile) {
 
 // case 96 (int8_t_uint32_t): odd 3x5 valid 2x3
 void case_96([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c96_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c96_dst.bin", dst.data(), 96);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c96_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c96_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c96_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c96_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c96_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c96_tmp.bin", tmp.data(), 96);
     int8_t scalar_value;
     load("c96_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c96_dst.out", dst.data(), 15);
+    store("c96_dst.out", dst.data(), 96);
 }
 
 // case 97 (int8_t_uint32_t): full 16x16, scalar 0
 void case_97([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c97_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c97_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c97_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c97_mask.bin", mask.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c97_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c97_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c97_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c97_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c97_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c97_dst.out", dst.data(), 256);
+    store("c97_dst.out", dst.data(), 512);
 }
 
 // case 98 (int8_t_uint32_t): full 16x16, scalar 1
 void case_98([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c98_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c98_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c98_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c98_mask.bin", mask.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c98_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c98_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c98_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c98_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c98_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c98_dst.out", dst.data(), 256);
+    store("c98_dst.out", dst.data(), 512);
 }
 
 // case 99 (int8_t_uint32_t): full 16x16, scalar -3
 void case_99([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c99_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c99_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c99_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c99_mask.bin", mask.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c99_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c99_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c99_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c99_tmp.bin", tmp.data(), 512);
     int8_t scalar_value;
     load("c99_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c99_dst.out", dst.data(), 256);
+    store("c99_dst.out", dst.data(), 512);
 }
 
 // case 100 (uint8_t): full 16x16
 void case_100([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c100_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c100_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c100_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c100_mask.bin", mask.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c100_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c100_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c100_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c100_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c100_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2796,27 +2796,27 @@ void case_100([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c100_dst.out", dst.data(), 256);
+    store("c100_dst.out", dst.data(), 512);
 }
 
 // case 101 (uint8_t): partial valid 13x7 of 16x16
 void case_101([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c101_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    load("c101_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c101_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(mask, 0x200);
+    load("c101_mask.bin", mask.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c101_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src, 0x400);
+    load("c101_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c101_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c101_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c101_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2829,27 +2829,27 @@ void case_101([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c101_dst.out", dst.data(), 256);
+    store("c101_dst.out", dst.data(), 512);
 }
 
 // case 102 (uint8_t): non-square 6x40
 void case_102([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c102_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c102_dst.bin", dst.data(), 384);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c102_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x180);
+    load("c102_mask.bin", mask.data(), 192);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c102_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c102_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c102_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x3c0);
+    load("c102_tmp.bin", tmp.data(), 384);
     uint8_t scalar_value;
     load("c102_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2862,7 +2862,7 @@ void case_102([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c102_dst.out", dst.data(), 240);
+    store("c102_dst.out", dst.data(), 384);
 }
 
 // case 103 (uint8_t): run-time valid 11x19 of 16x32
@@ -2871,17 +2871,17 @@ void case_103([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c103_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x200);
-    load("c103_mask.bin", mask.data(), 64);
+    load("c103_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c103_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c103_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c103_scalar.bin", &scalar_value, 1);
@@ -2900,22 +2900,22 @@ void case_103([[maybe_unused]] Prof profile) {
 
 // case 104 (uint8_t): odd 3x5 valid 2x3
 void case_104([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c104_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c104_dst.bin", dst.data(), 96);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c104_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c104_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c104_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c104_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c104_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c104_tmp.bin", tmp.data(), 96);
     uint8_t scalar_value;
     load("c104_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2928,27 +2928,27 @@ void case_104([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c104_dst.out", dst.data(), 15);
+    store("c104_dst.out", dst.data(), 96);
 }
 
 // case 105 (uint8_t): full 16x16, scalar 0
 void case_105([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c105_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c105_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c105_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c105_mask.bin", mask.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c105_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c105_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c105_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c105_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c105_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2961,27 +2961,27 @@ void case_105([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c105_dst.out", dst.data(), 256);
+    store("c105_dst.out", dst.data(), 512);
 }
 
 // case 106 (uint8_t): full 16x16, scalar 1
 void case_106([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c106_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c106_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c106_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c106_mask.bin", mask.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c106_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c106_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c106_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c106_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c106_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -2994,79 +2994,79 @@ void case_106([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c106_dst.out", dst.data(), 256);
+    store("c106_dst.out", dst.data(), 512);
 }
 
 // case 107 (uint8_t_uint16_t): full 16x16
 void case_107([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c107_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c107_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c107_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c107_mask.bin", mask.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c107_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c107_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c107_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c107_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c107_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c107_dst.out", dst.data(), 256);
+    store("c107_dst.out", dst.data(), 512);
 }
 
 // case 108 (uint8_t_uint16_t): partial valid 13x7 of 16x16
 void case_108([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c108_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    load("c108_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c108_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(mask, 0x200);
+    load("c108_mask.bin", mask.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c108_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src, 0x400);
+    load("c108_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c108_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c108_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c108_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c108_dst.out", dst.data(), 256);
+    store("c108_dst.out", dst.data(), 512);
 }
 
 // case 109 (uint8_t_uint16_t): non-square 6x40
 void case_109([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c109_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c109_dst.bin", dst.data(), 384);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c109_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x180);
+    load("c109_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c109_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c109_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c109_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x3c0);
+    load("c109_tmp.bin", tmp.data(), 384);
     uint8_t scalar_value;
     load("c109_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c109_dst.out", dst.data(), 240);
+    store("c109_dst.out", dst.data(), 384);
 }
 
 // case 110 (uint8_t_uint16_t): run-time valid 11x19 of 16x32
@@ -3075,17 +3075,17 @@ void case_110([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c110_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x200);
-    load("c110_mask.bin", mask.data(), 64);
+    load("c110_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c110_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c110_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c110_scalar.bin", &scalar_value, 1);
@@ -3095,146 +3095,146 @@ void case_110([[maybe_unused]] Prof profile) {
 
 // case 111 (uint8_t_uint16_t): odd 3x5 valid 2x3
 void case_111([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c111_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c111_dst.bin", dst.data(), 96);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c111_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c111_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c111_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c111_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c111_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c111_tmp.bin", tmp.data(), 96);
     uint8_t scalar_value;
     load("c111_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c111_dst.out", dst.data(), 15);
+    store("c111_dst.out", dst.data(), 96);
 }
 
 // case 112 (uint8_t_uint16_t): full 16x16, scalar 0
 void case_112([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c112_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c112_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c112_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c112_mask.bin", mask.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c112_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c112_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c112_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c112_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c112_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c112_dst.out", dst.data(), 256);
+    store("c112_dst.out", dst.data(), 512);
 }
 
 // case 113 (uint8_t_uint16_t): full 16x16, scalar 1
 void case_113([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c113_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c113_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c113_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c113_mask.bin", mask.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x140);
-    load("c113_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c113_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x240);
-    load("c113_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c113_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c113_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c113_dst.out", dst.data(), 256);
+    store("c113_dst.out", dst.data(), 512);
 }
 
 // case 114 (uint8_t_uint32_t): full 16x16
 void case_114([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c114_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c114_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c114_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c114_mask.bin", mask.data(), 128);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c114_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c114_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c114_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c114_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c114_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c114_dst.out", dst.data(), 256);
+    store("c114_dst.out", dst.data(), 512);
 }
 
 // case 115 (uint8_t_uint32_t): partial valid 13x7 of 16x16
 void case_115([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c115_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    load("c115_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c115_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(mask, 0x200);
+    load("c115_mask.bin", mask.data(), 128);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c115_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src, 0x400);
+    load("c115_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c115_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c115_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c115_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c115_dst.out", dst.data(), 256);
+    store("c115_dst.out", dst.data(), 512);
 }
 
 // case 116 (uint8_t_uint32_t): non-square 6x40
 void case_116([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c116_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c116_dst.bin", dst.data(), 384);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c116_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x180);
+    load("c116_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c116_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x240);
+    load("c116_src.bin", src.data(), 384);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c116_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x3c0);
+    load("c116_tmp.bin", tmp.data(), 384);
     uint8_t scalar_value;
     load("c116_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c116_dst.out", dst.data(), 240);
+    store("c116_dst.out", dst.data(), 384);
 }
 
 // case 117 (uint8_t_uint32_t): run-time valid 11x19 of 16x32
@@ -3243,17 +3243,17 @@ void case_117([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c117_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x200);
-    load("c117_mask.bin", mask.data(), 64);
+    load("c117_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x300);
+    TASSIGN(src, 0x400);
     load("c117_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x500);
+    TASSIGN(tmp, 0x600);
     load("c117_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c117_scalar.bin", &scalar_value, 1);
@@ -3263,74 +3263,74 @@ void case_117([[maybe_unused]] Prof profile) {
 
 // case 118 (uint8_t_uint32_t): odd 3x5 valid 2x3
 void case_118([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c118_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c118_dst.bin", dst.data(), 96);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c118_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c118_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c118_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c118_src.bin", src.data(), 96);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c118_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c118_tmp.bin", tmp.data(), 96);
     uint8_t scalar_value;
     load("c118_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c118_dst.out", dst.data(), 15);
+    store("c118_dst.out", dst.data(), 96);
 }
 
 // case 119 (uint8_t_uint32_t): full 16x16, scalar 0
 void case_119([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c119_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c119_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c119_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c119_mask.bin", mask.data(), 128);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c119_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c119_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c119_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c119_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c119_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c119_dst.out", dst.data(), 256);
+    store("c119_dst.out", dst.data(), 512);
 }
 
 // case 120 (uint8_t_uint32_t): full 16x16, scalar 1
 void case_120([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c120_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    load("c120_dst.bin", dst.data(), 512);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
-    TASSIGN(mask, 0x100);
-    load("c120_mask.bin", mask.data(), 32);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(mask, 0x200);
+    load("c120_mask.bin", mask.data(), 128);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x180);
-    load("c120_src.bin", src.data(), 256);
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src, 0x400);
+    load("c120_src.bin", src.data(), 512);
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x280);
-    load("c120_tmp.bin", tmp.data(), 256);
+    TASSIGN(tmp, 0x600);
+    load("c120_tmp.bin", tmp.data(), 512);
     uint8_t scalar_value;
     load("c120_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c120_dst.out", dst.data(), 256);
+    store("c120_dst.out", dst.data(), 512);
 }
 
 // case 121 (int16_t_uint8_t): full 16x16
@@ -3339,17 +3339,17 @@ void case_121([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c121_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c121_mask.bin", mask.data(), 32);
+    load("c121_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c121_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c121_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c121_scalar.bin", &scalar_value, 1);
@@ -3373,17 +3373,17 @@ void case_122([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c122_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c122_mask.bin", mask.data(), 32);
+    load("c122_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c122_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c122_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c122_scalar.bin", &scalar_value, 1);
@@ -3403,22 +3403,22 @@ void case_122([[maybe_unused]] Prof profile) {
 
 // case 123 (int16_t_uint8_t): non-square 6x40
 void case_123([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c123_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c123_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c123_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c123_mask.bin", mask.data(), 192);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c123_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c123_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c123_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c123_tmp.bin", tmp.data(), 288);
     int16_t scalar_value;
     load("c123_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -3432,7 +3432,7 @@ void case_123([[maybe_unused]] Prof profile) {
         profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
         break;
     }
-    store("c123_dst.out", dst.data(), 240);
+    store("c123_dst.out", dst.data(), 288);
 }
 
 // case 124 (int16_t_uint8_t): run-time valid 11x19 of 16x32
@@ -3441,17 +3441,17 @@ void case_124([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c124_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c124_mask.bin", mask.data(), 64);
+    load("c124_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c124_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c124_tmp.bin", tmp.data(), 512);
     int16_t scalar_value;
     load("c124_scalar.bin", &scalar_value, 1);
@@ -3471,22 +3471,22 @@ void case_124([[maybe_unused]] Prof profile) {
 
 // case 125 (int16_t_uint8_t): odd 3x5 valid 2x3
 void case_125([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c125_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c125_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c125_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c125_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c125_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c125_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c125_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c125_tmp.bin", tmp.data(), 48);
     int16_t scalar_value;
     load("c125_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -3500,7 +3500,7 @@ void case_125([[maybe_unused]] Prof profile) {
         profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
         break;
     }
-    store("c125_dst.out", dst.data(), 15);
+    store("c125_dst.out", dst.data(), 48);
 }
 
 // case 126 (int16_t_uint8_t): full 16x16, scalar 0
@@ -3509,17 +3509,17 @@ void case_126([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c126_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c126_mask.bin", mask.data(), 32);
+    load("c126_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c126_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c126_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c126_scalar.bin", &scalar_value, 1);
@@ -3543,17 +3543,17 @@ void case_127([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c127_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c127_mask.bin", mask.data(), 32);
+    load("c127_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c127_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c127_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c127_scalar.bin", &scalar_value, 1);
@@ -3577,17 +3577,17 @@ void case_128([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c128_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c128_mask.bin", mask.data(), 32);
+    load("c128_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c128_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c128_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c128_scalar.bin", &scalar_value, 1);
@@ -3611,17 +3611,17 @@ void case_129([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c129_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c129_mask.bin", mask.data(), 32);
+    load("c129_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c129_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c129_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c129_scalar.bin", &scalar_value, 1);
@@ -3635,17 +3635,17 @@ void case_130([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c130_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c130_mask.bin", mask.data(), 32);
+    load("c130_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c130_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c130_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c130_scalar.bin", &scalar_value, 1);
@@ -3655,26 +3655,26 @@ void case_130([[maybe_unused]] Prof profile) {
 
 // case 131 (int16_t_uint16_t): non-square 6x40
 void case_131([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c131_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c131_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c131_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c131_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c131_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c131_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c131_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c131_tmp.bin", tmp.data(), 288);
     int16_t scalar_value;
     load("c131_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c131_dst.out", dst.data(), 240);
+    store("c131_dst.out", dst.data(), 288);
 }
 
 // case 132 (int16_t_uint16_t): run-time valid 11x19 of 16x32
@@ -3683,17 +3683,17 @@ void case_132([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c132_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c132_mask.bin", mask.data(), 64);
+    load("c132_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c132_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c132_tmp.bin", tmp.data(), 512);
     int16_t scalar_value;
     load("c132_scalar.bin", &scalar_value, 1);
@@ -3703,26 +3703,26 @@ void case_132([[maybe_unused]] Prof profile) {
 
 // case 133 (int16_t_uint16_t): odd 3x5 valid 2x3
 void case_133([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c133_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c133_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c133_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c133_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c133_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c133_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c133_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c133_tmp.bin", tmp.data(), 48);
     int16_t scalar_value;
     load("c133_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c133_dst.out", dst.data(), 15);
+    store("c133_dst.out", dst.data(), 48);
 }
 
 // case 134 (int16_t_uint16_t): full 16x16, scalar 0
@@ -3731,17 +3731,17 @@ void case_134([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c134_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c134_mask.bin", mask.data(), 32);
+    load("c134_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c134_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c134_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c134_scalar.bin", &scalar_value, 1);
@@ -3755,17 +3755,17 @@ void case_135([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c135_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c135_mask.bin", mask.data(), 32);
+    load("c135_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c135_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c135_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c135_scalar.bin", &scalar_value, 1);
@@ -3779,17 +3779,17 @@ void case_136([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c136_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c136_mask.bin", mask.data(), 32);
+    load("c136_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c136_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c136_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c136_scalar.bin", &scalar_value, 1);
@@ -3803,17 +3803,17 @@ void case_137([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c137_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c137_mask.bin", mask.data(), 32);
+    load("c137_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c137_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c137_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c137_scalar.bin", &scalar_value, 1);
@@ -3827,17 +3827,17 @@ void case_138([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c138_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c138_mask.bin", mask.data(), 32);
+    load("c138_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c138_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c138_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c138_scalar.bin", &scalar_value, 1);
@@ -3847,26 +3847,26 @@ void case_138([[maybe_unused]] Prof profile) {
 
 // case 139 (int16_t_uint32_t): non-square 6x40
 void case_139([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c139_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c139_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c139_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c139_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c139_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c139_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
-    load("c139_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c139_tmp.bin", tmp.data(), 288);
     int16_t scalar_value;
     load("c139_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c139_dst.out", dst.data(), 240);
+    store("c139_dst.out", dst.data(), 288);
 }
 
 // case 140 (int16_t_uint32_t): run-time valid 11x19 of 16x32
@@ -3875,17 +3875,17 @@ void case_140([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c140_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c140_mask.bin", mask.data(), 64);
+    load("c140_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x500);
+    TASSIGN(src, 0x600);
     load("c140_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x900);
+    TASSIGN(tmp, 0xa00);
     load("c140_tmp.bin", tmp.data(), 512);
     int16_t scalar_value;
     load("c140_scalar.bin", &scalar_value, 1);
@@ -3895,26 +3895,26 @@ void case_140([[maybe_unused]] Prof profile) {
 
 // case 141 (int16_t_uint32_t): odd 3x5 valid 2x3
 void case_141([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c141_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c141_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c141_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c141_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c141_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c141_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c141_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c141_tmp.bin", tmp.data(), 48);
     int16_t scalar_value;
     load("c141_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c141_dst.out", dst.data(), 15);
+    store("c141_dst.out", dst.data(), 48);
 }
 
 // case 142 (int16_t_uint32_t): full 16x16, scalar 0
@@ -3923,17 +3923,17 @@ void case_142([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c142_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c142_mask.bin", mask.data(), 32);
+    load("c142_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c142_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c142_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c142_scalar.bin", &scalar_value, 1);
@@ -3947,17 +3947,17 @@ void case_143([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c143_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c143_mask.bin", mask.data(), 32);
+    load("c143_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c143_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c143_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c143_scalar.bin", &scalar_value, 1);
@@ -3971,17 +3971,17 @@ void case_144([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c144_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c144_mask.bin", mask.data(), 32);
+    load("c144_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c144_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c144_tmp.bin", tmp.data(), 256);
     int16_t scalar_value;
     load("c144_scalar.bin", &scalar_value, 1);
@@ -3995,17 +3995,17 @@ void case_145([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c145_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c145_mask.bin", mask.data(), 32);
+    load("c145_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c145_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c145_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c145_scalar.bin", &scalar_value, 1);
@@ -4029,17 +4029,17 @@ void case_146([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c146_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c146_mask.bin", mask.data(), 32);
+    load("c146_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c146_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c146_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c146_scalar.bin", &scalar_value, 1);
@@ -4059,22 +4059,22 @@ void case_146([[maybe_unused]] Prof profile) {
 
 // case 147 (uint16_t_uint8_t): non-square 6x40
 void case_147([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c147_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c147_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c147_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c147_mask.bin", mask.data(), 192);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c147_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c147_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c147_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c147_tmp.bin", tmp.data(), 288);
     uint16_t scalar_value;
     load("c147_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -4088,7 +4088,7 @@ void case_147([[maybe_unused]] Prof profile) {
         profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
         break;
     }
-    store("c147_dst.out", dst.data(), 240);
+    store("c147_dst.out", dst.data(), 288);
 }
 
 // case 148 (uint16_t_uint8_t): run-time valid 11x19 of 16x32
@@ -4097,17 +4097,17 @@ void case_148([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c148_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c148_mask.bin", mask.data(), 64);
+    load("c148_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c148_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c148_tmp.bin", tmp.data(), 512);
     uint16_t scalar_value;
     load("c148_scalar.bin", &scalar_value, 1);
@@ -4127,22 +4127,22 @@ void case_148([[maybe_unused]] Prof profile) {
 
 // case 149 (uint16_t_uint8_t): odd 3x5 valid 2x3
 void case_149([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c149_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c149_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c149_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c149_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c149_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c149_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c149_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c149_tmp.bin", tmp.data(), 48);
     uint16_t scalar_value;
     load("c149_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -4156,7 +4156,7 @@ void case_149([[maybe_unused]] Prof profile) {
         profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
         break;
     }
-    store("c149_dst.out", dst.data(), 15);
+    store("c149_dst.out", dst.data(), 48);
 }
 
 // case 150 (uint16_t_uint8_t): full 16x16, scalar 0
@@ -4165,17 +4165,17 @@ void case_150([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c150_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c150_mask.bin", mask.data(), 32);
+    load("c150_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c150_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c150_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c150_scalar.bin", &scalar_value, 1);
@@ -4199,17 +4199,17 @@ void case_151([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c151_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c151_mask.bin", mask.data(), 32);
+    load("c151_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c151_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c151_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c151_scalar.bin", &scalar_value, 1);
@@ -4233,17 +4233,17 @@ void case_152([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c152_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c152_mask.bin", mask.data(), 32);
+    load("c152_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c152_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c152_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c152_scalar.bin", &scalar_value, 1);
@@ -4257,17 +4257,17 @@ void case_153([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c153_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c153_mask.bin", mask.data(), 32);
+    load("c153_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c153_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c153_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c153_scalar.bin", &scalar_value, 1);
@@ -4277,26 +4277,26 @@ void case_153([[maybe_unused]] Prof profile) {
 
 // case 154 (uint16_t): non-square 6x40
 void case_154([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c154_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c154_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c154_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c154_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x240);
-    load("c154_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c154_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
-    load("c154_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c154_tmp.bin", tmp.data(), 288);
     uint16_t scalar_value;
     load("c154_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c154_dst.out", dst.data(), 240);
+    store("c154_dst.out", dst.data(), 288);
 }
 
 // case 155 (uint16_t): run-time valid 11x19 of 16x32
@@ -4305,17 +4305,17 @@ void case_155([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c155_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c155_mask.bin", mask.data(), 64);
+    load("c155_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c155_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c155_tmp.bin", tmp.data(), 512);
     uint16_t scalar_value;
     load("c155_scalar.bin", &scalar_value, 1);
@@ -4325,26 +4325,26 @@ void case_155([[maybe_unused]] Prof profile) {
 
 // case 156 (uint16_t): odd 3x5 valid 2x3
 void case_156([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c156_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c156_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c156_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c156_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c156_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c156_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c156_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c156_tmp.bin", tmp.data(), 48);
     uint16_t scalar_value;
     load("c156_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c156_dst.out", dst.data(), 15);
+    store("c156_dst.out", dst.data(), 48);
 }
 
 // case 157 (uint16_t): full 16x16, scalar 0
@@ -4353,17 +4353,17 @@ void case_157([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c157_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c157_mask.bin", mask.data(), 32);
+    load("c157_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c157_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c157_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c157_scalar.bin", &scalar_value, 1);
@@ -4377,17 +4377,17 @@ void case_158([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c158_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c158_mask.bin", mask.data(), 32);
+    load("c158_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x240);
+    TASSIGN(src, 0x400);
     load("c158_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x440);
+    TASSIGN(tmp, 0x600);
     load("c158_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c158_scalar.bin", &scalar_value, 1);
@@ -4401,17 +4401,17 @@ void case_159([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c159_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c159_mask.bin", mask.data(), 32);
+    load("c159_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c159_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c159_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c159_scalar.bin", &scalar_value, 1);
@@ -4425,17 +4425,17 @@ void case_160([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c160_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c160_mask.bin", mask.data(), 32);
+    load("c160_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c160_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c160_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c160_scalar.bin", &scalar_value, 1);
@@ -4445,26 +4445,26 @@ void case_160([[maybe_unused]] Prof profile) {
 
 // case 161 (uint16_t_uint32_t): non-square 6x40
 void case_161([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c161_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    load("c161_dst.bin", dst.data(), 288);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
-    TASSIGN(mask, 0x200);
-    load("c161_mask.bin", mask.data(), 30);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(mask, 0x240);
+    load("c161_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x280);
-    load("c161_src.bin", src.data(), 240);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src, 0x300);
+    load("c161_src.bin", src.data(), 288);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
-    load("c161_tmp.bin", tmp.data(), 240);
+    TASSIGN(tmp, 0x540);
+    load("c161_tmp.bin", tmp.data(), 288);
     uint16_t scalar_value;
     load("c161_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c161_dst.out", dst.data(), 240);
+    store("c161_dst.out", dst.data(), 288);
 }
 
 // case 162 (uint16_t_uint32_t): run-time valid 11x19 of 16x32
@@ -4473,17 +4473,17 @@ void case_162([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c162_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x400);
-    load("c162_mask.bin", mask.data(), 64);
+    load("c162_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x500);
+    TASSIGN(src, 0x600);
     load("c162_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x900);
+    TASSIGN(tmp, 0xa00);
     load("c162_tmp.bin", tmp.data(), 512);
     uint16_t scalar_value;
     load("c162_scalar.bin", &scalar_value, 1);
@@ -4493,26 +4493,26 @@ void case_162([[maybe_unused]] Prof profile) {
 
 // case 163 (uint16_t_uint32_t): odd 3x5 valid 2x3
 void case_163([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c163_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c163_dst.bin", dst.data(), 48);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c163_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c163_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c163_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c163_src.bin", src.data(), 48);
+    using Tile_tmp = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c163_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c163_tmp.bin", tmp.data(), 48);
     uint16_t scalar_value;
     load("c163_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c163_dst.out", dst.data(), 15);
+    store("c163_dst.out", dst.data(), 48);
 }
 
 // case 164 (uint16_t_uint32_t): full 16x16, scalar 0
@@ -4521,17 +4521,17 @@ void case_164([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c164_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c164_mask.bin", mask.data(), 32);
+    load("c164_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c164_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c164_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c164_scalar.bin", &scalar_value, 1);
@@ -4545,17 +4545,17 @@ void case_165([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c165_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x200);
-    load("c165_mask.bin", mask.data(), 32);
+    load("c165_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x280);
+    TASSIGN(src, 0x400);
     load("c165_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x480);
+    TASSIGN(tmp, 0x600);
     load("c165_tmp.bin", tmp.data(), 256);
     uint16_t scalar_value;
     load("c165_scalar.bin", &scalar_value, 1);
@@ -4569,17 +4569,17 @@ void case_166([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c166_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c166_mask.bin", mask.data(), 32);
+    load("c166_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c166_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c166_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c166_scalar.bin", &scalar_value, 1);
@@ -4603,17 +4603,17 @@ void case_167([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c167_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c167_mask.bin", mask.data(), 32);
+    load("c167_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c167_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c167_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c167_scalar.bin", &scalar_value, 1);
@@ -4637,17 +4637,17 @@ void case_168([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c168_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c168_mask.bin", mask.data(), 30);
+    load("c168_mask.bin", mask.data(), 192);
     using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x480);
     load("c168_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x7c0);
+    TASSIGN(tmp, 0x840);
     load("c168_tmp.bin", tmp.data(), 240);
     int32_t scalar_value;
     load("c168_scalar.bin", &scalar_value, 1);
@@ -4671,17 +4671,17 @@ void case_169([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c169_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c169_mask.bin", mask.data(), 64);
+    load("c169_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c169_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c169_tmp.bin", tmp.data(), 512);
     int32_t scalar_value;
     load("c169_scalar.bin", &scalar_value, 1);
@@ -4701,22 +4701,22 @@ void case_169([[maybe_unused]] Prof profile) {
 
 // case 170 (int32_t_uint8_t): odd 3x5 valid 2x3
 void case_170([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c170_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c170_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c170_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c170_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c170_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c170_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c170_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c170_tmp.bin", tmp.data(), 24);
     int32_t scalar_value;
     load("c170_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -4730,7 +4730,7 @@ void case_170([[maybe_unused]] Prof profile) {
         profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
         break;
     }
-    store("c170_dst.out", dst.data(), 15);
+    store("c170_dst.out", dst.data(), 24);
 }
 
 // case 171 (int32_t_uint8_t): full 16x16, scalar 0
@@ -4739,17 +4739,17 @@ void case_171([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c171_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c171_mask.bin", mask.data(), 32);
+    load("c171_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c171_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c171_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c171_scalar.bin", &scalar_value, 1);
@@ -4773,17 +4773,17 @@ void case_172([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c172_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c172_mask.bin", mask.data(), 32);
+    load("c172_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c172_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c172_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c172_scalar.bin", &scalar_value, 1);
@@ -4807,17 +4807,17 @@ void case_173([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c173_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c173_mask.bin", mask.data(), 32);
+    load("c173_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c173_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c173_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c173_scalar.bin", &scalar_value, 1);
@@ -4841,17 +4841,17 @@ void case_174([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c174_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c174_mask.bin", mask.data(), 32);
+    load("c174_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c174_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c174_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c174_scalar.bin", &scalar_value, 1);
@@ -4865,17 +4865,17 @@ void case_175([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c175_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c175_mask.bin", mask.data(), 32);
+    load("c175_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c175_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c175_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c175_scalar.bin", &scalar_value, 1);
@@ -4889,17 +4889,17 @@ void case_176([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c176_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c176_mask.bin", mask.data(), 30);
+    load("c176_mask.bin", mask.data(), 96);
     using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x480);
     load("c176_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x7c0);
+    TASSIGN(tmp, 0x840);
     load("c176_tmp.bin", tmp.data(), 240);
     int32_t scalar_value;
     load("c176_scalar.bin", &scalar_value, 1);
@@ -4913,17 +4913,17 @@ void case_177([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c177_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c177_mask.bin", mask.data(), 64);
+    load("c177_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c177_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c177_tmp.bin", tmp.data(), 512);
     int32_t scalar_value;
     load("c177_scalar.bin", &scalar_value, 1);
@@ -4933,26 +4933,26 @@ void case_177([[maybe_unused]] Prof profile) {
 
 // case 178 (int32_t_uint16_t): odd 3x5 valid 2x3
 void case_178([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c178_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c178_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c178_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c178_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c178_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c178_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c178_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c178_tmp.bin", tmp.data(), 24);
     int32_t scalar_value;
     load("c178_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c178_dst.out", dst.data(), 15);
+    store("c178_dst.out", dst.data(), 24);
 }
 
 // case 179 (int32_t_uint16_t): full 16x16, scalar 0
@@ -4961,17 +4961,17 @@ void case_179([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c179_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c179_mask.bin", mask.data(), 32);
+    load("c179_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c179_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c179_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c179_scalar.bin", &scalar_value, 1);
@@ -4985,17 +4985,17 @@ void case_180([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c180_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c180_mask.bin", mask.data(), 32);
+    load("c180_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c180_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c180_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c180_scalar.bin", &scalar_value, 1);
@@ -5009,17 +5009,17 @@ void case_181([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c181_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c181_mask.bin", mask.data(), 32);
+    load("c181_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c181_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c181_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c181_scalar.bin", &scalar_value, 1);
@@ -5033,17 +5033,17 @@ void case_182([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c182_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c182_mask.bin", mask.data(), 32);
+    load("c182_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c182_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c182_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c182_scalar.bin", &scalar_value, 1);
@@ -5057,17 +5057,17 @@ void case_183([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c183_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c183_mask.bin", mask.data(), 32);
+    load("c183_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c183_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c183_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c183_scalar.bin", &scalar_value, 1);
@@ -5081,17 +5081,17 @@ void case_184([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c184_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c184_mask.bin", mask.data(), 30);
+    load("c184_mask.bin", mask.data(), 48);
     using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x480);
     load("c184_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
+    TASSIGN(tmp, 0x840);
     load("c184_tmp.bin", tmp.data(), 240);
     int32_t scalar_value;
     load("c184_scalar.bin", &scalar_value, 1);
@@ -5105,17 +5105,17 @@ void case_185([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c185_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c185_mask.bin", mask.data(), 64);
+    load("c185_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x900);
+    TASSIGN(src, 0xa00);
     load("c185_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1100);
+    TASSIGN(tmp, 0x1200);
     load("c185_tmp.bin", tmp.data(), 512);
     int32_t scalar_value;
     load("c185_scalar.bin", &scalar_value, 1);
@@ -5125,26 +5125,26 @@ void case_185([[maybe_unused]] Prof profile) {
 
 // case 186 (int32_t_uint32_t): odd 3x5 valid 2x3
 void case_186([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c186_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c186_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c186_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c186_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c186_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c186_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c186_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c186_tmp.bin", tmp.data(), 24);
     int32_t scalar_value;
     load("c186_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c186_dst.out", dst.data(), 15);
+    store("c186_dst.out", dst.data(), 24);
 }
 
 // case 187 (int32_t_uint32_t): full 16x16, scalar 0
@@ -5153,17 +5153,17 @@ void case_187([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c187_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c187_mask.bin", mask.data(), 32);
+    load("c187_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c187_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c187_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c187_scalar.bin", &scalar_value, 1);
@@ -5177,17 +5177,17 @@ void case_188([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c188_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c188_mask.bin", mask.data(), 32);
+    load("c188_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c188_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c188_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c188_scalar.bin", &scalar_value, 1);
@@ -5201,17 +5201,17 @@ void case_189([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c189_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c189_mask.bin", mask.data(), 32);
+    load("c189_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c189_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c189_tmp.bin", tmp.data(), 256);
     int32_t scalar_value;
     load("c189_scalar.bin", &scalar_value, 1);
@@ -5225,17 +5225,17 @@ void case_190([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c190_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c190_mask.bin", mask.data(), 32);
+    load("c190_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c190_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c190_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c190_scalar.bin", &scalar_value, 1);
@@ -5259,17 +5259,17 @@ void case_191([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c191_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c191_mask.bin", mask.data(), 32);
+    load("c191_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c191_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c191_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c191_scalar.bin", &scalar_value, 1);
@@ -5293,17 +5293,17 @@ void case_192([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c192_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c192_mask.bin", mask.data(), 30);
+    load("c192_mask.bin", mask.data(), 192);
     using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x480);
     load("c192_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x7c0);
+    TASSIGN(tmp, 0x840);
     load("c192_tmp.bin", tmp.data(), 240);
     uint32_t scalar_value;
     load("c192_scalar.bin", &scalar_value, 1);
@@ -5327,17 +5327,17 @@ void case_193([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c193_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c193_mask.bin", mask.data(), 64);
+    load("c193_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c193_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c193_tmp.bin", tmp.data(), 512);
     uint32_t scalar_value;
     load("c193_scalar.bin", &scalar_value, 1);
@@ -5357,22 +5357,22 @@ void case_193([[maybe_unused]] Prof profile) {
 
 // case 194 (uint32_t_uint8_t): odd 3x5 valid 2x3
 void case_194([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c194_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c194_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c194_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c194_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c194_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c194_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c194_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c194_tmp.bin", tmp.data(), 24);
     uint32_t scalar_value;
     load("c194_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -5386,7 +5386,7 @@ void case_194([[maybe_unused]] Prof profile) {
         profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
         break;
     }
-    store("c194_dst.out", dst.data(), 15);
+    store("c194_dst.out", dst.data(), 24);
 }
 
 // case 195 (uint32_t_uint8_t): full 16x16, scalar 0
@@ -5395,17 +5395,17 @@ void case_195([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c195_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c195_mask.bin", mask.data(), 32);
+    load("c195_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c195_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c195_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c195_scalar.bin", &scalar_value, 1);
@@ -5429,17 +5429,17 @@ void case_196([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c196_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c196_mask.bin", mask.data(), 32);
+    load("c196_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c196_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c196_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c196_scalar.bin", &scalar_value, 1);
@@ -5463,17 +5463,17 @@ void case_197([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c197_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c197_mask.bin", mask.data(), 32);
+    load("c197_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c197_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c197_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c197_scalar.bin", &scalar_value, 1);
@@ -5487,17 +5487,17 @@ void case_198([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c198_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c198_mask.bin", mask.data(), 32);
+    load("c198_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c198_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c198_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c198_scalar.bin", &scalar_value, 1);
@@ -5511,17 +5511,17 @@ void case_199([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c199_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c199_mask.bin", mask.data(), 30);
+    load("c199_mask.bin", mask.data(), 96);
     using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x400);
+    TASSIGN(src, 0x480);
     load("c199_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x7c0);
+    TASSIGN(tmp, 0x840);
     load("c199_tmp.bin", tmp.data(), 240);
     uint32_t scalar_value;
     load("c199_scalar.bin", &scalar_value, 1);
@@ -5535,17 +5535,17 @@ void case_200([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c200_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c200_mask.bin", mask.data(), 64);
+    load("c200_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c200_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c200_tmp.bin", tmp.data(), 512);
     uint32_t scalar_value;
     load("c200_scalar.bin", &scalar_value, 1);
@@ -5555,26 +5555,26 @@ void case_200([[maybe_unused]] Prof profile) {
 
 // case 201 (uint32_t_uint16_t): odd 3x5 valid 2x3
 void case_201([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c201_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c201_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c201_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c201_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c201_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c201_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c201_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c201_tmp.bin", tmp.data(), 24);
     uint32_t scalar_value;
     load("c201_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c201_dst.out", dst.data(), 15);
+    store("c201_dst.out", dst.data(), 24);
 }
 
 // case 202 (uint32_t_uint16_t): full 16x16, scalar 0
@@ -5583,17 +5583,17 @@ void case_202([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c202_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c202_mask.bin", mask.data(), 32);
+    load("c202_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c202_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c202_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c202_scalar.bin", &scalar_value, 1);
@@ -5607,17 +5607,17 @@ void case_203([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c203_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c203_mask.bin", mask.data(), 32);
+    load("c203_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x600);
     load("c203_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x840);
+    TASSIGN(tmp, 0xa00);
     load("c203_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c203_scalar.bin", &scalar_value, 1);
@@ -5631,17 +5631,17 @@ void case_204([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c204_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c204_mask.bin", mask.data(), 32);
+    load("c204_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c204_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c204_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c204_scalar.bin", &scalar_value, 1);
@@ -5655,17 +5655,17 @@ void case_205([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c205_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c205_mask.bin", mask.data(), 32);
+    load("c205_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c205_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c205_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c205_scalar.bin", &scalar_value, 1);
@@ -5679,17 +5679,17 @@ void case_206([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c206_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x3c0);
-    load("c206_mask.bin", mask.data(), 30);
+    load("c206_mask.bin", mask.data(), 48);
     using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x440);
+    TASSIGN(src, 0x480);
     load("c206_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x800);
+    TASSIGN(tmp, 0x840);
     load("c206_tmp.bin", tmp.data(), 240);
     uint32_t scalar_value;
     load("c206_scalar.bin", &scalar_value, 1);
@@ -5703,17 +5703,17 @@ void case_207([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c207_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x800);
-    load("c207_mask.bin", mask.data(), 64);
+    load("c207_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x900);
+    TASSIGN(src, 0xa00);
     load("c207_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x1100);
+    TASSIGN(tmp, 0x1200);
     load("c207_tmp.bin", tmp.data(), 512);
     uint32_t scalar_value;
     load("c207_scalar.bin", &scalar_value, 1);
@@ -5723,26 +5723,26 @@ void case_207([[maybe_unused]] Prof profile) {
 
 // case 208 (uint32_t): odd 3x5 valid 2x3
 void case_208([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c208_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c208_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x40);
-    load("c208_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0x80);
+    load("c208_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c208_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x100);
+    load("c208_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xc0);
-    load("c208_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x180);
+    load("c208_tmp.bin", tmp.data(), 24);
     uint32_t scalar_value;
     load("c208_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c208_dst.out", dst.data(), 15);
+    store("c208_dst.out", dst.data(), 24);
 }
 
 // case 209 (uint32_t): full 16x16, scalar 0
@@ -5751,17 +5751,17 @@ void case_209([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c209_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c209_mask.bin", mask.data(), 32);
+    load("c209_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c209_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c209_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c209_scalar.bin", &scalar_value, 1);
@@ -5775,17 +5775,17 @@ void case_210([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c210_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x400);
-    load("c210_mask.bin", mask.data(), 32);
+    load("c210_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x480);
+    TASSIGN(src, 0x600);
     load("c210_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x880);
+    TASSIGN(tmp, 0xa00);
     load("c210_tmp.bin", tmp.data(), 256);
     uint32_t scalar_value;
     load("c210_scalar.bin", &scalar_value, 1);
@@ -5799,17 +5799,17 @@ void case_211([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c211_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c211_mask.bin", mask.data(), 32);
+    load("c211_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c211_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c211_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c211_scalar.bin", &scalar_value, 1);
@@ -5832,17 +5832,17 @@ void case_212([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c212_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c212_mask.bin", mask.data(), 32);
+    load("c212_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c212_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c212_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c212_scalar.bin", &scalar_value, 1);
@@ -5865,17 +5865,17 @@ void case_213([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c213_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x780);
-    load("c213_mask.bin", mask.data(), 30);
+    load("c213_mask.bin", mask.data(), 192);
     using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x7c0);
+    TASSIGN(src, 0x840);
     load("c213_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xf40);
+    TASSIGN(tmp, 0xfc0);
     load("c213_tmp.bin", tmp.data(), 240);
     int64_t scalar_value;
     load("c213_scalar.bin", &scalar_value, 1);
@@ -5898,17 +5898,17 @@ void case_214([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c214_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x1000);
-    load("c214_mask.bin", mask.data(), 64);
+    load("c214_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x1040);
+    TASSIGN(src, 0x1200);
     load("c214_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x2040);
+    TASSIGN(tmp, 0x2200);
     load("c214_tmp.bin", tmp.data(), 512);
     int64_t scalar_value;
     load("c214_scalar.bin", &scalar_value, 1);
@@ -5927,22 +5927,22 @@ void case_214([[maybe_unused]] Prof profile) {
 
 // case 215 (int64_t_uint8_t): odd 3x5 valid 2x3
 void case_215([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c215_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c215_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x80);
-    load("c215_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0xc0);
+    load("c215_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c215_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x140);
+    load("c215_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c215_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c215_tmp.bin", tmp.data(), 24);
     int64_t scalar_value;
     load("c215_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -5955,7 +5955,7 @@ void case_215([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c215_dst.out", dst.data(), 15);
+    store("c215_dst.out", dst.data(), 24);
 }
 
 // case 216 (int64_t_uint8_t): full 16x16, scalar 0
@@ -5964,17 +5964,17 @@ void case_216([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c216_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c216_mask.bin", mask.data(), 32);
+    load("c216_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c216_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c216_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c216_scalar.bin", &scalar_value, 1);
@@ -5997,17 +5997,17 @@ void case_217([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c217_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c217_mask.bin", mask.data(), 32);
+    load("c217_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c217_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c217_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c217_scalar.bin", &scalar_value, 1);
@@ -6030,17 +6030,17 @@ void case_218([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c218_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c218_mask.bin", mask.data(), 32);
+    load("c218_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c218_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c218_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c218_scalar.bin", &scalar_value, 1);
@@ -6063,17 +6063,17 @@ void case_219([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c219_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c219_mask.bin", mask.data(), 32);
+    load("c219_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c219_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c219_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c219_scalar.bin", &scalar_value, 1);
@@ -6087,17 +6087,17 @@ void case_220([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c220_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c220_mask.bin", mask.data(), 32);
+    load("c220_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c220_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c220_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c220_scalar.bin", &scalar_value, 1);
@@ -6111,17 +6111,17 @@ void case_221([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c221_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x780);
-    load("c221_mask.bin", mask.data(), 30);
+    load("c221_mask.bin", mask.data(), 96);
     using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x7c0);
+    TASSIGN(src, 0x840);
     load("c221_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xf40);
+    TASSIGN(tmp, 0xfc0);
     load("c221_tmp.bin", tmp.data(), 240);
     int64_t scalar_value;
     load("c221_scalar.bin", &scalar_value, 1);
@@ -6135,17 +6135,17 @@ void case_222([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c222_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x1000);
-    load("c222_mask.bin", mask.data(), 64);
+    load("c222_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x1080);
+    TASSIGN(src, 0x1200);
     load("c222_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x2080);
+    TASSIGN(tmp, 0x2200);
     load("c222_tmp.bin", tmp.data(), 512);
     int64_t scalar_value;
     load("c222_scalar.bin", &scalar_value, 1);
@@ -6155,26 +6155,26 @@ void case_222([[maybe_unused]] Prof profile) {
 
 // case 223 (int64_t_uint16_t): odd 3x5 valid 2x3
 void case_223([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c223_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c223_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x80);
-    load("c223_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0xc0);
+    load("c223_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c223_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x140);
+    load("c223_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c223_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c223_tmp.bin", tmp.data(), 24);
     int64_t scalar_value;
     load("c223_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c223_dst.out", dst.data(), 15);
+    store("c223_dst.out", dst.data(), 24);
 }
 
 // case 224 (int64_t_uint16_t): full 16x16, scalar 0
@@ -6183,17 +6183,17 @@ void case_224([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c224_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c224_mask.bin", mask.data(), 32);
+    load("c224_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c224_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c224_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c224_scalar.bin", &scalar_value, 1);
@@ -6207,17 +6207,17 @@ void case_225([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c225_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c225_mask.bin", mask.data(), 32);
+    load("c225_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c225_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c225_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c225_scalar.bin", &scalar_value, 1);
@@ -6231,17 +6231,17 @@ void case_226([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c226_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c226_mask.bin", mask.data(), 32);
+    load("c226_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c226_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c226_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c226_scalar.bin", &scalar_value, 1);
@@ -6255,17 +6255,17 @@ void case_227([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c227_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c227_mask.bin", mask.data(), 32);
+    load("c227_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c227_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c227_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c227_scalar.bin", &scalar_value, 1);
@@ -6279,17 +6279,17 @@ void case_228([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c228_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c228_mask.bin", mask.data(), 32);
+    load("c228_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c228_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c228_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c228_scalar.bin", &scalar_value, 1);
@@ -6303,17 +6303,17 @@ void case_229([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c229_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x780);
-    load("c229_mask.bin", mask.data(), 30);
+    load("c229_mask.bin", mask.data(), 48);
     using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x840);
     load("c229_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xf80);
+    TASSIGN(tmp, 0xfc0);
     load("c229_tmp.bin", tmp.data(), 240);
     int64_t scalar_value;
     load("c229_scalar.bin", &scalar_value, 1);
@@ -6327,17 +6327,17 @@ void case_230([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c230_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x1000);
-    load("c230_mask.bin", mask.data(), 64);
+    load("c230_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x1100);
+    TASSIGN(src, 0x1200);
     load("c230_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x2100);
+    TASSIGN(tmp, 0x2200);
     load("c230_tmp.bin", tmp.data(), 512);
     int64_t scalar_value;
     load("c230_scalar.bin", &scalar_value, 1);
@@ -6347,26 +6347,26 @@ void case_230([[maybe_unused]] Prof profile) {
 
 // case 231 (int64_t_uint32_t): odd 3x5 valid 2x3
 void case_231([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c231_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c231_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x80);
-    load("c231_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0xc0);
+    load("c231_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c231_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x140);
+    load("c231_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c231_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c231_tmp.bin", tmp.data(), 24);
     int64_t scalar_value;
     load("c231_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c231_dst.out", dst.data(), 15);
+    store("c231_dst.out", dst.data(), 24);
 }
 
 // case 232 (int64_t_uint32_t): full 16x16, scalar 0
@@ -6375,17 +6375,17 @@ void case_232([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c232_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c232_mask.bin", mask.data(), 32);
+    load("c232_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c232_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c232_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c232_scalar.bin", &scalar_value, 1);
@@ -6399,17 +6399,17 @@ void case_233([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c233_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c233_mask.bin", mask.data(), 32);
+    load("c233_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c233_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c233_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c233_scalar.bin", &scalar_value, 1);
@@ -6423,17 +6423,17 @@ void case_234([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c234_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c234_mask.bin", mask.data(), 32);
+    load("c234_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c234_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c234_tmp.bin", tmp.data(), 256);
     int64_t scalar_value;
     load("c234_scalar.bin", &scalar_value, 1);
@@ -6447,17 +6447,17 @@ void case_235([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c235_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c235_mask.bin", mask.data(), 32);
+    load("c235_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c235_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c235_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c235_scalar.bin", &scalar_value, 1);
@@ -6480,17 +6480,17 @@ void case_236([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c236_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c236_mask.bin", mask.data(), 32);
+    load("c236_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c236_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c236_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c236_scalar.bin", &scalar_value, 1);
@@ -6513,17 +6513,17 @@ void case_237([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c237_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x780);
-    load("c237_mask.bin", mask.data(), 30);
+    load("c237_mask.bin", mask.data(), 192);
     using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x7c0);
+    TASSIGN(src, 0x840);
     load("c237_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xf40);
+    TASSIGN(tmp, 0xfc0);
     load("c237_tmp.bin", tmp.data(), 240);
     uint64_t scalar_value;
     load("c237_scalar.bin", &scalar_value, 1);
@@ -6546,17 +6546,17 @@ void case_238([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c238_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x1000);
-    load("c238_mask.bin", mask.data(), 64);
+    load("c238_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x1040);
+    TASSIGN(src, 0x1200);
     load("c238_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x2040);
+    TASSIGN(tmp, 0x2200);
     load("c238_tmp.bin", tmp.data(), 512);
     uint64_t scalar_value;
     load("c238_scalar.bin", &scalar_value, 1);
@@ -6575,22 +6575,22 @@ void case_238([[maybe_unused]] Prof profile) {
 
 // case 239 (uint64_t_uint8_t): odd 3x5 valid 2x3
 void case_239([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c239_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c239_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x80);
-    load("c239_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0xc0);
+    load("c239_mask.bin", mask.data(), 96);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c239_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x140);
+    load("c239_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c239_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c239_tmp.bin", tmp.data(), 24);
     uint64_t scalar_value;
     load("c239_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -6603,7 +6603,7 @@ void case_239([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c239_dst.out", dst.data(), 15);
+    store("c239_dst.out", dst.data(), 24);
 }
 
 // case 240 (uint64_t_uint8_t): full 16x16, scalar 0
@@ -6612,17 +6612,17 @@ void case_240([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c240_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c240_mask.bin", mask.data(), 32);
+    load("c240_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c240_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c240_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c240_scalar.bin", &scalar_value, 1);
@@ -6645,17 +6645,17 @@ void case_241([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c241_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c241_mask.bin", mask.data(), 32);
+    load("c241_mask.bin", mask.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c241_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c241_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c241_scalar.bin", &scalar_value, 1);
@@ -6678,17 +6678,17 @@ void case_242([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c242_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c242_mask.bin", mask.data(), 32);
+    load("c242_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c242_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c242_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c242_scalar.bin", &scalar_value, 1);
@@ -6702,17 +6702,17 @@ void case_243([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c243_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c243_mask.bin", mask.data(), 32);
+    load("c243_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c243_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c243_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c243_scalar.bin", &scalar_value, 1);
@@ -6726,17 +6726,17 @@ void case_244([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c244_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x780);
-    load("c244_mask.bin", mask.data(), 30);
+    load("c244_mask.bin", mask.data(), 96);
     using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x7c0);
+    TASSIGN(src, 0x840);
     load("c244_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xf40);
+    TASSIGN(tmp, 0xfc0);
     load("c244_tmp.bin", tmp.data(), 240);
     uint64_t scalar_value;
     load("c244_scalar.bin", &scalar_value, 1);
@@ -6750,17 +6750,17 @@ void case_245([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c245_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x1000);
-    load("c245_mask.bin", mask.data(), 64);
+    load("c245_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x1080);
+    TASSIGN(src, 0x1200);
     load("c245_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x2080);
+    TASSIGN(tmp, 0x2200);
     load("c245_tmp.bin", tmp.data(), 512);
     uint64_t scalar_value;
     load("c245_scalar.bin", &scalar_value, 1);
@@ -6770,26 +6770,26 @@ void case_245([[maybe_unused]] Prof profile) {
 
 // case 246 (uint64_t_uint16_t): odd 3x5 valid 2x3
 void case_246([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c246_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c246_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x80);
-    load("c246_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0xc0);
+    load("c246_mask.bin", mask.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c246_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x140);
+    load("c246_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c246_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c246_tmp.bin", tmp.data(), 24);
     uint64_t scalar_value;
     load("c246_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c246_dst.out", dst.data(), 15);
+    store("c246_dst.out", dst.data(), 24);
 }
 
 // case 247 (uint64_t_uint16_t): full 16x16, scalar 0
@@ -6798,17 +6798,17 @@ void case_247([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c247_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c247_mask.bin", mask.data(), 32);
+    load("c247_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c247_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c247_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c247_scalar.bin", &scalar_value, 1);
@@ -6822,17 +6822,17 @@ void case_248([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c248_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c248_mask.bin", mask.data(), 32);
+    load("c248_mask.bin", mask.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x840);
+    TASSIGN(src, 0xa00);
     load("c248_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1040);
+    TASSIGN(tmp, 0x1200);
     load("c248_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c248_scalar.bin", &scalar_value, 1);
@@ -6846,17 +6846,17 @@ void case_249([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c249_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c249_mask.bin", mask.data(), 32);
+    load("c249_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c249_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c249_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c249_scalar.bin", &scalar_value, 1);
@@ -6870,17 +6870,17 @@ void case_250([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c250_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 13, 1>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 13, 1>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c250_mask.bin", mask.data(), 32);
+    load("c250_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c250_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c250_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c250_scalar.bin", &scalar_value, 1);
@@ -6894,17 +6894,17 @@ void case_251([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c251_dst.bin", dst.data(), 240);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 5, BLayout::RowMajor, 6, 5>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 5>;
     Tile_mask mask;
     TASSIGN(mask, 0x780);
-    load("c251_mask.bin", mask.data(), 30);
+    load("c251_mask.bin", mask.data(), 48);
     using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x800);
+    TASSIGN(src, 0x840);
     load("c251_src.bin", src.data(), 240);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0xf80);
+    TASSIGN(tmp, 0xfc0);
     load("c251_tmp.bin", tmp.data(), 240);
     uint64_t scalar_value;
     load("c251_scalar.bin", &scalar_value, 1);
@@ -6918,17 +6918,17 @@ void case_252([[maybe_unused]] Prof profile) {
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c252_dst.bin", dst.data(), 512);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(11, 3);
     TASSIGN(mask, 0x1000);
-    load("c252_mask.bin", mask.data(), 64);
+    load("c252_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(11, 19);
-    TASSIGN(src, 0x1100);
+    TASSIGN(src, 0x1200);
     load("c252_src.bin", src.data(), 512);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(11, 19);
-    TASSIGN(tmp, 0x2100);
+    TASSIGN(tmp, 0x2200);
     load("c252_tmp.bin", tmp.data(), 512);
     uint64_t scalar_value;
     load("c252_scalar.bin", &scalar_value, 1);
@@ -6938,26 +6938,26 @@ void case_252([[maybe_unused]] Prof profile) {
 
 // case 253 (uint64_t_uint32_t): odd 3x5 valid 2x3
 void case_253([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c253_dst.bin", dst.data(), 15);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 1, BLayout::RowMajor, 2, 1>;
+    load("c253_dst.bin", dst.data(), 24);
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 1>;
     Tile_mask mask;
-    TASSIGN(mask, 0x80);
-    load("c253_mask.bin", mask.data(), 3);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(mask, 0xc0);
+    load("c253_mask.bin", mask.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0xc0);
-    load("c253_src.bin", src.data(), 15);
-    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src, 0x140);
+    load("c253_src.bin", src.data(), 24);
+    using Tile_tmp = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x140);
-    load("c253_tmp.bin", tmp.data(), 15);
+    TASSIGN(tmp, 0x200);
+    load("c253_tmp.bin", tmp.data(), 24);
     uint64_t scalar_value;
     load("c253_scalar.bin", &scalar_value, 1);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, scalar_value);
-    store("c253_dst.out", dst.data(), 15);
+    store("c253_dst.out", dst.data(), 24);
 }
 
 // case 254 (uint64_t_uint32_t): full 16x16, scalar 0
@@ -6966,17 +6966,17 @@ void case_254([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c254_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c254_mask.bin", mask.data(), 32);
+    load("c254_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c254_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c254_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c254_scalar.bin", &scalar_value, 1);
@@ -6990,17 +6990,17 @@ void case_255([[maybe_unused]] Prof profile) {
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c255_dst.bin", dst.data(), 256);
-    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 2, BLayout::RowMajor, 16, 2>;
+    using Tile_mask = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::RowMajor, 16, 2>;
     Tile_mask mask;
     TASSIGN(mask, 0x800);
-    load("c255_mask.bin", mask.data(), 32);
+    load("c255_mask.bin", mask.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x880);
+    TASSIGN(src, 0xa00);
     load("c255_src.bin", src.data(), 256);
     using Tile_tmp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
-    TASSIGN(tmp, 0x1080);
+    TASSIGN(tmp, 0x1200);
     load("c255_tmp.bin", tmp.data(), 256);
     uint64_t scalar_value;
     load("c255_scalar.bin", &scalar_value, 1);
@@ -7010,52 +7010,52 @@ void case_255([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of A2A3; must stop with: PTO runtime error: TSELS [A2A3]: dst and src must have the same valid row/col
 void rf_a2a3_08_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(8, 1);
-    TASSIGN(mask, 0x80);
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x100);
+    using Tile_src = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0xc0);
-    using Tile_tmp = Tile<TileType::Vec, int16_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0x140);
+    TASSIGN(tmp, 0x300);
     profiled::TSELS<profile_a2a3>(dst, mask, src, tmp, Tile_src::DType{});
 }
 
 // rf_a5_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of A5; must stop with: PTO runtime error: TSELS [A5]: dst and src must have the same valid row/col
 void rf_a5_08_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(8, 1);
-    TASSIGN(mask, 0x40);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x100);
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x80);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0xc0);
+    TASSIGN(tmp, 0x300);
     profiled::TSELS<profile_a5>(dst, mask, src, tmp, Tile_src::DType{});
 }
 
 // rf_cpu_08_same_valid_shape: breaks run-time rule 08_same_valid_shape of CPU; must stop with: PTO runtime error: TSELS [CPU]: dst and src must have the same valid row/col
 void rf_cpu_08_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 1, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_mask = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_mask mask(8, 1);
-    TASSIGN(mask, 0x40);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(mask, 0x100);
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(8, 7);
-    TASSIGN(src, 0x80);
-    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src, 0x200);
+    using Tile_tmp = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_tmp tmp(8, 8);
-    TASSIGN(tmp, 0xc0);
+    TASSIGN(tmp, 0x300);
     profiled::TSELS<profile_cpu>(dst, mask, src, tmp, Tile_src::DType{});
 }
 

@@ -64,18 +64,18 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
 
 // case 0 (int8_t): full 16x16
 void case_0([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c0_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c0_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c0_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c0_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c0_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c0_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -87,23 +87,23 @@ void case_0([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c0_dst.out", dst.data(), 256);
+    store("c0_dst.out", dst.data(), 512);
 }
 
 // case 1 (int8_t): partial valid 13x7 of 16x16
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c1_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c1_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c1_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x200);
+    load("c1_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c1_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c1_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -115,23 +115,23 @@ void case_1([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c1_dst.out", dst.data(), 256);
+    store("c1_dst.out", dst.data(), 512);
 }
 
 // case 2 (int8_t): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 384);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x180);
+    load("c2_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c2_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c2_src1.bin", src1.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -143,7 +143,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 384);
 }
 
 // case 3 (int8_t): run-time valid 11x19 of 16x32
@@ -176,18 +176,18 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (int8_t): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c4_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c4_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c4_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -199,23 +199,23 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 96);
 }
 
 // case 5 (int8_t): full 16x16, scalar 0
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c5_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c5_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c5_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c5_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c5_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -227,23 +227,23 @@ void case_5([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c5_dst.out", dst.data(), 256);
+    store("c5_dst.out", dst.data(), 512);
 }
 
 // case 6 (int8_t): full 16x16, scalar 1
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c6_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c6_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c6_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c6_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c6_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -255,23 +255,23 @@ void case_6([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c6_dst.out", dst.data(), 256);
+    store("c6_dst.out", dst.data(), 512);
 }
 
 // case 7 (int8_t): full 16x16, scalar -3
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c7_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c7_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c7_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c7_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c7_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c7_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -283,59 +283,59 @@ void case_7([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c7_dst.out", dst.data(), 256);
+    store("c7_dst.out", dst.data(), 512);
 }
 
 // case 8 (int8_t_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 640);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c8_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x280);
+    load("c8_src0.bin", src0.data(), 640);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c8_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x500);
+    load("c8_src1.bin", src1.data(), 640);
     profiled::TSHL<profile_cpu>(dst, src0, src1);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 640);
 }
 
 // case 9 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x40);
-    load("c9_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    load("c9_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x80);
-    load("c9_src1.bin", src1.data(), 64);
+    TASSIGN(src1, 0x200);
+    load("c9_src1.bin", src1.data(), 256);
     profiled::TSHL<profile_cpu>(dst, src0, src1);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 256);
 }
 
 // case 10 (uint8_t): full 16x16
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c10_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c10_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c10_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c10_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c10_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -347,23 +347,23 @@ void case_10([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c10_dst.out", dst.data(), 256);
+    store("c10_dst.out", dst.data(), 512);
 }
 
 // case 11 (uint8_t): partial valid 13x7 of 16x16
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c11_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c11_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x200);
+    load("c11_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c11_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c11_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -375,23 +375,23 @@ void case_11([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c11_dst.out", dst.data(), 256);
+    store("c11_dst.out", dst.data(), 512);
 }
 
 // case 12 (uint8_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c12_dst.bin", dst.data(), 384);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c12_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x180);
+    load("c12_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c12_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x300);
+    load("c12_src1.bin", src1.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -403,7 +403,7 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 384);
 }
 
 // case 13 (uint8_t): run-time valid 11x19 of 16x32
@@ -436,18 +436,18 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (uint8_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c14_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c14_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c14_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c14_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -459,23 +459,23 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 96);
 }
 
 // case 15 (uint8_t): full 16x16, scalar 0
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c15_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c15_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c15_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c15_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c15_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -487,23 +487,23 @@ void case_15([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c15_dst.out", dst.data(), 256);
+    store("c15_dst.out", dst.data(), 512);
 }
 
 // case 16 (uint8_t): full 16x16, scalar 1
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c16_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c16_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c16_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c16_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c16_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -515,7 +515,7 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c16_dst.out", dst.data(), 256);
+    store("c16_dst.out", dst.data(), 512);
 }
 
 // case 17 (int16_t): full 16x16
@@ -576,18 +576,18 @@ void case_18([[maybe_unused]] Prof profile) {
 
 // case 19 (int16_t): non-square 6x40
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c19_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c19_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c19_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c19_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x480);
+    load("c19_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -599,7 +599,7 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c19_dst.out", dst.data(), 240);
+    store("c19_dst.out", dst.data(), 288);
 }
 
 // case 20 (int16_t): run-time valid 11x19 of 16x32
@@ -632,18 +632,18 @@ void case_20([[maybe_unused]] Prof profile) {
 
 // case 21 (int16_t): odd 3x5 valid 2x3
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c21_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c21_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c21_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c21_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c21_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c21_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -655,7 +655,7 @@ void case_21([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c21_dst.out", dst.data(), 15);
+    store("c21_dst.out", dst.data(), 48);
 }
 
 // case 22 (int16_t): full 16x16, scalar 0
@@ -800,18 +800,18 @@ void case_26([[maybe_unused]] Prof profile) {
 
 // case 27 (uint16_t): non-square 6x40
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c27_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c27_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c27_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c27_src1.bin", src1.data(), 240);
+    TASSIGN(src1, 0x480);
+    load("c27_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -823,7 +823,7 @@ void case_27([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c27_dst.out", dst.data(), 240);
+    store("c27_dst.out", dst.data(), 288);
 }
 
 // case 28 (uint16_t): run-time valid 11x19 of 16x32
@@ -856,18 +856,18 @@ void case_28([[maybe_unused]] Prof profile) {
 
 // case 29 (uint16_t): odd 3x5 valid 2x3
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c29_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c29_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c29_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c29_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c29_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -879,7 +879,7 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c29_dst.out", dst.data(), 15);
+    store("c29_dst.out", dst.data(), 48);
 }
 
 // case 30 (uint16_t): full 16x16, scalar 0
@@ -1052,18 +1052,18 @@ void case_35([[maybe_unused]] Prof profile) {
 
 // case 36 (int32_t): odd 3x5 valid 2x3
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c36_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c36_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c36_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c36_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c36_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -1075,7 +1075,7 @@ void case_36([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c36_dst.out", dst.data(), 15);
+    store("c36_dst.out", dst.data(), 24);
 }
 
 // case 37 (int32_t): full 16x16, scalar 0
@@ -1276,18 +1276,18 @@ void case_43([[maybe_unused]] Prof profile) {
 
 // case 44 (uint32_t): odd 3x5 valid 2x3
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c44_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c44_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c44_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c44_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x100);
+    load("c44_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -1299,7 +1299,7 @@ void case_44([[maybe_unused]] Prof profile) {
         profiled::TSHL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c44_dst.out", dst.data(), 15);
+    store("c44_dst.out", dst.data(), 24);
 }
 
 // case 45 (uint32_t): full 16x16, scalar 0
@@ -1468,18 +1468,18 @@ void case_50([[maybe_unused]] Prof profile) {
 
 // case 51 (int64_t): odd 3x5 valid 2x3
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c51_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c51_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0xc0);
+    load("c51_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x100);
-    load("c51_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x180);
+    load("c51_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TSHL<profile_a5>(dst, src0, src1);
@@ -1490,7 +1490,7 @@ void case_51([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c51_dst.out", dst.data(), 15);
+    store("c51_dst.out", dst.data(), 24);
 }
 
 // case 52 (int64_t): full 16x16, scalar 0
@@ -1684,18 +1684,18 @@ void case_58([[maybe_unused]] Prof profile) {
 
 // case 59 (uint64_t): odd 3x5 valid 2x3
 void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c59_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c59_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c59_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0xc0);
+    load("c59_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x100);
-    load("c59_src1.bin", src1.data(), 15);
+    TASSIGN(src1, 0x180);
+    load("c59_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A5:
         profiled::TSHL<profile_a5>(dst, src0, src1);
@@ -1706,7 +1706,7 @@ void case_59([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c59_dst.out", dst.data(), 15);
+    store("c59_dst.out", dst.data(), 24);
 }
 
 // case 60 (uint64_t): full 16x16, scalar 0
@@ -1765,15 +1765,15 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TSHL [A2A3]: dst, src0 and src1 must have the same valid row/col
 void rf_a2a3_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x40);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x80);
+    TASSIGN(src1, 0x200);
     profiled::TSHL<profile_a2a3>(dst, src0, src1);
 }
 
@@ -1793,15 +1793,15 @@ void rf_a5_06_same_valid_shape(Prof) {
 
 // rf_cpu_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of CPU; must stop with: PTO runtime error: TSHL [CPU]: dst, src0 and src1 must have the same valid row/col
 void rf_cpu_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x40);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x80);
+    TASSIGN(src1, 0x200);
     profiled::TSHL<profile_cpu>(dst, src0, src1);
 }
 

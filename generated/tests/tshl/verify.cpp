@@ -9,11 +9,11 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     profiled::TSHL<profile_a2a3>(dst, src0, src1);
 }
@@ -31,11 +31,11 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     profiled::TSHL<profile_cpu>(dst, src0, src1);
 }
@@ -43,11 +43,11 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TSHL [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -56,11 +56,11 @@ void fail_a2a3_00_dtype() {
 // breaks rule 03_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TSHL [A2A3]: tile layout must be row-major}}
 void fail_a2a3_03_row_major() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -69,11 +69,11 @@ void fail_a2a3_03_row_major() {
 // breaks rule 04_location (location) of the A2A3 profile
 // expected-error@*:* {{TSHL [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_04_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -82,11 +82,11 @@ void fail_a2a3_04_location() {
 // breaks rule 05_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TSHL [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_05_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -95,11 +95,11 @@ void fail_a2a3_05_valid_bounds() {
 // breaks rule 07_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TSHL [A2A3]: dst, src0 and src1 must have the same DType}}
 void fail_a2a3_07_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TSHL<profile_a2a3>(dst, src0, src1);
@@ -173,11 +173,11 @@ void fail_a5_07_same_dtype() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TSHL [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t, uint64_t, int64_t}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TSHL<profile_cpu>(dst, src0, src1);
@@ -186,11 +186,11 @@ void fail_cpu_02_dtype() {
 // breaks rule 04_location (location) of the CPU profile
 // expected-error@*:* {{TSHL [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_04_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TSHL<profile_cpu>(dst, src0, src1);
@@ -199,11 +199,11 @@ void fail_cpu_04_location() {
 // breaks rule 05_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TSHL [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_05_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TSHL<profile_cpu>(dst, src0, src1);
@@ -212,11 +212,11 @@ void fail_cpu_05_valid_bounds() {
 // breaks rule 07_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TSHL [CPU]: dst, src0 and src1 must have the same DType}}
 void fail_cpu_07_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TSHL<profile_cpu>(dst, src0, src1);

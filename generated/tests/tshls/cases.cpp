@@ -64,14 +64,14 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
 
 // case 0 (int8_t): full 16x16
 void case_0([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c0_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c0_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c0_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c0_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c0_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -84,19 +84,19 @@ void case_0([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c0_dst.out", dst.data(), 256);
+    store("c0_dst.out", dst.data(), 512);
 }
 
 // case 1 (int8_t): partial valid 13x7 of 16x16
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c1_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c1_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c1_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c1_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c1_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -109,19 +109,19 @@ void case_1([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c1_dst.out", dst.data(), 256);
+    store("c1_dst.out", dst.data(), 512);
 }
 
 // case 2 (int8_t): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c2_src.bin", src.data(), 240);
+    TASSIGN(src, 0x180);
+    load("c2_src.bin", src.data(), 384);
     int8_t scalar_value;
     load("c2_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -134,7 +134,7 @@ void case_2([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 384);
 }
 
 // case 3 (int8_t): run-time valid 11x19 of 16x32
@@ -164,14 +164,14 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (int8_t): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c4_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c4_src.bin", src.data(), 96);
     int8_t scalar_value;
     load("c4_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -184,19 +184,19 @@ void case_4([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 96);
 }
 
 // case 5 (int8_t): full 16x16, scalar 0
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c5_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c5_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c5_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c5_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -209,19 +209,19 @@ void case_5([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c5_dst.out", dst.data(), 256);
+    store("c5_dst.out", dst.data(), 512);
 }
 
 // case 6 (int8_t): full 16x16, scalar 1
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c6_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c6_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c6_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c6_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -234,19 +234,19 @@ void case_6([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c6_dst.out", dst.data(), 256);
+    store("c6_dst.out", dst.data(), 512);
 }
 
 // case 7 (int8_t): full 16x16, scalar 3
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c7_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c7_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c7_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c7_src.bin", src.data(), 512);
     int8_t scalar_value;
     load("c7_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -259,19 +259,19 @@ void case_7([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c7_dst.out", dst.data(), 256);
+    store("c7_dst.out", dst.data(), 512);
 }
 
 // case 8 (int8_t_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 640);
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c8_src.bin", src.data(), 240);
+    TASSIGN(src, 0x280);
+    load("c8_src.bin", src.data(), 640);
     int8_t scalar_value;
     load("c8_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -284,19 +284,19 @@ void case_8([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 640);
 }
 
 // case 9 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
-    TASSIGN(src, 0x40);
-    load("c9_src.bin", src.data(), 64);
+    TASSIGN(src, 0x100);
+    load("c9_src.bin", src.data(), 256);
     int8_t scalar_value;
     load("c9_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -309,19 +309,19 @@ void case_9([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 256);
 }
 
 // case 10 (uint8_t): full 16x16
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c10_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c10_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c10_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c10_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -334,19 +334,19 @@ void case_10([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c10_dst.out", dst.data(), 256);
+    store("c10_dst.out", dst.data(), 512);
 }
 
 // case 11 (uint8_t): partial valid 13x7 of 16x16
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c11_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c11_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c11_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c11_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -359,19 +359,19 @@ void case_11([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c11_dst.out", dst.data(), 256);
+    store("c11_dst.out", dst.data(), 512);
 }
 
 // case 12 (uint8_t): non-square 6x40
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c12_dst.bin", dst.data(), 384);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c12_src.bin", src.data(), 240);
+    TASSIGN(src, 0x180);
+    load("c12_src.bin", src.data(), 384);
     uint8_t scalar_value;
     load("c12_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -384,7 +384,7 @@ void case_12([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c12_dst.out", dst.data(), 240);
+    store("c12_dst.out", dst.data(), 384);
 }
 
 // case 13 (uint8_t): run-time valid 11x19 of 16x32
@@ -414,14 +414,14 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (uint8_t): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 96);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c14_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c14_src.bin", src.data(), 96);
     uint8_t scalar_value;
     load("c14_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -434,19 +434,19 @@ void case_14([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 96);
 }
 
 // case 15 (uint8_t): full 16x16, scalar 0
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c15_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c15_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c15_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c15_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -459,19 +459,19 @@ void case_15([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c15_dst.out", dst.data(), 256);
+    store("c15_dst.out", dst.data(), 512);
 }
 
 // case 16 (uint8_t): full 16x16, scalar 1
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c16_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c16_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c16_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c16_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -484,19 +484,19 @@ void case_16([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c16_dst.out", dst.data(), 256);
+    store("c16_dst.out", dst.data(), 512);
 }
 
 // case 17 (uint8_t): full 16x16, scalar 3
 void case_17([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c17_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c17_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c17_src.bin", src.data(), 256);
+    TASSIGN(src, 0x200);
+    load("c17_src.bin", src.data(), 512);
     uint8_t scalar_value;
     load("c17_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -509,7 +509,7 @@ void case_17([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c17_dst.out", dst.data(), 256);
+    store("c17_dst.out", dst.data(), 512);
 }
 
 // case 18 (int16_t): full 16x16
@@ -566,14 +566,14 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (int16_t): non-square 6x40
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c20_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c20_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c20_src.bin", src.data(), 288);
     int16_t scalar_value;
     load("c20_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -587,7 +587,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TSHLS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c20_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 288);
 }
 
 // case 21 (int16_t): run-time valid 11x19 of 16x32
@@ -618,14 +618,14 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (int16_t): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c22_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c22_src.bin", src.data(), 48);
     int16_t scalar_value;
     load("c22_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -639,7 +639,7 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TSHLS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 48);
 }
 
 // case 23 (int16_t): full 16x16, scalar 0
@@ -774,14 +774,14 @@ void case_27([[maybe_unused]] Prof profile) {
 
 // case 28 (uint16_t): non-square 6x40
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 240);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c28_dst.bin", dst.data(), 288);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c28_src.bin", src.data(), 240);
+    TASSIGN(src, 0x240);
+    load("c28_src.bin", src.data(), 288);
     uint16_t scalar_value;
     load("c28_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -795,7 +795,7 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TSHLS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c28_dst.out", dst.data(), 240);
+    store("c28_dst.out", dst.data(), 288);
 }
 
 // case 29 (uint16_t): run-time valid 11x19 of 16x32
@@ -826,14 +826,14 @@ void case_29([[maybe_unused]] Prof profile) {
 
 // case 30 (uint16_t): odd 3x5 valid 2x3
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c30_dst.bin", dst.data(), 48);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c30_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c30_src.bin", src.data(), 48);
     uint16_t scalar_value;
     load("c30_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -847,7 +847,7 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TSHLS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c30_dst.out", dst.data(), 15);
+    store("c30_dst.out", dst.data(), 48);
 }
 
 // case 31 (uint16_t): full 16x16, scalar 0
@@ -1034,14 +1034,14 @@ void case_37([[maybe_unused]] Prof profile) {
 
 // case 38 (int32_t): odd 3x5 valid 2x3
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c38_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c38_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c38_src.bin", src.data(), 24);
     int32_t scalar_value;
     load("c38_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1055,7 +1055,7 @@ void case_38([[maybe_unused]] Prof profile) {
         profiled::TSHLS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c38_dst.out", dst.data(), 15);
+    store("c38_dst.out", dst.data(), 24);
 }
 
 // case 39 (int32_t): full 16x16, scalar 0
@@ -1242,14 +1242,14 @@ void case_45([[maybe_unused]] Prof profile) {
 
 // case 46 (uint32_t): odd 3x5 valid 2x3
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c46_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c46_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x40);
-    load("c46_src.bin", src.data(), 15);
+    TASSIGN(src, 0x80);
+    load("c46_src.bin", src.data(), 24);
     uint32_t scalar_value;
     load("c46_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1263,7 +1263,7 @@ void case_46([[maybe_unused]] Prof profile) {
         profiled::TSHLS<profile_cpu>(dst, src, scalar_value);
         break;
     }
-    store("c46_dst.out", dst.data(), 15);
+    store("c46_dst.out", dst.data(), 24);
 }
 
 // case 47 (uint32_t): full 16x16, scalar 0
@@ -1446,14 +1446,14 @@ void case_53([[maybe_unused]] Prof profile) {
 
 // case 54 (int64_t): odd 3x5 valid 2x3
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c54_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c54_src.bin", src.data(), 15);
+    TASSIGN(src, 0xc0);
+    load("c54_src.bin", src.data(), 24);
     int64_t scalar_value;
     load("c54_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1466,7 +1466,7 @@ void case_54([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c54_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 24);
 }
 
 // case 55 (int64_t): full 16x16, scalar 0
@@ -1646,14 +1646,14 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (uint64_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 15);
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c62_dst.bin", dst.data(), 24);
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c62_src.bin", src.data(), 15);
+    TASSIGN(src, 0xc0);
+    load("c62_src.bin", src.data(), 24);
     uint64_t scalar_value;
     load("c62_scalar.bin", &scalar_value, 1);
     switch (profile) {
@@ -1666,7 +1666,7 @@ void case_62([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c62_dst.out", dst.data(), 15);
+    store("c62_dst.out", dst.data(), 24);
 }
 
 // case 63 (uint64_t): full 16x16, scalar 0

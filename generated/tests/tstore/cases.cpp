@@ -196,10 +196,10 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): ND non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c2_src.bin", src.data(), 240);
+    load("c2_src.bin", src.data(), 288);
     auto dst_buf = std::make_unique<half[]>(240);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -247,10 +247,10 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): ND odd 3x5 valid 2x3, row stride 4
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c4_src.bin", src.data(), 15);
+    load("c4_src.bin", src.data(), 48);
     auto dst_buf = std::make_unique<half[]>(8);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -272,10 +272,10 @@ void case_4([[maybe_unused]] Prof profile) {
 
 // case 5 (half): DN full 8x8
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 8, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c5_src.bin", src.data(), 64);
+    load("c5_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<half[]>(64);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -297,10 +297,10 @@ void case_5([[maybe_unused]] Prof profile) {
 
 // case 6 (half): DN partial valid 9x15 of 12x20, column stride 11
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c6_src.bin", src.data(), 240);
+    load("c6_src.bin", src.data(), 320);
     auto dst_buf = std::make_unique<half[]>(165);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -322,10 +322,10 @@ void case_6([[maybe_unused]] Prof profile) {
 
 // case 7 (half): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
     TASSIGN(src, 0x0);
-    load("c7_src.bin", src.data(), 64);
+    load("c7_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<half[]>(42);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
@@ -373,10 +373,10 @@ void case_8([[maybe_unused]] Prof profile) {
 // case 9 (half): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_9([[maybe_unused]] Prof profile) {
     using Tile_src =
-        Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_src src(6, 5);
     TASSIGN(src, 0x0);
-    load("c9_src.bin", src.data(), 64);
+    load("c9_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<half[]>(45);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
@@ -398,10 +398,10 @@ void case_9([[maybe_unused]] Prof profile) {
 
 // case 10 (half): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    using Tile_src = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c10_src.bin", src.data(), 32);
+    load("c10_src.bin", src.data(), 64);
     auto dst_buf = std::make_unique<half[]>(12);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -630,10 +630,10 @@ void case_15([[maybe_unused]] Prof profile) {
 
 // case 16 (bfloat16_t): ND non-square 6x40
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c16_src.bin", src.data(), 240);
+    load("c16_src.bin", src.data(), 288);
     auto dst_buf = std::make_unique<bfloat16_t[]>(240);
     using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -681,10 +681,10 @@ void case_17([[maybe_unused]] Prof profile) {
 
 // case 18 (bfloat16_t): ND odd 3x5 valid 2x3, row stride 4
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c18_src.bin", src.data(), 15);
+    load("c18_src.bin", src.data(), 48);
     auto dst_buf = std::make_unique<bfloat16_t[]>(8);
     using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -706,10 +706,10 @@ void case_18([[maybe_unused]] Prof profile) {
 
 // case 19 (bfloat16_t): DN full 8x8
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 8, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c19_src.bin", src.data(), 64);
+    load("c19_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<bfloat16_t[]>(64);
     using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -731,10 +731,10 @@ void case_19([[maybe_unused]] Prof profile) {
 
 // case 20 (bfloat16_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c20_src.bin", src.data(), 240);
+    load("c20_src.bin", src.data(), 320);
     auto dst_buf = std::make_unique<bfloat16_t[]>(165);
     using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -756,10 +756,10 @@ void case_20([[maybe_unused]] Prof profile) {
 
 // case 21 (bfloat16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
     TASSIGN(src, 0x0);
-    load("c21_src.bin", src.data(), 64);
+    load("c21_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<bfloat16_t[]>(42);
     using Global_dst =
         GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
@@ -808,11 +808,11 @@ void case_22([[maybe_unused]] Prof profile) {
 
 // case 23 (bfloat16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
                           PadValue::Min>;
     Tile_src src(6, 5);
     TASSIGN(src, 0x0);
-    load("c23_src.bin", src.data(), 64);
+    load("c23_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<bfloat16_t[]>(45);
     using Global_dst =
         GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
@@ -836,10 +836,10 @@ void case_23([[maybe_unused]] Prof profile) {
 // case 24 (bfloat16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_24([[maybe_unused]] Prof profile) {
     using Tile_src =
-        Tile<TileType::Vec, bfloat16_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+        Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c24_src.bin", src.data(), 32);
+    load("c24_src.bin", src.data(), 64);
     auto dst_buf = std::make_unique<bfloat16_t[]>(12);
     using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1120,10 +1120,10 @@ void case_31([[maybe_unused]] Prof profile) {
 
 // case 32 (float): ND odd 3x5 valid 2x3, row stride 4
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c32_src.bin", src.data(), 15);
+    load("c32_src.bin", src.data(), 24);
     auto dst_buf = std::make_unique<float[]>(8);
     using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1170,10 +1170,10 @@ void case_33([[maybe_unused]] Prof profile) {
 
 // case 34 (float): DN partial valid 9x15 of 12x20, column stride 11
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c34_src.bin", src.data(), 240);
+    load("c34_src.bin", src.data(), 320);
     auto dst_buf = std::make_unique<float[]>(165);
     using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -1373,10 +1373,10 @@ void case_41([[maybe_unused]] Prof profile) {
 
 // case 42 (int8_t): ND full 16x16
 void case_42([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c42_src.bin", src.data(), 256);
+    load("c42_src.bin", src.data(), 512);
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1480,10 +1480,10 @@ void case_42([[maybe_unused]] Prof profile) {
 
 // case 43 (int8_t): ND partial valid 13x7 of 16x16, row stride 9
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c43_src.bin", src.data(), 256);
+    load("c43_src.bin", src.data(), 512);
     auto dst_buf = std::make_unique<int8_t[]>(117);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1505,10 +1505,10 @@ void case_43([[maybe_unused]] Prof profile) {
 
 // case 44 (int8_t): ND non-square 6x40
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c44_src.bin", src.data(), 240);
+    load("c44_src.bin", src.data(), 384);
     auto dst_buf = std::make_unique<int8_t[]>(240);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1556,10 +1556,10 @@ void case_45([[maybe_unused]] Prof profile) {
 
 // case 46 (int8_t): ND odd 3x5 valid 2x3, row stride 4
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c46_src.bin", src.data(), 15);
+    load("c46_src.bin", src.data(), 96);
     auto dst_buf = std::make_unique<int8_t[]>(8);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1581,10 +1581,10 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (int8_t): DN full 8x8
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 8, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c47_src.bin", src.data(), 64);
+    load("c47_src.bin", src.data(), 256);
     auto dst_buf = std::make_unique<int8_t[]>(64);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -1606,10 +1606,10 @@ void case_47([[maybe_unused]] Prof profile) {
 
 // case 48 (int8_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_48([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c48_src.bin", src.data(), 240);
+    load("c48_src.bin", src.data(), 640);
     auto dst_buf = std::make_unique<int8_t[]>(165);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -1631,10 +1631,10 @@ void case_48([[maybe_unused]] Prof profile) {
 
 // case 49 (int8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_49([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
     TASSIGN(src, 0x0);
-    load("c49_src.bin", src.data(), 64);
+    load("c49_src.bin", src.data(), 256);
     auto dst_buf = std::make_unique<int8_t[]>(42);
     using Global_dst =
         GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
@@ -1657,10 +1657,10 @@ void case_49([[maybe_unused]] Prof profile) {
 
 // case 50 (int8_t): ND partial valid 5x9 of 8x16, PadValue::Max
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c50_src.bin", src.data(), 128);
+    load("c50_src.bin", src.data(), 256);
     auto dst_buf = std::make_unique<int8_t[]>(60);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1683,10 +1683,10 @@ void case_50([[maybe_unused]] Prof profile) {
 // case 51 (int8_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_51([[maybe_unused]] Prof profile) {
     using Tile_src =
-        Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_src src(6, 5);
     TASSIGN(src, 0x0);
-    load("c51_src.bin", src.data(), 64);
+    load("c51_src.bin", src.data(), 256);
     auto dst_buf = std::make_unique<int8_t[]>(45);
     using Global_dst =
         GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
@@ -1709,10 +1709,10 @@ void case_51([[maybe_unused]] Prof profile) {
 
 // case 52 (int8_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c52_src.bin", src.data(), 32);
+    load("c52_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<int8_t[]>(12);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1809,10 +1809,10 @@ void case_55([[maybe_unused]] Prof profile) {
 
 // case 56 (uint8_t): ND full 16x16
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c56_src.bin", src.data(), 256);
+    load("c56_src.bin", src.data(), 512);
     auto dst_buf = std::make_unique<uint8_t[]>(256);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1916,10 +1916,10 @@ void case_56([[maybe_unused]] Prof profile) {
 
 // case 57 (uint8_t): ND partial valid 13x7 of 16x16, row stride 9
 void case_57([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c57_src.bin", src.data(), 256);
+    load("c57_src.bin", src.data(), 512);
     auto dst_buf = std::make_unique<uint8_t[]>(117);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1941,10 +1941,10 @@ void case_57([[maybe_unused]] Prof profile) {
 
 // case 58 (uint8_t): ND non-square 6x40
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c58_src.bin", src.data(), 240);
+    load("c58_src.bin", src.data(), 384);
     auto dst_buf = std::make_unique<uint8_t[]>(240);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -1992,10 +1992,10 @@ void case_59([[maybe_unused]] Prof profile) {
 
 // case 60 (uint8_t): ND odd 3x5 valid 2x3, row stride 4
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c60_src.bin", src.data(), 15);
+    load("c60_src.bin", src.data(), 96);
     auto dst_buf = std::make_unique<uint8_t[]>(8);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -2017,10 +2017,10 @@ void case_60([[maybe_unused]] Prof profile) {
 
 // case 61 (uint8_t): DN full 8x8
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 8, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c61_src.bin", src.data(), 64);
+    load("c61_src.bin", src.data(), 256);
     auto dst_buf = std::make_unique<uint8_t[]>(64);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -2042,10 +2042,10 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (uint8_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c62_src.bin", src.data(), 240);
+    load("c62_src.bin", src.data(), 640);
     auto dst_buf = std::make_unique<uint8_t[]>(165);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -2067,10 +2067,10 @@ void case_62([[maybe_unused]] Prof profile) {
 
 // case 63 (uint8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_63([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
     TASSIGN(src, 0x0);
-    load("c63_src.bin", src.data(), 64);
+    load("c63_src.bin", src.data(), 256);
     auto dst_buf = std::make_unique<uint8_t[]>(42);
     using Global_dst =
         GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
@@ -2093,10 +2093,10 @@ void case_63([[maybe_unused]] Prof profile) {
 
 // case 64 (uint8_t): ND partial valid 5x9 of 8x16, PadValue::Max
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c64_src.bin", src.data(), 128);
+    load("c64_src.bin", src.data(), 256);
     auto dst_buf = std::make_unique<uint8_t[]>(60);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -2119,10 +2119,10 @@ void case_64([[maybe_unused]] Prof profile) {
 // case 65 (uint8_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_65([[maybe_unused]] Prof profile) {
     using Tile_src =
-        Tile<TileType::Vec, uint8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_src src(6, 5);
     TASSIGN(src, 0x0);
-    load("c65_src.bin", src.data(), 64);
+    load("c65_src.bin", src.data(), 256);
     auto dst_buf = std::make_unique<uint8_t[]>(45);
     using Global_dst =
         GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
@@ -2145,10 +2145,11 @@ void case_65([[maybe_unused]] Prof profile) {
 
 // case 66 (uint8_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    using Tile_src =
+        Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c66_src.bin", src.data(), 32);
+    load("c66_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<uint8_t[]>(12);
     using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -2377,10 +2378,10 @@ void case_71([[maybe_unused]] Prof profile) {
 
 // case 72 (int16_t): ND non-square 6x40
 void case_72([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c72_src.bin", src.data(), 240);
+    load("c72_src.bin", src.data(), 288);
     auto dst_buf = std::make_unique<int16_t[]>(240);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -2428,10 +2429,10 @@ void case_73([[maybe_unused]] Prof profile) {
 
 // case 74 (int16_t): ND odd 3x5 valid 2x3, row stride 4
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c74_src.bin", src.data(), 15);
+    load("c74_src.bin", src.data(), 48);
     auto dst_buf = std::make_unique<int16_t[]>(8);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -2453,10 +2454,10 @@ void case_74([[maybe_unused]] Prof profile) {
 
 // case 75 (int16_t): DN full 8x8
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 8, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c75_src.bin", src.data(), 64);
+    load("c75_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<int16_t[]>(64);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -2478,10 +2479,10 @@ void case_75([[maybe_unused]] Prof profile) {
 
 // case 76 (int16_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_76([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c76_src.bin", src.data(), 240);
+    load("c76_src.bin", src.data(), 320);
     auto dst_buf = std::make_unique<int16_t[]>(165);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -2503,10 +2504,10 @@ void case_76([[maybe_unused]] Prof profile) {
 
 // case 77 (int16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
     TASSIGN(src, 0x0);
-    load("c77_src.bin", src.data(), 64);
+    load("c77_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<int16_t[]>(42);
     using Global_dst =
         GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
@@ -2555,10 +2556,10 @@ void case_78([[maybe_unused]] Prof profile) {
 // case 79 (int16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_79([[maybe_unused]] Prof profile) {
     using Tile_src =
-        Tile<TileType::Vec, int16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_src src(6, 5);
     TASSIGN(src, 0x0);
-    load("c79_src.bin", src.data(), 64);
+    load("c79_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<int16_t[]>(45);
     using Global_dst =
         GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
@@ -2581,10 +2582,11 @@ void case_79([[maybe_unused]] Prof profile) {
 
 // case 80 (int16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_80([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    using Tile_src =
+        Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c80_src.bin", src.data(), 32);
+    load("c80_src.bin", src.data(), 64);
     auto dst_buf = std::make_unique<int16_t[]>(12);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -2813,10 +2815,10 @@ void case_85([[maybe_unused]] Prof profile) {
 
 // case 86 (uint16_t): ND non-square 6x40
 void case_86([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c86_src.bin", src.data(), 240);
+    load("c86_src.bin", src.data(), 288);
     auto dst_buf = std::make_unique<uint16_t[]>(240);
     using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -2864,10 +2866,10 @@ void case_87([[maybe_unused]] Prof profile) {
 
 // case 88 (uint16_t): ND odd 3x5 valid 2x3, row stride 4
 void case_88([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c88_src.bin", src.data(), 15);
+    load("c88_src.bin", src.data(), 48);
     auto dst_buf = std::make_unique<uint16_t[]>(8);
     using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -2889,10 +2891,10 @@ void case_88([[maybe_unused]] Prof profile) {
 
 // case 89 (uint16_t): DN full 8x8
 void case_89([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 8, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c89_src.bin", src.data(), 64);
+    load("c89_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<uint16_t[]>(64);
     using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -2914,10 +2916,10 @@ void case_89([[maybe_unused]] Prof profile) {
 
 // case 90 (uint16_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_90([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c90_src.bin", src.data(), 240);
+    load("c90_src.bin", src.data(), 320);
     auto dst_buf = std::make_unique<uint16_t[]>(165);
     using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -2939,10 +2941,10 @@ void case_90([[maybe_unused]] Prof profile) {
 
 // case 91 (uint16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
 void case_91([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(5, 6);
     TASSIGN(src, 0x0);
-    load("c91_src.bin", src.data(), 64);
+    load("c91_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<uint16_t[]>(42);
     using Global_dst =
         GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
@@ -2992,10 +2994,10 @@ void case_92([[maybe_unused]] Prof profile) {
 // case 93 (uint16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
 void case_93([[maybe_unused]] Prof profile) {
     using Tile_src =
-        Tile<TileType::Vec, uint16_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_src src(6, 5);
     TASSIGN(src, 0x0);
-    load("c93_src.bin", src.data(), 64);
+    load("c93_src.bin", src.data(), 128);
     auto dst_buf = std::make_unique<uint16_t[]>(45);
     using Global_dst =
         GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
@@ -3019,10 +3021,10 @@ void case_93([[maybe_unused]] Prof profile) {
 // case 94 (uint16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
 void case_94([[maybe_unused]] Prof profile) {
     using Tile_src =
-        Tile<TileType::Vec, uint16_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+        Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c94_src.bin", src.data(), 32);
+    load("c94_src.bin", src.data(), 64);
     auto dst_buf = std::make_unique<uint16_t[]>(12);
     using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -3302,10 +3304,10 @@ void case_101([[maybe_unused]] Prof profile) {
 
 // case 102 (int32_t): ND odd 3x5 valid 2x3, row stride 4
 void case_102([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c102_src.bin", src.data(), 15);
+    load("c102_src.bin", src.data(), 24);
     auto dst_buf = std::make_unique<int32_t[]>(8);
     using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -3352,10 +3354,10 @@ void case_103([[maybe_unused]] Prof profile) {
 
 // case 104 (int32_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_104([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c104_src.bin", src.data(), 240);
+    load("c104_src.bin", src.data(), 320);
     auto dst_buf = std::make_unique<int32_t[]>(165);
     using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -3738,10 +3740,10 @@ void case_115([[maybe_unused]] Prof profile) {
 
 // case 116 (uint32_t): ND odd 3x5 valid 2x3, row stride 4
 void case_116([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c116_src.bin", src.data(), 15);
+    load("c116_src.bin", src.data(), 24);
     auto dst_buf = std::make_unique<uint32_t[]>(8);
     using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -3788,10 +3790,10 @@ void case_117([[maybe_unused]] Prof profile) {
 
 // case 118 (uint32_t): DN partial valid 9x15 of 12x20, column stride 11
 void case_118([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c118_src.bin", src.data(), 240);
+    load("c118_src.bin", src.data(), 320);
     auto dst_buf = std::make_unique<uint32_t[]>(165);
     using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
@@ -4176,10 +4178,10 @@ void case_129([[maybe_unused]] Prof profile) {
 
 // case 130 (int64_t): ND odd 3x5 valid 2x3, row stride 4
 void case_130([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c130_src.bin", src.data(), 15);
+    load("c130_src.bin", src.data(), 24);
     auto dst_buf = std::make_unique<int64_t[]>(8);
     using Global_dst = GlobalTensor<int64_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
@@ -4537,10 +4539,10 @@ void case_140([[maybe_unused]] Prof profile) {
 
 // case 141 (uint64_t): ND odd 3x5 valid 2x3, row stride 4
 void case_141([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c141_src.bin", src.data(), 15);
+    load("c141_src.bin", src.data(), 24);
     auto dst_buf = std::make_unique<uint64_t[]>(8);
     using Global_dst = GlobalTensor<uint64_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());

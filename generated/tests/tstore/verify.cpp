@@ -9,7 +9,7 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -20,7 +20,7 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -43,7 +43,7 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TSTORE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_a2a3_00_dtype() {
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int4b_t[]>(256);
     using Global_dst = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -56,7 +56,7 @@ void fail_a2a3_00_dtype() {
 // breaks rule 06_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TSTORE [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_06_valid_bounds() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(272);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
@@ -69,7 +69,7 @@ void fail_a2a3_06_valid_bounds() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TSTORE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t}}
 void fail_a5_01_dtype() {
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int4b_t[]>(256);
     using Global_dst = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -82,7 +82,7 @@ void fail_a5_01_dtype() {
 // breaks rule 06_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TSTORE [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_06_valid_bounds() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(272);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
@@ -120,7 +120,7 @@ void fail_cpu_06_valid_bounds() {
 
 // legal twin of declaration 4: every rule of the profile holds
 void legal_a2a3_f4() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -132,7 +132,7 @@ void legal_a2a3_f4() {
 // breaks rule 03_location (location) of the A2A3 profile on declaration 4
 // expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
 void fail_a2a3_03_location_f4() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -144,7 +144,7 @@ void fail_a2a3_03_location_f4() {
 
 // legal twin of declaration 5: every rule of the profile holds
 void legal_a2a3_f5() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -157,7 +157,7 @@ void legal_a2a3_f5() {
 // breaks rule 03_location (location) of the A2A3 profile on declaration 5
 // expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
 void fail_a2a3_03_location_f5() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -170,7 +170,7 @@ void fail_a2a3_03_location_f5() {
 
 // legal twin of declaration 6: every rule of the profile holds
 void legal_a2a3_f6() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -183,7 +183,7 @@ void legal_a2a3_f6() {
 // breaks rule 03_location (location) of the A2A3 profile on declaration 6
 // expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
 void fail_a2a3_03_location_f6() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -196,7 +196,7 @@ void fail_a2a3_03_location_f6() {
 
 // legal twin of declaration 7: every rule of the profile holds
 void legal_a2a3_f7() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -209,7 +209,7 @@ void legal_a2a3_f7() {
 // breaks rule 03_location (location) of the A2A3 profile on declaration 7
 // expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
 void fail_a2a3_03_location_f7() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -222,7 +222,7 @@ void fail_a2a3_03_location_f7() {
 
 // legal twin of declaration 4: every rule of the profile holds
 void legal_a5_f4() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -234,7 +234,7 @@ void legal_a5_f4() {
 // breaks rule 04_location (location) of the A5 profile on declaration 4
 // expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
 void fail_a5_04_location_f4() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -246,7 +246,7 @@ void fail_a5_04_location_f4() {
 
 // legal twin of declaration 5: every rule of the profile holds
 void legal_a5_f5() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -259,7 +259,7 @@ void legal_a5_f5() {
 // breaks rule 04_location (location) of the A5 profile on declaration 5
 // expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
 void fail_a5_04_location_f5() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -272,7 +272,7 @@ void fail_a5_04_location_f5() {
 
 // legal twin of declaration 6: every rule of the profile holds
 void legal_a5_f6() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -285,7 +285,7 @@ void legal_a5_f6() {
 // breaks rule 04_location (location) of the A5 profile on declaration 6
 // expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
 void fail_a5_04_location_f6() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -298,7 +298,7 @@ void fail_a5_04_location_f6() {
 
 // legal twin of declaration 7: every rule of the profile holds
 void legal_a5_f7() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -311,7 +311,7 @@ void legal_a5_f7() {
 // breaks rule 04_location (location) of the A5 profile on declaration 7
 // expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
 void fail_a5_04_location_f7() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;

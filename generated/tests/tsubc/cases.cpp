@@ -128,22 +128,22 @@ void case_1([[maybe_unused]] Prof profile) {
 
 // case 2 (half): non-square 6x40
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c2_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c2_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c2_src1.bin", src1.data(), 240);
-    using Tile_src2 = Tile<TileType::Vec, half, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x480);
+    load("c2_src1.bin", src1.data(), 288);
+    using Tile_src2 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x600);
-    load("c2_src2.bin", src2.data(), 240);
+    TASSIGN(src2, 0x6c0);
+    load("c2_src2.bin", src2.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -155,7 +155,7 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c2_dst.out", dst.data(), 240);
+    store("c2_dst.out", dst.data(), 288);
 }
 
 // case 3 (half): run-time valid 11x19 of 16x32
@@ -192,22 +192,22 @@ void case_3([[maybe_unused]] Prof profile) {
 
 // case 4 (half): odd 3x5 valid 2x3
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c4_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c4_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c4_src1.bin", src1.data(), 15);
-    using Tile_src2 = Tile<TileType::Vec, half, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x100);
+    load("c4_src1.bin", src1.data(), 48);
+    using Tile_src2 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src2 src2;
-    TASSIGN(src2, 0xc0);
-    load("c4_src2.bin", src2.data(), 15);
+    TASSIGN(src2, 0x180);
+    load("c4_src2.bin", src2.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -219,7 +219,7 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c4_dst.out", dst.data(), 15);
+    store("c4_dst.out", dst.data(), 48);
 }
 
 // case 5 (half): full 16x16, scalar 0.0
@@ -320,46 +320,46 @@ void case_7([[maybe_unused]] Prof profile) {
 
 // case 8 (half_colmajor): col-major 12x20 valid 9x15
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c8_dst.bin", dst.data(), 320);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c8_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x280);
+    load("c8_src0.bin", src0.data(), 320);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c8_src1.bin", src1.data(), 240);
-    using Tile_src2 = Tile<TileType::Vec, half, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src1, 0x500);
+    load("c8_src1.bin", src1.data(), 320);
+    using Tile_src2 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x600);
-    load("c8_src2.bin", src2.data(), 240);
+    TASSIGN(src2, 0x780);
+    load("c8_src2.bin", src2.data(), 320);
     profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
-    store("c8_dst.out", dst.data(), 240);
+    store("c8_dst.out", dst.data(), 320);
 }
 
 // case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c9_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x80);
-    load("c9_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    load("c9_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x100);
-    load("c9_src1.bin", src1.data(), 64);
-    using Tile_src2 = Tile<TileType::Vec, half, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    load("c9_src1.bin", src1.data(), 128);
+    using Tile_src2 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src2 src2(5, 6);
-    TASSIGN(src2, 0x180);
-    load("c9_src2.bin", src2.data(), 64);
+    TASSIGN(src2, 0x300);
+    load("c9_src2.bin", src2.data(), 128);
     profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
-    store("c9_dst.out", dst.data(), 64);
+    store("c9_dst.out", dst.data(), 128);
 }
 
 // case 10 (float): full 16x16
@@ -492,22 +492,22 @@ void case_13([[maybe_unused]] Prof profile) {
 
 // case 14 (float): odd 3x5 valid 2x3
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c14_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c14_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c14_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c14_src1.bin", src1.data(), 15);
-    using Tile_src2 = Tile<TileType::Vec, float, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x100);
+    load("c14_src1.bin", src1.data(), 24);
+    using Tile_src2 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src2 src2;
-    TASSIGN(src2, 0xc0);
-    load("c14_src2.bin", src2.data(), 15);
+    TASSIGN(src2, 0x180);
+    load("c14_src2.bin", src2.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -519,7 +519,7 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c14_dst.out", dst.data(), 15);
+    store("c14_dst.out", dst.data(), 24);
 }
 
 // case 15 (float): full 16x16, scalar 0.0
@@ -620,22 +620,22 @@ void case_17([[maybe_unused]] Prof profile) {
 
 // case 18 (int8_t): full 16x16
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c18_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c18_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c18_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c18_src1.bin", src1.data(), 256);
-    using Tile_src2 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x400);
+    load("c18_src1.bin", src1.data(), 512);
+    using Tile_src2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c18_src2.bin", src2.data(), 256);
+    TASSIGN(src2, 0x600);
+    load("c18_src2.bin", src2.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -647,27 +647,27 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c18_dst.out", dst.data(), 256);
+    store("c18_dst.out", dst.data(), 512);
 }
 
 // case 19 (int8_t): partial valid 13x7 of 16x16
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c19_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c19_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x200);
+    load("c19_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c19_src1.bin", src1.data(), 256);
-    using Tile_src2 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src1, 0x400);
+    load("c19_src1.bin", src1.data(), 512);
+    using Tile_src2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c19_src2.bin", src2.data(), 256);
+    TASSIGN(src2, 0x600);
+    load("c19_src2.bin", src2.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -679,27 +679,27 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c19_dst.out", dst.data(), 256);
+    store("c19_dst.out", dst.data(), 512);
 }
 
 // case 20 (int8_t): non-square 6x40
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c20_dst.bin", dst.data(), 384);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c20_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x180);
+    load("c20_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c20_src1.bin", src1.data(), 240);
-    using Tile_src2 = Tile<TileType::Vec, int8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x300);
+    load("c20_src1.bin", src1.data(), 384);
+    using Tile_src2 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c20_src2.bin", src2.data(), 240);
+    TASSIGN(src2, 0x480);
+    load("c20_src2.bin", src2.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -711,7 +711,7 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c20_dst.out", dst.data(), 240);
+    store("c20_dst.out", dst.data(), 384);
 }
 
 // case 21 (int8_t): run-time valid 11x19 of 16x32
@@ -748,22 +748,22 @@ void case_21([[maybe_unused]] Prof profile) {
 
 // case 22 (int8_t): odd 3x5 valid 2x3
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c22_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c22_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c22_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c22_src1.bin", src1.data(), 15);
-    using Tile_src2 = Tile<TileType::Vec, int8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x100);
+    load("c22_src1.bin", src1.data(), 96);
+    using Tile_src2 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src2 src2;
-    TASSIGN(src2, 0xc0);
-    load("c22_src2.bin", src2.data(), 15);
+    TASSIGN(src2, 0x180);
+    load("c22_src2.bin", src2.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -775,27 +775,27 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c22_dst.out", dst.data(), 15);
+    store("c22_dst.out", dst.data(), 96);
 }
 
 // case 23 (int8_t): full 16x16, scalar 0
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c23_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c23_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c23_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c23_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c23_src1.bin", src1.data(), 256);
-    using Tile_src2 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x400);
+    load("c23_src1.bin", src1.data(), 512);
+    using Tile_src2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c23_src2.bin", src2.data(), 256);
+    TASSIGN(src2, 0x600);
+    load("c23_src2.bin", src2.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -807,27 +807,27 @@ void case_23([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c23_dst.out", dst.data(), 256);
+    store("c23_dst.out", dst.data(), 512);
 }
 
 // case 24 (int8_t): full 16x16, scalar 1
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c24_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c24_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c24_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c24_src1.bin", src1.data(), 256);
-    using Tile_src2 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x400);
+    load("c24_src1.bin", src1.data(), 512);
+    using Tile_src2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c24_src2.bin", src2.data(), 256);
+    TASSIGN(src2, 0x600);
+    load("c24_src2.bin", src2.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -839,27 +839,27 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c24_dst.out", dst.data(), 256);
+    store("c24_dst.out", dst.data(), 512);
 }
 
 // case 25 (int8_t): full 16x16, scalar -3
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c25_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c25_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c25_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c25_src1.bin", src1.data(), 256);
-    using Tile_src2 = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x400);
+    load("c25_src1.bin", src1.data(), 512);
+    using Tile_src2 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c25_src2.bin", src2.data(), 256);
+    TASSIGN(src2, 0x600);
+    load("c25_src2.bin", src2.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -871,71 +871,71 @@ void case_25([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c25_dst.out", dst.data(), 256);
+    store("c25_dst.out", dst.data(), 512);
 }
 
 // case 26 (int8_t_colmajor): col-major 12x20 valid 9x15
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    load("c26_dst.bin", dst.data(), 640);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c26_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src0, 0x280);
+    load("c26_src0.bin", src0.data(), 640);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c26_src1.bin", src1.data(), 240);
-    using Tile_src2 = Tile<TileType::Vec, int8_t, 12, 20, BLayout::ColMajor, 9, 15>;
+    TASSIGN(src1, 0x500);
+    load("c26_src1.bin", src1.data(), 640);
+    using Tile_src2 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c26_src2.bin", src2.data(), 240);
+    TASSIGN(src2, 0x780);
+    load("c26_src2.bin", src2.data(), 640);
     profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
-    store("c26_dst.out", dst.data(), 240);
+    store("c26_dst.out", dst.data(), 640);
 }
 
 // case 27 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 64);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    load("c27_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(5, 6);
-    TASSIGN(src0, 0x40);
-    load("c27_src0.bin", src0.data(), 64);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    load("c27_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x80);
-    load("c27_src1.bin", src1.data(), 64);
-    using Tile_src2 = Tile<TileType::Vec, int8_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    load("c27_src1.bin", src1.data(), 256);
+    using Tile_src2 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src2 src2(5, 6);
-    TASSIGN(src2, 0xc0);
-    load("c27_src2.bin", src2.data(), 64);
+    TASSIGN(src2, 0x300);
+    load("c27_src2.bin", src2.data(), 256);
     profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
-    store("c27_dst.out", dst.data(), 64);
+    store("c27_dst.out", dst.data(), 256);
 }
 
 // case 28 (uint8_t): full 16x16
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c28_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c28_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c28_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c28_src1.bin", src1.data(), 256);
-    using Tile_src2 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x400);
+    load("c28_src1.bin", src1.data(), 512);
+    using Tile_src2 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c28_src2.bin", src2.data(), 256);
+    TASSIGN(src2, 0x600);
+    load("c28_src2.bin", src2.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -947,27 +947,27 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c28_dst.out", dst.data(), 256);
+    store("c28_dst.out", dst.data(), 512);
 }
 
 // case 29 (uint8_t): partial valid 13x7 of 16x16
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    load("c29_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c29_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src0, 0x200);
+    load("c29_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c29_src1.bin", src1.data(), 256);
-    using Tile_src2 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    TASSIGN(src1, 0x400);
+    load("c29_src1.bin", src1.data(), 512);
+    using Tile_src2 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c29_src2.bin", src2.data(), 256);
+    TASSIGN(src2, 0x600);
+    load("c29_src2.bin", src2.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -979,27 +979,27 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c29_dst.out", dst.data(), 256);
+    store("c29_dst.out", dst.data(), 512);
 }
 
 // case 30 (uint8_t): non-square 6x40
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c30_dst.bin", dst.data(), 384);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c30_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x180);
+    load("c30_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c30_src1.bin", src1.data(), 240);
-    using Tile_src2 = Tile<TileType::Vec, uint8_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x300);
+    load("c30_src1.bin", src1.data(), 384);
+    using Tile_src2 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c30_src2.bin", src2.data(), 240);
+    TASSIGN(src2, 0x480);
+    load("c30_src2.bin", src2.data(), 384);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -1011,7 +1011,7 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c30_dst.out", dst.data(), 240);
+    store("c30_dst.out", dst.data(), 384);
 }
 
 // case 31 (uint8_t): run-time valid 11x19 of 16x32
@@ -1048,22 +1048,22 @@ void case_31([[maybe_unused]] Prof profile) {
 
 // case 32 (uint8_t): odd 3x5 valid 2x3
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c32_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c32_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c32_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c32_src1.bin", src1.data(), 15);
-    using Tile_src2 = Tile<TileType::Vec, uint8_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x100);
+    load("c32_src1.bin", src1.data(), 96);
+    using Tile_src2 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src2 src2;
-    TASSIGN(src2, 0xc0);
-    load("c32_src2.bin", src2.data(), 15);
+    TASSIGN(src2, 0x180);
+    load("c32_src2.bin", src2.data(), 96);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -1075,27 +1075,27 @@ void case_32([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c32_dst.out", dst.data(), 15);
+    store("c32_dst.out", dst.data(), 96);
 }
 
 // case 33 (uint8_t): full 16x16, scalar 0
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c33_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c33_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c33_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c33_src1.bin", src1.data(), 256);
-    using Tile_src2 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x400);
+    load("c33_src1.bin", src1.data(), 512);
+    using Tile_src2 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c33_src2.bin", src2.data(), 256);
+    TASSIGN(src2, 0x600);
+    load("c33_src2.bin", src2.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -1107,27 +1107,27 @@ void case_33([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c33_dst.out", dst.data(), 256);
+    store("c33_dst.out", dst.data(), 512);
 }
 
 // case 34 (uint8_t): full 16x16, scalar 1
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c34_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x100);
-    load("c34_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c34_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x200);
-    load("c34_src1.bin", src1.data(), 256);
-    using Tile_src2 = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src1, 0x400);
+    load("c34_src1.bin", src1.data(), 512);
+    using Tile_src2 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x300);
-    load("c34_src2.bin", src2.data(), 256);
+    TASSIGN(src2, 0x600);
+    load("c34_src2.bin", src2.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -1139,7 +1139,7 @@ void case_34([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c34_dst.out", dst.data(), 256);
+    store("c34_dst.out", dst.data(), 512);
 }
 
 // case 35 (int16_t): full 16x16
@@ -1208,22 +1208,22 @@ void case_36([[maybe_unused]] Prof profile) {
 
 // case 37 (int16_t): non-square 6x40
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c37_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c37_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c37_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c37_src1.bin", src1.data(), 240);
-    using Tile_src2 = Tile<TileType::Vec, int16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x480);
+    load("c37_src1.bin", src1.data(), 288);
+    using Tile_src2 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x600);
-    load("c37_src2.bin", src2.data(), 240);
+    TASSIGN(src2, 0x6c0);
+    load("c37_src2.bin", src2.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -1235,7 +1235,7 @@ void case_37([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c37_dst.out", dst.data(), 240);
+    store("c37_dst.out", dst.data(), 288);
 }
 
 // case 38 (int16_t): run-time valid 11x19 of 16x32
@@ -1272,22 +1272,22 @@ void case_38([[maybe_unused]] Prof profile) {
 
 // case 39 (int16_t): odd 3x5 valid 2x3
 void case_39([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c39_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c39_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c39_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c39_src1.bin", src1.data(), 15);
-    using Tile_src2 = Tile<TileType::Vec, int16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x100);
+    load("c39_src1.bin", src1.data(), 48);
+    using Tile_src2 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src2 src2;
-    TASSIGN(src2, 0xc0);
-    load("c39_src2.bin", src2.data(), 15);
+    TASSIGN(src2, 0x180);
+    load("c39_src2.bin", src2.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -1299,7 +1299,7 @@ void case_39([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c39_dst.out", dst.data(), 15);
+    store("c39_dst.out", dst.data(), 48);
 }
 
 // case 40 (int16_t): full 16x16, scalar 0
@@ -1464,22 +1464,22 @@ void case_44([[maybe_unused]] Prof profile) {
 
 // case 45 (uint16_t): non-square 6x40
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c45_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c45_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src0, 0x240);
+    load("c45_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c45_src1.bin", src1.data(), 240);
-    using Tile_src2 = Tile<TileType::Vec, uint16_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    TASSIGN(src1, 0x480);
+    load("c45_src1.bin", src1.data(), 288);
+    using Tile_src2 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src2 src2;
-    TASSIGN(src2, 0x600);
-    load("c45_src2.bin", src2.data(), 240);
+    TASSIGN(src2, 0x6c0);
+    load("c45_src2.bin", src2.data(), 288);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -1491,7 +1491,7 @@ void case_45([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c45_dst.out", dst.data(), 240);
+    store("c45_dst.out", dst.data(), 288);
 }
 
 // case 46 (uint16_t): run-time valid 11x19 of 16x32
@@ -1528,22 +1528,22 @@ void case_46([[maybe_unused]] Prof profile) {
 
 // case 47 (uint16_t): odd 3x5 valid 2x3
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c47_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c47_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c47_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c47_src1.bin", src1.data(), 15);
-    using Tile_src2 = Tile<TileType::Vec, uint16_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x100);
+    load("c47_src1.bin", src1.data(), 48);
+    using Tile_src2 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src2 src2;
-    TASSIGN(src2, 0xc0);
-    load("c47_src2.bin", src2.data(), 15);
+    TASSIGN(src2, 0x180);
+    load("c47_src2.bin", src2.data(), 48);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -1555,7 +1555,7 @@ void case_47([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c47_dst.out", dst.data(), 15);
+    store("c47_dst.out", dst.data(), 48);
 }
 
 // case 48 (uint16_t): full 16x16, scalar 0
@@ -1752,22 +1752,22 @@ void case_53([[maybe_unused]] Prof profile) {
 
 // case 54 (int32_t): odd 3x5 valid 2x3
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c54_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c54_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c54_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c54_src1.bin", src1.data(), 15);
-    using Tile_src2 = Tile<TileType::Vec, int32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x100);
+    load("c54_src1.bin", src1.data(), 24);
+    using Tile_src2 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src2 src2;
-    TASSIGN(src2, 0xc0);
-    load("c54_src2.bin", src2.data(), 15);
+    TASSIGN(src2, 0x180);
+    load("c54_src2.bin", src2.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -1779,7 +1779,7 @@ void case_54([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c54_dst.out", dst.data(), 15);
+    store("c54_dst.out", dst.data(), 24);
 }
 
 // case 55 (int32_t): full 16x16, scalar 0
@@ -2008,22 +2008,22 @@ void case_61([[maybe_unused]] Prof profile) {
 
 // case 62 (uint32_t): odd 3x5 valid 2x3
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 15);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    load("c62_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x40);
-    load("c62_src0.bin", src0.data(), 15);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src0, 0x80);
+    load("c62_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x80);
-    load("c62_src1.bin", src1.data(), 15);
-    using Tile_src2 = Tile<TileType::Vec, uint32_t, 3, 5, BLayout::RowMajor, 2, 3>;
+    TASSIGN(src1, 0x100);
+    load("c62_src1.bin", src1.data(), 24);
+    using Tile_src2 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src2 src2;
-    TASSIGN(src2, 0xc0);
-    load("c62_src2.bin", src2.data(), 15);
+    TASSIGN(src2, 0x180);
+    load("c62_src2.bin", src2.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
@@ -2035,7 +2035,7 @@ void case_62([[maybe_unused]] Prof profile) {
         profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
         break;
     }
-    store("c62_dst.out", dst.data(), 15);
+    store("c62_dst.out", dst.data(), 24);
 }
 
 // case 63 (uint32_t): full 16x16, scalar 0
@@ -2104,52 +2104,52 @@ void case_64([[maybe_unused]] Prof profile) {
 
 // rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TSUBC [A2A3]: dst, src0, src1 and src2 must have the same valid row/col
 void rf_a2a3_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x100);
-    using Tile_src2 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    using Tile_src2 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src2 src2(8, 8);
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x300);
     profiled::TSUBC<profile_a2a3>(dst, src0, src1, src2);
 }
 
 // rf_a5_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A5; must stop with: PTO runtime error: TSUBC [A5]: dst, src0, src1 and src2 must have the same valid row/col
 void rf_a5_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x100);
-    using Tile_src2 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    using Tile_src2 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src2 src2(8, 8);
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x300);
     profiled::TSUBC<profile_a5>(dst, src0, src1, src2);
 }
 
 // rf_cpu_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of CPU; must stop with: PTO runtime error: TSUBC [CPU]: dst, src0, src1 and src2 must have the same valid row/col
 void rf_cpu_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x80);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 8);
-    TASSIGN(src1, 0x100);
-    using Tile_src2 = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    TASSIGN(src1, 0x200);
+    using Tile_src2 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src2 src2(8, 8);
-    TASSIGN(src2, 0x180);
+    TASSIGN(src2, 0x300);
     profiled::TSUBC<profile_cpu>(dst, src0, src1, src2);
 }
 

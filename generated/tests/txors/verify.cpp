@@ -9,33 +9,33 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     profiled::TXORS<profile_a2a3>(dst, src, Tile_src::DType{}, tmp);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     profiled::TXORS<profile_a5>(dst, src, Tile_src::DType{}, tmp);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     profiled::TXORS<profile_cpu>(dst, src, Tile_src::DType{}, tmp);
 }
@@ -43,11 +43,11 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TXORS [A2A3]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_a2a3>(dst, src, Tile_src::DType{}, tmp);
@@ -56,11 +56,11 @@ void fail_a2a3_00_dtype() {
 // breaks rule 02_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TXORS [A2A3]: dst, src and tmp must have the same DType}}
 void fail_a2a3_02_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_a2a3>(dst, src, Tile_src::DType{}, tmp);
@@ -69,11 +69,11 @@ void fail_a2a3_02_same_dtype() {
 // breaks rule 04_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TXORS [A2A3]: tile layout must be row-major}}
 void fail_a2a3_04_row_major() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_a2a3>(dst, src, Tile_src::DType{}, tmp);
@@ -82,11 +82,11 @@ void fail_a2a3_04_row_major() {
 // breaks rule 06_location (location) of the A2A3 profile
 // expected-error@*:* {{TXORS [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_a2a3>(dst, src, Tile_src::DType{}, tmp);
@@ -95,11 +95,11 @@ void fail_a2a3_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TXORS [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_a2a3>(dst, src, Tile_src::DType{}, tmp);
@@ -108,11 +108,11 @@ void fail_a2a3_07_valid_bounds() {
 // breaks rule 00_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TXORS [A5]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t}}
 void fail_a5_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_a5>(dst, src, Tile_src::DType{}, tmp);
@@ -121,11 +121,11 @@ void fail_a5_00_dtype() {
 // breaks rule 03_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TXORS [A5]: dst and src must have the same DType}}
 void fail_a5_03_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_a5>(dst, src, Tile_src::DType{}, tmp);
@@ -134,11 +134,11 @@ void fail_a5_03_same_dtype() {
 // breaks rule 05_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TXORS [A5]: tile layout must be row-major}}
 void fail_a5_05_row_major() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_a5>(dst, src, Tile_src::DType{}, tmp);
@@ -147,11 +147,11 @@ void fail_a5_05_row_major() {
 // breaks rule 06_location (location) of the A5 profile
 // expected-error@*:* {{TXORS [A5]: tile location must be TileType::Vec}}
 void fail_a5_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_a5>(dst, src, Tile_src::DType{}, tmp);
@@ -160,11 +160,11 @@ void fail_a5_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TXORS [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_a5>(dst, src, Tile_src::DType{}, tmp);
@@ -173,11 +173,11 @@ void fail_a5_07_valid_bounds() {
 // breaks rule 01_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TXORS [CPU]: DType must be one of: uint8_t, int8_t, uint16_t, int16_t, uint32_t, int32_t}}
 void fail_cpu_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_cpu>(dst, src, Tile_src::DType{}, tmp);
@@ -186,11 +186,11 @@ void fail_cpu_01_dtype() {
 // breaks rule 03_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TXORS [CPU]: dst and src must have the same DType}}
 void fail_cpu_03_same_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_cpu>(dst, src, Tile_src::DType{}, tmp);
@@ -199,11 +199,11 @@ void fail_cpu_03_same_dtype() {
 // breaks rule 06_location (location) of the CPU profile
 // expected-error@*:* {{TXORS [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_06_location() {
-    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_cpu>(dst, src, Tile_src::DType{}, tmp);
@@ -212,11 +212,11 @@ void fail_cpu_06_location() {
 // breaks rule 07_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TXORS [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_07_valid_bounds() {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_tmp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_tmp tmp;
     // expected-note@+1 {{requested here}}
     profiled::TXORS<profile_cpu>(dst, src, Tile_src::DType{}, tmp);

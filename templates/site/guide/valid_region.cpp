@@ -16,8 +16,8 @@ void print(const char* name, T& tile) {
 }
 
 int main() {
-    // Static valid region: 2 x 3 of a 4 x 4 tile, fixed by the type.
-    using Fixed = Tile<TileType::Vec, float, 4, 4, BLayout::RowMajor, 2, 3>;
+    // Static valid region: 2 x 3 of a 4 x 8 tile, fixed by the type.
+    using Fixed = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 2, 3>;
     Fixed a, b;
     for (int r = 0; r < 4; ++r)
         for (int c = 0; c < 4; ++c)
@@ -26,7 +26,7 @@ int main() {
     print("static", b);
 
     // Run-time valid region: the type says DYNAMIC, the constructor gives 3 x 2.
-    using Dyn = Tile<TileType::Vec, float, 4, 4, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Dyn = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Dyn c(3, 2), d(3, 2);
     for (int r = 0; r < 4; ++r)
         for (int k = 0; k < 4; ++k)

@@ -21,6 +21,21 @@ PTO_INTERNAL void TMAX_impl(T_dst& dst, T_src0& src0, T_src1& src1) {
             auto* dst_row = dst.data() + r * T_dst::RowStride;
             const auto* src0_row = src0.data() + r * T_src0::RowStride;
             const auto* src1_row = src1.data() + r * T_src1::RowStride;
+            if constexpr (is_floating_v<C>) {
+                // Select first (one compare per element, which vectorises); a row where some src0
+                // element is a NaN or a zero is redone exactly below (sim::max_min_unsure).
+                if (sim::apart(dst_row, cols, src0_row, cols) && sim::apart(dst_row, cols, src1_row, cols)) {
+                    unsigned unsure = 0; // an integer, not a bool: g++ vectorises an integer or-reduction only
+                    for (int c = 0; c < cols; ++c) {
+                        const C src0_v = static_cast<C>(src0_row[c]);
+                        const C src1_v = static_cast<C>(src1_row[c]);
+                        unsure |= static_cast<unsigned>(sim::max_min_unsure(src0_v));
+                        dst_row[c] = sim::narrow<T>(sim::max_min_select<true>(src0_v, src1_v));
+                    }
+                    if (unsure == 0)
+                        continue;
+                }
+            }
             for (int c = 0; c < cols; ++c) {
                 const C src0_v = static_cast<C>(src0_row[c]);
                 const C src1_v = static_cast<C>(src1_row[c]);

@@ -4,3 +4,7 @@
 
 #include "global_tensor.hpp"
 #include "tile.hpp"
+// The cube's tile aliases (TileLeft, TileRight, TileAcc, ...), generated from the specs.
+#if __has_include(<pto/common/pto_tile_aliases.hpp>)
+#include <pto/common/pto_tile_aliases.hpp>
+#endif

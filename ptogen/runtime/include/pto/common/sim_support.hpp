@@ -196,6 +196,37 @@ constexpr C max_min_by(C x, C s) {
 
 } // namespace detail
 
+// maximum(a, b) (pick_max) or minimum(a, b) of two operands that both vary across a loop, split so
+// that the loop vectorises to one maxps/minps per vector: max_min_select is the plain compare and
+// select, `a > b ? a : b` (`a < b` for min), and max_min_unsure(a) says whether it may differ from
+// maximum/minimum. It can only when `a` is a NaN (the select returns b; maximum returns a) or a
+// zero (a tie of +0 and -0 returns b; maximum returns +0, minimum -0): a NaN `b` is returned as it
+// should be, and equal non-zero values have equal bits. A caller selects a run of elements, and
+// redoes the run with maximum/minimum when any element was unsure.
+template <bool pick_max, typename C>
+constexpr C max_min_select(C a, C b) {
+    using F = std::conditional_t<detail::is_native_float_v<C>, C, float>;
+    const F fa = static_cast<F>(a);
+    const F fb = static_cast<F>(b);
+    return (pick_max ? fa > fb : fa < fb) ? a : b;
+}
+
+template <typename C>
+constexpr bool max_min_unsure(C a) {
+    using F = std::conditional_t<detail::is_native_float_v<C>, C, float>;
+    const F fa = static_cast<F>(a);
+    return static_cast<bool>(static_cast<int>(fa != fa) | static_cast<int>(fa == F(0)));
+}
+
+// Whether `n` elements from `a` and `n` from `b` share no byte (the select-then-redo loop must not
+// overwrite an operand it may read again).
+template <typename A, typename B>
+inline bool apart(const A* a, int n, const B* b, int m) {
+    const auto pa = reinterpret_cast<std::uintptr_t>(a);
+    const auto pb = reinterpret_cast<std::uintptr_t>(b);
+    return pa + static_cast<std::uintptr_t>(n) * sizeof(A) <= pb || pb + static_cast<std::uintptr_t>(m) * sizeof(B) <= pa;
+}
+
 // maximum(x, s) for an `s` that does not change across a loop; see detail::max_min_by.
 template <typename C>
 constexpr C maximum_by(C x, C s) {

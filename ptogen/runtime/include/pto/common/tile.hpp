@@ -44,6 +44,19 @@ inline constexpr int fractalMxSize = 32;
 // A valid row/col template argument whose value is only known at run time.
 constexpr int DYNAMIC = -1;
 
+} // namespace pto
+
+// The Tile type's static rules, generated from the specs; the runtime's core also builds on its own
+// (its tests do), with only the positive-shape check.
+#if __has_include(<pto/common/pto_tile_rules.hpp>)
+#include <pto/common/pto_tile_rules.hpp>
+#define PTO_TILE_RULES_GENERATED 1
+#else
+#define PTO_TILE_RULES_GENERATED 0
+#endif
+
+namespace pto {
+
 namespace sim {
 
 inline constexpr std::size_t unified_buffer_bytes = NPUMemoryModel::ub_bytes;
@@ -70,8 +83,9 @@ void rebind(TileT& tile, typename TileT::DType* storage);
 template <typename TileData>
 constexpr std::size_t GetTileElementOffset(std::size_t r, std::size_t c);
 
-// Deliberately free of checks on DType, Loc, layout and valid bounds: those are per-op rules, and the
-// generated static_asserts must be the ones that report them. The last four parameters complete
+// Deliberately free of checks on DType, Loc and valid bounds: those are per-op rules, and the
+// generated static_asserts must be the ones that report them. The Tile type's own rules (row and
+// column bytes, whole boxes, box sizes) are generated from the specs into pto_tile_rules.hpp. The last four parameters complete
 // the ten-parameter form that existing PTO code spells out; the simulator stores the elements
 // row- or column-major as Layout_ says and keeps the other four as facts of the type.
 template <TileType Loc_, typename DType_, int Rows_, int Cols_, BLayout Layout_ = BLayout::RowMajor,
@@ -79,11 +93,6 @@ template <TileType Loc_, typename DType_, int Rows_, int Cols_, BLayout Layout_ 
           int SFractalSize_ = TileConfig::fractalABSize, auto PadVal_ = PadValue::Null,
           CompactMode Compact_ = CompactMode::Null>
 struct Tile {
-    static_assert(Rows_ > 0 && Cols_ > 0, "Tile: Rows and Cols must be positive");
-    static_assert(SFractalSize_ == TileConfig::fractalABSize || SFractalSize_ == TileConfig::fractalCSize ||
-                      SFractalSize_ == TileConfig::fractalMxSize,
-                  "Tile: SFractalSize must be 512, 1024 or 32 bytes");
-
     using DType = DType_;
     static constexpr TileType Loc = Loc_;
     static constexpr int Rows = Rows_;
@@ -116,6 +125,12 @@ struct Tile {
                                      : isInnerRowMajor ? TileConfig::alignedSize / static_cast<int>(sizeof(DType_))
                                                        : TileConfig::fixedColSize;
     static constexpr int InnerNumel = InnerRows * InnerCols;
+#if PTO_TILE_RULES_GENERATED
+    // The Tile type's own rules (specs/targets.yaml, tile_type.rules): "Tile: <rule>" when broken.
+    static_assert(TileRules<Loc_, DType_, Rows_, Cols_, Layout_, SFractal_, SFractalSize_, InnerRows, InnerCols>::checked);
+#else
+    static_assert(Rows_ > 0 && Cols_ > 0, "Tile: Rows and Cols must be positive");
+#endif
     static constexpr int RowStride = isRowMajor ? Cols_ : 1; // elements between (r, c) and (r + 1, c)
     static constexpr int ColStride = isRowMajor ? 1 : Rows_; // elements between (r, c) and (r, c + 1)
     static constexpr int Numel = Rows_ * Cols_;
@@ -239,29 +254,8 @@ struct Tile {
     bool isKAligned_ = false;
 };
 
-// The cube's tiles under upstream's names. A2A3 keeps the left operand in row-major boxes laid out
-// row-major ("ZZ"); A5 and the CPU simulator lay those boxes out column-major (NZ). The right operand
-// is ZN (column-major boxes, row-major box order), the accumulator NZ with 16 x 16 boxes of 1 KiB.
-#define PTO_CUBE_TILE(NAME, LOC, BL, SL, SIZE, ...)                                                               \
-    template <typename Element_, int Rows_, int Cols_, int RowValid_ = Rows_, int ColValid_ = Cols_>                \
-    using NAME = Tile<TileType::LOC, Element_, Rows_, Cols_, BLayout::BL, RowValid_, ColValid_, SLayout::SL,           \
-                      TileConfig::SIZE __VA_OPT__(, ) __VA_ARGS__>;
-#if defined(PTO_NPU_ARCH_A2A3) && !defined(__CPU_SIM)
-PTO_CUBE_TILE(TileLeft, Left, RowMajor, RowMajor, fractalABSize)
-PTO_CUBE_TILE(TileLeftCompact, Left, RowMajor, RowMajor, fractalABSize, PadValue::Null, CompactMode::Normal)
-#else
-PTO_CUBE_TILE(TileLeft, Left, ColMajor, RowMajor, fractalABSize)
-PTO_CUBE_TILE(TileLeftCompact, Left, ColMajor, RowMajor, fractalABSize, PadValue::Null, CompactMode::Normal)
-#endif
-PTO_CUBE_TILE(TileRight, Right, RowMajor, ColMajor, fractalABSize)
-PTO_CUBE_TILE(TileRightCompact, Right, RowMajor, ColMajor, fractalABSize, PadValue::Null, CompactMode::Normal)
-PTO_CUBE_TILE(TileLeftScale, ScaleLeft, RowMajor, RowMajor, fractalMxSize)
-PTO_CUBE_TILE(TileLeftScaleCompact, ScaleLeft, RowMajor, RowMajor, fractalMxSize, PadValue::Null, CompactMode::Normal)
-PTO_CUBE_TILE(TileRightScale, ScaleRight, ColMajor, ColMajor, fractalMxSize)
-PTO_CUBE_TILE(TileRightScaleCompact, ScaleRight, ColMajor, ColMajor, fractalMxSize, PadValue::Null, CompactMode::Normal)
-PTO_CUBE_TILE(TileAcc, Acc, ColMajor, RowMajor, fractalCSize)
-PTO_CUBE_TILE(TileAccCompact, Acc, ColMajor, RowMajor, fractalCSize, PadValue::Null, CompactMode::Normal)
-#undef PTO_CUBE_TILE
+// The cube's tile aliases (TileLeft, TileAcc, ...) are generated from the specs' tile_type.aliases
+// into <pto/common/pto_tile_aliases.hpp>, which <pto/common/pto_tile.hpp> provides.
 
 template <typename T>
 struct is_tile : std::false_type {};
