@@ -153,11 +153,28 @@ class Transfer(NamesOperand):
                 out.append(sig)
         return out
 
+    @staticmethod
+    def scalars(form: FormViewAPI) -> list[str]:
+        """The form's own scalar parameters (TSTORE's `preQuantScalar`), which its simulator
+        function takes after the modes."""
+        own = {o.name for o in form.own if o.kind == "scalar"}
+        return [p.name for p in form.params if p.operand in own]
+
+    def scalar_signatures(self, op: OpViewAPI) -> list[list[EnumView]]:
+        """Distinct mode lists of the forms that also pass a quantisation scalar (one simulator
+        function each, taking the modes then the scalar)."""
+        out: list[list[EnumView]] = []
+        for form in op.forms:
+            sig = [e for _, e, _ in self.modes(op, form)]
+            if self.scalars(form) and sig not in out:
+                out.append(sig)
+        return out
+
     def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         return any(value != self.identity(e) for _, e, value in self.modes(op, form))
 
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
-        return [*form.impl_args, *(name for name, _, _ in self.modes(op, form))]
+        return [*form.impl_args, *(name for name, _, _ in self.modes(op, form)), *self.scalars(form)]
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         """The overloads judged against their own golden, with the modes their tests apply."""

@@ -53,9 +53,22 @@ void fail_a2a3_00_dtype() {
     profiled::TSTORE<profile_a2a3>(dst, src);
 }
 
-// breaks rule 06_valid_bounds (valid_bounds) of the A2A3 profile
+// breaks rule 05_locations (locations) of the A2A3 profile
+// expected-error@*:* {{TSTORE [A2A3]: tile location must be one of TileType::Vec, TileType::Mat, TileType::Acc}}
+void fail_a2a3_05_locations() {
+    using Tile_src = Tile<TileType::Left, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3>(dst, src);
+}
+
+// breaks rule 07_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TSTORE [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a2a3_06_valid_bounds() {
+void fail_a2a3_07_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(272);
@@ -79,9 +92,22 @@ void fail_a5_01_dtype() {
     profiled::TSTORE<profile_a5>(dst, src);
 }
 
-// breaks rule 06_valid_bounds (valid_bounds) of the A5 profile
+// breaks rule 06_locations (locations) of the A5 profile
+// expected-error@*:* {{TSTORE [A5]: tile location must be one of TileType::Vec, TileType::Acc}}
+void fail_a5_06_locations() {
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5>(dst, src);
+}
+
+// breaks rule 07_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TSTORE [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a5_06_valid_bounds() {
+void fail_a5_07_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(272);
@@ -92,22 +118,9 @@ void fail_a5_06_valid_bounds() {
     profiled::TSTORE<profile_a5>(dst, src);
 }
 
-// breaks rule 05_location (location) of the CPU profile
-// expected-error@*:* {{TSTORE [CPU]: tile location must be TileType::Vec}}
-void fail_cpu_05_location() {
-    using Tile_src = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    auto dst_buf = std::make_unique<half[]>(256);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    // expected-note@+1 {{requested here}}
-    profiled::TSTORE<profile_cpu>(dst, src);
-}
-
-// breaks rule 06_valid_bounds (valid_bounds) of the CPU profile
+// breaks rule 07_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TSTORE [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_cpu_06_valid_bounds() {
+void fail_cpu_07_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<half[]>(272);

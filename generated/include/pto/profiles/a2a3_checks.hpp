@@ -3137,10 +3137,13 @@ struct profile_a2a3 {
                                        int64_t, uint64_t, half, bfloat16_t, float>,
                       "TLOAD [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float");
+        static_assert((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat),
+                      "TLOAD [A2A3]: tile location must be one of TileType::Vec, TileType::Mat");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TLOAD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float>) &&
+               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat)) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
@@ -3187,10 +3190,14 @@ struct profile_a2a3 {
                                        int64_t, uint64_t, half, bfloat16_t, float>,
                       "TSTORE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float");
+        static_assert(
+            (TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat || TileData::Loc == TileType::Acc),
+            "TSTORE [A2A3]: tile location must be one of TileType::Vec, TileType::Mat, TileType::Acc");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TSTORE [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float>) &&
+               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat || TileData::Loc == TileType::Acc)) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 

@@ -3294,10 +3294,13 @@ struct profile_a5 {
                                        int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>,
                       "TLOAD [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t");
+        static_assert((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat),
+                      "TLOAD [A5]: tile location must be one of TileType::Vec, TileType::Mat");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TLOAD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>) &&
+               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat)) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
@@ -3344,10 +3347,13 @@ struct profile_a5 {
                                        int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>,
                       "TSTORE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t");
+        static_assert((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc),
+                      "TSTORE [A5]: tile location must be one of TileType::Vec, TileType::Acc");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TSTORE [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>) &&
+               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc)) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 

@@ -3211,11 +3211,9 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TLOAD() {
-        static_assert(TileData::Loc == TileType::Vec, "TLOAD [CPU]: tile location must be TileType::Vec");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TLOAD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
     template <typename TileData>
@@ -3257,11 +3255,9 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TSTORE() {
-        static_assert(TileData::Loc == TileType::Vec, "TSTORE [CPU]: tile location must be TileType::Vec");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TSTORE [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
     // The rules only declaration 4 is checked against, in its own scope.
