@@ -653,7 +653,7 @@ def op_manifest(project: ProjectViewAPI, t: OpTests) -> OpManifest:
                         c.attrs,
                         {
                             x.name: TileShape(
-                                x.rows, x.cols, x.valid_rows, x.valid_cols, x.layout, x.slayout, x.pad
+                                x.rows, x.cols, x.valid_rows, x.valid_cols, x.layout, x.slayout, x.pad, x.fractal
                             )
                             for x in c.tiles
                         },

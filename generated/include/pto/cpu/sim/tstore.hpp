@@ -25,11 +25,25 @@ namespace tstore_detail {
 
 // The value a store writes for a source element of another type: C++'s static_cast on the host
 // (round to nearest even into a floating type; into an integer type, truncation through the
-// host's 32- or 64-bit conversion, modulo the destination's width).
+// host's 32- or 64-bit conversion, modulo the destination's width). A float NaN narrowed to a
+// 16-bit float keeps its sign and the top bits of its payload, and is quiet, as x86 converts it.
 template <typename D, typename S>
 D cast(S value) {
     if constexpr (std::is_same_v<D, S>) {
         return value;
+    } else if constexpr (std::is_same_v<S, float> && is_floating_v<D> && sizeof(D) == 2) {
+        if (value != value) {
+            constexpr int mantissa = std::is_same_v<D, half> ? 10 : 7;
+            std::uint32_t b;
+            std::memcpy(&b, &value, sizeof b);
+            const std::uint16_t exponent = std::is_same_v<D, half> ? 0x7c00 : 0x7f80;
+            const std::uint16_t bits = static_cast<std::uint16_t>(
+                ((b >> 16) & 0x8000u) | exponent | (1u << (mantissa - 1)) | ((b & 0x7fffffu) >> (23 - mantissa)));
+            D out;
+            std::memcpy(&out, &bits, sizeof out);
+            return out;
+        }
+        return sim::convert<D>(value, [](double x) { return std::nearbyint(x); }, false);
     } else if constexpr (is_floating_v<D>) {
         return sim::convert<D>(value, [](double x) { return std::nearbyint(x); }, false);
     } else {
