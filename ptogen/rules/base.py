@@ -155,6 +155,11 @@ class RuleBase(Strict):
         plural = "s" if len(self.forms) > 1 else ""
         return f"Checked on declaration{plural} {and_list([str(k) for k in self.forms], code=False)} only."
 
+    def admits_location(self, operand: str, location: str) -> bool:
+        """Whether a tile operand may live in `location` (a TileType) in every declaration this rule
+        checks; a rule limited to some declarations (`forms`) leaves the others free, so it admits."""
+        return True
+
     def admits_layout(self, layout: str) -> bool:
         """Whether tiles of this layout can satisfy the rule (the test plan skips layouts that cannot)."""
         return True

@@ -231,6 +231,9 @@ class LocationRule(RuleBase):
     def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
         return {n: replace(t, loc=self.location) if n in self.operands else t for n, t in tiles.items()}
 
+    def admits_location(self, operand: str, location: str) -> bool:
+        return self.form_scoped or operand not in self.operands or location == self.location
+
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         first = self.operands[0]
         other = "Mat" if self.location != "Mat" else "Vec"

@@ -57,6 +57,9 @@ class LocationsRule(RuleBase):
             for n, t in tiles.items()
         }
 
+    def admits_location(self, operand: str, location: str) -> bool:
+        return self.form_scoped or operand not in self.operands or location in self.locations
+
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         first = self.operands[0]
         other = next(loc for loc in ("Vec", "Mat", "Acc", "Left", "Right") if loc not in self.locations)
