@@ -104,6 +104,7 @@ def test_mixed_directories_are_found_by_the_intrinsics_they_call(tmp_path: Path)
         "tfamily": "TLOAD(a, g); TROWSUM(d, s, t); TCOLMAX<T>(d, s); TEST_F(X, y) {}",
         "tunknown": "TROWSUM(d, s, t); TFANCY(d, s);",  # calls an intrinsic nobody covers
         "tloadonly": "TASSIGN(t, 0); TLOAD(t, g); TSTORE(g, t);",  # only moves data
+        "tcolmax": "TASSIGN(t, 0); TLOAD(t, g);",  # its op's own directory, whatever it calls
         "tplace": "TASSIGN(t, 0); TileLeft<float, 16, 16> l; TSTORE(g, t);",  # a tile type besides
         "tbackend": "TASSIGN(t, 0); TLOAD(t, g); TFANCY_IMPL(d, s);",  # a backend call needs its op
         "trowsum": "TROWSUM(d, s, t);",  # has its own op's name: found by `discover`
