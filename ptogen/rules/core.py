@@ -31,6 +31,7 @@ from .base import (
     _with_note,
     and_list,
     conj,
+    free_location,
     kind_name,
     or_list,
 )
@@ -236,7 +237,7 @@ class LocationRule(RuleBase):
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         first = self.operands[0]
-        other = "Mat" if self.location != "Mat" else "Vec"
+        other = free_location(bx, self, first, [self.location])
         return Broken({**tiles, first: replace(tiles[first], loc=other)}, changed=first)
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from pydantic import Field
 
 from ..spec.fields import Name, TileLocation
-from .base import Broken, PageContext, PageLine, RuleBase, _with_note, conj, or_list
+from .base import Broken, PageContext, PageLine, RuleBase, _with_note, conj, free_location, or_list
 
 if TYPE_CHECKING:
     from ..rule_api import RuleBreak as BreakContext
@@ -29,9 +29,10 @@ class LocationsRule(RuleBase):
     page_prefixes: ClassVar[tuple[str, ...]] = ("tile location is one of",)
 
     def condition(self, op: OpView, rv: RuleView) -> str:
-        return conj(
-            ["(" + " || ".join(f"{t}::Loc == TileType::{loc}" for loc in self.locations) + ")" for t in rv.types]
-        )
+        def one_of(t: str) -> str:
+            return "(" + " || ".join(f"{t}::Loc == TileType::{loc}" for loc in self.locations) + ")"
+
+        return conj([one_of(t) for t in rv.types])
 
     def text(self, op: OpView) -> str:
         return "tile location must be one of " + ", ".join(f"TileType::{loc}" for loc in self.locations)
@@ -46,7 +47,8 @@ class LocationsRule(RuleBase):
         if m is None:
             return None
         locations = re.findall(r"TileType::(\w+)", m.group(1))
-        found: dict[str, Any] = {"operands": [o.strip() for o in m.group(2).split(",")], "locations": locations}
+        operands = [o.strip() for o in m.group(2).split(",")]
+        found: dict[str, Any] = {"operands": operands, "locations": locations}
         if m.group("note"):
             found["note"] = m.group("note")
         return found
@@ -62,7 +64,7 @@ class LocationsRule(RuleBase):
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         first = self.operands[0]
-        other = next(loc for loc in ("Vec", "Mat", "Acc", "Left", "Right") if loc not in self.locations)
+        other = free_location(bx, self, first, list(self.locations))
         return Broken({**tiles, first: replace(tiles[first], loc=other)}, changed=first)
 
 

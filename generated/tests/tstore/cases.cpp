@@ -89,51 +89,21 @@ void case_0([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c0_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 0", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c0_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c0_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c0_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c0_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -523,51 +493,21 @@ void case_14([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c14_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 14", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c14_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c14_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c14_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c14_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -962,51 +902,21 @@ void case_28([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c28_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 28", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c28_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c28_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c28_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c28_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -1398,51 +1308,21 @@ void case_42([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c42_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 42", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c42_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c42_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c42_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c42_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -1834,51 +1714,21 @@ void case_56([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c56_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 56", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c56_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c56_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c56_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c56_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -2270,51 +2120,21 @@ void case_70([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c70_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 70", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c70_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c70_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c70_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c70_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -2706,51 +2526,21 @@ void case_84([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c84_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 84", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c84_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c84_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c84_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c84_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -3144,51 +2934,21 @@ void case_98([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c98_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 98", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c98_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c98_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c98_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c98_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -3580,51 +3340,21 @@ void case_112([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c112_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 112", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c112_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c112_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c112_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c112_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -4018,51 +3748,21 @@ void case_126([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c126_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 126", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c126_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c126_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c126_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c126_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -4379,51 +4079,21 @@ void case_137([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c137_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 137", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c137_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c137_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c137_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c137_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -4742,51 +4412,21 @@ void case_148([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c148_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 148", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c148_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c148_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c148_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c148_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -4925,51 +4565,21 @@ void case_152([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c152_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 152", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c152_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c152_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c152_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c152_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -5107,51 +4717,21 @@ void case_156([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c156_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 156", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c156_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c156_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c156_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c156_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -5290,51 +4870,21 @@ void case_160([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c160_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 160", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c160_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c160_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
         load("c160_dst.bin", dst_buf.get(), 1024);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c160_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).

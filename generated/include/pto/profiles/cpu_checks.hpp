@@ -3260,6 +3260,30 @@ struct profile_cpu {
         return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData>
+    static constexpr bool check_TSTORE_f0() {
+        return true;
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData>
+    static constexpr bool check_TSTORE_f1() {
+        return true;
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData, AtomicType atomicType>
+    static constexpr bool check_TSTORE_f2() {
+        return true;
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType>
+    static constexpr bool check_TSTORE_f3() {
+        return true;
+    }
+
     // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f4() {
