@@ -50,6 +50,9 @@ class SpecFacts(Protocol):
     @property
     def every_operand(self) -> Sequence[Any]: ...
 
+    @property
+    def constraints(self) -> Sequence[Any]: ...
+
     def operand(self, name: str) -> Any: ...
 
 
