@@ -48,6 +48,7 @@ class TileDecl:
     poke: str | None = None  # a value a runtime-fail case writes to element (0, 0) before the call
     slayout: str | None = None  # inner (fractal box) layout of a boxed tile: "RowMajor" for NZ
     pad: str | None = None  # PadValue of the tile ("Zero", "Max", "Min"); None: Null
+    fractal: int | None = None  # bytes of one box of a boxed tile (None: 512; an accumulator's 1024)
 
     def __post_init__(self) -> None:
         if self.slayout is not None and self.slayout != "NoneBox":
@@ -73,6 +74,9 @@ class SpecFacts(Protocol):
 
     @property
     def every_operand(self) -> Sequence[Any]: ...
+
+    @property
+    def constraints(self) -> Sequence[Any]: ...
 
     def operand(self, name: str) -> Any: ...
 

@@ -99,15 +99,53 @@ _CALL = re.compile(r"\b(T[A-Z][A-Z0-9_]*)\s*(?:<[^;()]*>)?\s*\(")
 
 def called_ops(case: CaseDir) -> set[str]:
     """Upper-case names a directory's sources call like functions (T + capitals): the tile
-    intrinsics it needs (an unknown one makes it unrunnable), and RUNTIME_CALLS."""
+    intrinsics it needs (an unknown one makes it unrunnable), and RUNTIME_CALLS. A backend call
+    `TFOO_IMPL(...)` counts as TFOO: the headers define it only for a covered op."""
     calls = {m.group(1) for src in case.sources for m in _CALL.finditer(src.read_text(errors="replace"))}
-    return {c for c in calls if not c.endswith("_IMPL") and c.isupper()}
+    return {c.removesuffix("_IMPL") for c in calls if c.isupper()}
 
 
-def mixed_dirs(upstream: Path, ops: Iterable[str], covered: Iterable[str], taken: set[str]) -> list[CaseDir]:
-    """Directories named after no single op (upstream tests some families together, e.g.
-    `trowexpandop`, `trowreduceidx`) whose sources call one of `ops` and otherwise only covered
-    intrinsics, so that they can build against the generated headers."""
+# Tile types a directory may name (`TileLeft<...>`, `ConvTile<...>`): it builds only when the headers
+# it is built against name them too.
+_TILE_TYPE = re.compile(r"\b((?:Conv)?Tile[A-Z][A-Za-z0-9]*|ConvTile)\s*<")
+_DEFINES = re.compile(r"\b(?:struct|class|using)\s+((?:Conv)?Tile[A-Z]?[A-Za-z0-9]*)\b")
+
+
+def tile_types(case: CaseDir) -> set[str]:
+    """Tile type templates a directory's sources instantiate and do not define themselves."""
+    texts = [src.read_text(errors="replace") for src in case.sources]
+    used = {m.group(1) for t in texts for m in _TILE_TYPE.finditer(t)}
+    return used - {m.group(1) for t in texts for m in _DEFINES.finditer(t)}
+
+
+def known_tile_types(include_dirs: Iterable[Path]) -> set[str]:
+    """Every `Tile...`/`ConvTile` name the headers of `include_dirs` mention."""
+    word = re.compile(r"\b((?:Conv)?Tile[A-Z][A-Za-z0-9]*|ConvTile)\b")
+    return {
+        m.group(1)
+        for d in include_dirs
+        for h in sorted(d.rglob("*.hpp"))
+        for m in word.finditer(h.read_text(errors="replace"))
+    }
+
+
+def mixed_dirs(
+    upstream: Path,
+    ops: Iterable[str],
+    covered: Iterable[str],
+    taken: set[str],
+    types: set[str] | None = None,
+) -> list[CaseDir]:
+    """Directories named after no single op whose sources call only covered intrinsics (and name
+    only tile types in `types`, when given), so that they can build against the generated headers,
+    and that test one of `ops`:
+    - they call one of `ops` beside moving data (upstream tests some families together, e.g.
+      `trowexpandop`, `trowreduceidx`);
+    - or their name is an op's followed by `_` (a family directory of that op's forms:
+      `tstore_acc2gm`, `mgather_gm2l1`);
+    - or they call nothing but the data moves (TASSIGN, TLOAD, TSTORE), one of those moves is in
+      `ops`, and they are named after no covered op (they test the move together with the tile's
+      own methods, e.g. `setgetval`; `mscatter` tests MSCATTER)."""
     wanted = {o.upper() for o in ops}
     known = {o.upper() for o in covered} | RUNTIME_CALLS
     found = []
@@ -116,10 +154,35 @@ def mixed_dirs(upstream: Path, ops: Iterable[str], covered: Iterable[str], taken
             continue
         case = CaseDir(d.name, d)
         ops_called = called_ops(case)
-        # Moving data in and out is not what a directory tests unless it is named after it.
-        if ops_called & wanted - INCIDENTAL and ops_called <= known:
+        if not ops_called <= known or (types is not None and not tile_types(case) <= types):
+            continue
+        family = d.name.split("_", 1)[0].upper() in wanted and "_" in d.name
+        # Moving data in and out is not what a directory tests unless that is all it does.
+        # (A directory named after a covered op tests that op, whatever else it calls.)
+        moves_only = ops_called - RUNTIME_CALLS <= INCIDENTAL and d.name.upper() not in known
+        if ops_called & wanted - INCIDENTAL or family or (moves_only and ops_called & wanted - {"TASSIGN"}):
             found.append(case)
     return found
+
+
+def skipped_family_dirs(
+    upstream: Path, ops: Iterable[str], covered: Iterable[str], types: set[str], taken: set[str]
+) -> list[tuple[str, list[str]]]:
+    """Family directories of `ops` (`<op>_...`) not selected, with what they need that the headers
+    lack: uncovered intrinsics and unknown tile types."""
+    wanted = {o.upper() for o in ops}
+    known = {o.upper() for o in covered} | RUNTIME_CALLS
+    out = []
+    for d in sorted((upstream / TESTCASE_DIR).iterdir()):
+        if d.name in taken or "_" not in d.name or d.name.split("_", 1)[0].upper() not in wanted:
+            continue
+        if not (d / "main.cpp").is_file():
+            continue
+        case = CaseDir(d.name, d)
+        lacking = sorted(called_ops(case) - known) + sorted(tile_types(case) - types)
+        if lacking:
+            out.append((d.name, lacking))
+    return out
 
 
 def parse_test_list(text: str) -> list[str]:
@@ -332,8 +395,17 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
         return _usage(f"{upstream} is not an upstream checkout (no {TESTCASE_DIR} and tests/common)")
     aliases = _mnemonics(layout)
     ops, unknown = select_ops(list(aliases.values()), args.ops, aliases)
+    # A name that is no op may name an upstream test directory (`setgetval`): run it as it is.
+    named = [
+        CaseDir(u, upstream / TESTCASE_DIR / u)
+        for u in unknown
+        if (upstream / TESTCASE_DIR / u / "main.cpp").is_file()
+    ]
+    unknown = [u for u in unknown if u not in {d.op for d in named}]
     if unknown:
-        return _usage(f"unknown op(s): {', '.join(unknown)} (see `ptogen list`)")
+        return _usage(
+            f"unknown op(s): {', '.join(unknown)} (see `ptogen list`; or name an upstream test directory)"
+        )
     cxx = args.cxx or next((c for c in COMPILER_PREFERENCE if shutil.which(c)), "")
     if not cxx or not shutil.which(cxx):
         return _usage(f"compiler {cxx or 'clang++/g++'} not found")
@@ -347,8 +419,13 @@ def run_cli(layout: Layout, args: argparse.Namespace) -> int:
     if problem:
         return _usage(problem)
     dirs, missing = discover(upstream, ops)
-    mixed = mixed_dirs(upstream, ops, covered_ops(layout), {d.op for d in dirs}) if ops else []
-    dirs += mixed
+    covered = covered_ops(layout)
+    types = known_tile_types([layout.generated_include, RUNTIME_INCLUDE])
+    taken = {d.op for d in dirs} | {d.op for d in named}
+    mixed = mixed_dirs(upstream, ops, covered, taken, types) if ops else []
+    for name, lacking in skipped_family_dirs(upstream, ops, covered, types, taken | {d.op for d in mixed}):
+        print(f"ptogen upstream-st: {name} not selected: needs {', '.join(lacking)}", file=sys.stderr)
+    dirs += named + mixed
     tested = set().union(*(called_ops(d) for d in mixed)) if mixed else set()
     missing = [m for m in missing if m.upper() not in tested]
     if not dirs:

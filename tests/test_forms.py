@@ -88,14 +88,22 @@ def _check_function(profile: str, name: str) -> str:
 
 def test_form_rules_reach_only_their_forms() -> None:
     header = (ROOT / "generated/include/pto/common/pto_instr.hpp").read_text()
-    # TSTORE: the accumulator rule is in the checks of declarations 4..7 on A2A3 and A5, not in the
-    # op's common check, and not on the CPU profile.
+    # TSTORE: the accumulator-only rule is in the checks of declarations 4..7 on A2A3 and A5, not in
+    # the op's common check (which admits Vec, Mat and Acc sources), and not on the CPU profile; the
+    # accumulator type pairs are in the checks of declarations 0..5 and, with other tables, 6 and 7.
+    acc_only = "tile location must be TileType::Acc"
     for profile in ("a2a3", "a5"):
-        assert "TileType::Acc" not in _check_function(profile, "TSTORE")
+        assert acc_only not in _check_function(profile, "TSTORE")
         for k in (4, 5, 6, 7):
-            assert "TileData::Loc == TileType::Acc" in _check_function(profile, f"TSTORE_f{k}")
+            assert acc_only in _check_function(profile, f"TSTORE_f{k}")
+        for k in (0, 1, 2, 3):
+            assert acc_only not in _check_function(profile, f"TSTORE_f{k}")
+        for k in range(8):
+            pairs = _check_function(profile, f"TSTORE_f{k}")
+            assert "documented element type pairs" in pairs
+            assert ("int8_t" in pairs.split("static_assert")[-1]) == (k >= 6)
     assert _check_function("cpu", "TSTORE_f4").strip() == "return true;"
-    assert header.count("Profile::template check_TSTORE_f") == 4
+    assert header.count("Profile::template check_TSTORE_f") == 8
     # TASSIGN<Addr>: placement (A2A3, A5) in its own check, the address rule in the common one.
     assert "Addr % 32 == 0" in _check_function("a2a3", "TASSIGN_f1")
     assert "std::is_integral_v<AddrType>" in _check_function("cpu", "TASSIGN")

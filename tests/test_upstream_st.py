@@ -12,16 +12,20 @@ import pytest
 
 from ptogen.cli import main
 from ptogen.upstream_st import (
+    CaseDir,
     CaseResult,
     DirResult,
     discover,
     first_error,
     format_table,
     judge_case,
+    known_tile_types,
     mixed_dirs,
     parse_test_list,
     select_ops,
+    skipped_family_dirs,
     summary,
+    tile_types,
 )
 
 from .compilers import COMPILERS, cxx_argv, require
@@ -100,16 +104,42 @@ def test_mixed_directories_are_found_by_the_intrinsics_they_call(tmp_path: Path)
         "tfamily": "TLOAD(a, g); TROWSUM(d, s, t); TCOLMAX<T>(d, s); TEST_F(X, y) {}",
         "tunknown": "TROWSUM(d, s, t); TFANCY(d, s);",  # calls an intrinsic nobody covers
         "tloadonly": "TASSIGN(t, 0); TLOAD(t, g); TSTORE(g, t);",  # only moves data
+        "tcolmax": "TASSIGN(t, 0); TLOAD(t, g);",  # its op's own directory, whatever it calls
+        "tplace": "TASSIGN(t, 0); TileLeft<float, 16, 16> l; TSTORE(g, t);",  # a tile type besides
+        "tbackend": "TASSIGN(t, 0); TLOAD(t, g); TFANCY_IMPL(d, s);",  # a backend call needs its op
         "trowsum": "TROWSUM(d, s, t);",  # has its own op's name: found by `discover`
+        "trowsum_acc": "TASSIGN(a, 0);",  # a family directory of trowsum's forms
+        "trowsum_mx": "TROWSUM(d, s, t); TFANCY(d, s);",  # ... that needs an uncovered intrinsic
     }
     for name, text in sources.items():
         (base / name).mkdir(parents=True)
         (base / name / "main.cpp").write_text(text)
     covered = ["trowsum", "tcolmax", "tload", "tstore", "tassign"]
     found = mixed_dirs(tmp_path, covered, covered, {"trowsum"})
-    assert [d.op for d in found] == ["tfamily"]
-    assert mixed_dirs(tmp_path, ["tload"], covered, set()) == []
+    assert [d.op for d in found] == ["tfamily", "tloadonly", "tplace", "trowsum_acc"]
+    assert [d.op for d in mixed_dirs(tmp_path, ["tload"], covered, set())] == ["tloadonly"]
+    assert [d.op for d in mixed_dirs(tmp_path, ["tstore"], covered, set())] == ["tloadonly", "tplace"]
     assert mixed_dirs(tmp_path, ["tassign"], covered, set()) == []  # placing tiles is incidental
+    # A tile type the headers do not name keeps a directory out.
+    assert [d.op for d in mixed_dirs(tmp_path, ["tstore"], covered, set(), {"TileAcc"})] == ["tloadonly"]
+    assert [d.op for d in mixed_dirs(tmp_path, ["tstore"], covered, set(), {"TileLeft"})] == [
+        "tloadonly",
+        "tplace",
+    ]
+    assert skipped_family_dirs(tmp_path, ["trowsum"], covered, set(), set()) == [("trowsum_mx", ["TFANCY"])]
+
+
+def test_tile_types_are_the_ones_a_directory_uses_and_does_not_define(tmp_path: Path) -> None:
+    d = tmp_path / "x"
+    d.mkdir()
+    (d / "main.cpp").write_text(
+        "template <class T> struct TileShape2D {}; TileShape2D<int> a; TileAcc<float, 16, 16> c;"
+    )
+    assert tile_types(CaseDir("x", d)) == {"TileAcc"}
+    inc = tmp_path / "inc"
+    (inc / "pto").mkdir(parents=True)
+    (inc / "pto/tile.hpp").write_text("PTO_CUBE_TILE(TileLeft, Left)\nusing TileAcc = int;")
+    assert known_tile_types([inc]) == {"TileLeft", "TileAcc"}
 
 
 def test_select_ops_accepts_every_spelling_and_names_the_unknown() -> None:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ..testing.golden import Check, GoldenContext, _bits, _describe, _is_float, compute_dtype, inputs, logical
+from ..testing.golden import Check, GoldenContext, _bits, _describe, _is_float, compute_dtype, inputs
 from ..testing.manifest import GlobalShape, TileShape
 from ..testing.plan import (
     GlobalDecl,
@@ -74,6 +74,84 @@ def nz_shapes(block: int) -> list[tuple[str, int, int, int, int, bool]]:
         (f"NZ partial valid 13x{block + 3} of 16x{2 * block}", 16, 2 * block, 13, block + 3, False),
         (f"NZ run-time valid 11x{block - 1} of 32x{block}", 32, block, 11, block - 1, True),
     ]
+
+
+# Loads into the cube's L1 tiles (`Mat`): (label, tile rows, cols, valid rows, valid cols, dynamic,
+# BLayout, SLayout, global layout), for an element of `block` elements to 32 bytes. NZ and ZN boxes
+# are 512 bytes (16 rows of 32 bytes, or 32 bytes of 16 columns); the ND pair has no boxes.
+def mat_loads(block: int) -> list[tuple[str, int, int, int, int, bool, str, str | None, str]]:
+    return [
+        (
+            f"Mat NZ from ND, valid 30x{2 * block - 3} of 32x{2 * block}",
+            32,
+            2 * block,
+            30,
+            2 * block - 3,
+            False,
+            "ColMajor",
+            "RowMajor",
+            "ND",
+        ),
+        (
+            f"Mat ZN from DN, valid {2 * block - 1}x29 of {2 * block}x32",
+            2 * block,
+            32,
+            2 * block - 1,
+            29,
+            False,
+            "RowMajor",
+            "ColMajor",
+            "DN",
+        ),
+        (
+            f"Mat NZ from ND, run-time valid 9x{block + 1} of 16x{2 * block}",
+            16,
+            2 * block,
+            9,
+            block + 1,
+            True,
+            "ColMajor",
+            "RowMajor",
+            "ND",
+        ),
+    ]
+
+
+# Every element size loads a plain row-major Mat tile from ND (the 64-bit types' only Mat pair).
+MAT_ND = ("Mat ND from ND, run-time valid 5x11 of 8x16", 8, 16, 5, 11, True, "RowMajor", None, "ND")
+
+# The cube's other load targets (CPU profile): a bias table and a fix-pipe scaling table, one row.
+# (location, element type, label, columns, valid columns)
+ROW_LOADS = [
+    ("Bias", "float", "Bias row, valid 1x50 of 1x64", 64, 50),
+    ("Bias", "int32_t", "Bias row, valid 1x20 of 1x32", 32, 20),
+    ("Scaling", "uint64_t", "Scaling row, valid 1x13 of 1x16", 16, 13),
+]
+
+# Accumulator stores: the accumulator's element type and the GlobalTensor types each page lists
+# for the plain store (`quantised`: False) and for a store with a quantisation scalar (True). The
+# plain call of a quantising pair converts without quantisation (the CPU profile only).
+ACC_PAIRS = [
+    ("float", "float", False),
+    ("float", "half", False),
+    ("float", "bfloat16_t", False),
+    ("int32_t", "int32_t", False),
+    ("float", "int8_t", True),
+    ("float", "uint8_t", True),
+    ("int32_t", "int8_t", True),
+    ("int32_t", "uint8_t", True),
+    ("int32_t", "half", True),
+    ("int32_t", "int16_t", True),
+]
+
+# (label, tile rows, cols, valid rows, valid cols, dynamic, global layout, leading dimension): the
+# accumulator is NZ in 16 x 16 boxes of 1 KiB.
+ACC_SHAPES = [
+    ("Acc NZ 32x32 to ND", 32, 32, 32, 32, False, "ND", 32),
+    ("Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30", 32, 32, 19, 27, False, "ND", 30),
+    ("Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7", 16, 16, 13, 5, True, "ND", 7),
+    ("Acc NZ 16x32 to NZ", 16, 32, 16, 32, False, "NZ", 32),
+]
 
 
 class Transfer(NamesOperand):
@@ -153,17 +231,38 @@ class Transfer(NamesOperand):
                 out.append(sig)
         return out
 
+    @staticmethod
+    def scalars(form: FormViewAPI) -> list[str]:
+        """The form's own scalar parameters (TSTORE's `preQuantScalar`), which its simulator
+        function takes after the modes."""
+        own = {o.name for o in form.own if o.kind == "scalar"}
+        return [p.name for p in form.params if p.operand in own]
+
+    def scalar_signatures(self, op: OpViewAPI) -> list[list[EnumView]]:
+        """Distinct mode lists of the forms that also pass a quantisation scalar (one simulator
+        function each, taking the modes then the scalar)."""
+        out: list[list[EnumView]] = []
+        for form in op.forms:
+            sig = [e for _, e, _ in self.modes(op, form)]
+            if self.scalars(form) and sig not in out:
+                out.append(sig)
+        return out
+
     def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         return any(value != self.identity(e) for _, e, value in self.modes(op, form))
 
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
-        return [*form.impl_args, *(name for name, _, _ in self.modes(op, form))]
+        return [*form.impl_args, *(name for name, _, _ in self.modes(op, form)), *self.scalars(form)]
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         """The overloads judged against their own golden, with the modes their tests apply."""
         return {
             "mode_forms": [
-                {"index": f.index, "modes": [[e.name, value] for _, e, value in self.modes(op, f)]}
+                {
+                    "index": f.index,
+                    "modes": [[e.name, value] for _, e, value in self.modes(op, f)],
+                    "scalars": [int(f.test_args[o.name]) for o in f.own if o.kind == "scalar"],
+                }
                 for f in op.forms[1:]
                 if f.own_result
             ]
@@ -206,7 +305,92 @@ class Transfer(NamesOperand):
                     addresses = layout_addresses(project, [t])
                     cases.append(RuntimeCase(index, label, [t], {}, call, addresses, globals=[g]))
             tests.runtime.append(RuntimeKernel(dtype, {tile: dtype, glob: dtype}, {}, on, cases))
+        if self.loads(op):
+            self._plan_cube_loads(project, op, tests)
+        else:
+            self._plan_acc_stores(project, op, tests)
         plan_rule_cases(project, op, tests)
+
+    @staticmethod
+    def _admitting(op: OpViewAPI, profiles: list[str], operand: str, location: str) -> list[str]:
+        """The profiles whose rules for every declaration admit `operand` in `location`."""
+        return [
+            p
+            for p in profiles
+            if all(rv.rule.admits_location(operand, location) for rv in op.rules_for(p, static=True))
+        ]
+
+    def _plan_cube_loads(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        """Loads into `Mat` tiles (NZ from ND, ZN from DN, plain ND), and into one-row `Bias` and
+        `Scaling` tiles, on the profiles that admit the location."""
+        tile, glob = self.tile_operand(op), self.global_operand(op)
+        for dtype, on in self.dtype_profiles(project, op):
+            bits = next(d.bits for d in project.targets.dtypes if d.name == dtype)
+            where = self._admitting(op, on, tile, "Mat")
+            if bits < 8 or not where:
+                continue
+            shapes = [*mat_loads(256 // bits), MAT_ND] if bits <= 32 else [MAT_ND]
+            first = sum(len(k.cases) for k in tests.runtime)
+            cases = []
+            for index, (label, rows, cols, vr, vc, dyn, bl, sl, layout) in enumerate(shapes, first):
+                pad = "Min" if dyn and sl else None
+                t = TileDecl(tile, dtype, rows, cols, vr, vc, dyn, "Mat", bl, slayout=sl, pad=pad)
+                ld = vc + 2 if layout == "ND" else vr + 3
+                g = GlobalDecl(glob, dtype, vr, vc, ld, layout, dyn)
+                call = make_call(op, {tile: t}, dict(op.default_values), {})
+                addresses = layout_addresses(project, [t])
+                cases.append(RuntimeCase(index, label, [t], {}, call, addresses, globals=[g]))
+            tests.runtime.append(RuntimeKernel(f"{dtype}_mat", {tile: dtype, glob: dtype}, {}, where, cases))
+        offered = dict(self.dtype_profiles(project, op))
+        for loc, dtype, label, cols, vc in ROW_LOADS:
+            where = self._admitting(op, offered.get(dtype, []), tile, loc)
+            if not where:
+                continue
+            index = sum(len(k.cases) for k in tests.runtime)
+            t = TileDecl(tile, dtype, 1, cols, 1, vc, False, loc, "RowMajor")
+            g = GlobalDecl(glob, dtype, 1, vc, vc, "ND")
+            call = make_call(op, {tile: t}, dict(op.default_values), {})
+            case = RuntimeCase(index, label, [t], {}, call, layout_addresses(project, [t]), globals=[g])
+            kernel = RuntimeKernel(f"{dtype}_{loc.lower()}", {tile: dtype, glob: dtype}, {}, where, [case])
+            tests.runtime.append(kernel)
+
+    def _plan_acc_stores(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        """Stores from NZ accumulator tiles to ND and NZ GlobalTensors of each documented element
+        type; the quantising pairs (a plain call converts them unquantised) on the CPU profile only."""
+        tile, glob = self.tile_operand(op), self.global_operand(op)
+        offered = dict(self.dtype_profiles(project, op))
+        for src_type, dst_type, quantised in ACC_PAIRS:
+            where = self._admitting(op, offered.get(src_type, []), tile, "Acc")
+            if quantised:
+                where = [p for p in where if p == "CPU"]
+            if not where:
+                continue
+            block = 256 // next(d.bits for d in project.targets.dtypes if d.name == dst_type)
+            first = sum(len(k.cases) for k in tests.runtime)
+            cases = []
+            for index, (label, rows, cols, vr, vc, dyn, layout, ld) in enumerate(ACC_SHAPES, first):
+                t = TileDecl(
+                    tile,
+                    src_type,
+                    rows,
+                    cols,
+                    vr,
+                    vc,
+                    dyn,
+                    "Acc",
+                    "ColMajor",
+                    slayout="RowMajor",
+                    fractal=1024,
+                )
+                if layout == "NZ":
+                    g = GlobalDecl(glob, dst_type, rows, cols, cols, "NZ", block=block)
+                else:
+                    g = GlobalDecl(glob, dst_type, vr, vc, ld, layout, dyn)
+                call = make_call(op, {tile: t}, dict(op.default_values), {})
+                addresses = layout_addresses(project, [t])
+                cases.append(RuntimeCase(index, label, [t], {}, call, addresses, globals=[g]))
+            dtypes = {tile: src_type, glob: dst_type}
+            tests.runtime.append(RuntimeKernel(f"{src_type}_{dst_type}_acc", dtypes, {}, where, cases))
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
@@ -218,9 +402,10 @@ class Transfer(NamesOperand):
             t_name = next(iter(case.tiles))
             g_name = next(iter(case.globals))
             t, g = case.tiles[t_name], case.globals[g_name]
-            dtype = gx.np_type(gx.group.dtypes[t_name])
+            tile_type = gx.np_type(gx.group.dtypes[t_name])
+            dtype = gx.np_type(gx.group.dtypes[g_name])  # the stored (or loaded) element type
             seed = f"{gx.op_name}/{gx.entry.group}/{k}"
-            tile_flat = inputs(dtype, t.rows * t.cols, f"{seed}/{t_name}")
+            tile_flat = inputs(tile_type, t.rows * t.cols, f"{seed}/{t_name}")
             buf = inputs(dtype, g.size, f"{seed}/{g_name}")
             tile_flat.tofile(data / f"c{k}_{t_name}.bin")
             buf.tofile(data / f"c{k}_{g_name}.bin")
@@ -239,7 +424,7 @@ class Transfer(NamesOperand):
                 out: TileShape | GlobalShape = t
             else:  # store: the buffer's mapped positions take the tile's valid region
                 want = buf.copy()
-                want[addr] = tile[:vr, :vc]
+                want[addr] = store_cast(tile[:vr, :vc], dtype)
                 region = np.zeros(want.shape, dtype=bool)
                 region[addr] = True
                 out = g
@@ -255,7 +440,7 @@ class Transfer(NamesOperand):
                 dtype: np.dtype = dtype,
             ) -> Outcome:
                 got = np.fromfile(data_dir / f"c{k}_{dst}.out", dtype=dtype)
-                if isinstance(out, TileShape) and out.layout in ("RowMajor", "ColMajor"):
+                if isinstance(out, TileShape):
                     got = tile_logical(got, out)
                 differs = _bits(got) != _bits(want)
                 inside, outside = differs & region, differs & ~region
@@ -284,17 +469,38 @@ class Transfer(NamesOperand):
         label: str,
     ) -> Check:
         """A store overload run with modes (first case of the group): the buffer's mapped positions
-        take the modes applied to the tile's region, in the compute type, as the simulator does;
-        NaN matches NaN (an atomic add of a NaN keeps no particular payload)."""
+        take the modes applied to the tile's region as the simulator does: the value maps in the
+        source's compute type (or, for a quantising store, on its float result), the conversion to
+        the stored type, then the combinations in its compute type; NaN matches NaN (an atomic add
+        of a NaN keeps no particular payload)."""
         C = compute_dtype(dtype)
-        value = region_values.astype(C)
         want = buf.copy()
+        scalars = form.get("scalars", [])
+        quant = scalars and quant_mode(region_values.dtype, dtype) is not None
         with np.errstate(over="ignore", invalid="ignore"):  # integers wrap, floats reach infinity
+            value = (
+                quantise(region_values, dtype, scalars[0])
+                if quant
+                else region_values.astype(compute_dtype(region_values.dtype))
+            )
+            converted = False
             for name, mode in form["modes"]:  # in the simulator's order: value maps, then combinations
                 fn = getattr(gx.reference, f"apply_{name}")
                 params = fn.__code__.co_argcount - 2
+                if params == 1:
+                    value = fn(value.dtype.type, mode, value)
+                    continue
+                if not converted:
+                    value = store_cast(
+                        np.asarray(value).astype(region_values.dtype) if not quant else value, dtype
+                    )
+                    value, converted = value.astype(C), True
                 prior = buf[addr].astype(C)
-                value = fn(C.type, mode, value) if params == 1 else fn(C.type, mode, prior, value)
+                value = fn(C.type, mode, prior, value)
+            if not converted:
+                value = store_cast(
+                    np.asarray(value).astype(region_values.dtype) if not quant else value, dtype
+                )
             want[addr] = np.asarray(value).astype(dtype)
         index = form["index"]
         what = f"{label.rsplit(' (', 1)[0]} overload {index} ({', '.join(v for _, v in form['modes'])})"
@@ -339,12 +545,102 @@ def pad_value(dtype: np.dtype, pad: str) -> Any:
     return dtype.type(info.max if pad == "Max" else info.min)
 
 
-def tile_logical(flat: np.ndarray, t: TileShape) -> np.ndarray:
-    """A tile's storage as its rows x cols matrix: plain row- or column-major, or boxed NZ
-    (16-row boxes of 32 bytes, row-major inside, the boxes column after column)."""
+def tile_offsets(t: TileShape, itemsize: int) -> np.ndarray:
+    """Storage index of each element (r, c) of a tile, as GetTileElementOffset places it: plain row-
+    or column-major, or boxes (16 rows of 32 bytes for an NZ box, 32 bytes of 16 columns for a ZN
+    box, 16 x 16 for a 1 KiB accumulator box) ordered by the outer layout, each in its inner one."""
     rows, cols = t.rows, t.cols
-    if t.slayout != "RowMajor":
-        return logical(flat.copy(), rows, cols, t.layout)
-    inner_cols = 32 // flat.dtype.itemsize
-    boxes = flat.reshape(cols // inner_cols, rows // 16, 16, inner_cols)  # [box col][box row][r][c]
-    return boxes.transpose(1, 2, 0, 3).reshape(rows, cols).copy()
+    r, c = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    if not t.slayout or t.slayout == "NoneBox":
+        return r * cols + c if t.layout == "RowMajor" else c * rows + r
+    inner_row_major = t.slayout == "RowMajor"
+    if t.fractal == 1024:
+        ir, ic = 16, 16
+    else:
+        ir, ic = (16, 32 // itemsize) if inner_row_major else (32 // itemsize, 16)
+    box = ir * ic
+    if t.layout == "RowMajor":
+        start = (r // ir) * cols * ir + (c // ic) * box
+    else:
+        start = (c // ic) * rows * ic + (r // ir) * box
+    inner = (r % ir) * ic + (c % ic) if inner_row_major else (c % ic) * ir + (r % ir)
+    return start + inner
+
+
+def tile_logical(flat: np.ndarray, t: TileShape) -> np.ndarray:
+    """A tile's storage as its rows x cols matrix (any plain or boxed layout)."""
+    return flat[tile_offsets(t, flat.dtype.itemsize)].copy()
+
+
+def store_cast(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Values converted to the stored element type as the simulator's store converts them (C++'s
+    static_cast on an x86 host): the same type bit for bit; integers and floats into a floating
+    type rounded once to nearest even; floats into an integer type truncated through a 32-bit (64
+    for uint8_t, uint32_t and 64-bit types) conversion that gives its minimum for NaN or a value
+    outside it, then wrapped to the destination's width; integers wrapped."""
+    src = values.dtype
+    if src == dtype:
+        return values.copy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        if _is_float(dtype):
+            wide = values.astype(np.float32) if _is_float(src) else values.astype(np.float64)
+            return wide.astype(dtype)
+        if not _is_float(src):
+            return values.astype(np.int64).astype(dtype)
+        wide_bits = 64 if dtype.itemsize == 8 or dtype in (np.dtype(np.uint32), np.dtype(np.uint8)) else 32
+        lo, hi = -(2.0 ** (wide_bits - 1)), 2.0 ** (wide_bits - 1)
+        f = values.astype(np.float64)
+        t = np.trunc(np.where(np.isnan(f), 0.0, f))
+        inside = ~np.isnan(f) & (t >= lo) & (t < hi)
+        return np.where(inside, t, lo).astype(np.int64).astype(dtype)  # wraps to the width
+
+
+def quant_mode(src: np.dtype, dst: np.dtype) -> str | None:
+    """The quantisation a store with a scalar parameter applies for these element types (None: the
+    scalar is not read)."""
+    b8 = dst in (np.dtype(np.int8), np.dtype(np.uint8))
+    if src == np.dtype(np.float32):
+        return (
+            "b8"
+            if b8
+            else "f16"
+            if dst == np.dtype(np.float16)
+            else "bf16"
+            if dst.name == "bfloat16"
+            else None
+        )
+    if src == np.dtype(np.int32):
+        return (
+            "b8"
+            if b8
+            else "deq"
+            if dst == np.dtype(np.float16)
+            else "shift"
+            if dst == np.dtype(np.int16)
+            else None
+        )
+    return None
+
+
+def quantise(values: np.ndarray, dst: np.dtype, q: int) -> np.ndarray:
+    """The float32 result of quantising with the 64-bit parameter `q` (before the value maps and the
+    conversion to `dst`): the element times the float in bits 0-31; for 8-bit results plus the
+    offset in bits 37-45, rounded to nearest even and clamped to [-128, 127] (bit 46 set) or
+    [0, 255]; for half results clamped to +-65504 (an int32_t source always, a float one when
+    finite); int32_t to int16_t shifts right by bits 32-35 plus one and wraps to 16 bits."""
+    mode = quant_mode(values.dtype, dst)
+    scale = np.array([q & 0xFFFFFFFF], dtype=np.uint32).view(np.float32)[0]
+    out = values.astype(np.float32) * scale
+    if mode == "b8":
+        offset = np.float32((q >> 37) & 0x1FF)
+        lo, hi = (np.float32(-128), np.float32(127)) if (q >> 46) & 1 else (np.float32(0), np.float32(255))
+        r = np.rint(out + offset)
+        out = np.where(r < lo, lo, np.where(hi < r, hi, r)).astype(np.float32)
+    elif mode in ("deq", "f16"):
+        m = np.float32(65504)
+        clamped = np.where(out < -m, -m, np.where(m < out, m, out)).astype(np.float32)
+        out = clamped if mode == "deq" else np.where(np.isfinite(out), clamped, out).astype(np.float32)
+    elif mode == "shift":
+        shift = ((q >> 32) & 0xF) + 1
+        out = (values.astype(np.int64) >> shift).astype(np.int16).astype(np.float32)
+    return out

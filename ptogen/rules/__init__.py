@@ -32,6 +32,8 @@ from pydantic import Field
 
 from .base import Broken, PageContext, PageLine, RuleBase, TypeList, kind_name
 from .core import CORE_KINDS
+from .locations import LOCATION_KINDS
+from .store_pairs import STORE_PAIRS_KINDS
 
 __all__ = [
     "RULE_KINDS",
@@ -46,7 +48,11 @@ __all__ = [
 ]
 
 # The registry: the element-wise ISA's kinds, then one line per rule-kind module.
-RULE_KINDS: tuple[type[RuleBase], ...] = (*CORE_KINDS,)
+RULE_KINDS: tuple[type[RuleBase], ...] = (
+    *CORE_KINDS,
+    *LOCATION_KINDS,
+    *STORE_PAIRS_KINDS,
+)
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.
 # (Type checkers see the common base; Pydantic sees the union.)

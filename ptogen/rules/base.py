@@ -155,6 +155,16 @@ class RuleBase(Strict):
         plural = "s" if len(self.forms) > 1 else ""
         return f"Checked on declaration{plural} {and_list([str(k) for k in self.forms], code=False)} only."
 
+    def global_dtypes(self, tiles: dict[str, TileDecl]) -> dict[str, str]:
+        """Element types the GlobalTensor operands of a call with these tiles need to satisfy the
+        rule, where not the compute tile's (which the test plan gives them otherwise)."""
+        return {}
+
+    def admits_location(self, operand: str, location: str) -> bool:
+        """Whether a tile operand may live in `location` (a TileType) in every declaration this rule
+        checks; a rule limited to some declarations (`forms`) leaves the others free, so it admits."""
+        return True
+
     def admits_layout(self, layout: str) -> bool:
         """Whether tiles of this layout can satisfy the rule (the test plan skips layouts that cannot)."""
         return True
@@ -299,6 +309,20 @@ def split_forms(text: str) -> tuple[str, list[int] | None]:
     if m is None:
         return text, None
     return text[: m.start()], [int(k) for k in re.findall(r"\d+", m.group("forms"))]
+
+
+def free_location(bx: BreakContext, rule: RuleBase, operand: str, avoid: list[str]) -> str:
+    """A location for `operand` outside `avoid` that every other rule of the profile checking all
+    declarations admits, so that a case breaking `rule` by location breaks nothing else."""
+    others = [
+        r
+        for r in bx.op.spec.constraints
+        if r is not rule and not r.form_scoped and (r.profiles is None or bx.profile in r.profiles)
+    ]
+    candidates = [
+        loc for loc in ("Mat", "Vec", "Acc", "Left", "Right", "Bias", "Scaling") if loc not in avoid
+    ]
+    return next((c for c in candidates if all(r.admits_location(operand, c) for r in others)), candidates[0])
 
 
 def _with_note(line: str, note: str | None) -> str:

@@ -31,6 +31,7 @@ from .base import (
     _with_note,
     and_list,
     conj,
+    free_location,
     kind_name,
     or_list,
 )
@@ -237,9 +238,12 @@ class LocationRule(RuleBase):
     def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
         return {n: replace(t, loc=self.location) if n in self.operands else t for n, t in tiles.items()}
 
+    def admits_location(self, operand: str, location: str) -> bool:
+        return self.form_scoped or operand not in self.operands or location == self.location
+
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         first = self.operands[0]
-        other = "Mat" if self.location != "Mat" else "Vec"
+        other = free_location(bx, self, first, [self.location])
         return Broken({**tiles, first: replace(tiles[first], loc=other)}, changed=first)
 
 

@@ -24,6 +24,7 @@ class TileShape:
     layout: str
     slayout: str | None = None  # inner (fractal box) layout of a boxed tile
     pad: str | None = None  # PadValue; None: Null
+    fractal: int | None = None  # bytes of one box of a boxed tile; None: 512
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -37,6 +38,8 @@ class TileShape:
             out["slayout"] = self.slayout
         if self.pad:
             out["pad"] = self.pad
+        if self.fractal:
+            out["fractal"] = self.fractal
         return out
 
     @classmethod
@@ -49,6 +52,7 @@ class TileShape:
             d["layout"],
             d.get("slayout"),
             d.get("pad"),
+            d.get("fractal"),
         )
 
 

@@ -80,17 +80,22 @@ class GlobalDecl:
 
 
 def global_decls(
-    op: OpViewAPI, tiles: dict[str, TileDecl], layouts: dict[str, str] | None = None
+    op: OpViewAPI,
+    tiles: dict[str, TileDecl],
+    layouts: dict[str, str] | None = None,
+    dtypes: dict[str, str] | None = None,
 ) -> list[GlobalDecl]:
-    """GlobalTensor operands of a call, typed like the compute tile and shaped like its valid region
-    (ND unless `layouts` names another layout for an operand)."""
+    """GlobalTensor operands of a call, typed like the compute tile (unless `dtypes` names another
+    element type for an operand) and shaped like its valid region (ND unless `layouts` names
+    another layout for an operand)."""
     t = tiles.get(op.compute_operand) or next(iter(tiles.values()))
     out = []
     for o in op.spec.operands:
         if o.kind == "global":
             layout = (layouts or {}).get(o.name, "ND")
             ld = t.valid_rows if layout == "DN" else t.valid_cols
-            out.append(GlobalDecl(o.name, t.dtype, t.valid_rows, t.valid_cols, ld, layout))
+            dtype = (dtypes or {}).get(o.name, t.dtype)
+            out.append(GlobalDecl(o.name, dtype, t.valid_rows, t.valid_cols, ld, layout))
     return out
 
 
@@ -539,10 +544,11 @@ def _plan_form_rules(
                 tiles = rv.rule.legalise(tiles)
 
             def call_form(
-                tiles: dict[str, TileDecl], form: FormViewAPI = form
+                tiles: dict[str, TileDecl], form: FormViewAPI = form, mine: list[RuleViewAPI] = mine
             ) -> tuple[Call, list[GlobalDecl]]:
                 main = make_call(op, tiles, dict(op.default_values), _scalar_default(op, tiles))
-                glob = global_decls(op, tiles)
+                dtypes = {n: d for rv in mine for n, d in rv.rule.global_dtypes(tiles).items()}
+                glob = global_decls(op, tiles, dtypes=dtypes)
                 names = {t.name: t.type_name for t in tiles.values()} | {g.name: g.type_name for g in glob}
                 targs = form.test.template_args(main.template_args, names, main.args)
                 return Call(targs, form.test.call_args(main.args)), glob
@@ -653,7 +659,14 @@ def op_manifest(project: ProjectViewAPI, t: OpTests) -> OpManifest:
                         c.attrs,
                         {
                             x.name: TileShape(
-                                x.rows, x.cols, x.valid_rows, x.valid_cols, x.layout, x.slayout, x.pad
+                                x.rows,
+                                x.cols,
+                                x.valid_rows,
+                                x.valid_cols,
+                                x.layout,
+                                x.slayout,
+                                x.pad,
+                                x.fractal,
                             )
                             for x in c.tiles
                         },

@@ -53,6 +53,19 @@ void fail_a2a3_00_dtype() {
     profiled::TLOAD<profile_a2a3>(dst, src);
 }
 
+// breaks rule 03_locations (locations) of the A2A3 profile
+// expected-error@*:* {{TLOAD [A2A3]: tile location must be one of TileType::Vec, TileType::Mat}}
+void fail_a2a3_03_locations() {
+    using Tile_dst = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TLOAD<profile_a2a3>(dst, src);
+}
+
 // breaks rule 04_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TLOAD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_04_valid_bounds() {
@@ -79,6 +92,19 @@ void fail_a5_01_dtype() {
     profiled::TLOAD<profile_a5>(dst, src);
 }
 
+// breaks rule 03_locations (locations) of the A5 profile
+// expected-error@*:* {{TLOAD [A5]: tile location must be one of TileType::Vec, TileType::Mat}}
+void fail_a5_03_locations() {
+    using Tile_dst = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    auto src_buf = std::make_unique<int8_t[]>(256);
+    using Global_src = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_src src(src_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TLOAD<profile_a5>(dst, src);
+}
+
 // breaks rule 04_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TLOAD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_04_valid_bounds() {
@@ -90,19 +116,6 @@ void fail_a5_04_valid_bounds() {
 
     // expected-note@+1 {{requested here}}
     profiled::TLOAD<profile_a5>(dst, src);
-}
-
-// breaks rule 03_location (location) of the CPU profile
-// expected-error@*:* {{TLOAD [CPU]: tile location must be TileType::Vec}}
-void fail_cpu_03_location() {
-    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    auto src_buf = std::make_unique<half[]>(256);
-    using Global_src = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_src src(src_buf.get());
-
-    // expected-note@+1 {{requested here}}
-    profiled::TLOAD<profile_cpu>(dst, src);
 }
 
 // breaks rule 04_valid_bounds (valid_bounds) of the CPU profile

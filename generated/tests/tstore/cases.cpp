@@ -89,51 +89,21 @@ void case_0([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c0_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 0", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c0_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c0_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c0_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c0_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -523,51 +493,21 @@ void case_14([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c14_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 14", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c14_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c14_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c14_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c14_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -962,51 +902,21 @@ void case_28([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c28_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 28", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c28_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c28_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c28_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c28_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -1398,51 +1308,21 @@ void case_42([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c42_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 42", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c42_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c42_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c42_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c42_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -1834,51 +1714,21 @@ void case_56([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c56_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 56", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c56_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c56_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c56_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c56_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -2271,51 +2121,21 @@ void case_70([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c70_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 70", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c70_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c70_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c70_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c70_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -2708,51 +2528,21 @@ void case_84([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c84_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 84", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c84_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c84_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c84_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c84_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -3146,51 +2936,21 @@ void case_98([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c98_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 98", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c98_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c98_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c98_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c98_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -3582,51 +3342,21 @@ void case_112([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c112_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 112", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c112_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c112_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c112_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c112_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -4020,51 +3750,21 @@ void case_126([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c126_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 126", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c126_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c126_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c126_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c126_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -4381,51 +4081,21 @@ void case_137([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c137_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
         same_bytes("overload 1, case 137", main_result, dst_buf.get());
     }
     { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c137_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c137_dst.f2.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 3: Unit-flag phase and atomic mode.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
                                                      reinterpret_cast<const unsigned char*>(dst_buf.get() + 256));
         load("c137_dst.bin", dst_buf.get(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
-            break;
-        }
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
         store("c137_dst.f3.out", dst_buf.get(), 256); // judged against its own golden
     }
     { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
@@ -4717,6 +4387,1294 @@ void case_147([[maybe_unused]] Prof profile) {
     store("c147_dst.out", dst_buf.get(), 12);
 }
 
+// case 148 (float_float_acc): Acc NZ 32x32 to ND
+void case_148([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c148_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<float[]>(1024);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c148_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c148_dst.out", dst_buf.get(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c148_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 148", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c148_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c148_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c148_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c148_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c148_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c148_dst.f4.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c148_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c148_dst.f5.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c148_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
+        store("c148_dst.f6.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c148_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
+        store("c148_dst.f7.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+}
+
+// case 149 (float_float_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_149([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c149_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<float[]>(570);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c149_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c149_dst.out", dst_buf.get(), 570);
+}
+
+// case 150 (float_float_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
+void case_150([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c150_src.bin", src.data(), 256);
+    auto dst_buf = std::make_unique<float[]>(91);
+    using Global_dst =
+        GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c150_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c150_dst.out", dst_buf.get(), 91);
+}
+
+// case 151 (float_float_acc): Acc NZ 16x32 to NZ
+void case_151([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c151_src.bin", src.data(), 512);
+    auto dst_buf = std::make_unique<float[]>(512);
+    using Global_dst = GlobalTensor<float, Shape<1, 4, 1, 16, 8>, Stride<512, 128, 128, 8, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c151_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c151_dst.out", dst_buf.get(), 512);
+}
+
+// case 152 (float_half_acc): Acc NZ 32x32 to ND
+void case_152([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c152_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<half[]>(1024);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c152_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c152_dst.out", dst_buf.get(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c152_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 152", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c152_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c152_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c152_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c152_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c152_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c152_dst.f4.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c152_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c152_dst.f5.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c152_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
+        store("c152_dst.f6.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c152_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
+        store("c152_dst.f7.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+}
+
+// case 153 (float_half_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_153([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c153_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<half[]>(570);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c153_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c153_dst.out", dst_buf.get(), 570);
+}
+
+// case 154 (float_half_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
+void case_154([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c154_src.bin", src.data(), 256);
+    auto dst_buf = std::make_unique<half[]>(91);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c154_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c154_dst.out", dst_buf.get(), 91);
+}
+
+// case 155 (float_half_acc): Acc NZ 16x32 to NZ
+void case_155([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c155_src.bin", src.data(), 512);
+    auto dst_buf = std::make_unique<half[]>(512);
+    using Global_dst = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c155_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c155_dst.out", dst_buf.get(), 512);
+}
+
+// case 156 (float_bfloat16_t_acc): Acc NZ 32x32 to ND
+void case_156([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c156_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<bfloat16_t[]>(1024);
+    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c156_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c156_dst.out", dst_buf.get(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c156_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 156", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c156_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c156_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c156_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c156_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c156_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c156_dst.f4.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c156_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c156_dst.f5.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c156_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
+        store("c156_dst.f6.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c156_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
+        store("c156_dst.f7.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+}
+
+// case 157 (float_bfloat16_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_157([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c157_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<bfloat16_t[]>(570);
+    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c157_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c157_dst.out", dst_buf.get(), 570);
+}
+
+// case 158 (float_bfloat16_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
+void case_158([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c158_src.bin", src.data(), 256);
+    auto dst_buf = std::make_unique<bfloat16_t[]>(91);
+    using Global_dst =
+        GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c158_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c158_dst.out", dst_buf.get(), 91);
+}
+
+// case 159 (float_bfloat16_t_acc): Acc NZ 16x32 to NZ
+void case_159([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c159_src.bin", src.data(), 512);
+    auto dst_buf = std::make_unique<bfloat16_t[]>(512);
+    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c159_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c159_dst.out", dst_buf.get(), 512);
+}
+
+// case 160 (int32_t_int32_t_acc): Acc NZ 32x32 to ND
+void case_160([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c160_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<int32_t[]>(1024);
+    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c160_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c160_dst.out", dst_buf.get(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c160_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 160", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c160_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c160_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c160_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c160_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c160_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c160_dst.f4.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c160_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c160_dst.f5.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c160_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
+        store("c160_dst.f6.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c160_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
+        store("c160_dst.f7.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+}
+
+// case 161 (int32_t_int32_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_161([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c161_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<int32_t[]>(570);
+    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c161_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c161_dst.out", dst_buf.get(), 570);
+}
+
+// case 162 (int32_t_int32_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
+void case_162([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c162_src.bin", src.data(), 256);
+    auto dst_buf = std::make_unique<int32_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c162_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c162_dst.out", dst_buf.get(), 91);
+}
+
+// case 163 (int32_t_int32_t_acc): Acc NZ 16x32 to NZ
+void case_163([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c163_src.bin", src.data(), 512);
+    auto dst_buf = std::make_unique<int32_t[]>(512);
+    using Global_dst = GlobalTensor<int32_t, Shape<1, 4, 1, 16, 8>, Stride<512, 128, 128, 8, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c163_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TSTORE<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE<profile_cpu>(dst, src);
+        break;
+    }
+    store("c163_dst.out", dst_buf.get(), 512);
+}
+
+// case 164 (float_int8_t_acc): Acc NZ 32x32 to ND
+void case_164([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c164_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c164_dst.bin", dst_buf.get(), 1024);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c164_dst.out", dst_buf.get(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c164_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 164", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c164_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c164_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c164_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c164_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c164_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c164_dst.f4.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c164_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c164_dst.f5.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c164_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
+        store("c164_dst.f6.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c164_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
+        store("c164_dst.f7.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+}
+
+// case 165 (float_int8_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_165([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c165_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c165_dst.bin", dst_buf.get(), 570);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c165_dst.out", dst_buf.get(), 570);
+}
+
+// case 166 (float_int8_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
+void case_166([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c166_src.bin", src.data(), 256);
+    auto dst_buf = std::make_unique<int8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c166_dst.bin", dst_buf.get(), 91);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c166_dst.out", dst_buf.get(), 91);
+}
+
+// case 167 (float_int8_t_acc): Acc NZ 16x32 to NZ
+void case_167([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c167_src.bin", src.data(), 512);
+    auto dst_buf = std::make_unique<int8_t[]>(512);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c167_dst.bin", dst_buf.get(), 512);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c167_dst.out", dst_buf.get(), 512);
+}
+
+// case 168 (float_uint8_t_acc): Acc NZ 32x32 to ND
+void case_168([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c168_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c168_dst.bin", dst_buf.get(), 1024);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c168_dst.out", dst_buf.get(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c168_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 168", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c168_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c168_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c168_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c168_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c168_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c168_dst.f4.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c168_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c168_dst.f5.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c168_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
+        store("c168_dst.f6.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c168_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
+        store("c168_dst.f7.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+}
+
+// case 169 (float_uint8_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_169([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c169_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c169_dst.bin", dst_buf.get(), 570);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c169_dst.out", dst_buf.get(), 570);
+}
+
+// case 170 (float_uint8_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
+void case_170([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c170_src.bin", src.data(), 256);
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c170_dst.bin", dst_buf.get(), 91);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c170_dst.out", dst_buf.get(), 91);
+}
+
+// case 171 (float_uint8_t_acc): Acc NZ 16x32 to NZ
+void case_171([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c171_src.bin", src.data(), 512);
+    auto dst_buf = std::make_unique<uint8_t[]>(512);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c171_dst.bin", dst_buf.get(), 512);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c171_dst.out", dst_buf.get(), 512);
+}
+
+// case 172 (int32_t_int8_t_acc): Acc NZ 32x32 to ND
+void case_172([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c172_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c172_dst.bin", dst_buf.get(), 1024);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c172_dst.out", dst_buf.get(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c172_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 172", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c172_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c172_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c172_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c172_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c172_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c172_dst.f4.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c172_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c172_dst.f5.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c172_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
+        store("c172_dst.f6.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c172_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
+        store("c172_dst.f7.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+}
+
+// case 173 (int32_t_int8_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_173([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c173_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c173_dst.bin", dst_buf.get(), 570);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c173_dst.out", dst_buf.get(), 570);
+}
+
+// case 174 (int32_t_int8_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
+void case_174([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c174_src.bin", src.data(), 256);
+    auto dst_buf = std::make_unique<int8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c174_dst.bin", dst_buf.get(), 91);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c174_dst.out", dst_buf.get(), 91);
+}
+
+// case 175 (int32_t_int8_t_acc): Acc NZ 16x32 to NZ
+void case_175([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c175_src.bin", src.data(), 512);
+    auto dst_buf = std::make_unique<int8_t[]>(512);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c175_dst.bin", dst_buf.get(), 512);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c175_dst.out", dst_buf.get(), 512);
+}
+
+// case 176 (int32_t_uint8_t_acc): Acc NZ 32x32 to ND
+void case_176([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c176_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c176_dst.bin", dst_buf.get(), 1024);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c176_dst.out", dst_buf.get(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c176_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 176", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c176_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c176_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c176_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c176_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c176_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c176_dst.f4.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c176_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c176_dst.f5.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c176_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
+        store("c176_dst.f6.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c176_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
+        store("c176_dst.f7.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+}
+
+// case 177 (int32_t_uint8_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_177([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c177_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c177_dst.bin", dst_buf.get(), 570);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c177_dst.out", dst_buf.get(), 570);
+}
+
+// case 178 (int32_t_uint8_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
+void case_178([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c178_src.bin", src.data(), 256);
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c178_dst.bin", dst_buf.get(), 91);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c178_dst.out", dst_buf.get(), 91);
+}
+
+// case 179 (int32_t_uint8_t_acc): Acc NZ 16x32 to NZ
+void case_179([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c179_src.bin", src.data(), 512);
+    auto dst_buf = std::make_unique<uint8_t[]>(512);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c179_dst.bin", dst_buf.get(), 512);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c179_dst.out", dst_buf.get(), 512);
+}
+
+// case 180 (int32_t_half_acc): Acc NZ 32x32 to ND
+void case_180([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c180_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<half[]>(1024);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c180_dst.bin", dst_buf.get(), 1024);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c180_dst.out", dst_buf.get(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c180_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 180", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c180_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c180_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c180_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c180_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c180_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c180_dst.f4.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c180_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c180_dst.f5.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c180_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
+        store("c180_dst.f6.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c180_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
+        store("c180_dst.f7.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+}
+
+// case 181 (int32_t_half_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_181([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c181_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<half[]>(570);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c181_dst.bin", dst_buf.get(), 570);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c181_dst.out", dst_buf.get(), 570);
+}
+
+// case 182 (int32_t_half_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
+void case_182([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c182_src.bin", src.data(), 256);
+    auto dst_buf = std::make_unique<half[]>(91);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c182_dst.bin", dst_buf.get(), 91);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c182_dst.out", dst_buf.get(), 91);
+}
+
+// case 183 (int32_t_half_acc): Acc NZ 16x32 to NZ
+void case_183([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c183_src.bin", src.data(), 512);
+    auto dst_buf = std::make_unique<half[]>(512);
+    using Global_dst = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c183_dst.bin", dst_buf.get(), 512);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c183_dst.out", dst_buf.get(), 512);
+}
+
+// case 184 (int32_t_int16_t_acc): Acc NZ 32x32 to ND
+void case_184([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c184_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<int16_t[]>(1024);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c184_dst.bin", dst_buf.get(), 1024);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c184_dst.out", dst_buf.get(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); stores what the main form stores.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c184_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 1, case 184", main_result, dst_buf.get());
+    }
+    { // overload 2: Atomic mode; `AtomicType::AtomicAdd` adds each element to the one already in global memory.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c184_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c184_dst.f2.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 3: Unit-flag phase and atomic mode.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c184_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+        store("c184_dst.f3.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 4: Atomic mode and ReLU; `ReluPreMode::NormalRelu` stores `max(src, 0)` (NaN as 0).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c184_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+        store("c184_dst.f4.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 5: Unit-flag phase, atomic mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c184_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                         ReluPreMode::NormalRelu>(dst, src);
+        store("c184_dst.f5.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 6: Atomic mode, ReLU and a scalar quantisation parameter (`preQuantScalar`) for accumulator stores that convert the element type.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c184_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                        1073741824);
+        store("c184_dst.f6.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+    { // overload 7: Unit-flag phase, atomic mode, ReLU and a scalar quantisation parameter.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst_buf.get()),
+                                                     reinterpret_cast<const unsigned char*>(dst_buf.get() + 1024));
+        load("c184_dst.bin", dst_buf.get(), 1024);
+        profiled::TSTORE<profile_cpu, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                         ReluPreMode::NormalRelu>(dst, src, 1073741824);
+        store("c184_dst.f7.out", dst_buf.get(), 1024); // judged against its own golden
+    }
+}
+
+// case 185 (int32_t_int16_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_185([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c185_src.bin", src.data(), 1024);
+    auto dst_buf = std::make_unique<int16_t[]>(570);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c185_dst.bin", dst_buf.get(), 570);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c185_dst.out", dst_buf.get(), 570);
+}
+
+// case 186 (int32_t_int16_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
+void case_186([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c186_src.bin", src.data(), 256);
+    auto dst_buf = std::make_unique<int16_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c186_dst.bin", dst_buf.get(), 91);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c186_dst.out", dst_buf.get(), 91);
+}
+
+// case 187 (int32_t_int16_t_acc): Acc NZ 16x32 to NZ
+void case_187([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c187_src.bin", src.data(), 512);
+    auto dst_buf = std::make_unique<int16_t[]>(512);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c187_dst.bin", dst_buf.get(), 512);
+    profiled::TSTORE<profile_cpu>(dst, src);
+    store("c187_dst.out", dst_buf.get(), 512);
+}
+
 struct Entry {
     const char* id;
     void (*run)(Prof);
@@ -4724,154 +5682,178 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},     {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},     {"c1@A5", case_1, Prof::A5},     {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},     {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},     {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},     {"c4@A5", case_4, Prof::A5},     {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},     {"c5@A5", case_5, Prof::A5},     {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},     {"c6@A5", case_6, Prof::A5},     {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},     {"c7@A5", case_7, Prof::A5},     {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3},     {"c8@A5", case_8, Prof::A5},     {"c8@CPU", case_8, Prof::CPU},
-    {"c9@A2A3", case_9, Prof::A2A3},     {"c9@A5", case_9, Prof::A5},     {"c9@CPU", case_9, Prof::CPU},
-    {"c10@A2A3", case_10, Prof::A2A3},   {"c10@A5", case_10, Prof::A5},   {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A2A3", case_11, Prof::A2A3},   {"c11@A5", case_11, Prof::A5},   {"c11@CPU", case_11, Prof::CPU},
-    {"c12@A2A3", case_12, Prof::A2A3},   {"c12@A5", case_12, Prof::A5},   {"c12@CPU", case_12, Prof::CPU},
-    {"c13@A2A3", case_13, Prof::A2A3},   {"c13@A5", case_13, Prof::A5},   {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A2A3", case_14, Prof::A2A3},   {"c14@A5", case_14, Prof::A5},   {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3},   {"c15@A5", case_15, Prof::A5},   {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A2A3", case_16, Prof::A2A3},   {"c16@A5", case_16, Prof::A5},   {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A2A3", case_17, Prof::A2A3},   {"c17@A5", case_17, Prof::A5},   {"c17@CPU", case_17, Prof::CPU},
-    {"c18@A2A3", case_18, Prof::A2A3},   {"c18@A5", case_18, Prof::A5},   {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A2A3", case_19, Prof::A2A3},   {"c19@A5", case_19, Prof::A5},   {"c19@CPU", case_19, Prof::CPU},
-    {"c20@A2A3", case_20, Prof::A2A3},   {"c20@A5", case_20, Prof::A5},   {"c20@CPU", case_20, Prof::CPU},
-    {"c21@A2A3", case_21, Prof::A2A3},   {"c21@A5", case_21, Prof::A5},   {"c21@CPU", case_21, Prof::CPU},
-    {"c22@A2A3", case_22, Prof::A2A3},   {"c22@A5", case_22, Prof::A5},   {"c22@CPU", case_22, Prof::CPU},
-    {"c23@A2A3", case_23, Prof::A2A3},   {"c23@A5", case_23, Prof::A5},   {"c23@CPU", case_23, Prof::CPU},
-    {"c24@A2A3", case_24, Prof::A2A3},   {"c24@A5", case_24, Prof::A5},   {"c24@CPU", case_24, Prof::CPU},
-    {"c25@A2A3", case_25, Prof::A2A3},   {"c25@A5", case_25, Prof::A5},   {"c25@CPU", case_25, Prof::CPU},
-    {"c26@A2A3", case_26, Prof::A2A3},   {"c26@A5", case_26, Prof::A5},   {"c26@CPU", case_26, Prof::CPU},
-    {"c27@A2A3", case_27, Prof::A2A3},   {"c27@A5", case_27, Prof::A5},   {"c27@CPU", case_27, Prof::CPU},
-    {"c28@A2A3", case_28, Prof::A2A3},   {"c28@A5", case_28, Prof::A5},   {"c28@CPU", case_28, Prof::CPU},
-    {"c29@A2A3", case_29, Prof::A2A3},   {"c29@A5", case_29, Prof::A5},   {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A2A3", case_30, Prof::A2A3},   {"c30@A5", case_30, Prof::A5},   {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A2A3", case_31, Prof::A2A3},   {"c31@A5", case_31, Prof::A5},   {"c31@CPU", case_31, Prof::CPU},
-    {"c32@A2A3", case_32, Prof::A2A3},   {"c32@A5", case_32, Prof::A5},   {"c32@CPU", case_32, Prof::CPU},
-    {"c33@A2A3", case_33, Prof::A2A3},   {"c33@A5", case_33, Prof::A5},   {"c33@CPU", case_33, Prof::CPU},
-    {"c34@A2A3", case_34, Prof::A2A3},   {"c34@A5", case_34, Prof::A5},   {"c34@CPU", case_34, Prof::CPU},
-    {"c35@A2A3", case_35, Prof::A2A3},   {"c35@A5", case_35, Prof::A5},   {"c35@CPU", case_35, Prof::CPU},
-    {"c36@A2A3", case_36, Prof::A2A3},   {"c36@A5", case_36, Prof::A5},   {"c36@CPU", case_36, Prof::CPU},
-    {"c37@A2A3", case_37, Prof::A2A3},   {"c37@A5", case_37, Prof::A5},   {"c37@CPU", case_37, Prof::CPU},
-    {"c38@A2A3", case_38, Prof::A2A3},   {"c38@A5", case_38, Prof::A5},   {"c38@CPU", case_38, Prof::CPU},
-    {"c39@A2A3", case_39, Prof::A2A3},   {"c39@A5", case_39, Prof::A5},   {"c39@CPU", case_39, Prof::CPU},
-    {"c40@A2A3", case_40, Prof::A2A3},   {"c40@A5", case_40, Prof::A5},   {"c40@CPU", case_40, Prof::CPU},
-    {"c41@A2A3", case_41, Prof::A2A3},   {"c41@A5", case_41, Prof::A5},   {"c41@CPU", case_41, Prof::CPU},
-    {"c42@A2A3", case_42, Prof::A2A3},   {"c42@A5", case_42, Prof::A5},   {"c42@CPU", case_42, Prof::CPU},
-    {"c43@A2A3", case_43, Prof::A2A3},   {"c43@A5", case_43, Prof::A5},   {"c43@CPU", case_43, Prof::CPU},
-    {"c44@A2A3", case_44, Prof::A2A3},   {"c44@A5", case_44, Prof::A5},   {"c44@CPU", case_44, Prof::CPU},
-    {"c45@A2A3", case_45, Prof::A2A3},   {"c45@A5", case_45, Prof::A5},   {"c45@CPU", case_45, Prof::CPU},
-    {"c46@A2A3", case_46, Prof::A2A3},   {"c46@A5", case_46, Prof::A5},   {"c46@CPU", case_46, Prof::CPU},
-    {"c47@A2A3", case_47, Prof::A2A3},   {"c47@A5", case_47, Prof::A5},   {"c47@CPU", case_47, Prof::CPU},
-    {"c48@A2A3", case_48, Prof::A2A3},   {"c48@A5", case_48, Prof::A5},   {"c48@CPU", case_48, Prof::CPU},
-    {"c49@A2A3", case_49, Prof::A2A3},   {"c49@A5", case_49, Prof::A5},   {"c49@CPU", case_49, Prof::CPU},
-    {"c50@A2A3", case_50, Prof::A2A3},   {"c50@A5", case_50, Prof::A5},   {"c50@CPU", case_50, Prof::CPU},
-    {"c51@A2A3", case_51, Prof::A2A3},   {"c51@A5", case_51, Prof::A5},   {"c51@CPU", case_51, Prof::CPU},
-    {"c52@A2A3", case_52, Prof::A2A3},   {"c52@A5", case_52, Prof::A5},   {"c52@CPU", case_52, Prof::CPU},
-    {"c53@A2A3", case_53, Prof::A2A3},   {"c53@A5", case_53, Prof::A5},   {"c53@CPU", case_53, Prof::CPU},
-    {"c54@A2A3", case_54, Prof::A2A3},   {"c54@A5", case_54, Prof::A5},   {"c54@CPU", case_54, Prof::CPU},
-    {"c55@A2A3", case_55, Prof::A2A3},   {"c55@A5", case_55, Prof::A5},   {"c55@CPU", case_55, Prof::CPU},
-    {"c56@A2A3", case_56, Prof::A2A3},   {"c56@A5", case_56, Prof::A5},   {"c56@CPU", case_56, Prof::CPU},
-    {"c57@A2A3", case_57, Prof::A2A3},   {"c57@A5", case_57, Prof::A5},   {"c57@CPU", case_57, Prof::CPU},
-    {"c58@A2A3", case_58, Prof::A2A3},   {"c58@A5", case_58, Prof::A5},   {"c58@CPU", case_58, Prof::CPU},
-    {"c59@A2A3", case_59, Prof::A2A3},   {"c59@A5", case_59, Prof::A5},   {"c59@CPU", case_59, Prof::CPU},
-    {"c60@A2A3", case_60, Prof::A2A3},   {"c60@A5", case_60, Prof::A5},   {"c60@CPU", case_60, Prof::CPU},
-    {"c61@A2A3", case_61, Prof::A2A3},   {"c61@A5", case_61, Prof::A5},   {"c61@CPU", case_61, Prof::CPU},
-    {"c62@A2A3", case_62, Prof::A2A3},   {"c62@A5", case_62, Prof::A5},   {"c62@CPU", case_62, Prof::CPU},
-    {"c63@A2A3", case_63, Prof::A2A3},   {"c63@A5", case_63, Prof::A5},   {"c63@CPU", case_63, Prof::CPU},
-    {"c64@A2A3", case_64, Prof::A2A3},   {"c64@A5", case_64, Prof::A5},   {"c64@CPU", case_64, Prof::CPU},
-    {"c65@A2A3", case_65, Prof::A2A3},   {"c65@A5", case_65, Prof::A5},   {"c65@CPU", case_65, Prof::CPU},
-    {"c66@A2A3", case_66, Prof::A2A3},   {"c66@A5", case_66, Prof::A5},   {"c66@CPU", case_66, Prof::CPU},
-    {"c67@A2A3", case_67, Prof::A2A3},   {"c67@A5", case_67, Prof::A5},   {"c67@CPU", case_67, Prof::CPU},
-    {"c68@A2A3", case_68, Prof::A2A3},   {"c68@A5", case_68, Prof::A5},   {"c68@CPU", case_68, Prof::CPU},
-    {"c69@A2A3", case_69, Prof::A2A3},   {"c69@A5", case_69, Prof::A5},   {"c69@CPU", case_69, Prof::CPU},
-    {"c70@A2A3", case_70, Prof::A2A3},   {"c70@A5", case_70, Prof::A5},   {"c70@CPU", case_70, Prof::CPU},
-    {"c71@A2A3", case_71, Prof::A2A3},   {"c71@A5", case_71, Prof::A5},   {"c71@CPU", case_71, Prof::CPU},
-    {"c72@A2A3", case_72, Prof::A2A3},   {"c72@A5", case_72, Prof::A5},   {"c72@CPU", case_72, Prof::CPU},
-    {"c73@A2A3", case_73, Prof::A2A3},   {"c73@A5", case_73, Prof::A5},   {"c73@CPU", case_73, Prof::CPU},
-    {"c74@A2A3", case_74, Prof::A2A3},   {"c74@A5", case_74, Prof::A5},   {"c74@CPU", case_74, Prof::CPU},
-    {"c75@A2A3", case_75, Prof::A2A3},   {"c75@A5", case_75, Prof::A5},   {"c75@CPU", case_75, Prof::CPU},
-    {"c76@A2A3", case_76, Prof::A2A3},   {"c76@A5", case_76, Prof::A5},   {"c76@CPU", case_76, Prof::CPU},
-    {"c77@A2A3", case_77, Prof::A2A3},   {"c77@A5", case_77, Prof::A5},   {"c77@CPU", case_77, Prof::CPU},
-    {"c78@A2A3", case_78, Prof::A2A3},   {"c78@A5", case_78, Prof::A5},   {"c78@CPU", case_78, Prof::CPU},
-    {"c79@A2A3", case_79, Prof::A2A3},   {"c79@A5", case_79, Prof::A5},   {"c79@CPU", case_79, Prof::CPU},
-    {"c80@A2A3", case_80, Prof::A2A3},   {"c80@A5", case_80, Prof::A5},   {"c80@CPU", case_80, Prof::CPU},
-    {"c81@A2A3", case_81, Prof::A2A3},   {"c81@A5", case_81, Prof::A5},   {"c81@CPU", case_81, Prof::CPU},
-    {"c82@A2A3", case_82, Prof::A2A3},   {"c82@A5", case_82, Prof::A5},   {"c82@CPU", case_82, Prof::CPU},
-    {"c83@A2A3", case_83, Prof::A2A3},   {"c83@A5", case_83, Prof::A5},   {"c83@CPU", case_83, Prof::CPU},
-    {"c84@A2A3", case_84, Prof::A2A3},   {"c84@A5", case_84, Prof::A5},   {"c84@CPU", case_84, Prof::CPU},
-    {"c85@A2A3", case_85, Prof::A2A3},   {"c85@A5", case_85, Prof::A5},   {"c85@CPU", case_85, Prof::CPU},
-    {"c86@A2A3", case_86, Prof::A2A3},   {"c86@A5", case_86, Prof::A5},   {"c86@CPU", case_86, Prof::CPU},
-    {"c87@A2A3", case_87, Prof::A2A3},   {"c87@A5", case_87, Prof::A5},   {"c87@CPU", case_87, Prof::CPU},
-    {"c88@A2A3", case_88, Prof::A2A3},   {"c88@A5", case_88, Prof::A5},   {"c88@CPU", case_88, Prof::CPU},
-    {"c89@A2A3", case_89, Prof::A2A3},   {"c89@A5", case_89, Prof::A5},   {"c89@CPU", case_89, Prof::CPU},
-    {"c90@A2A3", case_90, Prof::A2A3},   {"c90@A5", case_90, Prof::A5},   {"c90@CPU", case_90, Prof::CPU},
-    {"c91@A2A3", case_91, Prof::A2A3},   {"c91@A5", case_91, Prof::A5},   {"c91@CPU", case_91, Prof::CPU},
-    {"c92@A2A3", case_92, Prof::A2A3},   {"c92@A5", case_92, Prof::A5},   {"c92@CPU", case_92, Prof::CPU},
-    {"c93@A2A3", case_93, Prof::A2A3},   {"c93@A5", case_93, Prof::A5},   {"c93@CPU", case_93, Prof::CPU},
-    {"c94@A2A3", case_94, Prof::A2A3},   {"c94@A5", case_94, Prof::A5},   {"c94@CPU", case_94, Prof::CPU},
-    {"c95@A2A3", case_95, Prof::A2A3},   {"c95@A5", case_95, Prof::A5},   {"c95@CPU", case_95, Prof::CPU},
-    {"c96@A2A3", case_96, Prof::A2A3},   {"c96@A5", case_96, Prof::A5},   {"c96@CPU", case_96, Prof::CPU},
-    {"c97@A2A3", case_97, Prof::A2A3},   {"c97@A5", case_97, Prof::A5},   {"c97@CPU", case_97, Prof::CPU},
-    {"c98@A2A3", case_98, Prof::A2A3},   {"c98@A5", case_98, Prof::A5},   {"c98@CPU", case_98, Prof::CPU},
-    {"c99@A2A3", case_99, Prof::A2A3},   {"c99@A5", case_99, Prof::A5},   {"c99@CPU", case_99, Prof::CPU},
-    {"c100@A2A3", case_100, Prof::A2A3}, {"c100@A5", case_100, Prof::A5}, {"c100@CPU", case_100, Prof::CPU},
-    {"c101@A2A3", case_101, Prof::A2A3}, {"c101@A5", case_101, Prof::A5}, {"c101@CPU", case_101, Prof::CPU},
-    {"c102@A2A3", case_102, Prof::A2A3}, {"c102@A5", case_102, Prof::A5}, {"c102@CPU", case_102, Prof::CPU},
-    {"c103@A2A3", case_103, Prof::A2A3}, {"c103@A5", case_103, Prof::A5}, {"c103@CPU", case_103, Prof::CPU},
-    {"c104@A2A3", case_104, Prof::A2A3}, {"c104@A5", case_104, Prof::A5}, {"c104@CPU", case_104, Prof::CPU},
-    {"c105@A2A3", case_105, Prof::A2A3}, {"c105@A5", case_105, Prof::A5}, {"c105@CPU", case_105, Prof::CPU},
-    {"c106@A2A3", case_106, Prof::A2A3}, {"c106@A5", case_106, Prof::A5}, {"c106@CPU", case_106, Prof::CPU},
-    {"c107@A2A3", case_107, Prof::A2A3}, {"c107@A5", case_107, Prof::A5}, {"c107@CPU", case_107, Prof::CPU},
-    {"c108@A2A3", case_108, Prof::A2A3}, {"c108@A5", case_108, Prof::A5}, {"c108@CPU", case_108, Prof::CPU},
-    {"c109@A2A3", case_109, Prof::A2A3}, {"c109@A5", case_109, Prof::A5}, {"c109@CPU", case_109, Prof::CPU},
-    {"c110@A2A3", case_110, Prof::A2A3}, {"c110@A5", case_110, Prof::A5}, {"c110@CPU", case_110, Prof::CPU},
-    {"c111@A2A3", case_111, Prof::A2A3}, {"c111@A5", case_111, Prof::A5}, {"c111@CPU", case_111, Prof::CPU},
-    {"c112@A2A3", case_112, Prof::A2A3}, {"c112@A5", case_112, Prof::A5}, {"c112@CPU", case_112, Prof::CPU},
-    {"c113@A2A3", case_113, Prof::A2A3}, {"c113@A5", case_113, Prof::A5}, {"c113@CPU", case_113, Prof::CPU},
-    {"c114@A2A3", case_114, Prof::A2A3}, {"c114@A5", case_114, Prof::A5}, {"c114@CPU", case_114, Prof::CPU},
-    {"c115@A2A3", case_115, Prof::A2A3}, {"c115@A5", case_115, Prof::A5}, {"c115@CPU", case_115, Prof::CPU},
-    {"c116@A2A3", case_116, Prof::A2A3}, {"c116@A5", case_116, Prof::A5}, {"c116@CPU", case_116, Prof::CPU},
-    {"c117@A2A3", case_117, Prof::A2A3}, {"c117@A5", case_117, Prof::A5}, {"c117@CPU", case_117, Prof::CPU},
-    {"c118@A2A3", case_118, Prof::A2A3}, {"c118@A5", case_118, Prof::A5}, {"c118@CPU", case_118, Prof::CPU},
-    {"c119@A2A3", case_119, Prof::A2A3}, {"c119@A5", case_119, Prof::A5}, {"c119@CPU", case_119, Prof::CPU},
-    {"c120@A2A3", case_120, Prof::A2A3}, {"c120@A5", case_120, Prof::A5}, {"c120@CPU", case_120, Prof::CPU},
-    {"c121@A2A3", case_121, Prof::A2A3}, {"c121@A5", case_121, Prof::A5}, {"c121@CPU", case_121, Prof::CPU},
-    {"c122@A2A3", case_122, Prof::A2A3}, {"c122@A5", case_122, Prof::A5}, {"c122@CPU", case_122, Prof::CPU},
-    {"c123@A2A3", case_123, Prof::A2A3}, {"c123@A5", case_123, Prof::A5}, {"c123@CPU", case_123, Prof::CPU},
-    {"c124@A2A3", case_124, Prof::A2A3}, {"c124@A5", case_124, Prof::A5}, {"c124@CPU", case_124, Prof::CPU},
-    {"c125@A2A3", case_125, Prof::A2A3}, {"c125@A5", case_125, Prof::A5}, {"c125@CPU", case_125, Prof::CPU},
-    {"c126@A2A3", case_126, Prof::A2A3}, {"c126@A5", case_126, Prof::A5}, {"c126@CPU", case_126, Prof::CPU},
-    {"c127@A2A3", case_127, Prof::A2A3}, {"c127@A5", case_127, Prof::A5}, {"c127@CPU", case_127, Prof::CPU},
-    {"c128@A2A3", case_128, Prof::A2A3}, {"c128@A5", case_128, Prof::A5}, {"c128@CPU", case_128, Prof::CPU},
-    {"c129@A2A3", case_129, Prof::A2A3}, {"c129@A5", case_129, Prof::A5}, {"c129@CPU", case_129, Prof::CPU},
-    {"c130@A2A3", case_130, Prof::A2A3}, {"c130@A5", case_130, Prof::A5}, {"c130@CPU", case_130, Prof::CPU},
-    {"c131@A2A3", case_131, Prof::A2A3}, {"c131@A5", case_131, Prof::A5}, {"c131@CPU", case_131, Prof::CPU},
-    {"c132@A2A3", case_132, Prof::A2A3}, {"c132@A5", case_132, Prof::A5}, {"c132@CPU", case_132, Prof::CPU},
-    {"c133@A2A3", case_133, Prof::A2A3}, {"c133@A5", case_133, Prof::A5}, {"c133@CPU", case_133, Prof::CPU},
-    {"c134@A2A3", case_134, Prof::A2A3}, {"c134@A5", case_134, Prof::A5}, {"c134@CPU", case_134, Prof::CPU},
-    {"c135@A2A3", case_135, Prof::A2A3}, {"c135@A5", case_135, Prof::A5}, {"c135@CPU", case_135, Prof::CPU},
-    {"c136@A2A3", case_136, Prof::A2A3}, {"c136@A5", case_136, Prof::A5}, {"c136@CPU", case_136, Prof::CPU},
-    {"c137@A2A3", case_137, Prof::A2A3}, {"c137@A5", case_137, Prof::A5}, {"c137@CPU", case_137, Prof::CPU},
-    {"c138@A2A3", case_138, Prof::A2A3}, {"c138@A5", case_138, Prof::A5}, {"c138@CPU", case_138, Prof::CPU},
-    {"c139@A2A3", case_139, Prof::A2A3}, {"c139@A5", case_139, Prof::A5}, {"c139@CPU", case_139, Prof::CPU},
-    {"c140@A2A3", case_140, Prof::A2A3}, {"c140@A5", case_140, Prof::A5}, {"c140@CPU", case_140, Prof::CPU},
-    {"c141@A2A3", case_141, Prof::A2A3}, {"c141@A5", case_141, Prof::A5}, {"c141@CPU", case_141, Prof::CPU},
-    {"c142@A2A3", case_142, Prof::A2A3}, {"c142@A5", case_142, Prof::A5}, {"c142@CPU", case_142, Prof::CPU},
-    {"c143@A2A3", case_143, Prof::A2A3}, {"c143@A5", case_143, Prof::A5}, {"c143@CPU", case_143, Prof::CPU},
-    {"c144@A2A3", case_144, Prof::A2A3}, {"c144@A5", case_144, Prof::A5}, {"c144@CPU", case_144, Prof::CPU},
-    {"c145@A2A3", case_145, Prof::A2A3}, {"c145@A5", case_145, Prof::A5}, {"c145@CPU", case_145, Prof::CPU},
-    {"c146@A2A3", case_146, Prof::A2A3}, {"c146@A5", case_146, Prof::A5}, {"c146@CPU", case_146, Prof::CPU},
-    {"c147@A2A3", case_147, Prof::A2A3}, {"c147@A5", case_147, Prof::A5}, {"c147@CPU", case_147, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},     {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},     {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},     {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},     {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},     {"c4@A5", case_4, Prof::A5},       {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3},     {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3},     {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},     {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},     {"c8@A5", case_8, Prof::A5},       {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},     {"c9@A5", case_9, Prof::A5},       {"c9@CPU", case_9, Prof::CPU},
+    {"c10@A2A3", case_10, Prof::A2A3},   {"c10@A5", case_10, Prof::A5},     {"c10@CPU", case_10, Prof::CPU},
+    {"c11@A2A3", case_11, Prof::A2A3},   {"c11@A5", case_11, Prof::A5},     {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A2A3", case_12, Prof::A2A3},   {"c12@A5", case_12, Prof::A5},     {"c12@CPU", case_12, Prof::CPU},
+    {"c13@A2A3", case_13, Prof::A2A3},   {"c13@A5", case_13, Prof::A5},     {"c13@CPU", case_13, Prof::CPU},
+    {"c14@A2A3", case_14, Prof::A2A3},   {"c14@A5", case_14, Prof::A5},     {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A2A3", case_15, Prof::A2A3},   {"c15@A5", case_15, Prof::A5},     {"c15@CPU", case_15, Prof::CPU},
+    {"c16@A2A3", case_16, Prof::A2A3},   {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},
+    {"c17@A2A3", case_17, Prof::A2A3},   {"c17@A5", case_17, Prof::A5},     {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A2A3", case_18, Prof::A2A3},   {"c18@A5", case_18, Prof::A5},     {"c18@CPU", case_18, Prof::CPU},
+    {"c19@A2A3", case_19, Prof::A2A3},   {"c19@A5", case_19, Prof::A5},     {"c19@CPU", case_19, Prof::CPU},
+    {"c20@A2A3", case_20, Prof::A2A3},   {"c20@A5", case_20, Prof::A5},     {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A2A3", case_21, Prof::A2A3},   {"c21@A5", case_21, Prof::A5},     {"c21@CPU", case_21, Prof::CPU},
+    {"c22@A2A3", case_22, Prof::A2A3},   {"c22@A5", case_22, Prof::A5},     {"c22@CPU", case_22, Prof::CPU},
+    {"c23@A2A3", case_23, Prof::A2A3},   {"c23@A5", case_23, Prof::A5},     {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A2A3", case_24, Prof::A2A3},   {"c24@A5", case_24, Prof::A5},     {"c24@CPU", case_24, Prof::CPU},
+    {"c25@A2A3", case_25, Prof::A2A3},   {"c25@A5", case_25, Prof::A5},     {"c25@CPU", case_25, Prof::CPU},
+    {"c26@A2A3", case_26, Prof::A2A3},   {"c26@A5", case_26, Prof::A5},     {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A2A3", case_27, Prof::A2A3},   {"c27@A5", case_27, Prof::A5},     {"c27@CPU", case_27, Prof::CPU},
+    {"c28@A2A3", case_28, Prof::A2A3},   {"c28@A5", case_28, Prof::A5},     {"c28@CPU", case_28, Prof::CPU},
+    {"c29@A2A3", case_29, Prof::A2A3},   {"c29@A5", case_29, Prof::A5},     {"c29@CPU", case_29, Prof::CPU},
+    {"c30@A2A3", case_30, Prof::A2A3},   {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU},
+    {"c31@A2A3", case_31, Prof::A2A3},   {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU},
+    {"c32@A2A3", case_32, Prof::A2A3},   {"c32@A5", case_32, Prof::A5},     {"c32@CPU", case_32, Prof::CPU},
+    {"c33@A2A3", case_33, Prof::A2A3},   {"c33@A5", case_33, Prof::A5},     {"c33@CPU", case_33, Prof::CPU},
+    {"c34@A2A3", case_34, Prof::A2A3},   {"c34@A5", case_34, Prof::A5},     {"c34@CPU", case_34, Prof::CPU},
+    {"c35@A2A3", case_35, Prof::A2A3},   {"c35@A5", case_35, Prof::A5},     {"c35@CPU", case_35, Prof::CPU},
+    {"c36@A2A3", case_36, Prof::A2A3},   {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU},
+    {"c37@A2A3", case_37, Prof::A2A3},   {"c37@A5", case_37, Prof::A5},     {"c37@CPU", case_37, Prof::CPU},
+    {"c38@A2A3", case_38, Prof::A2A3},   {"c38@A5", case_38, Prof::A5},     {"c38@CPU", case_38, Prof::CPU},
+    {"c39@A2A3", case_39, Prof::A2A3},   {"c39@A5", case_39, Prof::A5},     {"c39@CPU", case_39, Prof::CPU},
+    {"c40@A2A3", case_40, Prof::A2A3},   {"c40@A5", case_40, Prof::A5},     {"c40@CPU", case_40, Prof::CPU},
+    {"c41@A2A3", case_41, Prof::A2A3},   {"c41@A5", case_41, Prof::A5},     {"c41@CPU", case_41, Prof::CPU},
+    {"c42@A2A3", case_42, Prof::A2A3},   {"c42@A5", case_42, Prof::A5},     {"c42@CPU", case_42, Prof::CPU},
+    {"c43@A2A3", case_43, Prof::A2A3},   {"c43@A5", case_43, Prof::A5},     {"c43@CPU", case_43, Prof::CPU},
+    {"c44@A2A3", case_44, Prof::A2A3},   {"c44@A5", case_44, Prof::A5},     {"c44@CPU", case_44, Prof::CPU},
+    {"c45@A2A3", case_45, Prof::A2A3},   {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU},
+    {"c46@A2A3", case_46, Prof::A2A3},   {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU},
+    {"c47@A2A3", case_47, Prof::A2A3},   {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU},
+    {"c48@A2A3", case_48, Prof::A2A3},   {"c48@A5", case_48, Prof::A5},     {"c48@CPU", case_48, Prof::CPU},
+    {"c49@A2A3", case_49, Prof::A2A3},   {"c49@A5", case_49, Prof::A5},     {"c49@CPU", case_49, Prof::CPU},
+    {"c50@A2A3", case_50, Prof::A2A3},   {"c50@A5", case_50, Prof::A5},     {"c50@CPU", case_50, Prof::CPU},
+    {"c51@A2A3", case_51, Prof::A2A3},   {"c51@A5", case_51, Prof::A5},     {"c51@CPU", case_51, Prof::CPU},
+    {"c52@A2A3", case_52, Prof::A2A3},   {"c52@A5", case_52, Prof::A5},     {"c52@CPU", case_52, Prof::CPU},
+    {"c53@A2A3", case_53, Prof::A2A3},   {"c53@A5", case_53, Prof::A5},     {"c53@CPU", case_53, Prof::CPU},
+    {"c54@A2A3", case_54, Prof::A2A3},   {"c54@A5", case_54, Prof::A5},     {"c54@CPU", case_54, Prof::CPU},
+    {"c55@A2A3", case_55, Prof::A2A3},   {"c55@A5", case_55, Prof::A5},     {"c55@CPU", case_55, Prof::CPU},
+    {"c56@A2A3", case_56, Prof::A2A3},   {"c56@A5", case_56, Prof::A5},     {"c56@CPU", case_56, Prof::CPU},
+    {"c57@A2A3", case_57, Prof::A2A3},   {"c57@A5", case_57, Prof::A5},     {"c57@CPU", case_57, Prof::CPU},
+    {"c58@A2A3", case_58, Prof::A2A3},   {"c58@A5", case_58, Prof::A5},     {"c58@CPU", case_58, Prof::CPU},
+    {"c59@A2A3", case_59, Prof::A2A3},   {"c59@A5", case_59, Prof::A5},     {"c59@CPU", case_59, Prof::CPU},
+    {"c60@A2A3", case_60, Prof::A2A3},   {"c60@A5", case_60, Prof::A5},     {"c60@CPU", case_60, Prof::CPU},
+    {"c61@A2A3", case_61, Prof::A2A3},   {"c61@A5", case_61, Prof::A5},     {"c61@CPU", case_61, Prof::CPU},
+    {"c62@A2A3", case_62, Prof::A2A3},   {"c62@A5", case_62, Prof::A5},     {"c62@CPU", case_62, Prof::CPU},
+    {"c63@A2A3", case_63, Prof::A2A3},   {"c63@A5", case_63, Prof::A5},     {"c63@CPU", case_63, Prof::CPU},
+    {"c64@A2A3", case_64, Prof::A2A3},   {"c64@A5", case_64, Prof::A5},     {"c64@CPU", case_64, Prof::CPU},
+    {"c65@A2A3", case_65, Prof::A2A3},   {"c65@A5", case_65, Prof::A5},     {"c65@CPU", case_65, Prof::CPU},
+    {"c66@A2A3", case_66, Prof::A2A3},   {"c66@A5", case_66, Prof::A5},     {"c66@CPU", case_66, Prof::CPU},
+    {"c67@A2A3", case_67, Prof::A2A3},   {"c67@A5", case_67, Prof::A5},     {"c67@CPU", case_67, Prof::CPU},
+    {"c68@A2A3", case_68, Prof::A2A3},   {"c68@A5", case_68, Prof::A5},     {"c68@CPU", case_68, Prof::CPU},
+    {"c69@A2A3", case_69, Prof::A2A3},   {"c69@A5", case_69, Prof::A5},     {"c69@CPU", case_69, Prof::CPU},
+    {"c70@A2A3", case_70, Prof::A2A3},   {"c70@A5", case_70, Prof::A5},     {"c70@CPU", case_70, Prof::CPU},
+    {"c71@A2A3", case_71, Prof::A2A3},   {"c71@A5", case_71, Prof::A5},     {"c71@CPU", case_71, Prof::CPU},
+    {"c72@A2A3", case_72, Prof::A2A3},   {"c72@A5", case_72, Prof::A5},     {"c72@CPU", case_72, Prof::CPU},
+    {"c73@A2A3", case_73, Prof::A2A3},   {"c73@A5", case_73, Prof::A5},     {"c73@CPU", case_73, Prof::CPU},
+    {"c74@A2A3", case_74, Prof::A2A3},   {"c74@A5", case_74, Prof::A5},     {"c74@CPU", case_74, Prof::CPU},
+    {"c75@A2A3", case_75, Prof::A2A3},   {"c75@A5", case_75, Prof::A5},     {"c75@CPU", case_75, Prof::CPU},
+    {"c76@A2A3", case_76, Prof::A2A3},   {"c76@A5", case_76, Prof::A5},     {"c76@CPU", case_76, Prof::CPU},
+    {"c77@A2A3", case_77, Prof::A2A3},   {"c77@A5", case_77, Prof::A5},     {"c77@CPU", case_77, Prof::CPU},
+    {"c78@A2A3", case_78, Prof::A2A3},   {"c78@A5", case_78, Prof::A5},     {"c78@CPU", case_78, Prof::CPU},
+    {"c79@A2A3", case_79, Prof::A2A3},   {"c79@A5", case_79, Prof::A5},     {"c79@CPU", case_79, Prof::CPU},
+    {"c80@A2A3", case_80, Prof::A2A3},   {"c80@A5", case_80, Prof::A5},     {"c80@CPU", case_80, Prof::CPU},
+    {"c81@A2A3", case_81, Prof::A2A3},   {"c81@A5", case_81, Prof::A5},     {"c81@CPU", case_81, Prof::CPU},
+    {"c82@A2A3", case_82, Prof::A2A3},   {"c82@A5", case_82, Prof::A5},     {"c82@CPU", case_82, Prof::CPU},
+    {"c83@A2A3", case_83, Prof::A2A3},   {"c83@A5", case_83, Prof::A5},     {"c83@CPU", case_83, Prof::CPU},
+    {"c84@A2A3", case_84, Prof::A2A3},   {"c84@A5", case_84, Prof::A5},     {"c84@CPU", case_84, Prof::CPU},
+    {"c85@A2A3", case_85, Prof::A2A3},   {"c85@A5", case_85, Prof::A5},     {"c85@CPU", case_85, Prof::CPU},
+    {"c86@A2A3", case_86, Prof::A2A3},   {"c86@A5", case_86, Prof::A5},     {"c86@CPU", case_86, Prof::CPU},
+    {"c87@A2A3", case_87, Prof::A2A3},   {"c87@A5", case_87, Prof::A5},     {"c87@CPU", case_87, Prof::CPU},
+    {"c88@A2A3", case_88, Prof::A2A3},   {"c88@A5", case_88, Prof::A5},     {"c88@CPU", case_88, Prof::CPU},
+    {"c89@A2A3", case_89, Prof::A2A3},   {"c89@A5", case_89, Prof::A5},     {"c89@CPU", case_89, Prof::CPU},
+    {"c90@A2A3", case_90, Prof::A2A3},   {"c90@A5", case_90, Prof::A5},     {"c90@CPU", case_90, Prof::CPU},
+    {"c91@A2A3", case_91, Prof::A2A3},   {"c91@A5", case_91, Prof::A5},     {"c91@CPU", case_91, Prof::CPU},
+    {"c92@A2A3", case_92, Prof::A2A3},   {"c92@A5", case_92, Prof::A5},     {"c92@CPU", case_92, Prof::CPU},
+    {"c93@A2A3", case_93, Prof::A2A3},   {"c93@A5", case_93, Prof::A5},     {"c93@CPU", case_93, Prof::CPU},
+    {"c94@A2A3", case_94, Prof::A2A3},   {"c94@A5", case_94, Prof::A5},     {"c94@CPU", case_94, Prof::CPU},
+    {"c95@A2A3", case_95, Prof::A2A3},   {"c95@A5", case_95, Prof::A5},     {"c95@CPU", case_95, Prof::CPU},
+    {"c96@A2A3", case_96, Prof::A2A3},   {"c96@A5", case_96, Prof::A5},     {"c96@CPU", case_96, Prof::CPU},
+    {"c97@A2A3", case_97, Prof::A2A3},   {"c97@A5", case_97, Prof::A5},     {"c97@CPU", case_97, Prof::CPU},
+    {"c98@A2A3", case_98, Prof::A2A3},   {"c98@A5", case_98, Prof::A5},     {"c98@CPU", case_98, Prof::CPU},
+    {"c99@A2A3", case_99, Prof::A2A3},   {"c99@A5", case_99, Prof::A5},     {"c99@CPU", case_99, Prof::CPU},
+    {"c100@A2A3", case_100, Prof::A2A3}, {"c100@A5", case_100, Prof::A5},   {"c100@CPU", case_100, Prof::CPU},
+    {"c101@A2A3", case_101, Prof::A2A3}, {"c101@A5", case_101, Prof::A5},   {"c101@CPU", case_101, Prof::CPU},
+    {"c102@A2A3", case_102, Prof::A2A3}, {"c102@A5", case_102, Prof::A5},   {"c102@CPU", case_102, Prof::CPU},
+    {"c103@A2A3", case_103, Prof::A2A3}, {"c103@A5", case_103, Prof::A5},   {"c103@CPU", case_103, Prof::CPU},
+    {"c104@A2A3", case_104, Prof::A2A3}, {"c104@A5", case_104, Prof::A5},   {"c104@CPU", case_104, Prof::CPU},
+    {"c105@A2A3", case_105, Prof::A2A3}, {"c105@A5", case_105, Prof::A5},   {"c105@CPU", case_105, Prof::CPU},
+    {"c106@A2A3", case_106, Prof::A2A3}, {"c106@A5", case_106, Prof::A5},   {"c106@CPU", case_106, Prof::CPU},
+    {"c107@A2A3", case_107, Prof::A2A3}, {"c107@A5", case_107, Prof::A5},   {"c107@CPU", case_107, Prof::CPU},
+    {"c108@A2A3", case_108, Prof::A2A3}, {"c108@A5", case_108, Prof::A5},   {"c108@CPU", case_108, Prof::CPU},
+    {"c109@A2A3", case_109, Prof::A2A3}, {"c109@A5", case_109, Prof::A5},   {"c109@CPU", case_109, Prof::CPU},
+    {"c110@A2A3", case_110, Prof::A2A3}, {"c110@A5", case_110, Prof::A5},   {"c110@CPU", case_110, Prof::CPU},
+    {"c111@A2A3", case_111, Prof::A2A3}, {"c111@A5", case_111, Prof::A5},   {"c111@CPU", case_111, Prof::CPU},
+    {"c112@A2A3", case_112, Prof::A2A3}, {"c112@A5", case_112, Prof::A5},   {"c112@CPU", case_112, Prof::CPU},
+    {"c113@A2A3", case_113, Prof::A2A3}, {"c113@A5", case_113, Prof::A5},   {"c113@CPU", case_113, Prof::CPU},
+    {"c114@A2A3", case_114, Prof::A2A3}, {"c114@A5", case_114, Prof::A5},   {"c114@CPU", case_114, Prof::CPU},
+    {"c115@A2A3", case_115, Prof::A2A3}, {"c115@A5", case_115, Prof::A5},   {"c115@CPU", case_115, Prof::CPU},
+    {"c116@A2A3", case_116, Prof::A2A3}, {"c116@A5", case_116, Prof::A5},   {"c116@CPU", case_116, Prof::CPU},
+    {"c117@A2A3", case_117, Prof::A2A3}, {"c117@A5", case_117, Prof::A5},   {"c117@CPU", case_117, Prof::CPU},
+    {"c118@A2A3", case_118, Prof::A2A3}, {"c118@A5", case_118, Prof::A5},   {"c118@CPU", case_118, Prof::CPU},
+    {"c119@A2A3", case_119, Prof::A2A3}, {"c119@A5", case_119, Prof::A5},   {"c119@CPU", case_119, Prof::CPU},
+    {"c120@A2A3", case_120, Prof::A2A3}, {"c120@A5", case_120, Prof::A5},   {"c120@CPU", case_120, Prof::CPU},
+    {"c121@A2A3", case_121, Prof::A2A3}, {"c121@A5", case_121, Prof::A5},   {"c121@CPU", case_121, Prof::CPU},
+    {"c122@A2A3", case_122, Prof::A2A3}, {"c122@A5", case_122, Prof::A5},   {"c122@CPU", case_122, Prof::CPU},
+    {"c123@A2A3", case_123, Prof::A2A3}, {"c123@A5", case_123, Prof::A5},   {"c123@CPU", case_123, Prof::CPU},
+    {"c124@A2A3", case_124, Prof::A2A3}, {"c124@A5", case_124, Prof::A5},   {"c124@CPU", case_124, Prof::CPU},
+    {"c125@A2A3", case_125, Prof::A2A3}, {"c125@A5", case_125, Prof::A5},   {"c125@CPU", case_125, Prof::CPU},
+    {"c126@A2A3", case_126, Prof::A2A3}, {"c126@A5", case_126, Prof::A5},   {"c126@CPU", case_126, Prof::CPU},
+    {"c127@A2A3", case_127, Prof::A2A3}, {"c127@A5", case_127, Prof::A5},   {"c127@CPU", case_127, Prof::CPU},
+    {"c128@A2A3", case_128, Prof::A2A3}, {"c128@A5", case_128, Prof::A5},   {"c128@CPU", case_128, Prof::CPU},
+    {"c129@A2A3", case_129, Prof::A2A3}, {"c129@A5", case_129, Prof::A5},   {"c129@CPU", case_129, Prof::CPU},
+    {"c130@A2A3", case_130, Prof::A2A3}, {"c130@A5", case_130, Prof::A5},   {"c130@CPU", case_130, Prof::CPU},
+    {"c131@A2A3", case_131, Prof::A2A3}, {"c131@A5", case_131, Prof::A5},   {"c131@CPU", case_131, Prof::CPU},
+    {"c132@A2A3", case_132, Prof::A2A3}, {"c132@A5", case_132, Prof::A5},   {"c132@CPU", case_132, Prof::CPU},
+    {"c133@A2A3", case_133, Prof::A2A3}, {"c133@A5", case_133, Prof::A5},   {"c133@CPU", case_133, Prof::CPU},
+    {"c134@A2A3", case_134, Prof::A2A3}, {"c134@A5", case_134, Prof::A5},   {"c134@CPU", case_134, Prof::CPU},
+    {"c135@A2A3", case_135, Prof::A2A3}, {"c135@A5", case_135, Prof::A5},   {"c135@CPU", case_135, Prof::CPU},
+    {"c136@A2A3", case_136, Prof::A2A3}, {"c136@A5", case_136, Prof::A5},   {"c136@CPU", case_136, Prof::CPU},
+    {"c137@A2A3", case_137, Prof::A2A3}, {"c137@A5", case_137, Prof::A5},   {"c137@CPU", case_137, Prof::CPU},
+    {"c138@A2A3", case_138, Prof::A2A3}, {"c138@A5", case_138, Prof::A5},   {"c138@CPU", case_138, Prof::CPU},
+    {"c139@A2A3", case_139, Prof::A2A3}, {"c139@A5", case_139, Prof::A5},   {"c139@CPU", case_139, Prof::CPU},
+    {"c140@A2A3", case_140, Prof::A2A3}, {"c140@A5", case_140, Prof::A5},   {"c140@CPU", case_140, Prof::CPU},
+    {"c141@A2A3", case_141, Prof::A2A3}, {"c141@A5", case_141, Prof::A5},   {"c141@CPU", case_141, Prof::CPU},
+    {"c142@A2A3", case_142, Prof::A2A3}, {"c142@A5", case_142, Prof::A5},   {"c142@CPU", case_142, Prof::CPU},
+    {"c143@A2A3", case_143, Prof::A2A3}, {"c143@A5", case_143, Prof::A5},   {"c143@CPU", case_143, Prof::CPU},
+    {"c144@A2A3", case_144, Prof::A2A3}, {"c144@A5", case_144, Prof::A5},   {"c144@CPU", case_144, Prof::CPU},
+    {"c145@A2A3", case_145, Prof::A2A3}, {"c145@A5", case_145, Prof::A5},   {"c145@CPU", case_145, Prof::CPU},
+    {"c146@A2A3", case_146, Prof::A2A3}, {"c146@A5", case_146, Prof::A5},   {"c146@CPU", case_146, Prof::CPU},
+    {"c147@A2A3", case_147, Prof::A2A3}, {"c147@A5", case_147, Prof::A5},   {"c147@CPU", case_147, Prof::CPU},
+    {"c148@A2A3", case_148, Prof::A2A3}, {"c148@A5", case_148, Prof::A5},   {"c148@CPU", case_148, Prof::CPU},
+    {"c149@A2A3", case_149, Prof::A2A3}, {"c149@A5", case_149, Prof::A5},   {"c149@CPU", case_149, Prof::CPU},
+    {"c150@A2A3", case_150, Prof::A2A3}, {"c150@A5", case_150, Prof::A5},   {"c150@CPU", case_150, Prof::CPU},
+    {"c151@A2A3", case_151, Prof::A2A3}, {"c151@A5", case_151, Prof::A5},   {"c151@CPU", case_151, Prof::CPU},
+    {"c152@A2A3", case_152, Prof::A2A3}, {"c152@A5", case_152, Prof::A5},   {"c152@CPU", case_152, Prof::CPU},
+    {"c153@A2A3", case_153, Prof::A2A3}, {"c153@A5", case_153, Prof::A5},   {"c153@CPU", case_153, Prof::CPU},
+    {"c154@A2A3", case_154, Prof::A2A3}, {"c154@A5", case_154, Prof::A5},   {"c154@CPU", case_154, Prof::CPU},
+    {"c155@A2A3", case_155, Prof::A2A3}, {"c155@A5", case_155, Prof::A5},   {"c155@CPU", case_155, Prof::CPU},
+    {"c156@A2A3", case_156, Prof::A2A3}, {"c156@A5", case_156, Prof::A5},   {"c156@CPU", case_156, Prof::CPU},
+    {"c157@A2A3", case_157, Prof::A2A3}, {"c157@A5", case_157, Prof::A5},   {"c157@CPU", case_157, Prof::CPU},
+    {"c158@A2A3", case_158, Prof::A2A3}, {"c158@A5", case_158, Prof::A5},   {"c158@CPU", case_158, Prof::CPU},
+    {"c159@A2A3", case_159, Prof::A2A3}, {"c159@A5", case_159, Prof::A5},   {"c159@CPU", case_159, Prof::CPU},
+    {"c160@A2A3", case_160, Prof::A2A3}, {"c160@A5", case_160, Prof::A5},   {"c160@CPU", case_160, Prof::CPU},
+    {"c161@A2A3", case_161, Prof::A2A3}, {"c161@A5", case_161, Prof::A5},   {"c161@CPU", case_161, Prof::CPU},
+    {"c162@A2A3", case_162, Prof::A2A3}, {"c162@A5", case_162, Prof::A5},   {"c162@CPU", case_162, Prof::CPU},
+    {"c163@A2A3", case_163, Prof::A2A3}, {"c163@A5", case_163, Prof::A5},   {"c163@CPU", case_163, Prof::CPU},
+    {"c164@CPU", case_164, Prof::CPU},   {"c165@CPU", case_165, Prof::CPU}, {"c166@CPU", case_166, Prof::CPU},
+    {"c167@CPU", case_167, Prof::CPU},   {"c168@CPU", case_168, Prof::CPU}, {"c169@CPU", case_169, Prof::CPU},
+    {"c170@CPU", case_170, Prof::CPU},   {"c171@CPU", case_171, Prof::CPU}, {"c172@CPU", case_172, Prof::CPU},
+    {"c173@CPU", case_173, Prof::CPU},   {"c174@CPU", case_174, Prof::CPU}, {"c175@CPU", case_175, Prof::CPU},
+    {"c176@CPU", case_176, Prof::CPU},   {"c177@CPU", case_177, Prof::CPU}, {"c178@CPU", case_178, Prof::CPU},
+    {"c179@CPU", case_179, Prof::CPU},   {"c180@CPU", case_180, Prof::CPU}, {"c181@CPU", case_181, Prof::CPU},
+    {"c182@CPU", case_182, Prof::CPU},   {"c183@CPU", case_183, Prof::CPU}, {"c184@CPU", case_184, Prof::CPU},
+    {"c185@CPU", case_185, Prof::CPU},   {"c186@CPU", case_186, Prof::CPU}, {"c187@CPU", case_187, Prof::CPU},
 };
 
 } // namespace

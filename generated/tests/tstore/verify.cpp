@@ -53,9 +53,22 @@ void fail_a2a3_00_dtype() {
     profiled::TSTORE<profile_a2a3>(dst, src);
 }
 
-// breaks rule 06_valid_bounds (valid_bounds) of the A2A3 profile
+// breaks rule 05_locations (locations) of the A2A3 profile
+// expected-error@*:* {{TSTORE [A2A3]: tile location must be one of TileType::Vec, TileType::Mat, TileType::Acc}}
+void fail_a2a3_05_locations() {
+    using Tile_src = Tile<TileType::Left, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3>(dst, src);
+}
+
+// breaks rule 10_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TSTORE [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a2a3_06_valid_bounds() {
+void fail_a2a3_10_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(272);
@@ -79,9 +92,22 @@ void fail_a5_01_dtype() {
     profiled::TSTORE<profile_a5>(dst, src);
 }
 
-// breaks rule 06_valid_bounds (valid_bounds) of the A5 profile
+// breaks rule 06_locations (locations) of the A5 profile
+// expected-error@*:* {{TSTORE [A5]: tile location must be one of TileType::Vec, TileType::Acc}}
+void fail_a5_06_locations() {
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5>(dst, src);
+}
+
+// breaks rule 10_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TSTORE [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a5_06_valid_bounds() {
+void fail_a5_10_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(272);
@@ -92,22 +118,9 @@ void fail_a5_06_valid_bounds() {
     profiled::TSTORE<profile_a5>(dst, src);
 }
 
-// breaks rule 05_location (location) of the CPU profile
-// expected-error@*:* {{TSTORE [CPU]: tile location must be TileType::Vec}}
-void fail_cpu_05_location() {
-    using Tile_src = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    auto dst_buf = std::make_unique<half[]>(256);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    // expected-note@+1 {{requested here}}
-    profiled::TSTORE<profile_cpu>(dst, src);
-}
-
-// breaks rule 06_valid_bounds (valid_bounds) of the CPU profile
+// breaks rule 10_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TSTORE [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_cpu_06_valid_bounds() {
+void fail_cpu_10_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<half[]>(272);
@@ -118,21 +131,117 @@ void fail_cpu_06_valid_bounds() {
     profiled::TSTORE<profile_cpu>(dst, src);
 }
 
-// legal twin of declaration 4: every rule of the profile holds
-void legal_a2a3_f4() {
+// legal twin of declaration 0: every rule of the profile holds
+void legal_a2a3_f0() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a2a3>(dst, src);
+}
+
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A2A3 profile on declaration 0
+// expected-error@*:* {{TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a2a3_07_location_dtype_pairs_f0() {
     using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3>(dst, src);
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a2a3_f1() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
+}
+
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a2a3_07_location_dtype_pairs_f1() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3, STPhase::Final>(dst, src);
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_a2a3_f2() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+}
+
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A2A3 profile on declaration 2
+// expected-error@*:* {{TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a2a3_07_location_dtype_pairs_f2() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+}
+
+// legal twin of declaration 3: every rule of the profile holds
+void legal_a2a3_f3() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+}
+
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A2A3 profile on declaration 3
+// expected-error@*:* {{TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a2a3_07_location_dtype_pairs_f3() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+}
+
+// legal twin of declaration 4: every rule of the profile holds
+void legal_a2a3_f4() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
     profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
 }
 
-// breaks rule 03_location (location) of the A2A3 profile on declaration 4
-// expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
-void fail_a2a3_03_location_f4() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A2A3 profile on declaration 4
+// expected-error@*:* {{TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a2a3_07_location_dtype_pairs_f4() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -142,14 +251,41 @@ void fail_a2a3_03_location_f4() {
     profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
 }
 
+// breaks rule 03_location (location) of the A2A3 profile on declaration 4
+// expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
+void fail_a2a3_03_location_f4() {
+    using Tile_src = Tile<TileType::Mat, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+}
+
 // legal twin of declaration 5: every rule of the profile holds
 void legal_a2a3_f5() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
+                     ReluPreMode::NormalRelu>(dst, src);
+}
+
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A2A3 profile on declaration 5
+// expected-error@*:* {{TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a2a3_07_location_dtype_pairs_f5() {
     using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
+    // expected-note@+1 {{requested here}}
     profiled::TSTORE<profile_a2a3, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd,
                      ReluPreMode::NormalRelu>(dst, src);
 }
@@ -157,10 +293,10 @@ void legal_a2a3_f5() {
 // breaks rule 03_location (location) of the A2A3 profile on declaration 5
 // expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
 void fail_a2a3_03_location_f5() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     // expected-note@+1 {{requested here}}
@@ -170,7 +306,7 @@ void fail_a2a3_03_location_f5() {
 
 // legal twin of declaration 6: every rule of the profile holds
 void legal_a2a3_f6() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -183,7 +319,21 @@ void legal_a2a3_f6() {
 // breaks rule 03_location (location) of the A2A3 profile on declaration 6
 // expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
 void fail_a2a3_03_location_f6() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                     1073741824);
+}
+
+// breaks rule 08_location_dtype_pairs (location_dtype_pairs) of the A2A3 profile on declaration 6
+// expected-error@*:* {{TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a2a3_08_location_dtype_pairs_f6() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -196,7 +346,7 @@ void fail_a2a3_03_location_f6() {
 
 // legal twin of declaration 7: every rule of the profile holds
 void legal_a2a3_f7() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -209,7 +359,21 @@ void legal_a2a3_f7() {
 // breaks rule 03_location (location) of the A2A3 profile on declaration 7
 // expected-error@*:* {{TSTORE [A2A3]: tile location must be TileType::Acc}}
 void fail_a2a3_03_location_f7() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Mat, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a2a3, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                     ReluPreMode::NormalRelu>(dst, src, 1073741824);
+}
+
+// breaks rule 08_location_dtype_pairs (location_dtype_pairs) of the A2A3 profile on declaration 7
+// expected-error@*:* {{TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a2a3_08_location_dtype_pairs_f7() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -220,21 +384,117 @@ void fail_a2a3_03_location_f7() {
                      ReluPreMode::NormalRelu>(dst, src, 1073741824);
 }
 
-// legal twin of declaration 4: every rule of the profile holds
-void legal_a5_f4() {
+// legal twin of declaration 0: every rule of the profile holds
+void legal_a5_f0() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a5>(dst, src);
+}
+
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A5 profile on declaration 0
+// expected-error@*:* {{TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a5_07_location_dtype_pairs_f0() {
     using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5>(dst, src);
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a5_f1() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
+}
+
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A5 profile on declaration 1
+// expected-error@*:* {{TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a5_07_location_dtype_pairs_f1() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5, STPhase::Final>(dst, src);
+}
+
+// legal twin of declaration 2: every rule of the profile holds
+void legal_a5_f2() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+}
+
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A5 profile on declaration 2
+// expected-error@*:* {{TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a5_07_location_dtype_pairs_f2() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+}
+
+// legal twin of declaration 3: every rule of the profile holds
+void legal_a5_f3() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+}
+
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A5 profile on declaration 3
+// expected-error@*:* {{TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a5_07_location_dtype_pairs_f3() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<int8_t[]>(256);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicAdd>(dst, src);
+}
+
+// legal twin of declaration 4: every rule of the profile holds
+void legal_a5_f4() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
     profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
 }
 
-// breaks rule 04_location (location) of the A5 profile on declaration 4
-// expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
-void fail_a5_04_location_f4() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A5 profile on declaration 4
+// expected-error@*:* {{TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a5_07_location_dtype_pairs_f4() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -244,14 +504,41 @@ void fail_a5_04_location_f4() {
     profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
 }
 
+// breaks rule 04_location (location) of the A5 profile on declaration 4
+// expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
+void fail_a5_04_location_f4() {
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(dst, src);
+}
+
 // legal twin of declaration 5: every rule of the profile holds
 void legal_a5_f5() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src);
+}
+
+// breaks rule 07_location_dtype_pairs (location_dtype_pairs) of the A5 profile on declaration 5
+// expected-error@*:* {{TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a5_07_location_dtype_pairs_f5() {
     using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
+    // expected-note@+1 {{requested here}}
     profiled::TSTORE<profile_a5, STPhase::Final, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
         dst, src);
 }
@@ -259,10 +546,10 @@ void legal_a5_f5() {
 // breaks rule 04_location (location) of the A5 profile on declaration 5
 // expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
 void fail_a5_04_location_f5() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     // expected-note@+1 {{requested here}}
@@ -272,7 +559,7 @@ void fail_a5_04_location_f5() {
 
 // legal twin of declaration 6: every rule of the profile holds
 void legal_a5_f6() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -285,7 +572,21 @@ void legal_a5_f6() {
 // breaks rule 04_location (location) of the A5 profile on declaration 6
 // expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
 void fail_a5_04_location_f6() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5, Tile_src, Global_dst, AtomicType::AtomicAdd, ReluPreMode::NoRelu>(dst, src,
+                                                                                                   1073741824);
+}
+
+// breaks rule 09_location_dtype_pairs (location_dtype_pairs) of the A5 profile on declaration 6
+// expected-error@*:* {{TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a5_09_location_dtype_pairs_f6() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -298,7 +599,7 @@ void fail_a5_04_location_f6() {
 
 // legal twin of declaration 7: every rule of the profile holds
 void legal_a5_f7() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
@@ -311,7 +612,21 @@ void legal_a5_f7() {
 // breaks rule 04_location (location) of the A5 profile on declaration 7
 // expected-error@*:* {{TSTORE [A5]: tile location must be TileType::Acc}}
 void fail_a5_04_location_f7() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE<profile_a5, STPhase::Partial, Tile_src, Global_dst, AtomicType::AtomicNone,
+                     ReluPreMode::NormalRelu>(dst, src, 1073741824);
+}
+
+// breaks rule 09_location_dtype_pairs (location_dtype_pairs) of the A5 profile on declaration 7
+// expected-error@*:* {{TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs}}
+void fail_a5_09_location_dtype_pairs_f7() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     auto dst_buf = std::make_unique<int8_t[]>(256);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;

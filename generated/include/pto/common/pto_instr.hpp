@@ -2172,7 +2172,8 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileData, typename GlobalData, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>() &&
+                  Profile::template check_TSTORE_f0<TileData, GlobalData>()) {
         WaitAllEvents(events...);
         Profile::verify_TSTORE(src);
         MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, AtomicType::AtomicNone), dst, src);
@@ -2189,7 +2190,8 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, STPhase Phase, typename TileData, typename GlobalData, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>() &&
+                  Profile::template check_TSTORE_f1<Phase, TileData, GlobalData>()) {
         WaitAllEvents(events...);
         Profile::verify_TSTORE(src);
         MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, AtomicType::AtomicNone, Phase), dst, src);
@@ -2207,7 +2209,8 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileData, typename GlobalData, AtomicType atomicType, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>() &&
+                  Profile::template check_TSTORE_f2<TileData, GlobalData, atomicType>()) {
         WaitAllEvents(events...);
         Profile::verify_TSTORE(src);
         MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType), dst, src);
@@ -2226,7 +2229,8 @@ namespace profiled {
 template <typename Profile, STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType,
           typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TSTORE<TileData, GlobalData, WaitEvents...>() &&
+                  Profile::template check_TSTORE_f3<Phase, TileData, GlobalData, atomicType>()) {
         WaitAllEvents(events...);
         Profile::verify_TSTORE(src);
         MAP_INSTR_IMPL_T(TSTORE, PTO_TEMPLATE_ARGS(TileData, GlobalData, atomicType, Phase), dst, src);

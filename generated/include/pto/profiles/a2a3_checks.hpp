@@ -3137,10 +3137,13 @@ struct profile_a2a3 {
                                        int64_t, uint64_t, half, bfloat16_t, float>,
                       "TLOAD [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float");
+        static_assert((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat),
+                      "TLOAD [A2A3]: tile location must be one of TileType::Vec, TileType::Mat");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TLOAD [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float>) &&
+               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat)) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
@@ -3187,39 +3190,151 @@ struct profile_a2a3 {
                                        int64_t, uint64_t, half, bfloat16_t, float>,
                       "TSTORE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float");
+        static_assert(
+            (TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat || TileData::Loc == TileType::Acc),
+            "TSTORE [A2A3]: tile location must be one of TileType::Vec, TileType::Mat, TileType::Acc");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TSTORE [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float>) &&
+               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat || TileData::Loc == TileType::Acc)) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+    }
+
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData>
+    static constexpr bool check_TSTORE_f0() {
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData>
+    static constexpr bool check_TSTORE_f1() {
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData, AtomicType atomicType>
+    static constexpr bool check_TSTORE_f2() {
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType>
+    static constexpr bool check_TSTORE_f3() {
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
     }
 
     // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f4() {
         static_assert(TileData::Loc == TileType::Acc, "TSTORE [A2A3]: tile location must be TileType::Acc");
-        return (TileData::Loc == TileType::Acc);
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return (TileData::Loc == TileType::Acc) &&
+               ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
     }
 
     // The rules only declaration 5 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f5() {
         static_assert(TileData::Loc == TileType::Acc, "TSTORE [A2A3]: tile location must be TileType::Acc");
-        return (TileData::Loc == TileType::Acc);
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return (TileData::Loc == TileType::Acc) &&
+               ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
     }
 
     // The rules only declaration 6 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f6() {
         static_assert(TileData::Loc == TileType::Acc, "TSTORE [A2A3]: tile location must be TileType::Acc");
-        return (TileData::Loc == TileType::Acc);
+        static_assert(
+            (TileData::Loc != TileType::Acc || ((std::is_same_v<typename TileData::DType, float> &&
+                                                 sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t>) ||
+                                                (std::is_same_v<typename TileData::DType, int32_t> &&
+                                                 sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>))),
+            "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return (TileData::Loc == TileType::Acc) &&
+               ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>))));
     }
 
     // The rules only declaration 7 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f7() {
         static_assert(TileData::Loc == TileType::Acc, "TSTORE [A2A3]: tile location must be TileType::Acc");
-        return (TileData::Loc == TileType::Acc);
+        static_assert(
+            (TileData::Loc != TileType::Acc || ((std::is_same_v<typename TileData::DType, float> &&
+                                                 sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t>) ||
+                                                (std::is_same_v<typename TileData::DType, int32_t> &&
+                                                 sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>))),
+            "TSTORE [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return (TileData::Loc == TileType::Acc) &&
+               ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>))));
     }
 
     template <typename TileData>

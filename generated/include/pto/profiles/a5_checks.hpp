@@ -3294,10 +3294,13 @@ struct profile_a5 {
                                        int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>,
                       "TLOAD [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t");
+        static_assert((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat),
+                      "TLOAD [A5]: tile location must be one of TileType::Vec, TileType::Mat");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TLOAD [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>) &&
+               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Mat)) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
@@ -3344,39 +3347,150 @@ struct profile_a5 {
                                        int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>,
                       "TSTORE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
                       "int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t");
+        static_assert((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc),
+                      "TSTORE [A5]: tile location must be one of TileType::Vec, TileType::Acc");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TSTORE [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
         return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t, half, bfloat16_t, float, float4_e2m1x2_t, float4_e1m2x2_t>) &&
+               ((TileData::Loc == TileType::Vec || TileData::Loc == TileType::Acc)) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+    }
+
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData>
+    static constexpr bool check_TSTORE_f0() {
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData>
+    static constexpr bool check_TSTORE_f1() {
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData, AtomicType atomicType>
+    static constexpr bool check_TSTORE_f2() {
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType>
+    static constexpr bool check_TSTORE_f3() {
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
     }
 
     // The rules only declaration 4 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f4() {
         static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
-        return (TileData::Loc == TileType::Acc);
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return (TileData::Loc == TileType::Acc) &&
+               ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
     }
 
     // The rules only declaration 5 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f5() {
         static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
-        return (TileData::Loc == TileType::Acc);
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int32_t>))),
+                      "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return (TileData::Loc == TileType::Acc) &&
+               ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, float, half, bfloat16_t>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int32_t>))));
     }
 
     // The rules only declaration 6 is checked against, in its own scope.
     template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f6() {
         static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
-        return (TileData::Loc == TileType::Acc);
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t, float>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t>))),
+                      "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return (TileData::Loc == TileType::Acc) &&
+               ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t, float>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t>))));
     }
 
     // The rules only declaration 7 is checked against, in its own scope.
     template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
     static constexpr bool check_TSTORE_f7() {
         static_assert(TileData::Loc == TileType::Acc, "TSTORE [A5]: tile location must be TileType::Acc");
-        return (TileData::Loc == TileType::Acc);
+        static_assert((TileData::Loc != TileType::Acc ||
+                       ((std::is_same_v<typename TileData::DType, float> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t, float>) ||
+                        (std::is_same_v<typename TileData::DType, int32_t> &&
+                         sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t>))),
+                      "TSTORE [A5]: a TileType::Acc src and dst must have one of the documented element type pairs");
+        return (TileData::Loc == TileType::Acc) &&
+               ((TileData::Loc != TileType::Acc ||
+                 ((std::is_same_v<typename TileData::DType, float> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t, float>) ||
+                  (std::is_same_v<typename TileData::DType, int32_t> &&
+                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half, bfloat16_t>))));
     }
 
     template <typename TileData>

@@ -3211,11 +3211,9 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TLOAD() {
-        static_assert(TileData::Loc == TileType::Vec, "TLOAD [CPU]: tile location must be TileType::Vec");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TLOAD [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
     template <typename TileData>
@@ -3257,11 +3255,33 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename TileData, typename GlobalData, typename... WaitEvents>
     static constexpr bool check_TSTORE() {
-        static_assert(TileData::Loc == TileType::Vec, "TSTORE [CPU]: tile location must be TileType::Vec");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TSTORE [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileData::Loc == TileType::Vec) &&
-               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+        return (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+    }
+
+    // The rules only declaration 0 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData>
+    static constexpr bool check_TSTORE_f0() {
+        return true;
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData>
+    static constexpr bool check_TSTORE_f1() {
+        return true;
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename TileData, typename GlobalData, AtomicType atomicType>
+    static constexpr bool check_TSTORE_f2() {
+        return true;
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <STPhase Phase, typename TileData, typename GlobalData, AtomicType atomicType>
+    static constexpr bool check_TSTORE_f3() {
+        return true;
     }
 
     // The rules only declaration 4 is checked against, in its own scope.

@@ -2,7 +2,7 @@
 // CPU-simulator implementation of pto.tprefetch: dst(i, j) = src(i, j) over dst's valid region.
 // The GlobalTensor `src` is seen as a matrix whose rows and columns fold its five dimensions as its
 // layout says (ND, DN, NZ; see global_tensor.hpp); the tile's element (i, j) sits where its layout puts it
-// (a boxed NZ tile included). Elements are copied bit for bit; the tile's elements outside its valid region
+// (a boxed tile of any location included). Elements are copied bit for bit; the tile's elements outside its valid region
 // take its pad value (none for PadValue::Null, which leaves them as they were); nothing else is written.
 #pragma once
 

@@ -2,7 +2,9 @@
 // CPU-simulator implementation of pto.tstore: dst(i, j) = src(i, j) over src's valid region.
 // The GlobalTensor `dst` is seen as a matrix whose rows and columns fold its five dimensions as its
 // layout says (ND, DN, NZ; see global_tensor.hpp); the tile's element (i, j) sits where its layout puts it
-// (a boxed NZ tile included). Elements are copied bit for bit; nothing else is written.
+// (a boxed tile of any location included). Elements are copied bit for bit when both sides have one element
+// type; a store to a GlobalTensor of another element type (an accumulator's float or int32_t to half, int8_t, ...)
+// converts each value as C++'s static_cast does on the simulator's host; nothing else is written.
 #pragma once
 
 #include <cstring>
@@ -10,15 +12,104 @@
 
 #include <pto/common/pto_core.hpp>
 #include <pto/cpu/tile_offsets.hpp>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <pto/common/sim_convert.hpp>
 #include <pto/common/pto_enums.hpp>
 #include <pto/common/sim_arith.hpp>
 
 namespace pto::cpu {
 
+namespace tstore_detail {
+
+// The value a store writes for a source element of another type: C++'s static_cast on the host
+// (round to nearest even into a floating type; into an integer type, truncation through the
+// host's 32- or 64-bit conversion, modulo the destination's width). A float NaN narrowed to a
+// 16-bit float keeps its sign and the top bits of its payload, and is quiet, as x86 converts it.
+template <typename D, typename S>
+D cast(S value) {
+    if constexpr (std::is_same_v<D, S>) {
+        return value;
+    } else if constexpr (std::is_same_v<S, float> && is_floating_v<D> && sizeof(D) == 2) {
+        if (value != value) {
+            constexpr int mantissa = std::is_same_v<D, half> ? 10 : 7;
+            std::uint32_t b;
+            std::memcpy(&b, &value, sizeof b);
+            const std::uint16_t exponent = std::is_same_v<D, half> ? 0x7c00 : 0x7f80;
+            const std::uint16_t bits = static_cast<std::uint16_t>(
+                ((b >> 16) & 0x8000u) | exponent | (1u << (mantissa - 1)) | ((b & 0x7fffffu) >> (23 - mantissa)));
+            D out;
+            std::memcpy(&out, &bits, sizeof out);
+            return out;
+        }
+        return sim::convert<D>(value, [](double x) { return std::nearbyint(x); }, false);
+    } else if constexpr (is_floating_v<D>) {
+        return sim::convert<D>(value, [](double x) { return std::nearbyint(x); }, false);
+    } else {
+        return sim::convert<D>(value, [](double x) { return std::trunc(x); }, false);
+    }
+}
+
+// The quantisation a store with a scalar parameter applies, chosen by the (source, destination)
+// element types; `none` stores as the plain conversion does (and the scalar is not read).
+enum class Quant { none, to_b8, deq_f16, to_f16, to_bf16, shift_s16 };
+
+template <typename S, typename D>
+constexpr Quant scalar_quant() {
+    constexpr bool b8 = std::is_same_v<D, std::int8_t> || std::is_same_v<D, std::uint8_t>;
+    if constexpr (std::is_same_v<S, float>) {
+        return b8                              ? Quant::to_b8
+               : std::is_same_v<D, half>       ? Quant::to_f16
+               : std::is_same_v<D, bfloat16_t> ? Quant::to_bf16
+                                               : Quant::none;
+    } else if constexpr (std::is_same_v<S, std::int32_t>) {
+        return b8                                ? Quant::to_b8
+               : std::is_same_v<D, half>         ? Quant::deq_f16
+               : std::is_same_v<D, std::int16_t> ? Quant::shift_s16
+                                                 : Quant::none;
+    } else {
+        return Quant::none;
+    }
+}
+
+// One element quantised with the 64-bit parameter `q`: bits 0-31 hold the float scale, bits 37-45 an
+// offset added before rounding to an 8-bit integer, bit 46 whether that integer is signed, bits 32-35
+// a right shift (minus one) for int32_t to int16_t. The scaled value is a float product; 8-bit results
+// round to nearest even and clamp to [-128, 127] or [0, 255], half results clamp finite values to
+// +-65504. The caller applies the value maps (ReLU) to this float result, then converts it to D.
+template <typename D, typename S>
+float quantise(S value, std::uint64_t q) {
+    constexpr Quant mode = scalar_quant<S, D>();
+    const std::uint32_t scale_bits = static_cast<std::uint32_t>(q & 0xffffffffu);
+    float scale;
+    std::memcpy(&scale, &scale_bits, sizeof scale);
+    float out = static_cast<float>(value) * scale;
+    if constexpr (mode == Quant::to_b8) {
+        const float offset = static_cast<float>(static_cast<std::uint32_t>((q >> 37) & 0x1ff));
+        const bool is_signed = ((q >> 46) & 1) != 0;
+        const float r = std::nearbyint(out + offset);
+        const float lo = is_signed ? -128.0f : 0.0f, hi = is_signed ? 127.0f : 255.0f;
+        out = r < lo ? lo : hi < r ? hi : r;
+    } else if constexpr (mode == Quant::deq_f16 || mode == Quant::to_f16) {
+        constexpr float f16_max = 65504.0f;
+        if (mode == Quant::deq_f16 || std::isfinite(out))
+            out = out < -f16_max ? -f16_max : f16_max < out ? f16_max : out;
+    } else if constexpr (mode == Quant::shift_s16) {
+        const int shift = static_cast<int>((q >> 32) & 0xf) + 1;
+        out = static_cast<float>(static_cast<std::int16_t>(value >> shift));
+    }
+    return out;
+}
+
+} // namespace tstore_detail
+
 template <typename T_dst, typename T_src>
 PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src) {
-    static_assert(sizeof(typename T_dst::DType) == sizeof(typename T_src::DType),
-                  "TSTORE: the simulator copies elements of one size");
+    using D = typename T_dst::DType;
+    using S = typename T_src::DType;
+    static_assert(std::is_same_v<D, S> || (!is_packed_v<D> && !is_packed_v<S>),
+                  "TSTORE: the simulator converts elements between types other than the 4-bit ones");
     const int rows = src.GetValidRow();
     const int cols = src.GetValidCol();
     if constexpr (is_global_tensor_v<T_dst>) {
@@ -28,14 +119,20 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src) {
         sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
                    "the transferred region must lie within the source tile's valid region");
     }
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-            sim::copy_element(dst, r, c, src, r, c);
+    if constexpr (std::is_same_v<D, S>) {
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c)
+                sim::copy_element(dst, r, c, src, r, c);
+    } else {
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c)
+                sim::element_at(dst, r, c) = tstore_detail::cast<D>(sim::element_at(src, r, c));
+    }
 }
 
-// With the store modes AtomicType, applied in this order in the compute type:
-// apply_AtomicType combines it with the destination's prior element.
-// When every mode leaves the element as it is, the elements are copied bit for bit as above.
+// With the store modes AtomicType, applied in this order:
+// apply_AtomicType combines the converted element with the destination's prior element (in the destination's compute type).
+// When every mode leaves the element as it is, the elements are stored as above.
 template <typename T_dst, typename T_src>
 PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, AtomicType mode0) {
     if (mode0 == AtomicType::AtomicNone) {
@@ -43,12 +140,12 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, AtomicType mode0) {
         return;
     }
     using T = typename T_dst::DType;
-    if constexpr (is_packed_v<T>) {
+    using S = typename T_src::DType;
+    if constexpr (is_packed_v<T> || is_packed_v<S>) {
         sim::fail("TSTORE", "the store modes do not apply to a 4-bit element type");
     } else {
         using C = sim::compute_t<T>;
-        static_assert(std::is_same_v<T, typename T_src::DType>,
-                      "TSTORE: the simulator applies store modes to one element type");
+        using CS = sim::compute_t<S>;
         const int rows = src.GetValidRow();
         const int cols = src.GetValidCol();
         if constexpr (is_global_tensor_v<T_dst>) {
@@ -60,17 +157,18 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, AtomicType mode0) {
         }
         for (int r = 0; r < rows; ++r)
             for (int c = 0; c < cols; ++c) {
-                C v = static_cast<C>(sim::element_at(src, r, c));
+                CS s = static_cast<CS>(sim::element_at(src, r, c));
+                C v = static_cast<C>(tstore_detail::cast<T>(sim::narrow<S>(s)));
                 v = apply_AtomicType<C>(mode0, static_cast<C>(sim::element_at(dst, r, c)), v);
                 sim::element_at(dst, r, c) = sim::narrow<T>(v);
             }
     }
 }
 
-// With the store modes ReluPreMode, AtomicType, applied in this order in the compute type:
-// apply_ReluPreMode maps the source element.
-// apply_AtomicType combines it with the destination's prior element.
-// When every mode leaves the element as it is, the elements are copied bit for bit as above.
+// With the store modes ReluPreMode, AtomicType, applied in this order:
+// apply_ReluPreMode maps the source element (in its compute type).
+// apply_AtomicType combines the converted element with the destination's prior element (in the destination's compute type).
+// When every mode leaves the element as it is, the elements are stored as above.
 template <typename T_dst, typename T_src>
 PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, ReluPreMode mode0, AtomicType mode1) {
     if (mode0 == ReluPreMode::NoRelu && mode1 == AtomicType::AtomicNone) {
@@ -78,12 +176,12 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, ReluPreMode mode0, AtomicT
         return;
     }
     using T = typename T_dst::DType;
-    if constexpr (is_packed_v<T>) {
+    using S = typename T_src::DType;
+    if constexpr (is_packed_v<T> || is_packed_v<S>) {
         sim::fail("TSTORE", "the store modes do not apply to a 4-bit element type");
     } else {
         using C = sim::compute_t<T>;
-        static_assert(std::is_same_v<T, typename T_src::DType>,
-                      "TSTORE: the simulator applies store modes to one element type");
+        using CS = sim::compute_t<S>;
         const int rows = src.GetValidRow();
         const int cols = src.GetValidCol();
         if constexpr (is_global_tensor_v<T_dst>) {
@@ -95,8 +193,43 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, ReluPreMode mode0, AtomicT
         }
         for (int r = 0; r < rows; ++r)
             for (int c = 0; c < cols; ++c) {
-                C v = static_cast<C>(sim::element_at(src, r, c));
-                v = apply_ReluPreMode<C>(mode0, v);
+                CS s = static_cast<CS>(sim::element_at(src, r, c));
+                s = apply_ReluPreMode<CS>(mode0, s);
+                C v = static_cast<C>(tstore_detail::cast<T>(sim::narrow<S>(s)));
+                v = apply_AtomicType<C>(mode1, static_cast<C>(sim::element_at(dst, r, c)), v);
+                sim::element_at(dst, r, c) = sim::narrow<T>(v);
+            }
+    }
+}
+
+// With the store modes ReluPreMode, AtomicType and a quantisation parameter: a store
+// that converts float to int8_t, uint8_t, half or bfloat16_t, or int32_t to int8_t, uint8_t, half or int16_t,
+// quantises each element (see quantise; the one-parameter modes act on its float result) before the
+// two-parameter modes; any other store ignores the parameter and stores as without it.
+template <typename T_dst, typename T_src>
+PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, ReluPreMode mode0, AtomicType mode1, std::uint64_t scalar) {
+    using T = typename T_dst::DType;
+    using S = typename T_src::DType;
+    if constexpr (is_packed_v<T> || is_packed_v<S> ||
+                  tstore_detail::scalar_quant<S, T>() == tstore_detail::Quant::none) {
+        (void)scalar;
+        TSTORE_impl(dst, src, mode0, mode1);
+    } else {
+        using C = sim::compute_t<T>;
+        const int rows = src.GetValidRow();
+        const int cols = src.GetValidCol();
+        if constexpr (is_global_tensor_v<T_dst>) {
+            sim::check(dst.covers(rows, cols), "TSTORE",
+                       "the transferred region must lie within the memory the GlobalTensor's Shape and Stride span");
+        } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
+            sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
+                       "the transferred region must lie within the source tile's valid region");
+        }
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c) {
+                float q = tstore_detail::quantise<T>(sim::element_at(src, r, c), scalar);
+                q = apply_ReluPreMode<float>(mode0, q);
+                C v = static_cast<C>(tstore_detail::cast<T>(q));
                 v = apply_AtomicType<C>(mode1, static_cast<C>(sim::element_at(dst, r, c)), v);
                 sim::element_at(dst, r, c) = sim::narrow<T>(v);
             }
@@ -130,13 +263,13 @@ PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]]
 template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode>
 PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]] TileData& src,
                               [[maybe_unused]] uint64_t preQuantScalar) {
-    cpu::TSTORE_impl(dst, src, reluPreMode, atomicType);
+    cpu::TSTORE_impl(dst, src, reluPreMode, atomicType, preQuantScalar);
 }
 
 template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPreMode reluPreMode, STPhase Phase>
 PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]] TileData& src,
                               [[maybe_unused]] uint64_t preQuantScalar) {
-    cpu::TSTORE_impl(dst, src, reluPreMode, atomicType);
+    cpu::TSTORE_impl(dst, src, reluPreMode, atomicType, preQuantScalar);
 }
 
 } // namespace pto

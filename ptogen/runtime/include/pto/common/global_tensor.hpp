@@ -21,7 +21,10 @@
 
 namespace pto {
 
-enum class Layout { ND, DN, NZ };
+// ND, DN and NZ are the matrix layouts the transfer ops move; NHWC, NCHW and NCDHW are the image
+// layouts A5's accumulator stores write, which kernels may name (upstream's cube tests declare
+// GlobalTensors of them) but which the simulator does not move (nor does upstream's).
+enum class Layout { ND, DN, NZ, NHWC, NCHW, NCDHW };
 
 namespace sim {
 
@@ -81,6 +84,9 @@ struct tensor_geometry {
         } else if constexpr (L == Layout::DN) {
             k[3] = i;
             split(d, k, j, {0, 1, 2, 4});
+        } else if constexpr (L != Layout::NZ) {
+            static_assert(L == Layout::NZ, "GlobalTensor: the simulator moves ND, DN and NZ tensors only, not the "
+                                           "image layouts NHWC, NCHW and NCDHW");
         } else {
             split(d, k, i, {2, 3});
             split(d, k, j, {0, 1, 4});
