@@ -55,33 +55,6 @@ def test_every_tile_rule_fails_with_its_message_and_its_twin_compiles(profile: s
     assert proc.returncode == 0, proc.stderr[:3000]
 
 
-def test_the_tile_of_the_brief_is_refused() -> None:
-    """Tile<TileType::Vec, float, 4, 1> has 4-byte rows: every build refuses it, as upstream does."""
-    src = (
-        "#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
-        "int f() { Tile<TileType::Vec, float, 4, 1> t; return t.GetValidRow(); }\n"
-    )
-    for profile in PROFILES:
-        proc = subprocess.run(
-            [
-                *cxx_argv(_clang()),
-                "-std=c++20",
-                f"-DPTO_TARGET_PROFILE=PTO_PROFILE_{profile}",
-                *INCLUDES,
-                "-fsyntax-only",
-                "-x",
-                "c++",
-                "-",
-            ],
-            input=src,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert proc.returncode != 0
-        assert "Tile: a row-major tile without boxes has rows of a multiple of 32 bytes" in proc.stderr
-
-
 ALIASES = """#include <pto/common/pto_tile.hpp>
 #include <type_traits>
 using namespace pto;
