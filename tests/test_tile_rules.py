@@ -104,3 +104,18 @@ def test_a_rule_over_an_unknown_fact_is_refused_with_its_line(tmp_path: Path) ->
     message = str(info.value)
     assert f"specs/targets.yaml:{line}" in message
     assert "'BoxRows' is not a fact of the Tile type" in message
+
+
+def test_an_alias_for_an_unknown_profile_is_refused_with_its_line(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "specs", tmp_path / "specs")
+    targets = tmp_path / "specs/targets.yaml"
+    old = "        A2A3: {blayout: RowMajor, slayout: RowMajor, fractal: fractalABSize}\n"
+    text = targets.read_text()
+    assert old in text
+    targets.write_text(text.replace(old, old.replace("A2A3", "A3")))
+    line = targets.read_text().splitlines().index(old.replace("A2A3", "A3").rstrip("\n")) + 1
+    with pytest.raises(SpecErrors) as info:
+        load_specs(tmp_path / "specs", tmp_path)
+    assert f"specs/targets.yaml:{line}: tile_type.aliases[0].layouts.A3: unknown profile 'A3'" in str(
+        info.value
+    )
