@@ -55,33 +55,6 @@ def test_every_tile_rule_fails_with_its_message_and_its_twin_compiles(profile: s
     assert proc.returncode == 0, proc.stderr[:3000]
 
 
-def test_the_tile_of_the_brief_is_refused() -> None:
-    """Tile<TileType::Vec, float, 4, 1> has 4-byte rows: every build refuses it, as upstream does."""
-    src = (
-        "#include <pto/pto-inst.hpp>\nusing namespace pto;\n"
-        "int f() { Tile<TileType::Vec, float, 4, 1> t; return t.GetValidRow(); }\n"
-    )
-    for profile in PROFILES:
-        proc = subprocess.run(
-            [
-                *cxx_argv(_clang()),
-                "-std=c++20",
-                f"-DPTO_TARGET_PROFILE=PTO_PROFILE_{profile}",
-                *INCLUDES,
-                "-fsyntax-only",
-                "-x",
-                "c++",
-                "-",
-            ],
-            input=src,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        assert proc.returncode != 0
-        assert "Tile: a row-major tile without boxes has rows of a multiple of 32 bytes" in proc.stderr
-
-
 ALIASES = """#include <pto/common/pto_tile.hpp>
 #include <type_traits>
 using namespace pto;
@@ -131,3 +104,18 @@ def test_a_rule_over_an_unknown_fact_is_refused_with_its_line(tmp_path: Path) ->
     message = str(info.value)
     assert f"specs/targets.yaml:{line}" in message
     assert "'BoxRows' is not a fact of the Tile type" in message
+
+
+def test_an_alias_for_an_unknown_profile_is_refused_with_its_line(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "specs", tmp_path / "specs")
+    targets = tmp_path / "specs/targets.yaml"
+    old = "        A2A3: {blayout: RowMajor, slayout: RowMajor, fractal: fractalABSize}\n"
+    text = targets.read_text()
+    assert old in text
+    targets.write_text(text.replace(old, old.replace("A2A3", "A3")))
+    line = targets.read_text().splitlines().index(old.replace("A2A3", "A3").rstrip("\n")) + 1
+    with pytest.raises(SpecErrors) as info:
+        load_specs(tmp_path / "specs", tmp_path)
+    assert f"specs/targets.yaml:{line}: tile_type.aliases[0].layouts.A3: unknown profile 'A3'" in str(
+        info.value
+    )

@@ -214,6 +214,7 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
     targets_doc = opclasses.inherit_profiles(load_yaml(targets_file, display_path(targets_file, root), cache))
     targets: Targets = _parse_model(Targets, targets_doc)
     set_element_bytes(targets)
+    _check_tile_type(targets, targets_doc)
     enum_cases = _parse_enum_cases(targets, targets_doc)
     classes_dir = specs_dir / opclasses.CLASSES_DIR
     context = opclasses.load_context(targets, targets_doc, classes_dir, root, cache)
@@ -733,6 +734,34 @@ def _check_declaration(
                 )
             bound.add(p.operand)
     return problems, bound
+
+
+def _check_tile_type(targets: Targets, doc: LoadedDoc) -> None:
+    """The Tile type's facts against the vocabulary: each rule's tiles have known element types and
+    each alias names declared profiles (located at the offending key)."""
+    if targets.tile_type is None:
+        return
+    errors = []
+    for i, rule in enumerate(targets.tile_type.rules):
+        for which in ("broken", "legal"):
+            dtype = getattr(rule, which).dtype
+            if not targets.has_dtype(dtype):
+                path = ("tile_type", "rules", i, which, "dtype")
+                hint = did_you_mean(dtype, [s for d in targets.dtypes for s in (d.name, *d.aliases)])
+                errors.append(
+                    SpecError(*doc.source.where(path), _dotted(path), f"unknown dtype {dtype!r}{hint}")
+                )
+    names = targets.profile_names()
+    for i, alias in enumerate(targets.tile_type.aliases):
+        for prof in alias.layouts:
+            if prof != "*" and prof not in names:
+                path = ("tile_type", "aliases", i, "layouts", prof)
+                hint = did_you_mean(prof, names)
+                errors.append(
+                    SpecError(*doc.source.where(path), _dotted(path), f"unknown profile {prof!r}{hint}")
+                )
+    if errors:
+        raise SpecErrors(errors)
 
 
 def set_element_bytes(targets: Targets) -> None:

@@ -329,19 +329,6 @@ class Targets(Strict):
             for m in members:
                 if not any(m == d.name or m in d.aliases for d in self.dtypes):
                     raise ValueError(f"dtype set {set_name!r} names {m!r}, which is not a dtype of `dtypes`")
-        if self.tile_type is not None:
-            for r in self.tile_type.rules:
-                for t in (r.broken, r.legal):
-                    if not any(t.dtype == d.name or t.dtype in d.aliases for d in self.dtypes):
-                        raise ValueError(
-                            f"tile rule {r.id!r} names dtype {t.dtype!r}, which is not a dtype of `dtypes`"
-                        )
-            for a in self.tile_type.aliases:
-                for prof in a.layouts:
-                    if prof != "*" and prof not in names:
-                        raise ValueError(
-                            f"tile alias {a.name} names profile {prof!r}, which is not a declared profile"
-                        )
         return self
 
     def ancestors(self, name: str) -> list[str]:
