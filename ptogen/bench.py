@@ -131,7 +131,8 @@ def synthetic_tree(root: Path, dst: Path, count: int) -> None:
         "    index_page: tile/synthetic.md\n    summary: Specs made by the benchmark.\n"
         f"    order: [{', '.join(names)}]\n"
     )
-    (dst / "specs/targets.yaml").write_text(targets.replace("\nenums:\n", "\n" + block + "\nenums:\n", 1))
+    anchor = "\ninstruction_sets:\n"
+    (dst / "specs/targets.yaml").write_text(targets.replace(anchor, anchor + block, 1))
     # The site's catalogue lists every specified op under its instruction set.
     catalog = dst / "templates/site/isa_catalog.yaml"
     entry = f"  - group: tile\n    id: synthetic\n    title: Synthetic\n    ops: [{', '.join(names)}]\n"

@@ -22,7 +22,7 @@ from ptogen.importer.declarations import _split, declarations
 from ptogen.lower.views import ProjectView
 from ptogen.paths import Layout
 from ptogen.spec.load import load_specs
-from ptogen.testing.plan import plan_op
+from ptogen.testing.plan import global_decls, plan_op
 
 from .compilers import COMPILERS, cxx_argv, require
 
@@ -197,9 +197,16 @@ def program(profile: str) -> tuple[str, int, list[str]]:
             # A form with rules of its own on this profile (TSTORE's accumulator-only forms) gets
             # tiles those rules admit, declared in its block over the case's.
             own = {t.name: t for t in case.tiles}
-            for rv in form.rules_for(profile):
+            mine = form.rules_for(profile)
+            for rv in mine:
                 own = rv.rule.legalise(own)
             lines += [f"        {MACROS.tile(t)}" for t in own.values() if t not in case.tiles]
+            # ... and GlobalTensors of the element types those rules pair them with (TSTORE's
+            # accumulator stores on A2A3 and A5).
+            gtypes = {n: d for rv in mine for n, d in rv.rule.global_dtypes(own).items()}
+            if gtypes:
+                own_globals = global_decls(op, own, dtypes=gtypes)
+                lines += [f"        {MACROS.glob(g)}" for g in own_globals if g not in case.globals]
             if form.value_output:
                 lines.append(f"        {MACROS.tile(form.test.value_tile(case.tiles))}")
             tiles = {t.name: t for t in case.tiles}

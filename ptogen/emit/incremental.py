@@ -3,7 +3,8 @@
 Units. Every job of `render.plan` whose extra context has an "op" belongs to that op's unit; every
 other job belongs to the project unit. A unit's key hashes what its outputs are made of:
 
-- an op unit: its own spec file, specs/targets.yaml and the common inputs;
+- an op unit: its own spec file, specs/targets.yaml, the op classes, which spec files exist (an op's
+  page links the other members of its families that are specified) and the common inputs;
 - the project unit: every spec file and the common inputs;
 - common inputs: every template, the ptogen package's .py sources and runtime headers, the style
   file and the clang-format binary's identity.
@@ -75,7 +76,8 @@ class Inputs:
             return None  # unknown spec: never reuse
         # An op's outputs also follow from the op classes (any of which it may use or extend).
         classes = "".join(f"{p}\0{h}\n" for p, h in sorted(self.specs.items()) if "/classes/" in f"/{p}")
-        shared = f"{self.specs.get(self.targets)}|{_sha(classes.encode())}"
+        present = "".join(f"{p}\n" for p in sorted(self.specs))
+        shared = f"{self.specs.get(self.targets)}|{_sha(classes.encode())}|{_sha(present.encode())}"
         return _sha(f"{VERSION}|op|{self.common}|{shared}|{spec_path}|{own}".encode())
 
     def project_unit_key(self) -> str:

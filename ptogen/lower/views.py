@@ -118,10 +118,11 @@ class OpView:
         pos = [o.spec.mnemonic for o in siblings].index(self.spec.mnemonic)
         self.prev = OpRef(siblings[pos - 1].spec, self.iset) if pos > 0 else None
         self.next = OpRef(siblings[pos + 1].spec, self.iset) if pos + 1 < len(siblings) else None
-        by_mnemonic = {o.spec.mnemonic: o.spec for o in specs.ops}
+        # A family's other members that this tree specifies (a project may hold some of the ops).
+        specified = {o.spec.mnemonic for o in specs.ops}
         self.families = [
             FamilyView(
-                f.title, [(m, by_mnemonic.get(m), specs.targets) for m in f.ops if m != self.spec.mnemonic]
+                f.title, [m for m in f.ops if m != self.spec.mnemonic and m in specified], specs.targets
             )
             for f in specs.targets.families
             if self.spec.mnemonic in f.ops
@@ -798,28 +799,18 @@ class FormView:
 
 
 class FamilyView:
-    """A family the op belongs to (targets.yaml `families`), with its other members: each one's
-    page when it is specified here, else only its mnemonic."""
+    """A family the op belongs to (targets.yaml `families`) with its other specified members and
+    their pages, which follow from targets.yaml (each member's set and name) and from which specs
+    exist (emit/incremental.py keys an op's unit on both)."""
 
-    def __init__(self, title: str, members: list[tuple[str, OpSpec | None, Targets]]):
+    def __init__(self, title: str, members: list[str], targets: Targets):
         self.title = title
-        self.members = [
-            FamilyMember(
-                m,
-                None if spec is None else _doc_path(spec, targets),
-                None if spec is None else spec.summary,
-                next(s.doc_dir for s in targets.instruction_sets if m in s.order),
-            )
-            for m, spec, targets in members
-        ]
+        self.members = [(m, _page_of(m, targets)) for m in members]
 
 
-@dataclass(frozen=True)
-class FamilyMember:
-    mnemonic: str
-    doc_path: str | None  # None: not specified in this tree
-    summary: str | None
-    doc_dir: str  # its instruction set's directory (where the upstream manual has its page)
+def _page_of(mnemonic: str, targets: Targets) -> str:
+    doc_dir = next(s.doc_dir for s in targets.instruction_sets if mnemonic in s.order)
+    return f"docs/isa/{doc_dir}/{mnemonic.removeprefix('pto.')}.md"
 
 
 def _doc_path(spec: OpSpec, targets: Targets) -> str:

@@ -245,11 +245,29 @@ def load_specs(specs_dir: Path, root: Path | None = None) -> SpecSet:
     errors.extend(_check_unique(ops))
     if not errors:  # a spec that failed to load would make its dispatch targets look undefined
         errors.extend(_check_dispatch_targets(ops))
+        errors.extend(_check_families(targets, targets_doc))
     if errors:
         # A mistake in a class reaches every op that uses it: report it once.
         unique = {str(e): e for e in errors}
         raise SpecErrors(list(unique.values()))
     return SpecSet(targets, display_path(targets_file, root), ops, enum_cases, provenance, context.classes)
+
+
+def _check_families(targets: Targets, doc: LoadedDoc) -> list[SpecError]:
+    """Every family member is an op of some instruction set's `order` (the pages link it there).
+    Checked after the ops, so that an op missing from its set's order is reported as such."""
+    known = {m for s in targets.instruction_sets for m in s.order}
+    return [
+        SpecError(
+            doc.source.file,
+            doc.source.line_of(("families", i, "ops", j)) or doc.source.line_of(("families", i)),
+            f"families[{i}].ops[{j}]",
+            f"{m} is in no instruction set's `order`{did_you_mean(m, sorted(known))}",
+        )
+        for i, f in enumerate(targets.families)
+        for j, m in enumerate(f.ops)
+        if m not in known
+    ]
 
 
 def _parse_enum_cases(targets: Targets, doc: LoadedDoc) -> dict[str, dict[str, semantics.Node]]:
