@@ -32,6 +32,7 @@ from pydantic import Field
 
 from .base import Broken, PageContext, PageLine, RuleBase, TypeList, kind_name
 from .core import CORE_KINDS
+from .location_pairs import LOCATION_PAIRS_KINDS
 
 __all__ = [
     "RULE_KINDS",
@@ -48,6 +49,7 @@ __all__ = [
 # The registry: the element-wise ISA's kinds, then one line per rule-kind module.
 RULE_KINDS: tuple[type[RuleBase], ...] = (
     *CORE_KINDS,
+    *LOCATION_PAIRS_KINDS,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.
