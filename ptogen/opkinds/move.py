@@ -34,6 +34,7 @@ from ..testing.plan import (
     layout_addresses,
     make_call,
     plan_rule_cases,
+    tile_operands,
 )
 from .base import DOMAIN, NamesOperand, PageOp, fixed_type
 
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
 
 RELU_ENUM = "ReluPreMode"
 RELU_ON = "NormalRelu"
+PARAM_DTYPE = "uint64_t"  # the element type of a quantisation parameter tile
 
 # (label, rows, cols, valid rows, valid cols, run-time valid, src (loc, layout, slayout), dst (...))
 Place = tuple[str, str, "str | None"]
@@ -203,6 +205,8 @@ class Move(NamesOperand):
                 groups.append((f"{dtype}_cube", dtype, dtype, CUBE_CASES, [p for p in on if p in cpu]))
         for s, d in CONVERSIONS:
             groups.append((f"{s}_to_{d}", s, d, VEC_CASES[:2] + CUBE_CASES[:1], cpu))
+        # A parameter tile the main form takes (TMOV_FP's `fp`): one row of uint64_t parameters.
+        params = [n for n in tile_operands(op) if n not in (dst, src)]
         for gid, s, d, cases_of, on in groups:
             if not on:
                 continue
@@ -213,10 +217,12 @@ class Move(NamesOperand):
                     src: TileDecl(src, s, rows, cols, vr, vc, dyn, ps[0], ps[1], slayout=ps[2]),
                     dst: TileDecl(dst, d, rows, cols, vr, vc, dyn, pd[0], pd[1], slayout=pd[2]),
                 }
+                tiles.update({n: TileDecl(n, PARAM_DTYPE, 1, cols, 1, cols) for n in params})
                 call = make_call(op, tiles, dict(op.default_values), {})
-                decls = [tiles[dst], tiles[src]]
+                decls = [tiles[dst], tiles[src], *(tiles[n] for n in params)]
                 cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
-            tests.runtime.append(RuntimeKernel(gid, {dst: d, src: s}, {}, on, cases))
+            dtypes = {dst: d, src: s, **{n: PARAM_DTYPE for n in params}}
+            tests.runtime.append(RuntimeKernel(gid, dtypes, {}, on, cases))
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
@@ -234,6 +240,10 @@ class Move(NamesOperand):
             flat_d = inputs(d_type, t.rows * t.cols, f"{seed}/{dst}")
             flat_s.tofile(data / f"c{k}_{src}.bin")
             flat_d.tofile(data / f"c{k}_{dst}.bin")
+            for name, tp in case.tiles.items():  # parameter tiles: the moves tested do not read them
+                if name not in (src, dst):
+                    p_type = gx.np_type(gx.group.dtypes[name])
+                    inputs(p_type, tp.rows * tp.cols, f"{seed}/{name}").tofile(data / f"c{k}_{name}.bin")
             vr, vc = t.valid_rows, t.valid_cols
             values = boxed_logical(flat_s, ts)[:vr, :vc]
             before = boxed_logical(flat_d, t)
