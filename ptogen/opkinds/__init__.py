@@ -27,6 +27,7 @@ from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
 from .sync import Sync
 from .transfer import Transfer
+from .transpose import Transpose
 from .view import View
 
 KINDS: dict[str, OpKind] = {
@@ -45,6 +46,7 @@ KINDS: dict[str, OpKind] = {
         Bind(),
         Sync(),
         Move(),
+        Transpose(),
     )
 }
 
