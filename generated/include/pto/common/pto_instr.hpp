@@ -2879,7 +2879,7 @@ PTO_INTERNAL RecordEvent TMOV_FP(DstTileData& dst, SrcTileData& src, FpTileData&
     if constexpr (Profile::template check_TMOV_FP<DstTileData, SrcTileData, FpTileData, reluMode, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TMOV_FP(dst, src, fp);
-        TMOV_FP_IMPL<DstTileData, SrcTileData, FpTileData, reluMode>(dst, src, fp);
+        TMOV_IMPL<DstTileData, SrcTileData, FpTileData, reluMode>(dst, src, fp);
     }
     return {};
 }
@@ -2898,7 +2898,7 @@ PTO_INTERNAL RecordEvent TMOV_FP(DstTileData& dst, SrcTileData& src, FpTileData&
     if constexpr (Profile::template check_TMOV_FP<DstTileData, SrcTileData, FpTileData, reluMode, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TMOV_FP(dst, src, fp);
-        TMOV_FP_IMPL<DstTileData, SrcTileData, FpTileData, reluMode, Phase>(dst, src, fp);
+        TMOV_IMPL<DstTileData, SrcTileData, FpTileData, reluMode, Phase>(dst, src, fp);
     }
     return {};
 }

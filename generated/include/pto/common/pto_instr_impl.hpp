@@ -71,9 +71,8 @@
 #include <pto/npu/a2a3/TStore.hpp>
 #include <pto/npu/a2a3/MGather.hpp>
 #include <pto/npu/a2a3/MScatter.hpp>
-#include <pto/npu/a2a3/TMOV.hpp>
-#include <pto/npu/a2a3/TMOV_FP.hpp>
-#include <pto/npu/a2a3/TTRANS.hpp>
+#include <pto/npu/a2a3/TMov.hpp>
+#include <pto/npu/a2a3/TTrans.hpp>
 #include <pto/npu/a2a3/TSync.hpp>
 #include <pto/npu/a2a3/TAssign.hpp>
 #include <pto/npu/a2a3/TAlias.hpp>
@@ -147,9 +146,8 @@
 #include <pto/npu/a5/TStore.hpp>
 #include <pto/npu/a5/MGather.hpp>
 #include <pto/npu/a5/MScatter.hpp>
-#include <pto/npu/a5/TMOV.hpp>
-#include <pto/npu/a5/TMOV_FP.hpp>
-#include <pto/npu/a5/TTRANS.hpp>
+#include <pto/npu/a5/TMov.hpp>
+#include <pto/npu/a5/TTrans.hpp>
 #include <pto/npu/a5/TSync.hpp>
 #include <pto/npu/a5/TAssign.hpp>
 #include <pto/npu/a5/TAlias.hpp>
@@ -192,9 +190,8 @@
 #include <pto/cpu/TStore.hpp>
 #include <pto/cpu/MGather.hpp>
 #include <pto/cpu/MScatter.hpp>
-#include <pto/cpu/TMOV.hpp>
-#include <pto/cpu/TMOV_FP.hpp>
-#include <pto/cpu/TTRANS.hpp>
+#include <pto/cpu/TMov.hpp>
+#include <pto/cpu/TTrans.hpp>
 #include <pto/cpu/TSync.hpp>
 #include <pto/cpu/TAssign.hpp>
 #include <pto/cpu/TAlias.hpp>

@@ -135,4 +135,16 @@ PTO_INTERNAL void TMOV_IMPL([[maybe_unused]] DstTileData& dst, [[maybe_unused]] 
     cpu::TMOV_impl(dst, src, reluMode);
 }
 
+template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode>
+PTO_INTERNAL void TMOV_IMPL([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                            [[maybe_unused]] FpTileData& fp) {
+    cpu::TMOV_impl(dst, src, fp, reluMode);
+}
+
+template <typename DstTileData, typename SrcTileData, typename FpTileData, ReluPreMode reluMode, STPhase Phase>
+PTO_INTERNAL void TMOV_IMPL([[maybe_unused]] DstTileData& dst, [[maybe_unused]] SrcTileData& src,
+                            [[maybe_unused]] FpTileData& fp) {
+    cpu::TMOV_impl(dst, src, fp, reluMode);
+}
+
 } // namespace pto
