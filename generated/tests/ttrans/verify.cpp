@@ -119,7 +119,7 @@ void fail_a5_04_location() {
 }
 
 // breaks rule 02_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TTRANS [CPU]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, bfloat16_t, uint8_t, int8_t, int64_t, uint64_t}}
+// expected-error@*:* {{TTRANS [CPU]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t}}
 void fail_cpu_02_dtype() {
     using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;

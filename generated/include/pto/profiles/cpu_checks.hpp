@@ -1456,12 +1456,26 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <bool NeedSetCtrl, typename TileDataD, typename TileDataS, typename... WaitEvents>
     static constexpr bool check_TCVT() {
+        static_assert(
+            sim::is_one_of_v<typename TileDataS::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
+                             int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t>,
+            "TCVT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+            "uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t");
+        static_assert(
+            sim::is_one_of_v<typename TileDataD::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
+                             int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t>,
+            "TCVT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+            "uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t");
         static_assert(TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec,
                       "TCVT [CPU]: tile location must be TileType::Vec");
         static_assert(TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
                           TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols,
                       "TCVT [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
+        return (sim::is_one_of_v<typename TileDataS::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
+                                 int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t>) &&
+               (sim::is_one_of_v<typename TileDataD::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
+                                 int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t>) &&
+               (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec) &&
                (TileDataD::ValidRow <= TileDataD::Rows && TileDataD::ValidCol <= TileDataD::Cols &&
                 TileDataS::ValidRow <= TileDataS::Rows && TileDataS::ValidCol <= TileDataS::Cols);
     }
@@ -3423,15 +3437,15 @@ struct profile_cpu {
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
     static constexpr bool check_TTRANS() {
         static_assert(sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                       bfloat16_t, uint8_t, int8_t, int64_t, uint64_t> &&
+                                       bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t> &&
                           sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t,
-                                           half, bfloat16_t, uint8_t, int8_t, int64_t, uint64_t>,
+                                           half, bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t>,
                       "TTRANS [CPU]: DType must be one of: uint32_t, int32_t, float, uint16_t, int16_t, half, "
-                      "bfloat16_t, uint8_t, int8_t, int64_t, uint64_t");
+                      "bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t");
         return (sim::is_one_of_v<typename TileDataDst::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t, int64_t, uint64_t> &&
+                                 bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t> &&
                 sim::is_one_of_v<typename TileDataSrc::DType, uint32_t, int32_t, float, uint16_t, int16_t, half,
-                                 bfloat16_t, uint8_t, int8_t, int64_t, uint64_t>);
+                                 bfloat16_t, uint8_t, int8_t, int64_t, uint64_t, hifloat8_t>);
     }
 
     template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp>
