@@ -21,6 +21,7 @@ from ptogen.rule_api import TileDecl
 from ptogen.rules import PageContext, PageLine
 from ptogen.rules.location_pairs import LocationPairsRule
 from ptogen.spec.load import load_specs
+from ptogen.testing.plan import plan_op
 
 from .compilers import COMPILERS, build_program, cxx_argv, require
 from .helpers import ROOT
@@ -183,3 +184,17 @@ def test_transpose_math_and_simulator() -> None:
     assert r"\mathrm{dst}_{i,j} = \mathrm{src}_{j,i}" in page
     sim = (ROOT / "generated/include/pto/cpu/sim/ttrans.hpp").read_text(encoding="utf-8")
     assert "dst.SetElement(c, r, static_cast<D>(src.GetElement(r, c)))" in sim
+
+
+def test_runtime_cases_run_where_the_table_admits_them() -> None:
+    rule = LocationPairsRule(kind="location_pairs", operands=["src", "dst"], pairs={"Acc": ["Mat"]})
+    acc = TileDecl("src", "float", loc="Acc")
+    assert rule.admits_tiles({"src": acc, "dst": TileDecl("dst", "float", loc="Mat")})
+    assert not rule.admits_tiles({"src": acc, "dst": TileDecl("dst", "float", loc="Vec")})
+    # Acc -> Vec is on A5's table and the CPU's, not A2A3's; Acc -> Mat is on A2A3's.
+    plan = plan_op(PROJECT, _op("TMOV"))
+    cube = [k for k in plan.runtime if k.id.startswith("float_cube")]
+    where = {c.label: tuple(k.profiles) for k in cube for c in k.cases}
+    assert where["Acc NZ to Vec row-major 32x32, valid 30x27"] == ("A5", "CPU")
+    assert where["Acc NZ to Mat NZ 32x32"] == ("A2A3", "A5", "CPU")
+    assert where["Vec row-major to Left NZ 32x32"] == ("CPU",)

@@ -202,27 +202,37 @@ class Move(NamesOperand):
         for dtype, on in self.dtype_profiles(project, op):
             groups.append((dtype, dtype, dtype, VEC_CASES, on))
             if dtype in ("float", "half", "int8_t"):
-                groups.append((f"{dtype}_cube", dtype, dtype, CUBE_CASES, [p for p in on if p in cpu]))
+                groups.append((f"{dtype}_cube", dtype, dtype, CUBE_CASES, on))
         for s, d in CONVERSIONS:
             groups.append((f"{s}_to_{d}", s, d, VEC_CASES[:2] + CUBE_CASES[:1], cpu))
         # A parameter tile the main form takes (TMOV_FP's `fp`): one row of uint64_t parameters.
         params = [n for n in tile_operands(op) if n not in (dst, src)]
         for gid, s, d, cases_of, on in groups:
-            if not on:
-                continue
-            first = sum(len(k.cases) for k in tests.runtime)
-            cases = []
-            for index, (label, rows, cols, vr, vc, dyn, ps, pd) in enumerate(cases_of, first):
+            # Each case runs on the profiles whose rules admit its tiles (a location pair off a
+            # profile's table is that profile's compile-fail case, not a runtime one).
+            kernels: dict[tuple[str, ...], list[dict[str, TileDecl]]] = {}
+            labels: dict[int, str] = {}
+            for label, rows, cols, vr, vc, dyn, ps, pd in cases_of:
                 tiles = {
                     src: TileDecl(src, s, rows, cols, vr, vc, dyn, ps[0], ps[1], slayout=ps[2]),
                     dst: TileDecl(dst, d, rows, cols, vr, vc, dyn, pd[0], pd[1], slayout=pd[2]),
                 }
                 tiles.update({n: TileDecl(n, PARAM_DTYPE, 1, cols, 1, cols) for n in params})
-                call = make_call(op, tiles, dict(op.default_values), {})
-                decls = [tiles[dst], tiles[src], *(tiles[n] for n in params)]
-                cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
-            dtypes = {dst: d, src: s, **{n: PARAM_DTYPE for n in params}}
-            tests.runtime.append(RuntimeKernel(gid, dtypes, {}, on, cases))
+                admitting = tuple(p for p in on if all(rv.rule.admits_tiles(tiles) for rv in op.rules_for(p)))
+                if admitting:
+                    kernels.setdefault(admitting, []).append(tiles)
+                    labels[id(tiles)] = label
+            for k, (where, planned) in enumerate(kernels.items()):
+                first = sum(len(x.cases) for x in tests.runtime)
+                cases = []
+                for index, tiles in enumerate(planned, first):
+                    call = make_call(op, tiles, dict(op.default_values), {})
+                    decls = [tiles[dst], tiles[src], *(tiles[n] for n in params)]
+                    addresses = layout_addresses(project, decls)
+                    cases.append(RuntimeCase(index, labels[id(tiles)], decls, {}, call, addresses))
+                dtypes = {dst: d, src: s, **{n: PARAM_DTYPE for n in params}}
+                suffix = f"_{k}" if k else ""
+                tests.runtime.append(RuntimeKernel(gid + suffix, dtypes, {}, list(where), cases))
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:

@@ -83,6 +83,10 @@ class LocationPairsRule(RuleBase):
             found["note"] = m.group("note").strip()
         return found
 
+    def admits_tiles(self, tiles: dict[str, TileDecl]) -> bool:
+        a, b = self.operands
+        return a not in tiles or b not in tiles or (tiles[a].loc, tiles[b].loc) in self._allowed()
+
     def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
         """Legal tiles keep their locations when the table allows them (Vec -> Vec everywhere)."""
         a, b = self.operands

@@ -471,14 +471,32 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c6_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
     store("c6_dst.out", dst.data(), 1024);
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
         Tile_dst tmp_f1;
-        profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5>(dst, src, tmp_f1);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 1, case 6", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile and `grp_axis` (0: DN -> ZZ, 1: ND -> ZZ); declared for A5 and the simulator only.
@@ -486,14 +504,32 @@ void case_6([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
         Tile_dst tmp_f2;
-        profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, 1>(dst, src, tmp_f2);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 2, case 6", main_result, dst.data());
     }
     { // overload 3: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each moved element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c6_dst.f3.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -502,14 +538,32 @@ void case_6([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 4, case 6", main_result, dst.data());
     }
     { // overload 5: Unit-flag phase and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c6_dst.f5.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -518,8 +572,18 @@ void case_6([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
-                                                                                                               src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                   src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c6_dst.f6.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -528,8 +592,18 @@ void case_6([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
-                       ReluPreMode::NoRelu>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 7, case 6", main_result, dst.data());
     }
     { // overload 8: Vector quantisation (`fp`: one quantisation parameter per column), accumulator-to-vector mode and ReLU.
@@ -537,8 +611,18 @@ void case_6([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
         Tile_dst fp_f8;
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
-                       ReluPreMode::NormalRelu>(dst, src, fp_f8);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c6_dst.f8.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -548,15 +632,34 @@ void case_6([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
         Tile_dst fp_f9;
-        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                       ReluPreMode::NoRelu>(dst, src, fp_f9);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 9, case 6", main_result, dst.data());
     }
     { // overload 10: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c6_dst.f10.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -565,15 +668,34 @@ void case_6([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 11, case 6", main_result, dst.data());
     }
     { // overload 12: Accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
-            dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c6_dst.f12.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -582,13 +704,23 @@ void case_6([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
-                       ReluPreMode::NoRelu>(dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 13, case 6", main_result, dst.data());
     }
 }
 
-// case 7 (half_cube): Acc NZ to Mat NZ 32x32
+// case 7 (half_cube_1): Acc NZ to Mat NZ 32x32
 void case_7([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -598,11 +730,276 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c7_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    }
     store("c7_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f1;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3>(dst, src, tmp_f1);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5>(dst, src, tmp_f1);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+            break;
+        }
+        same_bytes("overload 1, case 7", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile and `grp_axis` (0: DN -> ZZ, 1: ND -> ZZ); declared for A5 and the simulator only.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f2;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, 1>(dst, src, tmp_f2);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, 1>(dst, src, tmp_f2);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+            break;
+        }
+        same_bytes("overload 2, case 7", main_result, dst.data());
+    }
+    { // overload 3: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each moved element).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        }
+        store("c7_dst.f3.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+            break;
+        }
+        same_bytes("overload 4, case 7", main_result, dst.data());
+    }
+    { // overload 5: Unit-flag phase and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        }
+        store("c7_dst.f5.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 6: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+                dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                   src);
+            break;
+        }
+        store("c7_dst.f6.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 7 must give the main form's result: Unit-flag phase, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        }
+        same_bytes("overload 7, case 7", main_result, dst.data());
+    }
+    { // overload 8: Vector quantisation (`fp`: one quantisation parameter per column), accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f8;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        }
+        store("c7_dst.f8.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 9 must give the main form's result: Unit-flag phase, vector quantisation, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f9;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        }
+        same_bytes("overload 9, case 7", main_result, dst.data());
+    }
+    { // overload 10: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        }
+        store("c7_dst.f10.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 11 must give the main form's result: Unit-flag phase, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        }
+        same_bytes("overload 11, case 7", main_result, dst.data());
+    }
+    { // overload 12: Accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        }
+        store("c7_dst.f12.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 13 must give the main form's result: Unit-flag phase, accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        }
+        same_bytes("overload 13, case 7", main_result, dst.data());
+    }
 }
 
-// case 8 (half_cube): Mat NZ to Left NZ 32x32
+// case 8 (half_cube_1): Mat NZ to Left NZ 32x32
 void case_8([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -612,11 +1009,21 @@ void case_8([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c8_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    }
     store("c8_dst.out", dst.data(), 1024);
 }
 
-// case 9 (half_cube): Mat NZ to Right ZN 32x32
+// case 9 (half_cube_1): Mat NZ to Right ZN 32x32
 void case_9([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, half, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -626,11 +1033,21 @@ void case_9([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x800);
     load("c9_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    }
     store("c9_dst.out", dst.data(), 1024);
 }
 
-// case 10 (half_cube): Vec row-major to Left NZ 32x32
+// case 10 (half_cube_2): Vec row-major to Left NZ 32x32
 void case_10([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -642,9 +1059,122 @@ void case_10([[maybe_unused]] Prof profile) {
     load("c10_src.bin", src.data(), 1024);
     profiled::TMOV<profile_cpu>(dst, src);
     store("c10_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f1;
+        profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+        same_bytes("overload 1, case 10", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile and `grp_axis` (0: DN -> ZZ, 1: ND -> ZZ); declared for A5 and the simulator only.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f2;
+        profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+        same_bytes("overload 2, case 10", main_result, dst.data());
+    }
+    { // overload 3: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each moved element).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        store("c10_dst.f3.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 4, case 10", main_result, dst.data());
+    }
+    { // overload 5: Unit-flag phase and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        store("c10_dst.f5.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 6: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                               src);
+        store("c10_dst.f6.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 7 must give the main form's result: Unit-flag phase, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                       ReluPreMode::NoRelu>(dst, src);
+        same_bytes("overload 7, case 10", main_result, dst.data());
+    }
+    { // overload 8: Vector quantisation (`fp`: one quantisation parameter per column), accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f8;
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                       ReluPreMode::NormalRelu>(dst, src, fp_f8);
+        store("c10_dst.f8.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 9 must give the main form's result: Unit-flag phase, vector quantisation, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f9;
+        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                       ReluPreMode::NoRelu>(dst, src, fp_f9);
+        same_bytes("overload 9, case 10", main_result, dst.data());
+    }
+    { // overload 10: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+        store("c10_dst.f10.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 11 must give the main form's result: Unit-flag phase, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+        same_bytes("overload 11, case 10", main_result, dst.data());
+    }
+    { // overload 12: Accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+            dst, src, 1065353216);
+        store("c10_dst.f12.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 13 must give the main form's result: Unit-flag phase, accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                       ReluPreMode::NoRelu>(dst, src, 1065353216);
+        same_bytes("overload 13, case 10", main_result, dst.data());
+    }
 }
 
-// case 11 (half_cube): Acc NZ to Right ZN 32x32
+// case 11 (half_cube_2): Acc NZ to Right ZN 32x32
 void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, half, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -1466,14 +1996,32 @@ void case_24([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x1000);
     load("c24_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
     store("c24_dst.out", dst.data(), 1024);
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
         Tile_dst tmp_f1;
-        profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5>(dst, src, tmp_f1);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 1, case 24", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile and `grp_axis` (0: DN -> ZZ, 1: ND -> ZZ); declared for A5 and the simulator only.
@@ -1481,14 +2029,32 @@ void case_24([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
         Tile_dst tmp_f2;
-        profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, 1>(dst, src, tmp_f2);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 2, case 24", main_result, dst.data());
     }
     { // overload 3: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each moved element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c24_dst.f3.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1497,14 +2063,32 @@ void case_24([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 4, case 24", main_result, dst.data());
     }
     { // overload 5: Unit-flag phase and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c24_dst.f5.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1513,8 +2097,18 @@ void case_24([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
-                                                                                                               src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                   src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c24_dst.f6.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1523,8 +2117,18 @@ void case_24([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
-                       ReluPreMode::NoRelu>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 7, case 24", main_result, dst.data());
     }
     { // overload 8: Vector quantisation (`fp`: one quantisation parameter per column), accumulator-to-vector mode and ReLU.
@@ -1532,8 +2136,18 @@ void case_24([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
         Tile_dst fp_f8;
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
-                       ReluPreMode::NormalRelu>(dst, src, fp_f8);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c24_dst.f8.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1543,15 +2157,34 @@ void case_24([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
         Tile_dst fp_f9;
-        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                       ReluPreMode::NoRelu>(dst, src, fp_f9);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 9, case 24", main_result, dst.data());
     }
     { // overload 10: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c24_dst.f10.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1560,15 +2193,34 @@ void case_24([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 11, case 24", main_result, dst.data());
     }
     { // overload 12: Accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
-            dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c24_dst.f12.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -1577,13 +2229,23 @@ void case_24([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
-                       ReluPreMode::NoRelu>(dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 13, case 24", main_result, dst.data());
     }
 }
 
-// case 25 (float_cube): Acc NZ to Mat NZ 32x32
+// case 25 (float_cube_1): Acc NZ to Mat NZ 32x32
 void case_25([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Mat, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -1593,11 +2255,276 @@ void case_25([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x1000);
     load("c25_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    }
     store("c25_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f1;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3>(dst, src, tmp_f1);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5>(dst, src, tmp_f1);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+            break;
+        }
+        same_bytes("overload 1, case 25", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile and `grp_axis` (0: DN -> ZZ, 1: ND -> ZZ); declared for A5 and the simulator only.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f2;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, 1>(dst, src, tmp_f2);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, 1>(dst, src, tmp_f2);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+            break;
+        }
+        same_bytes("overload 2, case 25", main_result, dst.data());
+    }
+    { // overload 3: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each moved element).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        }
+        store("c25_dst.f3.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+            break;
+        }
+        same_bytes("overload 4, case 25", main_result, dst.data());
+    }
+    { // overload 5: Unit-flag phase and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        }
+        store("c25_dst.f5.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 6: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+                dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                   src);
+            break;
+        }
+        store("c25_dst.f6.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 7 must give the main form's result: Unit-flag phase, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        }
+        same_bytes("overload 7, case 25", main_result, dst.data());
+    }
+    { // overload 8: Vector quantisation (`fp`: one quantisation parameter per column), accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f8;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        }
+        store("c25_dst.f8.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 9 must give the main form's result: Unit-flag phase, vector quantisation, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f9;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        }
+        same_bytes("overload 9, case 25", main_result, dst.data());
+    }
+    { // overload 10: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        }
+        store("c25_dst.f10.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 11 must give the main form's result: Unit-flag phase, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        }
+        same_bytes("overload 11, case 25", main_result, dst.data());
+    }
+    { // overload 12: Accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        }
+        store("c25_dst.f12.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 13 must give the main form's result: Unit-flag phase, accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        }
+        same_bytes("overload 13, case 25", main_result, dst.data());
+    }
 }
 
-// case 26 (float_cube): Mat NZ to Left NZ 32x32
+// case 26 (float_cube_1): Mat NZ to Left NZ 32x32
 void case_26([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -1607,11 +2534,21 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x1000);
     load("c26_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    }
     store("c26_dst.out", dst.data(), 1024);
 }
 
-// case 27 (float_cube): Mat NZ to Right ZN 32x32
+// case 27 (float_cube_1): Mat NZ to Right ZN 32x32
 void case_27([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, float, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -1621,11 +2558,21 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x1000);
     load("c27_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    }
     store("c27_dst.out", dst.data(), 1024);
 }
 
-// case 28 (float_cube): Vec row-major to Left NZ 32x32
+// case 28 (float_cube_2): Vec row-major to Left NZ 32x32
 void case_28([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -1637,9 +2584,122 @@ void case_28([[maybe_unused]] Prof profile) {
     load("c28_src.bin", src.data(), 1024);
     profiled::TMOV<profile_cpu>(dst, src);
     store("c28_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f1;
+        profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+        same_bytes("overload 1, case 28", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile and `grp_axis` (0: DN -> ZZ, 1: ND -> ZZ); declared for A5 and the simulator only.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f2;
+        profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+        same_bytes("overload 2, case 28", main_result, dst.data());
+    }
+    { // overload 3: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each moved element).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        store("c28_dst.f3.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 4, case 28", main_result, dst.data());
+    }
+    { // overload 5: Unit-flag phase and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        store("c28_dst.f5.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 6: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                               src);
+        store("c28_dst.f6.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 7 must give the main form's result: Unit-flag phase, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                       ReluPreMode::NoRelu>(dst, src);
+        same_bytes("overload 7, case 28", main_result, dst.data());
+    }
+    { // overload 8: Vector quantisation (`fp`: one quantisation parameter per column), accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f8;
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                       ReluPreMode::NormalRelu>(dst, src, fp_f8);
+        store("c28_dst.f8.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 9 must give the main form's result: Unit-flag phase, vector quantisation, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f9;
+        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                       ReluPreMode::NoRelu>(dst, src, fp_f9);
+        same_bytes("overload 9, case 28", main_result, dst.data());
+    }
+    { // overload 10: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+        store("c28_dst.f10.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 11 must give the main form's result: Unit-flag phase, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+        same_bytes("overload 11, case 28", main_result, dst.data());
+    }
+    { // overload 12: Accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+            dst, src, 1065353216);
+        store("c28_dst.f12.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 13 must give the main form's result: Unit-flag phase, accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                       ReluPreMode::NoRelu>(dst, src, 1065353216);
+        same_bytes("overload 13, case 28", main_result, dst.data());
+    }
 }
 
-// case 29 (float_cube): Acc NZ to Right ZN 32x32
+// case 29 (float_cube_2): Acc NZ to Right ZN 32x32
 void case_29([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, float, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -2062,14 +3122,32 @@ void case_36([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c36_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
     store("c36_dst.out", dst.data(), 1024);
     { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
         Tile_dst tmp_f1;
-        profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5>(dst, src, tmp_f1);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 1, case 36", main_result, dst.data());
     }
     { // overload 2 must give the main form's result: With a scratch tile and `grp_axis` (0: DN -> ZZ, 1: ND -> ZZ); declared for A5 and the simulator only.
@@ -2077,14 +3155,32 @@ void case_36([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
         Tile_dst tmp_f2;
-        profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, 1>(dst, src, tmp_f2);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 2, case 36", main_result, dst.data());
     }
     { // overload 3: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each moved element).
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c36_dst.f3.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2093,14 +3189,32 @@ void case_36([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 4, case 36", main_result, dst.data());
     }
     { // overload 5: Unit-flag phase and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c36_dst.f5.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2109,8 +3223,18 @@ void case_36([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
-                                                                                                               src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                   src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c36_dst.f6.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2119,8 +3243,18 @@ void case_36([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
-                       ReluPreMode::NoRelu>(dst, src);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 7, case 36", main_result, dst.data());
     }
     { // overload 8: Vector quantisation (`fp`: one quantisation parameter per column), accumulator-to-vector mode and ReLU.
@@ -2128,8 +3262,18 @@ void case_36([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
         Tile_dst fp_f8;
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
-                       ReluPreMode::NormalRelu>(dst, src, fp_f8);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c36_dst.f8.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2139,15 +3283,34 @@ void case_36([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
         Tile_dst fp_f9;
-        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
-                       ReluPreMode::NoRelu>(dst, src, fp_f9);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 9, case 36", main_result, dst.data());
     }
     { // overload 10: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c36_dst.f10.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2156,15 +3319,34 @@ void case_36([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 11, case 36", main_result, dst.data());
     }
     { // overload 12: Accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
-            dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         store("c36_dst.f12.out", dst.data(), 1024); // judged against its own golden
         std::memcpy(dst.data(), main_result.data(),
                     main_result.size()); // the main form's bytes again, which the next overload compares with
@@ -2173,13 +3355,23 @@ void case_36([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
-        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
-                       ReluPreMode::NoRelu>(dst, src, 1065353216);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 13, case 36", main_result, dst.data());
     }
 }
 
-// case 37 (int8_t_cube): Acc NZ to Mat NZ 32x32
+// case 37 (int8_t_cube_1): Acc NZ to Mat NZ 32x32
 void case_37([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Mat, int8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -2189,11 +3381,276 @@ void case_37([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c37_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    }
     store("c37_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f1;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3>(dst, src, tmp_f1);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5>(dst, src, tmp_f1);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+            break;
+        }
+        same_bytes("overload 1, case 37", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile and `grp_axis` (0: DN -> ZZ, 1: ND -> ZZ); declared for A5 and the simulator only.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f2;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, 1>(dst, src, tmp_f2);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, 1>(dst, src, tmp_f2);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+            break;
+        }
+        same_bytes("overload 2, case 37", main_result, dst.data());
+    }
+    { // overload 3: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each moved element).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        }
+        store("c37_dst.f3.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+            break;
+        }
+        same_bytes("overload 4, case 37", main_result, dst.data());
+    }
+    { // overload 5: Unit-flag phase and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+            break;
+        }
+        store("c37_dst.f5.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 6: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(
+                dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                  src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                                   src);
+            break;
+        }
+        store("c37_dst.f6.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 7 must give the main form's result: Unit-flag phase, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                           ReluPreMode::NoRelu>(dst, src);
+            break;
+        }
+        same_bytes("overload 7, case 37", main_result, dst.data());
+    }
+    { // overload 8: Vector quantisation (`fp`: one quantisation parameter per column), accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f8;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                           ReluPreMode::NormalRelu>(dst, src, fp_f8);
+            break;
+        }
+        store("c37_dst.f8.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 9 must give the main form's result: Unit-flag phase, vector quantisation, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f9;
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, fp_f9);
+            break;
+        }
+        same_bytes("overload 9, case 37", main_result, dst.data());
+    }
+    { // overload 10: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+            break;
+        }
+        store("c37_dst.f10.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 11 must give the main form's result: Unit-flag phase, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        }
+        same_bytes("overload 11, case 37", main_result, dst.data());
+    }
+    { // overload 12: Accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+                dst, src, 1065353216);
+            break;
+        }
+        store("c37_dst.f12.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 13 must give the main form's result: Unit-flag phase, accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV<profile_a2a3, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::A5:
+            profiled::TMOV<profile_a5, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        case Prof::CPU:
+            profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                           ReluPreMode::NoRelu>(dst, src, 1065353216);
+            break;
+        }
+        same_bytes("overload 13, case 37", main_result, dst.data());
+    }
 }
 
-// case 38 (int8_t_cube): Mat NZ to Left NZ 32x32
+// case 38 (int8_t_cube_1): Mat NZ to Left NZ 32x32
 void case_38([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, int8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -2203,11 +3660,21 @@ void case_38([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c38_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    }
     store("c38_dst.out", dst.data(), 1024);
 }
 
-// case 39 (int8_t_cube): Mat NZ to Right ZN 32x32
+// case 39 (int8_t_cube_1): Mat NZ to Right ZN 32x32
 void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, int8_t, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -2217,11 +3684,21 @@ void case_39([[maybe_unused]] Prof profile) {
     Tile_src src;
     TASSIGN(src, 0x400);
     load("c39_src.bin", src.data(), 1024);
-    profiled::TMOV<profile_cpu>(dst, src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TMOV<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TMOV<profile_cpu>(dst, src);
+        break;
+    }
     store("c39_dst.out", dst.data(), 1024);
 }
 
-// case 40 (int8_t_cube): Vec row-major to Left NZ 32x32
+// case 40 (int8_t_cube_2): Vec row-major to Left NZ 32x32
 void case_40([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, int8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -2233,9 +3710,122 @@ void case_40([[maybe_unused]] Prof profile) {
     load("c40_src.bin", src.data(), 1024);
     profiled::TMOV<profile_cpu>(dst, src);
     store("c40_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: With a scratch tile (`tmp`), the X -> ZZ repack of microscaling exponents on hardware (ND -> ZZ).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f1;
+        profiled::TMOV<profile_cpu>(dst, src, tmp_f1);
+        same_bytes("overload 1, case 40", main_result, dst.data());
+    }
+    { // overload 2 must give the main form's result: With a scratch tile and `grp_axis` (0: DN -> ZZ, 1: ND -> ZZ); declared for A5 and the simulator only.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        Tile_dst tmp_f2;
+        profiled::TMOV<profile_cpu, 1>(dst, src, tmp_f2);
+        same_bytes("overload 2, case 40", main_result, dst.data());
+    }
+    { // overload 3: ReLU (`ReluPreMode::NormalRelu` stores `max(x, 0)` of each moved element).
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        store("c40_dst.f3.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 4 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Final>(dst, src);
+        same_bytes("overload 4, case 40", main_result, dst.data());
+    }
+    { // overload 5: Unit-flag phase and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src);
+        store("c40_dst.f5.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 6: Accumulator-to-vector mode (`AccToVecMode`: which vector core receives the rows or columns) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0, ReluPreMode::NormalRelu>(dst,
+                                                                                                               src);
+        store("c40_dst.f6.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 7 must give the main form's result: Unit-flag phase, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::DualModeSplitM,
+                       ReluPreMode::NoRelu>(dst, src);
+        same_bytes("overload 7, case 40", main_result, dst.data());
+    }
+    { // overload 8: Vector quantisation (`fp`: one quantisation parameter per column), accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f8;
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec1,
+                       ReluPreMode::NormalRelu>(dst, src, fp_f8);
+        store("c40_dst.f8.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 9 must give the main form's result: Unit-flag phase, vector quantisation, accumulator-to-vector mode and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        Tile_dst fp_f9;
+        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, Tile_dst, AccToVecMode::SingleModeVec0,
+                       ReluPreMode::NoRelu>(dst, src, fp_f9);
+        same_bytes("overload 9, case 40", main_result, dst.data());
+    }
+    { // overload 10: A scalar quantisation parameter (`preQuantScalar`) and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, ReluPreMode::NormalRelu>(dst, src, 1065353216);
+        store("c40_dst.f10.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 11 must give the main form's result: Unit-flag phase, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Final, Tile_dst, Tile_src, ReluPreMode::NoRelu>(dst, src, 1065353216);
+        same_bytes("overload 11, case 40", main_result, dst.data());
+    }
+    { // overload 12: Accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, Tile_dst, Tile_src, AccToVecMode::DualModeSplitN, ReluPreMode::NormalRelu>(
+            dst, src, 1065353216);
+        store("c40_dst.f12.out", dst.data(), 1024); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
+    }
+    { // overload 13 must give the main form's result: Unit-flag phase, accumulator-to-vector mode, a scalar quantisation parameter and ReLU.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        profiled::TMOV<profile_cpu, STPhase::Partial, Tile_dst, Tile_src, AccToVecMode::SingleModeVec0,
+                       ReluPreMode::NoRelu>(dst, src, 1065353216);
+        same_bytes("overload 13, case 40", main_result, dst.data());
+    }
 }
 
-// case 41 (int8_t_cube): Acc NZ to Right ZN 32x32
+// case 41 (int8_t_cube_2): Acc NZ to Right ZN 32x32
 void case_41([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, int8_t, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -5390,9 +6980,16 @@ const Entry entries[] = {
     {"c5@A2A3", case_5, Prof::A2A3},
     {"c5@A5", case_5, Prof::A5},
     {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A5", case_6, Prof::A5},
     {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},
+    {"c7@A5", case_7, Prof::A5},
     {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},
+    {"c8@A5", case_8, Prof::A5},
     {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},
+    {"c9@A5", case_9, Prof::A5},
     {"c9@CPU", case_9, Prof::CPU},
     {"c10@CPU", case_10, Prof::CPU},
     {"c11@CPU", case_11, Prof::CPU},
@@ -5432,9 +7029,16 @@ const Entry entries[] = {
     {"c23@A2A3", case_23, Prof::A2A3},
     {"c23@A5", case_23, Prof::A5},
     {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A5", case_24, Prof::A5},
     {"c24@CPU", case_24, Prof::CPU},
+    {"c25@A2A3", case_25, Prof::A2A3},
+    {"c25@A5", case_25, Prof::A5},
     {"c25@CPU", case_25, Prof::CPU},
+    {"c26@A2A3", case_26, Prof::A2A3},
+    {"c26@A5", case_26, Prof::A5},
     {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A2A3", case_27, Prof::A2A3},
+    {"c27@A5", case_27, Prof::A5},
     {"c27@CPU", case_27, Prof::CPU},
     {"c28@CPU", case_28, Prof::CPU},
     {"c29@CPU", case_29, Prof::CPU},
@@ -5456,9 +7060,16 @@ const Entry entries[] = {
     {"c35@A2A3", case_35, Prof::A2A3},
     {"c35@A5", case_35, Prof::A5},
     {"c35@CPU", case_35, Prof::CPU},
+    {"c36@A5", case_36, Prof::A5},
     {"c36@CPU", case_36, Prof::CPU},
+    {"c37@A2A3", case_37, Prof::A2A3},
+    {"c37@A5", case_37, Prof::A5},
     {"c37@CPU", case_37, Prof::CPU},
+    {"c38@A2A3", case_38, Prof::A2A3},
+    {"c38@A5", case_38, Prof::A5},
     {"c38@CPU", case_38, Prof::CPU},
+    {"c39@A2A3", case_39, Prof::A2A3},
+    {"c39@A5", case_39, Prof::A5},
     {"c39@CPU", case_39, Prof::CPU},
     {"c40@CPU", case_40, Prof::CPU},
     {"c41@CPU", case_41, Prof::CPU},

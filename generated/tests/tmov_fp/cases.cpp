@@ -261,18 +261,36 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
     load("c6_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
     store("c6_dst.out", dst.data(), 1024);
     { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c6_dst.bin", dst.data(), 1024);
-        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV_FP<profile_a5, STPhase::Final>(dst, src, fp);
+            break;
+        case Prof::CPU:
+            profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 1, case 6", main_result, dst.data());
     }
 }
 
-// case 7 (half_cube): Acc NZ to Mat NZ 32x32
+// case 7 (half_cube_1): Acc NZ to Mat NZ 32x32
 void case_7([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -286,11 +304,38 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
     load("c7_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
     store("c7_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c7_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV_FP<profile_a2a3, STPhase::Final>(dst, src, fp);
+            break;
+        case Prof::A5:
+            profiled::TMOV_FP<profile_a5, STPhase::Final>(dst, src, fp);
+            break;
+        case Prof::CPU:
+            profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+            break;
+        }
+        same_bytes("overload 1, case 7", main_result, dst.data());
+    }
 }
 
-// case 8 (half_cube): Mat NZ to Left NZ 32x32
+// case 8 (half_cube_1): Mat NZ to Left NZ 32x32
 void case_8([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -304,11 +349,21 @@ void case_8([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
     load("c8_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
     store("c8_dst.out", dst.data(), 1024);
 }
 
-// case 9 (half_cube): Mat NZ to Right ZN 32x32
+// case 9 (half_cube_1): Mat NZ to Right ZN 32x32
 void case_9([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, half, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -322,11 +377,21 @@ void case_9([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
     load("c9_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
     store("c9_dst.out", dst.data(), 1024);
 }
 
-// case 10 (half_cube): Vec row-major to Left NZ 32x32
+// case 10 (half_cube_2): Vec row-major to Left NZ 32x32
 void case_10([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -342,9 +407,16 @@ void case_10([[maybe_unused]] Prof profile) {
     load("c10_fp.bin", fp.data(), 32);
     profiled::TMOV_FP<profile_cpu>(dst, src, fp);
     store("c10_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c10_dst.bin", dst.data(), 1024);
+        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        same_bytes("overload 1, case 10", main_result, dst.data());
+    }
 }
 
-// case 11 (half_cube): Acc NZ to Right ZN 32x32
+// case 11 (half_cube_2): Acc NZ to Right ZN 32x32
 void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, half, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -746,18 +818,36 @@ void case_24([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x2000);
     load("c24_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
     store("c24_dst.out", dst.data(), 1024);
     { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c24_dst.bin", dst.data(), 1024);
-        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV_FP<profile_a5, STPhase::Final>(dst, src, fp);
+            break;
+        case Prof::CPU:
+            profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 1, case 24", main_result, dst.data());
     }
 }
 
-// case 25 (float_cube): Acc NZ to Mat NZ 32x32
+// case 25 (float_cube_1): Acc NZ to Mat NZ 32x32
 void case_25([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Mat, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -771,11 +861,38 @@ void case_25([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x2000);
     load("c25_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
     store("c25_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c25_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV_FP<profile_a2a3, STPhase::Final>(dst, src, fp);
+            break;
+        case Prof::A5:
+            profiled::TMOV_FP<profile_a5, STPhase::Final>(dst, src, fp);
+            break;
+        case Prof::CPU:
+            profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+            break;
+        }
+        same_bytes("overload 1, case 25", main_result, dst.data());
+    }
 }
 
-// case 26 (float_cube): Mat NZ to Left NZ 32x32
+// case 26 (float_cube_1): Mat NZ to Left NZ 32x32
 void case_26([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -789,11 +906,21 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x2000);
     load("c26_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
     store("c26_dst.out", dst.data(), 1024);
 }
 
-// case 27 (float_cube): Mat NZ to Right ZN 32x32
+// case 27 (float_cube_1): Mat NZ to Right ZN 32x32
 void case_27([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, float, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -807,11 +934,21 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x2000);
     load("c27_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
     store("c27_dst.out", dst.data(), 1024);
 }
 
-// case 28 (float_cube): Vec row-major to Left NZ 32x32
+// case 28 (float_cube_2): Vec row-major to Left NZ 32x32
 void case_28([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -827,9 +964,16 @@ void case_28([[maybe_unused]] Prof profile) {
     load("c28_fp.bin", fp.data(), 32);
     profiled::TMOV_FP<profile_cpu>(dst, src, fp);
     store("c28_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c28_dst.bin", dst.data(), 1024);
+        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        same_bytes("overload 1, case 28", main_result, dst.data());
+    }
 }
 
-// case 29 (float_cube): Acc NZ to Right ZN 32x32
+// case 29 (float_cube_2): Acc NZ to Right ZN 32x32
 void case_29([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, float, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -1046,18 +1190,36 @@ void case_36([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x800);
     load("c36_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
     store("c36_dst.out", dst.data(), 1024);
     { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 1024));
         load("c36_dst.bin", dst.data(), 1024);
-        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        switch (profile) {
+        case Prof::A5:
+            profiled::TMOV_FP<profile_a5, STPhase::Final>(dst, src, fp);
+            break;
+        case Prof::CPU:
+            profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+            break;
+        default: // no entry names this case under another profile
+            break;
+        }
         same_bytes("overload 1, case 36", main_result, dst.data());
     }
 }
 
-// case 37 (int8_t_cube): Acc NZ to Mat NZ 32x32
+// case 37 (int8_t_cube_1): Acc NZ to Mat NZ 32x32
 void case_37([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Mat, int8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -1071,11 +1233,38 @@ void case_37([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x800);
     load("c37_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
     store("c37_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c37_dst.bin", dst.data(), 1024);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TMOV_FP<profile_a2a3, STPhase::Final>(dst, src, fp);
+            break;
+        case Prof::A5:
+            profiled::TMOV_FP<profile_a5, STPhase::Final>(dst, src, fp);
+            break;
+        case Prof::CPU:
+            profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+            break;
+        }
+        same_bytes("overload 1, case 37", main_result, dst.data());
+    }
 }
 
-// case 38 (int8_t_cube): Mat NZ to Left NZ 32x32
+// case 38 (int8_t_cube_1): Mat NZ to Left NZ 32x32
 void case_38([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, int8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -1089,11 +1278,21 @@ void case_38([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x800);
     load("c38_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
     store("c38_dst.out", dst.data(), 1024);
 }
 
-// case 39 (int8_t_cube): Mat NZ to Right ZN 32x32
+// case 39 (int8_t_cube_1): Mat NZ to Right ZN 32x32
 void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, int8_t, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -1107,11 +1306,21 @@ void case_39([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x800);
     load("c39_fp.bin", fp.data(), 32);
-    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TMOV_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TMOV_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
     store("c39_dst.out", dst.data(), 1024);
 }
 
-// case 40 (int8_t_cube): Vec row-major to Left NZ 32x32
+// case 40 (int8_t_cube_2): Vec row-major to Left NZ 32x32
 void case_40([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Left, int8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -1127,9 +1336,16 @@ void case_40([[maybe_unused]] Prof profile) {
     load("c40_fp.bin", fp.data(), 32);
     profiled::TMOV_FP<profile_cpu>(dst, src, fp);
     store("c40_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c40_dst.bin", dst.data(), 1024);
+        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        same_bytes("overload 1, case 40", main_result, dst.data());
+    }
 }
 
-// case 41 (int8_t_cube): Acc NZ to Right ZN 32x32
+// case 41 (int8_t_cube_2): Acc NZ to Right ZN 32x32
 void case_41([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Right, int8_t, 32, 32, BLayout::RowMajor, 32, 32, SLayout::ColMajor, 512>;
     Tile_dst dst;
@@ -2391,9 +2607,16 @@ const Entry entries[] = {
     {"c5@A2A3", case_5, Prof::A2A3},
     {"c5@A5", case_5, Prof::A5},
     {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A5", case_6, Prof::A5},
     {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3},
+    {"c7@A5", case_7, Prof::A5},
     {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},
+    {"c8@A5", case_8, Prof::A5},
     {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},
+    {"c9@A5", case_9, Prof::A5},
     {"c9@CPU", case_9, Prof::CPU},
     {"c10@CPU", case_10, Prof::CPU},
     {"c11@CPU", case_11, Prof::CPU},
@@ -2433,9 +2656,16 @@ const Entry entries[] = {
     {"c23@A2A3", case_23, Prof::A2A3},
     {"c23@A5", case_23, Prof::A5},
     {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A5", case_24, Prof::A5},
     {"c24@CPU", case_24, Prof::CPU},
+    {"c25@A2A3", case_25, Prof::A2A3},
+    {"c25@A5", case_25, Prof::A5},
     {"c25@CPU", case_25, Prof::CPU},
+    {"c26@A2A3", case_26, Prof::A2A3},
+    {"c26@A5", case_26, Prof::A5},
     {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A2A3", case_27, Prof::A2A3},
+    {"c27@A5", case_27, Prof::A5},
     {"c27@CPU", case_27, Prof::CPU},
     {"c28@CPU", case_28, Prof::CPU},
     {"c29@CPU", case_29, Prof::CPU},
@@ -2457,9 +2687,16 @@ const Entry entries[] = {
     {"c35@A2A3", case_35, Prof::A2A3},
     {"c35@A5", case_35, Prof::A5},
     {"c35@CPU", case_35, Prof::CPU},
+    {"c36@A5", case_36, Prof::A5},
     {"c36@CPU", case_36, Prof::CPU},
+    {"c37@A2A3", case_37, Prof::A2A3},
+    {"c37@A5", case_37, Prof::A5},
     {"c37@CPU", case_37, Prof::CPU},
+    {"c38@A2A3", case_38, Prof::A2A3},
+    {"c38@A5", case_38, Prof::A5},
     {"c38@CPU", case_38, Prof::CPU},
+    {"c39@A2A3", case_39, Prof::A2A3},
+    {"c39@A5", case_39, Prof::A5},
     {"c39@CPU", case_39, Prof::CPU},
     {"c40@CPU", case_40, Prof::CPU},
     {"c41@CPU", case_41, Prof::CPU},
