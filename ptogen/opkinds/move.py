@@ -120,6 +120,15 @@ CUBE_CASES: list[Case] = [
 # Conversions of the plain path the CPU simulator's tests run (an accumulator's float to the
 # narrower floating types and back): (source, destination).
 CONVERSIONS = (("float", "half"), ("float", "bfloat16_t"), ("half", "float"))
+# The pairs the vector path quantises (pto/cpu/sim_quant.hpp's vector_quant), tested with a
+# parameter tile (TMOV_FP's `fp`): (source, destination).
+QUANTISED = (
+    ("float", "int8_t"),
+    ("float", "uint8_t"),
+    ("int32_t", "int8_t"),
+    ("int32_t", "half"),
+    ("int32_t", "int16_t"),
+)
 
 
 def boxed_logical(flat: np.ndarray, t: TileShape) -> np.ndarray:
@@ -207,6 +216,9 @@ class Move(NamesOperand):
             groups.append((f"{s}_to_{d}", s, d, VEC_CASES[:2] + CUBE_CASES[:1], cpu))
         # A parameter tile the main form takes (TMOV_FP's `fp`): one row of uint64_t parameters.
         params = [n for n in tile_operands(op) if n not in (dst, src)]
+        if params:  # the pairs that quantise, each column by its own parameter
+            for s, d in QUANTISED:
+                groups.append((f"{s}_to_{d}_quantised", s, d, VEC_CASES[:3] + CUBE_CASES[:1], cpu))
         for gid, s, d, cases_of, on in groups:
             # Each case runs on the profiles whose rules admit its tiles (a location pair off a
             # profile's table is that profile's compile-fail case, not a runtime one).
@@ -246,20 +258,25 @@ class Move(NamesOperand):
             k = case.index
             seed = f"{gx.op_name}/{gx.entry.group}/{k}"
             t, ts = case.tiles[dst], case.tiles[src]
+            pair = (gx.group.dtypes[src], gx.group.dtypes[dst])
+            quantised = pair in QUANTISED and len(case.tiles) > 2
             flat_s = inputs(s_type, ts.rows * ts.cols, f"{seed}/{src}")
+            if quantised and s_type.kind == "f":  # a NaN has no 8-bit result (the cast is undefined)
+                flat_s = np.where(np.isnan(flat_s), s_type.type(0), flat_s).astype(s_type)
             flat_d = inputs(d_type, t.rows * t.cols, f"{seed}/{dst}")
             flat_s.tofile(data / f"c{k}_{src}.bin")
             flat_d.tofile(data / f"c{k}_{dst}.bin")
-            for name, tp in case.tiles.items():  # parameter tiles: the moves tested do not read them
+            parameters = np.zeros(0, dtype=np.uint64)
+            for name, tp in case.tiles.items():  # parameter tiles: one quantisation parameter a column
                 if name not in (src, dst):
-                    p_type = gx.np_type(gx.group.dtypes[name])
-                    inputs(p_type, tp.rows * tp.cols, f"{seed}/{name}").tofile(data / f"c{k}_{name}.bin")
+                    parameters = quantisation_parameters(tp.cols, signed=pair[1] == "int8_t")
+                    parameters.tofile(data / f"c{k}_{name}.bin")
             vr, vc = t.valid_rows, t.valid_cols
             values = boxed_logical(flat_s, ts)[:vr, :vc]
             before = boxed_logical(flat_d, t)
             label = f"{gx.label} case {k} ({case.label})"
             with np.errstate(all="ignore"):
-                moved = values.astype(d_type)
+                moved = quantise(values, parameters[:vc], d_type) if quantised else values.astype(d_type)
                 goldens: list[tuple[str, np.ndarray, str]] = [(f"c{k}_{dst}.out", moved, label)]
                 if case is gx.group.cases[0]:
                     for form in op.extra.get("relu_forms", []):
@@ -298,3 +315,41 @@ def _moved_check(
         return Outcome("pass", label)
 
     return check
+
+
+def quantisation_parameters(cols: int, signed: bool) -> np.ndarray:
+    """One vector-quantisation parameter per column (pto/cpu/sim_quant.hpp's layout): scales 2^-7 to
+    2^4 with varied fractions, some negative, offsets, a shift, and the 8-bit result signed when the
+    destination is (an unsigned clamp into a signed type would make the final cast undefined)."""
+    out = np.zeros(cols, dtype=np.uint64)
+    for c in range(cols):
+        field = ((1 if c % 5 == 0 else 0) << 18) | ((120 + c % 12) << 10) | ((c * 37) % 1024)
+        offset, shift = (c * 11) % 300, c % 16
+        out[c] = (field << 13) | (shift << 32) | (offset << 37) | (int(signed) << 46)
+    return out
+
+
+def quantise(values: np.ndarray, parameters: np.ndarray, d_type: Any) -> np.ndarray:
+    """The vector path's quantisation (pto/cpu/sim_quant.hpp) of a valid region, column j by
+    parameter j, in float32 as the simulator computes it."""
+    q = parameters.astype(np.uint64)
+    field = (q >> np.uint64(13)) & np.uint64(0x7FFFF)
+    negative = ((field >> np.uint64(18)) & np.uint64(1)).astype(bool)
+    exponent = ((field >> np.uint64(10)) & np.uint64(0xFF)).astype(np.int64)
+    fraction = (field & np.uint64(0x3FF)).astype(np.float32)
+    power = np.ldexp(np.float32(1), exponent - 127).astype(np.float32)
+    scale = (np.float32(1) + fraction / np.float32(1024)) * power
+    scale = np.where((exponent == 0) & (fraction == 0), np.float32(0), np.where(negative, -scale, scale))
+    y = values.astype(np.float32) * scale.astype(np.float32)
+    name = np.dtype(d_type).name
+    if name in ("int8", "uint8"):
+        offset = ((q >> np.uint64(37)) & np.uint64(0x1FF)).astype(np.float32)
+        signed = ((q >> np.uint64(46)) & np.uint64(1)).astype(bool)
+        rounded = np.rint((y + offset).astype(np.float32))
+        y = np.clip(rounded, np.where(signed, -128, 0), np.where(signed, 127, 255)).astype(np.float32)
+    elif name == "float16":
+        y = np.clip(y, -65504, 65504).astype(np.float32)
+    elif name == "int16":
+        shift = ((q >> np.uint64(32)) & np.uint64(0xF)).astype(np.int64) + 1
+        y = (values.astype(np.int64) >> shift).astype(np.int16).astype(np.float32)
+    return y.astype(d_type)

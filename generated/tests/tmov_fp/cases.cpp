@@ -2540,6 +2540,401 @@ void case_92([[maybe_unused]] Prof profile) {
     store("c92_dst.out", dst.data(), 1024);
 }
 
+// case 93 (float_to_int8_t_quantised): row-major to row-major 16x16
+void case_93([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c93_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c93_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c93_fp.bin", fp.data(), 16);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c93_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c93_dst.bin", dst.data(), 256);
+        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        same_bytes("overload 1, case 93", main_result, dst.data());
+    }
+}
+
+// case 94 (float_to_int8_t_quantised): row-major to col-major, valid 13x7 of 16x16
+void case_94([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c94_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c94_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c94_fp.bin", fp.data(), 16);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c94_dst.out", dst.data(), 256);
+}
+
+// case 95 (float_to_int8_t_quantised): col-major to row-major, run-time valid 11x19 of 16x32
+void case_95([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c95_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x200);
+    load("c95_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0xa00);
+    load("c95_fp.bin", fp.data(), 32);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c95_dst.out", dst.data(), 512);
+}
+
+// case 96 (float_to_int8_t_quantised): Acc NZ to Vec row-major 32x32, valid 30x27
+void case_96([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 30, 27>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c96_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 30, 27, SLayout::RowMajor, 512>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c96_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1400);
+    load("c96_fp.bin", fp.data(), 32);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c96_dst.out", dst.data(), 1024);
+}
+
+// case 97 (float_to_uint8_t_quantised): row-major to row-major 16x16
+void case_97([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c97_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c97_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c97_fp.bin", fp.data(), 16);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c97_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c97_dst.bin", dst.data(), 256);
+        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        same_bytes("overload 1, case 97", main_result, dst.data());
+    }
+}
+
+// case 98 (float_to_uint8_t_quantised): row-major to col-major, valid 13x7 of 16x16
+void case_98([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 16, BLayout::ColMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c98_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c98_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c98_fp.bin", fp.data(), 16);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c98_dst.out", dst.data(), 256);
+}
+
+// case 99 (float_to_uint8_t_quantised): col-major to row-major, run-time valid 11x19 of 16x32
+void case_99([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c99_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x200);
+    load("c99_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0xa00);
+    load("c99_fp.bin", fp.data(), 32);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c99_dst.out", dst.data(), 512);
+}
+
+// case 100 (float_to_uint8_t_quantised): Acc NZ to Vec row-major 32x32, valid 30x27
+void case_100([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::RowMajor, 30, 27>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c100_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 30, 27, SLayout::RowMajor, 512>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c100_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1400);
+    load("c100_fp.bin", fp.data(), 32);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c100_dst.out", dst.data(), 1024);
+}
+
+// case 101 (int32_t_to_int8_t_quantised): row-major to row-major 16x16
+void case_101([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c101_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c101_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c101_fp.bin", fp.data(), 16);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c101_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c101_dst.bin", dst.data(), 256);
+        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        same_bytes("overload 1, case 101", main_result, dst.data());
+    }
+}
+
+// case 102 (int32_t_to_int8_t_quantised): row-major to col-major, valid 13x7 of 16x16
+void case_102([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 16, BLayout::ColMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c102_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c102_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c102_fp.bin", fp.data(), 16);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c102_dst.out", dst.data(), 256);
+}
+
+// case 103 (int32_t_to_int8_t_quantised): col-major to row-major, run-time valid 11x19 of 16x32
+void case_103([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c103_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x200);
+    load("c103_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0xa00);
+    load("c103_fp.bin", fp.data(), 32);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c103_dst.out", dst.data(), 512);
+}
+
+// case 104 (int32_t_to_int8_t_quantised): Acc NZ to Vec row-major 32x32, valid 30x27
+void case_104([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 30, 27>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c104_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 30, 27, SLayout::RowMajor, 512>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c104_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1400);
+    load("c104_fp.bin", fp.data(), 32);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c104_dst.out", dst.data(), 1024);
+}
+
+// case 105 (int32_t_to_half_quantised): row-major to row-major 16x16
+void case_105([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c105_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c105_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x600);
+    load("c105_fp.bin", fp.data(), 16);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c105_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c105_dst.bin", dst.data(), 256);
+        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        same_bytes("overload 1, case 105", main_result, dst.data());
+    }
+}
+
+// case 106 (int32_t_to_half_quantised): row-major to col-major, valid 13x7 of 16x16
+void case_106([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c106_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c106_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x600);
+    load("c106_fp.bin", fp.data(), 16);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c106_dst.out", dst.data(), 256);
+}
+
+// case 107 (int32_t_to_half_quantised): col-major to row-major, run-time valid 11x19 of 16x32
+void case_107([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c107_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x400);
+    load("c107_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0xc00);
+    load("c107_fp.bin", fp.data(), 32);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c107_dst.out", dst.data(), 512);
+}
+
+// case 108 (int32_t_to_half_quantised): Acc NZ to Vec row-major 32x32, valid 30x27
+void case_108([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, half, 32, 32, BLayout::RowMajor, 30, 27>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c108_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 30, 27, SLayout::RowMajor, 512>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c108_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1800);
+    load("c108_fp.bin", fp.data(), 32);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c108_dst.out", dst.data(), 1024);
+}
+
+// case 109 (int32_t_to_int16_t_quantised): row-major to row-major 16x16
+void case_109([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c109_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c109_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x600);
+    load("c109_fp.bin", fp.data(), 16);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c109_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: Unit-flag phase (`STPhase`, a scheduling hint); moves what the main form moves.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c109_dst.bin", dst.data(), 256);
+        profiled::TMOV_FP<profile_cpu, STPhase::Final>(dst, src, fp);
+        same_bytes("overload 1, case 109", main_result, dst.data());
+    }
+}
+
+// case 110 (int32_t_to_int16_t_quantised): row-major to col-major, valid 13x7 of 16x16
+void case_110([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::ColMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c110_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c110_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x600);
+    load("c110_fp.bin", fp.data(), 16);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c110_dst.out", dst.data(), 256);
+}
+
+// case 111 (int32_t_to_int16_t_quantised): col-major to row-major, run-time valid 11x19 of 16x32
+void case_111([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c111_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(11, 19);
+    TASSIGN(src, 0x400);
+    load("c111_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0xc00);
+    load("c111_fp.bin", fp.data(), 32);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c111_dst.out", dst.data(), 512);
+}
+
+// case 112 (int32_t_to_int16_t_quantised): Acc NZ to Vec row-major 32x32, valid 30x27
+void case_112([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 32, 32, BLayout::RowMajor, 30, 27>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c112_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 30, 27, SLayout::RowMajor, 512>;
+    Tile_src src;
+    TASSIGN(src, 0x800);
+    load("c112_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1800);
+    load("c112_fp.bin", fp.data(), 32);
+    profiled::TMOV_FP<profile_cpu>(dst, src, fp);
+    store("c112_dst.out", dst.data(), 1024);
+}
+
 // rf_a2a3_05_same_valid_shape: breaks run-time rule 05_same_valid_shape of A2A3; must stop with: PTO runtime error: TMOV_FP [A2A3]: dst and src must have the same valid row/col
 void rf_a2a3_05_same_valid_shape(Prof) {
     using Tile_dst = Tile<TileType::Vec, half, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
@@ -2769,6 +3164,26 @@ const Entry entries[] = {
     {"c90@CPU", case_90, Prof::CPU},
     {"c91@CPU", case_91, Prof::CPU},
     {"c92@CPU", case_92, Prof::CPU},
+    {"c93@CPU", case_93, Prof::CPU},
+    {"c94@CPU", case_94, Prof::CPU},
+    {"c95@CPU", case_95, Prof::CPU},
+    {"c96@CPU", case_96, Prof::CPU},
+    {"c97@CPU", case_97, Prof::CPU},
+    {"c98@CPU", case_98, Prof::CPU},
+    {"c99@CPU", case_99, Prof::CPU},
+    {"c100@CPU", case_100, Prof::CPU},
+    {"c101@CPU", case_101, Prof::CPU},
+    {"c102@CPU", case_102, Prof::CPU},
+    {"c103@CPU", case_103, Prof::CPU},
+    {"c104@CPU", case_104, Prof::CPU},
+    {"c105@CPU", case_105, Prof::CPU},
+    {"c106@CPU", case_106, Prof::CPU},
+    {"c107@CPU", case_107, Prof::CPU},
+    {"c108@CPU", case_108, Prof::CPU},
+    {"c109@CPU", case_109, Prof::CPU},
+    {"c110@CPU", case_110, Prof::CPU},
+    {"c111@CPU", case_111, Prof::CPU},
+    {"c112@CPU", case_112, Prof::CPU},
     {"rf_a2a3_05_same_valid_shape", rf_a2a3_05_same_valid_shape, Prof::A2A3},
     {"rf_a5_05_same_valid_shape", rf_a5_05_same_valid_shape, Prof::A5},
     {"rf_cpu_05_same_valid_shape", rf_cpu_05_same_valid_shape, Prof::CPU},
