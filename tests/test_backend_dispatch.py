@@ -215,6 +215,10 @@ def program(profile: str) -> tuple[str, int, list[str]]:
                 lines.append(f"        {like.type_name} {tmp};")
             lines += [f"        {tiles[st['like']].type_name} {st['name']};" for st in form.test.scalar_tiles]
             explicit = f"<{', '.join(values)}>" if values else ""
+            if form.template[0].kind == "typename" and all(
+                t.default is not None for t in form.template if t.kind == "value"
+            ):  # value parameters after the types, each with a default (TMOV_FP's reluMode): left out
+                explicit = ""
             if form.index and op.spec.intrinsic.overloads[form.index - 1].test_template_args:
                 # value parameters after type parameters (TSTORE's atomicType): spell the types too
                 types = {x.name: f"decltype({x.name})" for x in case.tiles + case.globals}

@@ -159,11 +159,13 @@ class Adapter:
         )
 
 
-def adapter(form: FormViewAPI) -> Adapter | None:
+def adapter(form: FormViewAPI, owner: Any = None) -> Adapter | None:
     """The `_IMPL` adapter a form needs in the CPU backend, or None when it dispatches to another
-    op's implementation (that op's own form provides the function)."""
+    op's implementation: that op (`owner`, an OpView) defines it, running its own simulator
+    function with the arguments its kind gives the form."""
     call = resolve(form)
-    if call.impl != form.op.name or call.call == "helper":
+    target_op = form.op if owner is None else owner
+    if call.impl != target_op.name or call.call == "helper":
         return None
     tparams = {t.name: t for t in form.template}
     params = {p.name: p for p in form.params}
@@ -181,19 +183,21 @@ def adapter(form: FormViewAPI) -> Adapter | None:
         p: Any = params.get(expr)
         if p is not None:
             fparams.append(AdapterParam(p.name, p.type, p.attr, p.value_type, p.dtype_of))
-        else:  # a value template parameter passed as an argument, e.g. TCVT's NeedSetCtrl
+        elif expr in tparams or owner is None:  # a value template parameter, e.g. TCVT's NeedSetCtrl
             fparams.append(AdapterParam(expr, value_type=str(tparams[expr].type)))
+        else:  # a constant another op passes (TRECIP's divisor): the owner's own forms define that call
+            return None
     listed = {t.name for t in template}
     for t in form.template:  # deduced type parameters the function parameters use
         used = any(t.name in (p.type, p.dtype_of, p.value_type) for p in fparams)
         if t.kind == "typename" and used and t.name not in listed:
             template.append(AdapterTParam(t.name, "typename"))
-    kind = form.op.kind
+    kind = target_op.kind
     return Adapter(
         call.function,
         template,
         fparams,
-        form.impl_name,
+        form.impl_name if owner is None else f"{owner.name}_impl",
         kind.sim_targs(form.op, form),
         kind.sim_args(form.op, form),
         len(call.template_args),

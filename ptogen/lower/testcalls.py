@@ -130,7 +130,9 @@ class FormTestView:
                 out.append(given.get(t.name) or intr_own.get(t.name) or self.template_value(t.name))
             else:
                 holder = next(p for p in self.form.params if p.type == t.name and not p.events)
-                out.append(type_names[str(holder.operand)])
+                # a tile only this form takes is declared like the destination (cases.cpp.j2)
+                own = str(holder.operand) not in type_names
+                out.append(type_names[self.form.op.domain if own else str(holder.operand)])
         return out
 
     def value_tile(self, tiles: list[Any]) -> Any:

@@ -131,6 +131,7 @@ class OpView:
         # per gen; a view never changes, so each answer is computed once.
         self._rules_for_memo: dict[tuple[str, bool | None], list[RuleView]] = {}
         self._combos_memo: dict[tuple[str, tuple[tuple[str, str], ...]], list[dict[str, str]]] = {}
+        self._specs = specs
 
     # ------------------------------------------------------------------ outputs
     # The spellings of each output live in their own modules and see this view's semantic core.
@@ -299,7 +300,26 @@ class OpView:
                     f"declaration {form.index} dispatches to the same {a.function} signature as "
                     "another declaration that computes something else; give it its own arguments"
                 )
+        # Another op's declarations that call this op's `_IMPL` (TMOV_FP's call TMOV_IMPL) need the
+        # signatures this op's own declarations do not define (TRECIP's TDIVS_IMPL call has one).
+        for other in self._callers():
+            for form in other.forms:
+                a = dispatching.adapter(form, owner=self)
+                if a is not None:
+                    out.setdefault(a.key, a)
         return list(out.values())
+
+    def _callers(self) -> list[OpView]:
+        """Views of the other ops some declaration of which dispatches to this op's `_IMPL`."""
+        out = []
+        for loaded in self._specs.ops:
+            intr = loaded.spec.intrinsic
+            if loaded.spec.mnemonic == self.spec.mnemonic or intr is None:
+                continue
+            impls = {intr.dispatch.impl, *(o.dispatch.impl for o in intr.overloads)}
+            if self.name in impls:
+                out.append(OpView(loaded, self._specs))
+        return out
 
     @cached_property
     def forms(self) -> list[FormView]:

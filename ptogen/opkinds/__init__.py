@@ -22,10 +22,12 @@ from .elementwise import Elementwise
 from .hint import Hint
 from .indexed import Indexed
 from .lane import VectorLane
+from .move import Move
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
 from .sync import Sync
 from .transfer import Transfer
+from .transpose import Transpose
 from .view import View
 
 KINDS: dict[str, OpKind] = {
@@ -43,6 +45,8 @@ KINDS: dict[str, OpKind] = {
         Hint(),
         Bind(),
         Sync(),
+        Move(),
+        Transpose(),
     )
 }
 

@@ -32,6 +32,7 @@ from pydantic import Field
 
 from .base import Broken, PageContext, PageLine, RuleBase, TypeList, kind_name
 from .core import CORE_KINDS
+from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
 from .store_pairs import STORE_PAIRS_KINDS
 
@@ -52,6 +53,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     *CORE_KINDS,
     *LOCATION_KINDS,
     *STORE_PAIRS_KINDS,
+    *LOCATION_PAIRS_KINDS,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

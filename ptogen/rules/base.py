@@ -290,6 +290,11 @@ class RuleBase(Strict):
         """Element types the breaking case's operands must have (empty: any the profile allows)."""
         return []
 
+    def admits_tiles(self, tiles: dict[str, TileDecl]) -> bool:
+        """Whether test tiles of these locations and layouts satisfy the rule (a kind that plans tiles
+        of several locations runs each on the profiles whose rules admit them)."""
+        return True
+
     def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
         """The test plan's tiles adjusted so that this run-time rule holds (a scratch tile made
         taller, say); the plan's shapes already satisfy most rules as they are."""

@@ -170,6 +170,8 @@ CppIdent = Annotated[str, AfterValidator(_cpp_ident)]
 # Element type spellings may be builtin keywords (`float`), but are still single identifiers.
 TypeName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 CppQualified = Annotated[str, AfterValidator(_cpp_qualified)]
+# A template argument's value in a test: a (qualified) name, or a decimal integer (`int grp_axis`).
+CppConstant = Annotated[str, Field(pattern=r"^(-?[0-9]+|[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*)$")]
 Line = Annotated[str, AfterValidator(_one_line)]
 InlineText = Annotated[str, AfterValidator(_one_line), AfterValidator(_markdown)]
 Prose = Annotated[str, AfterValidator(_markdown)]

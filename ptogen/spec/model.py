@@ -16,6 +16,7 @@ from ..rules import Rule
 from .fields import (
     Code,
     CodeSpan,
+    CppConstant,
     CppIdent,
     CppQualified,
     FiniteFloat,
@@ -522,7 +523,7 @@ class Overload(Strict):
         default_factory=dict,
         description="value passed for a non-tile operand of this form in generated tests",
     )
-    test_template_args: dict[CppIdent, CppQualified] = Field(
+    test_template_args: dict[CppIdent, CppConstant] = Field(
         default_factory=dict,
         description="value generated tests pass for a value template parameter only this form has "
         "(default: its default, else the first value of its enum), e.g. `atomicType: AtomicType::AtomicAdd`",

@@ -148,6 +148,28 @@ void fail_a5_10_dtype_pairs() {
     profiled::TCVT<profile_a5>(dst, src, RoundMode::CAST_RINT);
 }
 
+// breaks rule 04_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TCVT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t}}
+void fail_cpu_04_dtype() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, hifloat8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
+}
+
+// breaks rule 05_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TCVT [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, int4b_t, float4_e2m1x2_t, float4_e1m2x2_t}}
+void fail_cpu_05_dtype() {
+    using Tile_dst = Tile<TileType::Vec, hifloat8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src src;
+    // expected-note@+1 {{requested here}}
+    profiled::TCVT<profile_cpu>(dst, src, RoundMode::CAST_RINT);
+}
+
 // breaks rule 06_location (location) of the CPU profile
 // expected-error@*:* {{TCVT [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_06_location() {

@@ -102,6 +102,8 @@ void case_0([[maybe_unused]] Prof profile) {
             break;
         }
         store("c0_dst.f1.out", dst.data(), 256); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
     }
 }
 
@@ -307,6 +309,8 @@ void case_8([[maybe_unused]] Prof profile) {
         load("c8_dst.bin", dst.data(), 320);
         profiled::TDIVS<profile_cpu>(dst, scalar_value, src);
         store("c8_dst.f1.out", dst.data(), 320); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
     }
 }
 
@@ -366,6 +370,8 @@ void case_10([[maybe_unused]] Prof profile) {
             break;
         }
         store("c10_dst.f1.out", dst.data(), 256); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
     }
 }
 
@@ -591,6 +597,8 @@ void case_18([[maybe_unused]] Prof profile) {
             break;
         }
         store("c18_dst.f1.out", dst.data(), 256); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
     }
 }
 
@@ -796,6 +804,8 @@ void case_26([[maybe_unused]] Prof profile) {
         load("c26_dst.bin", dst.data(), 320);
         profiled::TDIVS<profile_cpu>(dst, scalar_value, src);
         store("c26_dst.f1.out", dst.data(), 320); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
     }
 }
 
@@ -853,6 +863,8 @@ void case_28([[maybe_unused]] Prof profile) {
             break;
         }
         store("c28_dst.f1.out", dst.data(), 256); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
     }
 }
 
@@ -1046,6 +1058,8 @@ void case_35([[maybe_unused]] Prof profile) {
             break;
         }
         store("c35_dst.f1.out", dst.data(), 256); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
     }
 }
 
@@ -1269,6 +1283,8 @@ void case_43([[maybe_unused]] Prof profile) {
             break;
         }
         store("c43_dst.f1.out", dst.data(), 256); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
     }
 }
 
@@ -1460,6 +1476,8 @@ void case_50([[maybe_unused]] Prof profile) {
             break;
         }
         store("c50_dst.f1.out", dst.data(), 256); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
     }
 }
 
@@ -1676,6 +1694,8 @@ void case_58([[maybe_unused]] Prof profile) {
             break;
         }
         store("c58_dst.f1.out", dst.data(), 256); // judged against its own golden
+        std::memcpy(dst.data(), main_result.data(),
+                    main_result.size()); // the main form's bytes again, which the next overload compares with
     }
 }
 

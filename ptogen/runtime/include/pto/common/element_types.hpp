@@ -8,6 +8,8 @@
 #include <limits>
 #include <type_traits>
 
+#include <pto/common/hifloat8.hpp>
+
 namespace pto {
 
 namespace detail {

@@ -16,6 +16,7 @@
 using aclFloat16 = pto::half;
 using pto::bfloat16_t;
 using pto::half;
+using pto::hifloat8_t;  // an 8-bit float the simulator moves as bytes (pto/common/hifloat8.hpp)
 
 namespace pto {
 
