@@ -31,6 +31,7 @@ class TileDecl:
     poke: str | None = None  # a value a runtime-fail case writes to element (0, 0) before the call
     slayout: str | None = None  # inner (fractal box) layout of a boxed tile: "RowMajor" for NZ
     pad: str | None = None  # PadValue of the tile ("Zero", "Max", "Min"); None: Null
+    fractal: int | None = None  # bytes of one fractal box of a boxed tile (None: 512; an accumulator's 1024)
 
     @property
     def type_name(self) -> str:

@@ -22,6 +22,7 @@ from .elementwise import Elementwise
 from .hint import Hint
 from .indexed import Indexed
 from .lane import VectorLane
+from .matmul import Matmul
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
 from .sync import Sync
@@ -43,6 +44,7 @@ KINDS: dict[str, OpKind] = {
         Hint(),
         Bind(),
         Sync(),
+        Matmul(),
     )
 }
 

@@ -32,6 +32,9 @@ from pydantic import Field
 
 from .base import Broken, PageContext, PageLine, RuleBase, TypeList, kind_name
 from .core import CORE_KINDS
+from .dtype_tuples import DTypeTuplesRule
+from .shape_relation import ShapeRelationRule
+from .valid_range import ValidRangeRule
 
 __all__ = [
     "RULE_KINDS",
@@ -48,6 +51,9 @@ __all__ = [
 # The registry: the element-wise ISA's kinds, then one line per rule-kind module.
 RULE_KINDS: tuple[type[RuleBase], ...] = (
     *CORE_KINDS,
+    ShapeRelationRule,
+    ValidRangeRule,
+    DTypeTuplesRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.
