@@ -101,14 +101,13 @@ class ValidRangeRule(RuleBase):
     def break_runtime(
         self, tiles: dict[str, TileDecl], addresses: dict[str, int]
     ) -> tuple[dict[str, TileDecl], dict[str, int]]:
-        # One below the minimum when that is a valid extent, else one above the maximum (within the
-        # tile's storage: a run-time valid shape never exceeds the tile).
+        # One above the maximum when the tile holds that many (a wider range of the same extent,
+        # [1, 4095] around a [1, 1], then still holds), else one below the minimum.
         t = tiles[self.operand]
         rows = self.extent == "rows"
         limit = t.rows if rows else t.cols
-        value = self.min - 1 if self.min > 0 else self.max + 1
+        value = self.max + 1 if self.max + 1 <= limit or self.min == 0 else self.min - 1
         if value > limit:
-            value = self.max + 1
-            t = replace(t, rows=max(t.rows, value)) if rows else replace(t, cols=max(t.cols, value))
+            t = replace(t, rows=value) if rows else replace(t, cols=value)
         broken = replace(t, valid_rows=value, dynamic=True) if rows else replace(t, valid_cols=value, dynamic=True)
         return {**tiles, self.operand: broken}, addresses

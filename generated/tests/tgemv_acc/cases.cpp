@@ -705,7 +705,7 @@ void rf_a2a3_08_valid_range(Prof) {
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_a a(0, 8);
+    Tile_a a(2, 8);
     TASSIGN(a, 0x400);
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
     Tile_b b(8, 8);
@@ -777,7 +777,7 @@ void rf_a5_08_valid_range(Prof) {
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_a a(0, 8);
+    Tile_a a(2, 8);
     TASSIGN(a, 0x400);
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
     Tile_b b(8, 8);
@@ -849,7 +849,7 @@ void rf_cpu_08_valid_range(Prof) {
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_a a(0, 8);
+    Tile_a a(2, 8);
     TASSIGN(a, 0x400);
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
     Tile_b b(8, 8);

@@ -47,7 +47,6 @@ inline void product_generic(int m, int k, int n, const C* a, const C* b, C* out)
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define PTO_SIM_GEMM_X86 1
 using v8f = float __attribute__((vector_size(32)));
-using v8f_u = float __attribute__((vector_size(32), aligned(4)));  // unaligned loads and stores
 
 #define PTO_SIM_AVX2 __attribute__((target("avx2,fma")))
 
@@ -55,10 +54,12 @@ PTO_SIM_AVX2 inline v8f splat(float x) {
     return v8f{x, x, x, x, x, x, x, x};
 }
 PTO_SIM_AVX2 inline v8f load8(const float* p) {
-    return *reinterpret_cast<const v8f_u*>(p);
+    v8f v;
+    __builtin_memcpy(&v, p, sizeof v);  // an unaligned load
+    return v;
 }
 PTO_SIM_AVX2 inline void store8(float* p, v8f v) {
-    *reinterpret_cast<v8f_u*>(p) = v;
+    __builtin_memcpy(p, &v, sizeof v);
 }
 PTO_SIM_AVX2 inline v8f fma8(v8f a, v8f b, v8f c) {
     return __builtin_ia32_vfmaddps256(a, b, c);  // a * b + c, one rounding per lane
