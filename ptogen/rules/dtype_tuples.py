@@ -75,18 +75,25 @@ class DTypeTuplesRule(RuleBase):
 
     @classmethod
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
-        m = re.match(r"Type tuples \(([\w, ]+)\): (.+?)\.?\s*(?:\((?P<note>[^()]*)\))?\.?$", line.text)
+        m = re.match(r"Type tuples \(([\w, ]+)\): (.+?)\.?$", line.text)
         if m is None:
             return None
         operands = [n.strip() for n in m.group(1).split(",")]
         if not set(operands) <= set(page.data):
             return None
-        tuples = [[d.strip() for d in t.split(",")] for t in re.findall(r"\(([^()]*)\)", m.group(2))]
-        if not tuples or any(len(t) != len(operands) for t in tuples):
+        tuples: list[list[str]] = []
+        note = None
+        for group in re.findall(r"\(([^()]*)\)", m.group(2)):
+            items = [d.strip() for d in group.split(",")]
+            if len(items) == len(operands) and all(re.fullmatch(r"\w+", d) for d in items):
+                tuples.append(items)
+            else:  # the parenthetical note after the table
+                note = group.strip()
+        if not tuples:
             return None
         found: dict[str, Any] = {"operands": operands, "tuples": tuples}
-        if m.group("note"):
-            found["note"] = m.group("note").strip()
+        if note:
+            found["note"] = note
         return found
 
     def operand_dtypes(self, rv: RuleView, operand: str, values: dict[str, str]) -> list[str] | None:

@@ -134,8 +134,6 @@ def _parse_assignment(text: str, names: set[str], attrs: dict[str, int]) -> Node
         raise ExprError(f"{_at(target)}the left side is an operand at indices, e.g. `dst[i,j]`")
     lhs = _index(target, names, bound=None)
     free = [str(a.value) for a in lhs.args]
-    if any(a.op != "ivar" for a in lhs.args):
-        raise ExprError(f"{_at(target)}the left side's indices are letters, e.g. `dst[i,j]`")
     if len(set(free)) != len(free):
         raise ExprError(f"{_at(target)}an index repeats on the left side")
     rhs = _convert_indexed(stmt.value, names, attrs, set(free))
@@ -156,6 +154,8 @@ def _index(node: ast.Subscript, names: set[str], bound: set[str] | None) -> Node
             out.append(Node("ivar", value=part.id))
         elif isinstance(part, ast.Constant) and part.value == 0 and bound is not None:
             out.append(Node("const", value=0))
+        elif bound is None:
+            raise ExprError(f"{_at(node)}the left side's indices are letters, e.g. `dst[i,j]`")
         else:
             raise ExprError(f"{_at(part)}an index is a letter or 0, not {ast.unparse(part)!r}")
     return Node("index", tuple(out), value=node.value.id)

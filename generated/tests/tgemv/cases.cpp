@@ -692,62 +692,6 @@ void rf_a5_08_valid_range(Prof) {
     profiled::TGEMV<profile_a5>(dst, a, b);
 }
 
-// rf_cpu_05_valid_range: breaks run-time rule 05_valid_range of CPU; must stop with: PTO runtime error: TGEMV [CPU]: the valid rows of a (m) must lie in [1, 4095]
-void rf_cpu_05_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_a a(0, 8);
-    TASSIGN(a, 0x400);
-    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
-    Tile_b b(8, 8);
-    TASSIGN(b, 0x600);
-    profiled::TGEMV<profile_cpu>(dst, a, b);
-}
-
-// rf_cpu_06_valid_range: breaks run-time rule 06_valid_range of CPU; must stop with: PTO runtime error: TGEMV [CPU]: the valid cols of a (k) must lie in [1, 4095]
-void rf_cpu_06_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_a a(1, 0);
-    TASSIGN(a, 0x400);
-    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
-    Tile_b b(8, 8);
-    TASSIGN(b, 0x600);
-    profiled::TGEMV<profile_cpu>(dst, a, b);
-}
-
-// rf_cpu_07_valid_range: breaks run-time rule 07_valid_range of CPU; must stop with: PTO runtime error: TGEMV [CPU]: the valid cols of b (n) must lie in [1, 4095]
-void rf_cpu_07_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_a a(1, 8);
-    TASSIGN(a, 0x400);
-    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
-    Tile_b b(8, 0);
-    TASSIGN(b, 0x600);
-    profiled::TGEMV<profile_cpu>(dst, a, b);
-}
-
-// rf_cpu_08_valid_range: breaks run-time rule 08_valid_range of CPU; must stop with: PTO runtime error: TGEMV [CPU]: the valid rows of a (m) must be 1
-void rf_cpu_08_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_a a(2, 8);
-    TASSIGN(a, 0x400);
-    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
-    Tile_b b(8, 8);
-    TASSIGN(b, 0x600);
-    profiled::TGEMV<profile_cpu>(dst, a, b);
-}
-
 struct Entry {
     const char* id;
     void (*run)(Prof);
@@ -811,10 +755,6 @@ const Entry entries[] = {
     {"rf_a5_06_valid_range", rf_a5_06_valid_range, Prof::A5},
     {"rf_a5_07_valid_range", rf_a5_07_valid_range, Prof::A5},
     {"rf_a5_08_valid_range", rf_a5_08_valid_range, Prof::A5},
-    {"rf_cpu_05_valid_range", rf_cpu_05_valid_range, Prof::CPU},
-    {"rf_cpu_06_valid_range", rf_cpu_06_valid_range, Prof::CPU},
-    {"rf_cpu_07_valid_range", rf_cpu_07_valid_range, Prof::CPU},
-    {"rf_cpu_08_valid_range", rf_cpu_08_valid_range, Prof::CPU},
 };
 
 } // namespace

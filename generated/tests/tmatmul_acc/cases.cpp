@@ -821,60 +821,6 @@ void rf_a5_07_valid_range(Prof) {
     profiled::TMATMUL_ACC<profile_a5>(dst, c_in, a, b);
 }
 
-// rf_cpu_05_valid_range: breaks run-time rule 05_valid_range of CPU; must stop with: PTO runtime error: TMATMUL_ACC [CPU]: the valid rows of a (m) must lie in [1, 4095]
-void rf_cpu_05_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_a a(0, 8);
-    TASSIGN(a, 0x400);
-    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
-    Tile_b b(8, 8);
-    TASSIGN(b, 0x600);
-    using Tile_c_in =
-        Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in(8, 8);
-    TASSIGN(c_in, 0x800);
-    profiled::TMATMUL_ACC<profile_cpu>(dst, c_in, a, b);
-}
-
-// rf_cpu_06_valid_range: breaks run-time rule 06_valid_range of CPU; must stop with: PTO runtime error: TMATMUL_ACC [CPU]: the valid cols of a (k) must lie in [1, 4095]
-void rf_cpu_06_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_a a(8, 0);
-    TASSIGN(a, 0x400);
-    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
-    Tile_b b(8, 8);
-    TASSIGN(b, 0x600);
-    using Tile_c_in =
-        Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in(8, 8);
-    TASSIGN(c_in, 0x800);
-    profiled::TMATMUL_ACC<profile_cpu>(dst, c_in, a, b);
-}
-
-// rf_cpu_07_valid_range: breaks run-time rule 07_valid_range of CPU; must stop with: PTO runtime error: TMATMUL_ACC [CPU]: the valid cols of b (n) must lie in [1, 4095]
-void rf_cpu_07_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_a a(8, 8);
-    TASSIGN(a, 0x400);
-    using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::ColMajor, 512>;
-    Tile_b b(8, 0);
-    TASSIGN(b, 0x600);
-    using Tile_c_in =
-        Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in(8, 8);
-    TASSIGN(c_in, 0x800);
-    profiled::TMATMUL_ACC<profile_cpu>(dst, c_in, a, b);
-}
-
 struct Entry {
     const char* id;
     void (*run)(Prof);
@@ -936,9 +882,6 @@ const Entry entries[] = {
     {"rf_a5_05_valid_range", rf_a5_05_valid_range, Prof::A5},
     {"rf_a5_06_valid_range", rf_a5_06_valid_range, Prof::A5},
     {"rf_a5_07_valid_range", rf_a5_07_valid_range, Prof::A5},
-    {"rf_cpu_05_valid_range", rf_cpu_05_valid_range, Prof::CPU},
-    {"rf_cpu_06_valid_range", rf_cpu_06_valid_range, Prof::CPU},
-    {"rf_cpu_07_valid_range", rf_cpu_07_valid_range, Prof::CPU},
 };
 
 } // namespace

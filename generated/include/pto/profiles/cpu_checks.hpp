@@ -3245,14 +3245,7 @@ struct profile_cpu {
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TMATMUL([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
-                               [[maybe_unused]] const TileRight& b) {
-        if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL [CPU]", "the valid rows of a (m) must lie in [1, 4095]");
-        if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL [CPU]", "the valid cols of a (k) must lie in [1, 4095]");
-        if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL [CPU]", "the valid cols of b (n) must lie in [1, 4095]");
-    }
+                               [[maybe_unused]] const TileRight& b) {}
 
     // pto.tmatmul_acc (specs/ops/matrix_and_matrix_vector/tmatmul_acc.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -3294,14 +3287,7 @@ struct profile_cpu {
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TMATMUL_ACC([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
-                                   [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileRes& c_in) {
-        if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL_ACC [CPU]", "the valid rows of a (m) must lie in [1, 4095]");
-        if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_ACC [CPU]", "the valid cols of a (k) must lie in [1, 4095]");
-        if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_ACC [CPU]", "the valid cols of b (n) must lie in [1, 4095]");
-    }
+                                   [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileRes& c_in) {}
 
     // pto.tmatmul_bias (specs/ops/matrix_and_matrix_vector/tmatmul_bias.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -3348,14 +3334,7 @@ struct profile_cpu {
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
     static void verify_TMATMUL_BIAS([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
-                                    [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {
-        if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TMATMUL_BIAS [CPU]", "the valid rows of a (m) must lie in [1, 4095]");
-        if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_BIAS [CPU]", "the valid cols of a (k) must lie in [1, 4095]");
-        if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TMATMUL_BIAS [CPU]", "the valid cols of b (n) must lie in [1, 4095]");
-    }
+                                    [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {}
 
     // pto.tgemv (specs/ops/matrix_and_matrix_vector/tgemv.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -3396,16 +3375,7 @@ struct profile_cpu {
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TGEMV([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
-                             [[maybe_unused]] const TileRight& b) {
-        if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV [CPU]", "the valid rows of a (m) must lie in [1, 4095]");
-        if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV [CPU]", "the valid cols of a (k) must lie in [1, 4095]");
-        if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV [CPU]", "the valid cols of b (n) must lie in [1, 4095]");
-        if (!(a.GetValidRow() == 1))
-            sim::fail("TGEMV [CPU]", "the valid rows of a (m) must be 1");
-    }
+                             [[maybe_unused]] const TileRight& b) {}
 
     // pto.tgemv_acc (specs/ops/matrix_and_matrix_vector/tgemv_acc.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -3447,16 +3417,7 @@ struct profile_cpu {
 
     template <typename TileRes, typename TileLeft, typename TileRight>
     static void verify_TGEMV_ACC([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
-                                 [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileRes& c_in) {
-        if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV_ACC [CPU]", "the valid rows of a (m) must lie in [1, 4095]");
-        if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV_ACC [CPU]", "the valid cols of a (k) must lie in [1, 4095]");
-        if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV_ACC [CPU]", "the valid cols of b (n) must lie in [1, 4095]");
-        if (!(a.GetValidRow() == 1))
-            sim::fail("TGEMV_ACC [CPU]", "the valid rows of a (m) must be 1");
-    }
+                                 [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileRes& c_in) {}
 
     // pto.tgemv_bias (specs/ops/matrix_and_matrix_vector/tgemv_bias.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -3503,16 +3464,7 @@ struct profile_cpu {
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
     static void verify_TGEMV_BIAS([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
-                                  [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {
-        if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
-            sim::fail("TGEMV_BIAS [CPU]", "the valid rows of a (m) must lie in [1, 4095]");
-        if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
-            sim::fail("TGEMV_BIAS [CPU]", "the valid cols of a (k) must lie in [1, 4095]");
-        if (!(b.GetValidCol() >= 1 && b.GetValidCol() <= 4095))
-            sim::fail("TGEMV_BIAS [CPU]", "the valid cols of b (n) must lie in [1, 4095]");
-        if (!(a.GetValidRow() == 1))
-            sim::fail("TGEMV_BIAS [CPU]", "the valid rows of a (m) must be 1");
-    }
+                                  [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {}
 
     // pto.tload (specs/ops/memory_and_data_movement/tload.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the

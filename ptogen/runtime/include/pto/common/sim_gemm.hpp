@@ -65,28 +65,51 @@ PTO_SIM_AVX2 inline v8f fma8(v8f a, v8f b, v8f c) {
     return __builtin_ia32_vfmaddps256(a, b, c);  // a * b + c, one rounding per lane
 }
 
-// `R` rows (1 or 2) from row i, columns [j, j + 8 * V): the accumulators stay in registers over k.
-template <int R, int V>
+// Rows i and i + 1 (R = 2) or row i alone, columns [j, j + 32) (W = 4 vectors) or [j, j + 8)
+// (W = 1): the accumulators are named registers over the whole k loop (no arrays, which a compiler
+// may keep in memory).
+template <int R, int W>
 PTO_SIM_AVX2 inline void block(int i, int j, int k, int n, const float* a, const float* b, float* out) {
-    v8f acc[R][V];
-    for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v)
-            acc[r][v] = v8f{};
+    v8f c00{}, c01{}, c02{}, c03{}, c10{}, c11{}, c12{}, c13{};
     const float* a0 = a + static_cast<std::ptrdiff_t>(i) * k;
-    for (int kk = 0; kk < k; ++kk) {
-        const float* row = b + static_cast<std::ptrdiff_t>(kk) * n + j;
-        v8f bv[V];
-        for (int v = 0; v < V; ++v)
-            bv[v] = load8(row + 8 * v);
-        for (int r = 0; r < R; ++r) {
-            const v8f x = splat(a0[static_cast<std::ptrdiff_t>(r) * k + kk]);
-            for (int v = 0; v < V; ++v)
-                acc[r][v] = fma8(x, bv[v], acc[r][v]);
+    const float* a1 = a0 + (R == 2 ? k : 0);
+    const float* col = b + j;
+    for (int kk = 0; kk < k; ++kk, col += n) {
+        const v8f b0 = load8(col);
+        const v8f x0 = splat(a0[kk]);
+        c00 = fma8(x0, b0, c00);
+        if constexpr (W == 4) {
+            const v8f b1 = load8(col + 8), b2 = load8(col + 16), b3 = load8(col + 24);
+            c01 = fma8(x0, b1, c01);
+            c02 = fma8(x0, b2, c02);
+            c03 = fma8(x0, b3, c03);
+            if constexpr (R == 2) {
+                const v8f x1 = splat(a1[kk]);
+                c10 = fma8(x1, b0, c10);
+                c11 = fma8(x1, b1, c11);
+                c12 = fma8(x1, b2, c12);
+                c13 = fma8(x1, b3, c13);
+            }
+        } else if constexpr (R == 2) {
+            c10 = fma8(splat(a1[kk]), b0, c10);
         }
     }
-    for (int r = 0; r < R; ++r)
-        for (int v = 0; v < V; ++v)
-            store8(out + static_cast<std::ptrdiff_t>(i + r) * n + j + 8 * v, acc[r][v]);
+    float* o0 = out + static_cast<std::ptrdiff_t>(i) * n + j;
+    store8(o0, c00);
+    if constexpr (W == 4) {
+        store8(o0 + 8, c01);
+        store8(o0 + 16, c02);
+        store8(o0 + 24, c03);
+    }
+    if constexpr (R == 2) {
+        float* o1 = o0 + n;
+        store8(o1, c10);
+        if constexpr (W == 4) {
+            store8(o1 + 8, c11);
+            store8(o1 + 16, c12);
+            store8(o1 + 24, c13);
+        }
+    }
 }
 
 template <int R>
