@@ -374,7 +374,8 @@ int main(int argc, char** argv) {
     std::uint32_t state = 12345u;  // values whose products and sums round: fused and unfused differ
     auto next = [&state]() {
         state = state * 1664525u + 1013904223u;
-        return static_cast<float>(static_cast<std::int32_t>(state >> 8) - (1 << 23)) / static_cast<float>(1 << 22);
+        const auto centred = static_cast<std::int32_t>(state >> 8) - (1 << 23);
+        return static_cast<float>(centred) / static_cast<float>(1 << 22);
     };
     for (int i = 0; i < M * K; ++i) a.data()[i] = next();
     for (int i = 0; i < K * N; ++i) b.data()[i] = next();
@@ -445,9 +446,10 @@ def bench_matmul(root: Path, cxx: str, upstream: Path | None, reps: int = 20) ->
             outputs[name] = out.read_bytes()
             obj = Path(tmp) / f"{name}.o"
             compile_cmd = [cxx, "-std=c++20", "-O0", *flags, "-c", str(small), "-o", str(obj)]
-            figures[f"{name}_compile"] = _time(
-                lambda c=compile_cmd: subprocess.run(c, check=True, capture_output=True), 3
-            )
+            def compile_once(c: list[str] = compile_cmd) -> None:
+                subprocess.run(c, check=True, capture_output=True)
+
+            figures[f"{name}_compile"] = _time(compile_once, 3)
     if "ptogen" in outputs and "upstream" in outputs:
         figures["upstream_same"] = float(outputs["ptogen"] == outputs["upstream"])
     return figures
@@ -458,9 +460,15 @@ def print_matmul(root: Path, cxx: str, upstream: Path | None) -> dict[str, float
     f = bench_matmul(root, cxx, upstream)
     if "ptogen_sim" in f:
         print(f"  ptogen simulator:    {f['ptogen_sim']:8.2f}")
-        print(f"  plain exact loop:    {f['ptogen_plain']:8.2f}  (bits identical: {bool(f['ptogen_plain_same'])})")
+        print(
+            f"  plain exact loop:    {f['ptogen_plain']:8.2f}"
+            f"  (bits identical: {bool(f['ptogen_plain_same'])})"
+        )
     if "upstream_sim" in f:
-        print(f"  upstream simulator:  {f['upstream_sim']:8.2f}  (bits identical: {bool(f.get('upstream_same'))})")
+        print(
+            f"  upstream simulator:  {f['upstream_sim']:8.2f}"
+            f"  (bits identical: {bool(f.get('upstream_same'))})"
+        )
         if "ptogen_sim" in f:
             f["matmul_speedup"] = f["ptogen_sim"] / max(f["upstream_sim"], 1e-9)
             print(f"  speed-up over upstream: {f['matmul_speedup']:.1f}x")
@@ -529,7 +537,9 @@ def main_bench(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=2000, help="simulator repetitions per op")
     ap.add_argument("--fuzz", type=int, metavar="N", help="only fuzz N mutated specs and print the figures")
     ap.add_argument("--seed", type=int, default=12, help="random seed of --fuzz")
-    ap.add_argument("--upstream", type=Path, metavar="DIR", help="an upstream pto-isa checkout to compare TMATMUL with")
+    ap.add_argument(
+        "--upstream", type=Path, metavar="DIR", help="an upstream pto-isa checkout to compare TMATMUL with"
+    )
     ap.add_argument("--matmul", action="store_true", help="only the TMATMUL figures")
     ap.add_argument(
         "--sim", metavar="OPS", help="only the simulator throughput, of these ops (comma-separated, or `all`)"

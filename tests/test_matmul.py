@@ -48,7 +48,11 @@ def test_contraction_parses_into_one_tree_for_three_renderings() -> None:
         " + rm.index_view(bias, '0j', 'ij'))"
     )
     loops = expr.to_cpp_loops(
-        node, {"i": "M", "j": "N", "k": "K"}, lambda n, ix: f"{n}({','.join(ix)})", lambda ix, v: f"out = {v};", "C"
+        node,
+        {"i": "M", "j": "N", "k": "K"},
+        lambda n, ix: f"{n}({','.join(ix)})",
+        lambda ix, v: f"out = {v};",
+        "C",
     )
     assert loops.splitlines() == [
         "for (int i = 0; i < M; ++i) {",
@@ -75,7 +79,9 @@ def test_contraction_numpy_is_the_fused_fold() -> None:
         for j in range(4):
             acc = Fraction(0)
             for k in range(5):  # one rounding per step, to the nearest float
-                acc = Fraction(float(np.float32(float(acc + Fraction(float(a[i, k])) * Fraction(float(b[k, j]))))))
+                acc = Fraction(
+                    float(np.float32(float(acc + Fraction(float(a[i, k])) * Fraction(float(b[k, j])))))
+                )
             want[i, j] = np.float32(float(acc)) + bias[0, j]
     # Fraction -> float64 -> float32 rounds twice; the fold must agree with a correct single rounding
     # wherever the double rounding is harmless, which these values make every element.
@@ -88,7 +94,13 @@ def test_permutation_renders_and_transposes() -> None:
     src = np.arange(6).reshape(2, 3)
     got = eval(expr.to_numpy(node), {"rm": refmath, "src": src})  # noqa: S307
     assert np.array_equal(got, src.T)
-    loops = expr.to_cpp_loops(node, {"i": "R", "j": "C"}, lambda n, ix: f"{n}.at({', '.join(ix)})", lambda ix, v: f"dst.at({', '.join(ix)}) = {v};", "T")
+    loops = expr.to_cpp_loops(
+        node,
+        {"i": "R", "j": "C"},
+        lambda n, ix: f"{n}.at({', '.join(ix)})",
+        lambda ix, v: f"dst.at({', '.join(ix)}) = {v};",
+        "T",
+    )
     assert "dst.at(i, j) = src.at(j, i);" in loops
 
 
@@ -128,7 +140,10 @@ def test_spec_error_in_index_notation_names_file_line_and_field(tmp_path: Path) 
 
 def test_matmul_pages_and_golden_come_from_the_expression() -> None:
     acc = op("tmatmul_acc")
-    assert acc.doc.math == r"\mathrm{dst}_{i,j} = \sum_{k} \mathrm{a}_{i,k} \cdot \mathrm{b}_{k,j} + \mathrm{c_in}_{i,j}"
+    assert (
+        acc.doc.math
+        == r"\mathrm{dst}_{i,j} = \sum_{k} \mathrm{a}_{i,k} \cdot \mathrm{b}_{k,j} + \mathrm{c_in}_{i,j}"
+    )
     assert acc.test.numpy_expr.startswith("(rm.fma_fold(rm.index_view(a, 'ik', 'ijk')")
     assert acc.kind.extents(acc) == {"i": "a.GetValidRow()", "k": "a.GetValidCol()", "j": "b.GetValidCol()"}
 
@@ -156,7 +171,9 @@ def test_fma_fold_rounds_once_per_step() -> None:
         assert got[r].tobytes() == acc.tobytes()
     # A tie that the double sum hides: 1 + 2^-24 (1 + 2^-20) is just above the midpoint 1 + 2^-24.
     tiny = np.float32(2.0**-24 * (1 + 2.0**-20))
-    assert refmath.fma_fold(np.array([[1, tiny]], np.float32), np.array([[1, 1]], np.float32), 1)[0] == np.float32(1 + 2.0**-23)
+    assert refmath.fma_fold(np.array([[1, tiny]], np.float32), np.array([[1, 1]], np.float32), 1)[
+        0
+    ] == np.float32(1 + 2.0**-23)
     ints = refmath.fma_fold(np.array([[2**20, 2**20]], np.int32), np.array([[2**12, 1]], np.int32), 1)
     assert ints.dtype == np.int32 and int(ints[0]) == (2**32 + 2**20) - 2**32  # wraps
 
@@ -183,14 +200,20 @@ def test_new_rule_kinds_validate_and_read_back_their_doc_lines() -> None:
         "Static shapes: `a.Rows == dst.Rows`, `a.Cols == b.Rows` and `b.Cols == dst.Cols`."
     )
     assert rules["valid_range"].text(tmatmul) == "the valid rows of a (m) must lie in [1, 4095]"
-    assert rules["dtype_tuples"].doc(tmatmul).startswith(
-        "Type tuples (`dst`, `a`, `b`): (`int32_t`, `int8_t`, `int8_t`); (`float`, `half`, `half`)"
+    assert (
+        rules["dtype_tuples"]
+        .doc(tmatmul)
+        .startswith(
+            "Type tuples (`dst`, `a`, `b`): (`int32_t`, `int8_t`, `int8_t`); (`float`, `half`, `half`)"
+        )
     )
 
 
 def test_rule_shapes_are_checked() -> None:
     with pytest.raises(ValidationError, match="tuple 0 \\(float, half\\) has 2 types for 3 operands"):
-        RULE.validate_python({"kind": "dtype_tuples", "operands": ["dst", "a", "b"], "tuples": [["float", "half"]]})
+        RULE.validate_python(
+            {"kind": "dtype_tuples", "operands": ["dst", "a", "b"], "tuples": [["float", "half"]]}
+        )
     with pytest.raises(ValidationError, match="min 3 is above max 2"):
         RULE.validate_python({"kind": "valid_range", "operand": "a", "extent": "rows", "min": 3, "max": 2})
     with pytest.raises(ValidationError, match="pattern"):
@@ -201,11 +224,18 @@ def test_dtype_tuples_drive_the_test_matrix() -> None:
     tmatmul = op("tmatmul")
     combos = [tuple(c[n] for n in ("dst", "a", "b")) for c in tmatmul.test_combos("A2A3")]
     assert sorted(combos) == sorted(
-        [("int32_t", "int8_t", "int8_t"), ("float", "half", "half"), ("float", "bfloat16_t", "bfloat16_t"), ("float", "float", "float")]
+        [
+            ("int32_t", "int8_t", "int8_t"),
+            ("float", "half", "half"),
+            ("float", "bfloat16_t", "bfloat16_t"),
+            ("float", "float", "float"),
+        ]
     )
     rule = next(r for r in tmatmul.spec.constraints if isinstance(r, DTypeTuplesRule))
     assert not rule.admits(tmatmul, {"dst": "float", "a": "int8_t", "b": "int8_t"})
-    assert isinstance(next(r for r in tmatmul.spec.constraints if r.kind == "shape_relation"), ShapeRelationRule)
+    assert isinstance(
+        next(r for r in tmatmul.spec.constraints if r.kind == "shape_relation"), ShapeRelationRule
+    )
     assert isinstance(next(r for r in tmatmul.spec.constraints if r.kind == "valid_range"), ValidRangeRule)
 
 
@@ -225,7 +255,8 @@ using namespace pto;
 static std::uint32_t state = 2024u;
 static float next() {  // in [-2, 2), rounded products and sums
     state = state * 1664525u + 1013904223u;
-    return static_cast<float>(static_cast<std::int32_t>(state >> 8) - (1 << 23)) / static_cast<float>(1 << 22);
+    const auto centred = static_cast<std::int32_t>(state >> 8) - (1 << 23);
+    return static_cast<float>(centred) / static_cast<float>(1 << 22);
 }
 template <typename TileT>
 static void fill(TileT& t) {
@@ -285,7 +316,9 @@ int main(int, char** argv) {
 """
 
 
-@pytest.mark.skipif(not os.environ.get("PTOGEN_UPSTREAM"), reason="set PTOGEN_UPSTREAM to an upstream checkout")
+@pytest.mark.skipif(
+    not os.environ.get("PTOGEN_UPSTREAM"), reason="set PTOGEN_UPSTREAM to an upstream checkout"
+)
 def test_simulator_writes_upstreams_bits(tmp_path: Path) -> None:
     cxx = require("clang++-19")  # upstream's headers need a recent clang (g++ 12 and clang 14 reject them)
     upstream = Path(os.environ["PTOGEN_UPSTREAM"])

@@ -157,7 +157,9 @@ class OpKind:
         """A test tile of an operand as this kind declares it, given the plan's tile: by default the
         same location and layout, shaped by `tile_shape`; a kind whose operands live in particular
         locations or layouts (the cube's Left, Right and Acc tiles) sets those too."""
-        rows, cols, vr, vc = self.tile_shape(op, tile.name, tile.rows, tile.cols, tile.valid_rows, tile.valid_cols)
+        rows, cols, vr, vc = self.tile_shape(
+            op, tile.name, tile.rows, tile.cols, tile.valid_rows, tile.valid_cols
+        )
         return replace(tile, rows=rows, cols=cols, valid_rows=vr, valid_cols=vc)
 
     # ----------------------------------------------------------------- outputs

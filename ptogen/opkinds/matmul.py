@@ -88,7 +88,9 @@ class Matmul(OpKind):
         factors = term.args if term.op == "bin" and term.value == "*" else ()
         shapes = [(f.op, tuple(str(x.value) for x in f.args)) for f in factors]
         if shapes != [("index", (i, k)), ("index", (k, j))]:
-            return [f"the contraction is `sum({k}, left[{i},{k}] * right[{k},{j}])`, one product of two tiles"]
+            return [
+                f"the contraction is `sum({k}, left[{i},{k}] * right[{k},{j}])`, one product of two tiles"
+            ]
         for name, idx in semantics.indexed(expr.args[1]):
             if idx not in ((i, k), (k, j), (i, j), ("0", j)):
                 return [f"{name}[{','.join(idx)}]: other operands are read at [{i},{j}] or [0,{j}]"]
@@ -241,7 +243,16 @@ class Matmul(OpKind):
             role = self.role(op, name)
             rows, cols, vr, vc = extents[id(role)]
             tiles[name] = TileDecl(
-                name, dtypes[name], rows, cols, vr, vc, dyn, role.loc, role.layout, slayout=role.slayout,
+                name,
+                dtypes[name],
+                rows,
+                cols,
+                vr,
+                vc,
+                dyn,
+                role.loc,
+                role.layout,
+                slayout=role.slayout,
                 fractal=role.fractal,
             )
         tiles = legalised(op, tiles)
@@ -249,7 +260,9 @@ class Matmul(OpKind):
         for name in tile_operands(op):
             if self.role(op, name) is ACC:
                 t = tiles[name]
-                tiles[name] = replace(t, valid_rows=tiles[left].valid_rows, valid_cols=tiles[right].valid_cols)
+                tiles[name] = replace(
+                    t, valid_rows=tiles[left].valid_rows, valid_cols=tiles[right].valid_cols
+                )
         call = make_call(op, tiles, dict(op.default_values), {})
         decls = list(tiles.values())
         return RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls))
@@ -273,7 +286,10 @@ class Matmul(OpKind):
             region = {n: full[n][: t.valid_rows, : t.valid_cols].astype(cdt) for n, t in case.tiles.items()}
             label = f"{gx.label} case {k} ({case.label})"
             with np.errstate(all="ignore"):
-                want = narrow(np.asarray(ref.reference(cdt.type, types[dst].type, *[region[n] for n in op.inputs])), types[dst])
+                want = narrow(
+                    np.asarray(ref.reference(cdt.type, types[dst].type, *[region[n] for n in op.inputs])),
+                    types[dst],
+                )
             t = case.tiles[dst]
             checks.append(_region_check(f"c{k}_{dst}.out", t, fractal.get(dst), want, full[dst], label, op))
             if case is not gx.group.cases[0]:
@@ -287,7 +303,13 @@ class Matmul(OpKind):
                     own = narrow(np.asarray(ref.reference(cdt.type, types[dst].type, *args)), types[dst])
                 checks.append(
                     _region_check(
-                        f"c{k}_{dst}.f{form}.out", t, fractal.get(dst), own, full[dst], f"{label}, overload {form}", op
+                        f"c{k}_{dst}.f{form}.out",
+                        t,
+                        fractal.get(dst),
+                        own,
+                        full[dst],
+                        f"{label}, overload {form}",
+                        op,
                     )
                 )
         return checks
@@ -306,7 +328,11 @@ def box_offsets(t: TileShape, fractal: int | None, itemsize: int) -> np.ndarray:
         ir, ic = 16, 32 // itemsize
     else:
         ir, ic = 32 // itemsize, 16
-    start = (r // ir) * t.cols * ir + (c // ic) * ir * ic if row_major else (c // ic) * t.rows * ic + (r // ir) * ir * ic
+    start = (
+        (r // ir) * t.cols * ir + (c // ic) * ir * ic
+        if row_major
+        else (c // ic) * t.rows * ic + (r // ir) * ir * ic
+    )
     inner = (r % ir) * ic + (c % ic) if t.slayout == "RowMajor" else (c % ic) * ir + (r % ir)
     return start + inner
 

@@ -57,13 +57,19 @@ class DTypeTuplesRule(RuleBase):
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         terms = [
-            "(" + " && ".join(f"std::is_same_v<typename {ty}::DType, {d}>" for ty, d in zip(rv.types, t)) + ")"
+            "("
+            + " && ".join(
+                f"std::is_same_v<typename {ty}::DType, {d}>" for ty, d in zip(rv.types, t, strict=False)
+            )
+            + ")"
             for t in self._table(op)
         ]
         return "(" + " || ".join(terms) + ")"
 
     def text(self, op: OpView) -> str:
-        return f"the element types of {and_list(self.operands, code=False)} must be one of the documented tuples"
+        return (
+            f"the element types of {and_list(self.operands, code=False)} must be one of the documented tuples"
+        )
 
     def doc(self, op: OpView) -> str:
         names = ", ".join(f"`{n}`" for n in self.operands)
@@ -102,7 +108,9 @@ class DTypeTuplesRule(RuleBase):
         at = self.operands.index(operand)
         listed = self.listed_dtypes()
         # The view resolves the listed spellings in order (aliases to canonical names).
-        canonical = dict(zip(listed, rv.dtypes_cpp)) if len(listed) == len(rv.dtypes_cpp) else {}
+        canonical = (
+            dict(zip(listed, rv.dtypes_cpp, strict=False)) if len(listed) == len(rv.dtypes_cpp) else {}
+        )
         return list(dict.fromkeys(canonical.get(t[at], t[at]) for t in self.tuples))
 
     def admits(self, op: OpView, combo: dict[str, str]) -> bool:
@@ -121,7 +129,7 @@ class DTypeTuplesRule(RuleBase):
         for combo in itertools.product(*columns):
             if combo not in table:
                 out = dict(tiles)
-                for name, d in zip(self.operands, combo):
+                for name, d in zip(self.operands, combo, strict=False):
                     out[name] = replace(out[name], dtype=d)
                 return Broken(out, changed=self.operands[-1])
         raise ValueError(f"{bx.op.name} [{bx.profile}]: every combination is in the table; nothing breaks it")

@@ -47,7 +47,7 @@ class ShapeRelationRule(RuleBase):
         return names
 
     def condition(self, op: OpView, rv: RuleView) -> str:
-        types = dict(zip(self.rule_operands, rv.types))
+        types = dict(zip(self.rule_operands, rv.types, strict=False))
         parts = []
         for r in self.relations:
             a, ea, b, eb = _split(r)

@@ -109,5 +109,7 @@ class ValidRangeRule(RuleBase):
         value = self.max + 1 if self.max + 1 <= limit or self.min == 0 else self.min - 1
         if value > limit:
             t = replace(t, rows=value) if rows else replace(t, cols=value)
-        broken = replace(t, valid_rows=value, dynamic=True) if rows else replace(t, valid_cols=value, dynamic=True)
+        broken = (
+            replace(t, valid_rows=value, dynamic=True) if rows else replace(t, valid_cols=value, dynamic=True)
+        )
         return {**tiles, self.operand: broken}, addresses

@@ -150,7 +150,9 @@ def _index(node: ast.Subscript, names: set[str], bound: set[str] | None) -> Node
     for part in parts:
         if isinstance(part, ast.Name) and part.id not in names:
             if bound is not None and part.id not in bound:
-                raise ExprError(f"{_at(part)}index {part.id!r} is not bound (bound: {', '.join(sorted(bound))})")
+                raise ExprError(
+                    f"{_at(part)}index {part.id!r} is not bound (bound: {', '.join(sorted(bound))})"
+                )
             out.append(Node("ivar", value=part.id))
         elif isinstance(part, ast.Constant) and part.value == 0 and bound is not None:
             out.append(Node("const", value=0))

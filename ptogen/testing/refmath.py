@@ -366,7 +366,9 @@ def _fma_float32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
         e = (p - (s - bb)) + (c64 - bb)
         r = s.astype(np.float32)
         r64 = r.astype(np.float64)
-        toward = np.nextafter(r, np.where(s > r64, np.float32(np.inf), np.float32(-np.inf)).astype(np.float32))
+        toward = np.nextafter(
+            r, np.where(s > r64, np.float32(np.inf), np.float32(-np.inf)).astype(np.float32)
+        )
         mid = (r64 + toward.astype(np.float64)) / 2
     tie = np.isfinite(s) & (r64 != s) & (s == mid) & (e != 0)
     # At a tie the float conversion rounded to even; the exact value lies on e's side of s.
