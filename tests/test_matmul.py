@@ -142,7 +142,7 @@ def test_matmul_pages_and_golden_come_from_the_expression() -> None:
     acc = op("tmatmul_acc")
     assert (
         acc.doc.math
-        == r"\mathrm{dst}_{i,j} = \sum_{k} \mathrm{a}_{i,k} \cdot \mathrm{b}_{k,j} + \mathrm{c_in}_{i,j}"
+        == r"\mathrm{dst}_{i,j} = \sum_{k} \mathrm{a}_{i,k} \cdot \mathrm{b}_{k,j} + \mathrm{c\_in}_{i,j}"
     )
     assert acc.test.numpy_expr.startswith("(rm.fma_fold(rm.index_view(a, 'ik', 'ijk')")
     assert acc.kind.extents(acc) == {"i": "a.GetValidRow()", "k": "a.GetValidCol()", "j": "b.GetValidCol()"}

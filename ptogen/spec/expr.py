@@ -511,7 +511,8 @@ def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = N
         if n.op == "assign":
             return f"{go(n.args[0])} = {go(n.args[1])}"
         if n.op == "index":
-            return rf"\mathrm{{{n.value}}}_{{{','.join(str(a.value) for a in n.args)}}}"
+            name = str(n.value).replace("_", r"\_")  # an underscore in \mathrm is a subscript
+            return rf"\mathrm{{{name}}}_{{{','.join(str(a.value) for a in n.args)}}}"
         if n.op == "ivar":
             return str(n.value)
         if n.op == "contract":
