@@ -65,6 +65,9 @@ class OpKind:
     rounds_to_element: ClassVar[bool] = False
     # It writes its domain operand, which is then the op's dst (a hint's domain is only read).
     writes: ClassVar[bool] = True
+    # Its spec writes the semantics as index notation (`dst[i,j] = ...`), which `ptogen import` reads
+    # back from the page's formula as such.
+    index_notation: ClassVar[bool] = False
     # It rebinds its domain tile to other storage (TASSIGN): before each further declaration the
     # test kernels bind the tile back to its own bytes instead of reloading them through the binding.
     rebinds: ClassVar[bool] = False

@@ -1,4 +1,4 @@
-"""Matrix products on the cube: `dst[i,j] = sum(k, a[i,k] * b[k,j])`, optionally plus an
+"""Matrix products on the cube: `c[i,j] = sum(k, a[i,k] * b[k,j])`, optionally plus an
 accumulator input (`+ c_in[i,j]`) or a bias row (`+ bias[0,j]`), over m x n = a's valid rows x b's
 valid columns, k = a's valid columns.
 
@@ -74,11 +74,12 @@ SHAPES = [
 
 class Matmul(OpKind):
     name: ClassVar[str] = "matmul"
+    index_notation: ClassVar[bool] = True
 
     # ----------------------------------------------------------------- the expression
     def check_expr(self, expr: semantics.Node) -> list[str]:
         if not semantics.is_assignment(expr):
-            return ["a matmul op's expression is index notation, e.g. `dst[i,j] = sum(k, a[i,k] * b[k,j])`"]
+            return ["a matmul op's expression is index notation, e.g. `c[i,j] = sum(k, a[i,k] * b[k,j])`"]
         free = semantics.lhs_indices(expr)
         found = semantics.contractions(expr)
         if len(free) != 2 or len(found) != 1:

@@ -9,264 +9,264 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
-    profiled::TGEMV_ACC<profile_a2a3>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a2a3>(c, c_in, a, b);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
-    profiled::TGEMV_ACC<profile_a5>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a5>(c, c_in, a, b);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
-    profiled::TGEMV_ACC<profile_cpu>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_cpu>(c, c_in, a, b);
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A2A3 profile
-// expected-error@*:* {{TGEMV_ACC [A2A3]: the element types of dst, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_ACC [A2A3]: the element types of c, a and b must be one of the documented tuples}}
 void fail_a2a3_00_dtype_tuples() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_a2a3>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a2a3>(c, c_in, a, b);
 }
 
 // breaks rule 01_location (location) of the A2A3 profile
 // expected-error@*:* {{TGEMV_ACC [A2A3]: tile location must be TileType::Acc}}
 void fail_a2a3_01_location() {
-    using Tile_dst = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_a2a3>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a2a3>(c, c_in, a, b);
 }
 
 // breaks rule 02_location (location) of the A2A3 profile
 // expected-error@*:* {{TGEMV_ACC [A2A3]: tile location must be TileType::Left}}
 void fail_a2a3_02_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_a2a3>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a2a3>(c, c_in, a, b);
 }
 
 // breaks rule 03_location (location) of the A2A3 profile
 // expected-error@*:* {{TGEMV_ACC [A2A3]: tile location must be TileType::Right}}
 void fail_a2a3_03_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_a2a3>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a2a3>(c, c_in, a, b);
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the A2A3 profile
-// expected-error@*:* {{TGEMV_ACC [A2A3]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == dst.Cols}}
+// expected-error@*:* {{TGEMV_ACC [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols}}
 void fail_a2a3_04_shape_relation() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_a2a3>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a2a3>(c, c_in, a, b);
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A5 profile
-// expected-error@*:* {{TGEMV_ACC [A5]: the element types of dst, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_ACC [A5]: the element types of c, a and b must be one of the documented tuples}}
 void fail_a5_00_dtype_tuples() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_a5>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a5>(c, c_in, a, b);
 }
 
 // breaks rule 01_location (location) of the A5 profile
 // expected-error@*:* {{TGEMV_ACC [A5]: tile location must be TileType::Acc}}
 void fail_a5_01_location() {
-    using Tile_dst = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_a5>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a5>(c, c_in, a, b);
 }
 
 // breaks rule 02_location (location) of the A5 profile
 // expected-error@*:* {{TGEMV_ACC [A5]: tile location must be TileType::Left}}
 void fail_a5_02_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_a5>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a5>(c, c_in, a, b);
 }
 
 // breaks rule 03_location (location) of the A5 profile
 // expected-error@*:* {{TGEMV_ACC [A5]: tile location must be TileType::Right}}
 void fail_a5_03_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_a5>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a5>(c, c_in, a, b);
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the A5 profile
-// expected-error@*:* {{TGEMV_ACC [A5]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == dst.Cols}}
+// expected-error@*:* {{TGEMV_ACC [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols}}
 void fail_a5_04_shape_relation() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_a5>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_a5>(c, c_in, a, b);
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the CPU profile
-// expected-error@*:* {{TGEMV_ACC [CPU]: the element types of dst, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_ACC [CPU]: the element types of c, a and b must be one of the documented tuples}}
 void fail_cpu_00_dtype_tuples() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_cpu>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_cpu>(c, c_in, a, b);
 }
 
 // breaks rule 01_location (location) of the CPU profile
 // expected-error@*:* {{TGEMV_ACC [CPU]: tile location must be TileType::Acc}}
 void fail_cpu_01_location() {
-    using Tile_dst = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_cpu>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_cpu>(c, c_in, a, b);
 }
 
 // breaks rule 02_location (location) of the CPU profile
 // expected-error@*:* {{TGEMV_ACC [CPU]: tile location must be TileType::Left}}
 void fail_cpu_02_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_cpu>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_cpu>(c, c_in, a, b);
 }
 
 // breaks rule 03_location (location) of the CPU profile
 // expected-error@*:* {{TGEMV_ACC [CPU]: tile location must be TileType::Right}}
 void fail_cpu_03_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_cpu>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_cpu>(c, c_in, a, b);
 }
 
 // breaks rule 04_shape_relation (shape_relation) of the CPU profile
-// expected-error@*:* {{TGEMV_ACC [CPU]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == dst.Cols}}
+// expected-error@*:* {{TGEMV_ACC [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols}}
 void fail_cpu_04_shape_relation() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    using Tile_c_in = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c_in c_in;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_c_in = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_c_in c_in;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_ACC<profile_cpu>(dst, c_in, a, b);
+    profiled::TGEMV_ACC<profile_cpu>(c, c_in, a, b);
 }

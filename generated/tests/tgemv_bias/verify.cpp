@@ -9,48 +9,48 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
-    profiled::TGEMV_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
-    profiled::TGEMV_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
-    profiled::TGEMV_BIAS<profile_cpu>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A2A3 profile
-// expected-error@*:* {{TGEMV_BIAS [A2A3]: the element types of dst, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_BIAS [A2A3]: the element types of c, a and b must be one of the documented tuples}}
 void fail_a2a3_00_dtype_tuples() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -58,14 +58,14 @@ void fail_a2a3_00_dtype_tuples() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // breaks rule 01_location (location) of the A2A3 profile
 // expected-error@*:* {{TGEMV_BIAS [A2A3]: tile location must be TileType::Acc}}
 void fail_a2a3_01_location() {
-    using Tile_dst = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -73,14 +73,14 @@ void fail_a2a3_01_location() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // breaks rule 02_location (location) of the A2A3 profile
 // expected-error@*:* {{TGEMV_BIAS [A2A3]: tile location must be TileType::Left}}
 void fail_a2a3_02_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -88,14 +88,14 @@ void fail_a2a3_02_location() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // breaks rule 03_location (location) of the A2A3 profile
 // expected-error@*:* {{TGEMV_BIAS [A2A3]: tile location must be TileType::Right}}
 void fail_a2a3_03_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -103,14 +103,14 @@ void fail_a2a3_03_location() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // breaks rule 04_location (location) of the A2A3 profile
 // expected-error@*:* {{TGEMV_BIAS [A2A3]: tile location must be TileType::Bias}}
 void fail_a2a3_04_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -118,14 +118,14 @@ void fail_a2a3_04_location() {
     using Tile_bias = Tile<TileType::Mat, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // breaks rule 05_same_dtype (same_dtype) of the A2A3 profile
-// expected-error@*:* {{TGEMV_BIAS [A2A3]: dst and bias must have the same DType}}
+// expected-error@*:* {{TGEMV_BIAS [A2A3]: c and bias must have the same DType}}
 void fail_a2a3_05_same_dtype() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -133,14 +133,14 @@ void fail_a2a3_05_same_dtype() {
     using Tile_bias = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // breaks rule 06_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TGEMV_BIAS [A2A3]: tile layout must be row-major}}
 void fail_a2a3_06_row_major() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -148,14 +148,14 @@ void fail_a2a3_06_row_major() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::ColMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // breaks rule 07_shape_relation (shape_relation) of the A2A3 profile
-// expected-error@*:* {{TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows, b.Cols == dst.Cols and bias.Cols == dst.Cols}}
+// expected-error@*:* {{TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols and bias.Cols == c.Cols}}
 void fail_a2a3_07_shape_relation() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -163,14 +163,14 @@ void fail_a2a3_07_shape_relation() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the A5 profile
-// expected-error@*:* {{TGEMV_BIAS [A5]: the element types of dst, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_BIAS [A5]: the element types of c, a and b must be one of the documented tuples}}
 void fail_a5_00_dtype_tuples() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -178,14 +178,14 @@ void fail_a5_00_dtype_tuples() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // breaks rule 01_location (location) of the A5 profile
 // expected-error@*:* {{TGEMV_BIAS [A5]: tile location must be TileType::Acc}}
 void fail_a5_01_location() {
-    using Tile_dst = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -193,14 +193,14 @@ void fail_a5_01_location() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // breaks rule 02_location (location) of the A5 profile
 // expected-error@*:* {{TGEMV_BIAS [A5]: tile location must be TileType::Left}}
 void fail_a5_02_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -208,14 +208,14 @@ void fail_a5_02_location() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // breaks rule 03_location (location) of the A5 profile
 // expected-error@*:* {{TGEMV_BIAS [A5]: tile location must be TileType::Right}}
 void fail_a5_03_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -223,14 +223,14 @@ void fail_a5_03_location() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // breaks rule 04_location (location) of the A5 profile
 // expected-error@*:* {{TGEMV_BIAS [A5]: tile location must be TileType::Bias}}
 void fail_a5_04_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -238,14 +238,14 @@ void fail_a5_04_location() {
     using Tile_bias = Tile<TileType::Mat, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // breaks rule 05_same_dtype (same_dtype) of the A5 profile
-// expected-error@*:* {{TGEMV_BIAS [A5]: dst and bias must have the same DType}}
+// expected-error@*:* {{TGEMV_BIAS [A5]: c and bias must have the same DType}}
 void fail_a5_05_same_dtype() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -253,14 +253,14 @@ void fail_a5_05_same_dtype() {
     using Tile_bias = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // breaks rule 06_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TGEMV_BIAS [A5]: tile layout must be row-major}}
 void fail_a5_06_row_major() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -268,14 +268,14 @@ void fail_a5_06_row_major() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::ColMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // breaks rule 07_shape_relation (shape_relation) of the A5 profile
-// expected-error@*:* {{TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows, b.Cols == dst.Cols and bias.Cols == dst.Cols}}
+// expected-error@*:* {{TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols and bias.Cols == c.Cols}}
 void fail_a5_07_shape_relation() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -283,14 +283,14 @@ void fail_a5_07_shape_relation() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // breaks rule 00_dtype_tuples (dtype_tuples) of the CPU profile
-// expected-error@*:* {{TGEMV_BIAS [CPU]: the element types of dst, a and b must be one of the documented tuples}}
+// expected-error@*:* {{TGEMV_BIAS [CPU]: the element types of c, a and b must be one of the documented tuples}}
 void fail_cpu_00_dtype_tuples() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, half, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -298,14 +298,14 @@ void fail_cpu_00_dtype_tuples() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_cpu>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
 }
 
 // breaks rule 01_location (location) of the CPU profile
 // expected-error@*:* {{TGEMV_BIAS [CPU]: tile location must be TileType::Acc}}
 void fail_cpu_01_location() {
-    using Tile_dst = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Mat, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -313,14 +313,14 @@ void fail_cpu_01_location() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_cpu>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
 }
 
 // breaks rule 02_location (location) of the CPU profile
 // expected-error@*:* {{TGEMV_BIAS [CPU]: tile location must be TileType::Left}}
 void fail_cpu_02_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -328,14 +328,14 @@ void fail_cpu_02_location() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_cpu>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
 }
 
 // breaks rule 03_location (location) of the CPU profile
 // expected-error@*:* {{TGEMV_BIAS [CPU]: tile location must be TileType::Right}}
 void fail_cpu_03_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Mat, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -343,14 +343,14 @@ void fail_cpu_03_location() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_cpu>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
 }
 
 // breaks rule 04_location (location) of the CPU profile
 // expected-error@*:* {{TGEMV_BIAS [CPU]: tile location must be TileType::Bias}}
 void fail_cpu_04_location() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -358,14 +358,14 @@ void fail_cpu_04_location() {
     using Tile_bias = Tile<TileType::Mat, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_cpu>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
 }
 
 // breaks rule 05_same_dtype (same_dtype) of the CPU profile
-// expected-error@*:* {{TGEMV_BIAS [CPU]: dst and bias must have the same DType}}
+// expected-error@*:* {{TGEMV_BIAS [CPU]: c and bias must have the same DType}}
 void fail_cpu_05_same_dtype() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -373,14 +373,14 @@ void fail_cpu_05_same_dtype() {
     using Tile_bias = Tile<TileType::Bias, float, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_cpu>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
 }
 
 // breaks rule 06_row_major (row_major) of the CPU profile
 // expected-error@*:* {{TGEMV_BIAS [CPU]: tile layout must be row-major}}
 void fail_cpu_06_row_major() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -388,14 +388,14 @@ void fail_cpu_06_row_major() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::ColMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_cpu>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
 }
 
 // breaks rule 07_shape_relation (shape_relation) of the CPU profile
-// expected-error@*:* {{TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows, b.Cols == dst.Cols and bias.Cols == dst.Cols}}
+// expected-error@*:* {{TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols and bias.Cols == c.Cols}}
 void fail_cpu_07_shape_relation() {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
+    using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
@@ -403,5 +403,5 @@ void fail_cpu_07_shape_relation() {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
-    profiled::TGEMV_BIAS<profile_cpu>(dst, a, b, bias);
+    profiled::TGEMV_BIAS<profile_cpu>(c, a, b, bias);
 }

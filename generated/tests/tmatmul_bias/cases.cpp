@@ -64,10 +64,10 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
 
 // case 0 (float_half): full 16x32x16
 void case_0([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c0_dst.bin", dst.data(), 256);
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c0_c.bin", c.data(), 256);
     using Tile_a = Tile<TileType::Left, half, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0x400);
@@ -82,41 +82,41 @@ void case_0([[maybe_unused]] Prof profile) {
     load("c0_bias.bin", bias.data(), 16);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c0_dst.out", dst.data(), 256);
+    store("c0_c.out", c.data(), 256);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c0_dst.bin", dst.data(), 256);
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 256));
+        load("c0_c.bin", c.data(), 256);
         switch (profile) {
         case Prof::A2A3:
-            profiled::TMATMUL_BIAS<profile_a2a3, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_a2a3, AccPhase::Final>(c, a, b, bias);
             break;
         case Prof::A5:
-            profiled::TMATMUL_BIAS<profile_a5, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_a5, AccPhase::Final>(c, a, b, bias);
             break;
         case Prof::CPU:
-            profiled::TMATMUL_BIAS<profile_cpu, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_cpu, AccPhase::Final>(c, a, b, bias);
             break;
         }
-        same_bytes("overload 1, case 0", main_result, dst.data());
+        same_bytes("overload 1, case 0", main_result, c.data());
     }
 }
 
 // case 1 (float_half): partial m, k, n 13x27x9 of 32x32x32
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c1_dst.bin", dst.data(), 1024);
+    using Tile_c = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c1_c.bin", c.data(), 1024);
     using Tile_a = Tile<TileType::Left, half, 32, 32, BLayout::ColMajor, 13, 27, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0x1000);
@@ -131,24 +131,24 @@ void case_1([[maybe_unused]] Prof profile) {
     load("c1_bias.bin", bias.data(), 32);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c1_dst.out", dst.data(), 1024);
+    store("c1_c.out", c.data(), 1024);
 }
 
 // case 2 (float_half): run-time m, k, n 5x19x21 of 16x64x32
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(5, 21);
-    TASSIGN(dst, 0x0);
-    load("c2_dst.bin", dst.data(), 512);
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(5, 21);
+    TASSIGN(c, 0x0);
+    load("c2_c.bin", c.data(), 512);
     using Tile_a = Tile<TileType::Left, half, 16, 64, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_a a(5, 19);
     TASSIGN(a, 0x800);
@@ -163,24 +163,24 @@ void case_2([[maybe_unused]] Prof profile) {
     load("c2_bias.bin", bias.data(), 32);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c2_dst.out", dst.data(), 512);
+    store("c2_c.out", c.data(), 512);
 }
 
 // case 3 (float_half): non-square 48x32x16 valid 33x32x16
 void case_3([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c3_dst.bin", dst.data(), 768);
+    using Tile_c = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c3_c.bin", c.data(), 768);
     using Tile_a = Tile<TileType::Left, half, 48, 32, BLayout::ColMajor, 33, 32, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0xc00);
@@ -195,24 +195,24 @@ void case_3([[maybe_unused]] Prof profile) {
     load("c3_bias.bin", bias.data(), 16);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c3_dst.out", dst.data(), 768);
+    store("c3_c.out", c.data(), 768);
 }
 
 // case 4 (float_bfloat16_t): full 16x32x16
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 256);
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c4_c.bin", c.data(), 256);
     using Tile_a = Tile<TileType::Left, bfloat16_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0x400);
@@ -227,41 +227,41 @@ void case_4([[maybe_unused]] Prof profile) {
     load("c4_bias.bin", bias.data(), 16);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c4_dst.out", dst.data(), 256);
+    store("c4_c.out", c.data(), 256);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c4_dst.bin", dst.data(), 256);
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 256));
+        load("c4_c.bin", c.data(), 256);
         switch (profile) {
         case Prof::A2A3:
-            profiled::TMATMUL_BIAS<profile_a2a3, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_a2a3, AccPhase::Final>(c, a, b, bias);
             break;
         case Prof::A5:
-            profiled::TMATMUL_BIAS<profile_a5, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_a5, AccPhase::Final>(c, a, b, bias);
             break;
         case Prof::CPU:
-            profiled::TMATMUL_BIAS<profile_cpu, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_cpu, AccPhase::Final>(c, a, b, bias);
             break;
         }
-        same_bytes("overload 1, case 4", main_result, dst.data());
+        same_bytes("overload 1, case 4", main_result, c.data());
     }
 }
 
 // case 5 (float_bfloat16_t): partial m, k, n 13x27x9 of 32x32x32
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 1024);
+    using Tile_c = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c5_c.bin", c.data(), 1024);
     using Tile_a = Tile<TileType::Left, bfloat16_t, 32, 32, BLayout::ColMajor, 13, 27, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0x1000);
@@ -276,24 +276,24 @@ void case_5([[maybe_unused]] Prof profile) {
     load("c5_bias.bin", bias.data(), 32);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c5_dst.out", dst.data(), 1024);
+    store("c5_c.out", c.data(), 1024);
 }
 
 // case 6 (float_bfloat16_t): run-time m, k, n 5x19x21 of 16x64x32
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(5, 21);
-    TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 512);
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(5, 21);
+    TASSIGN(c, 0x0);
+    load("c6_c.bin", c.data(), 512);
     using Tile_a =
         Tile<TileType::Left, bfloat16_t, 16, 64, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_a a(5, 19);
@@ -310,24 +310,24 @@ void case_6([[maybe_unused]] Prof profile) {
     load("c6_bias.bin", bias.data(), 32);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c6_dst.out", dst.data(), 512);
+    store("c6_c.out", c.data(), 512);
 }
 
 // case 7 (float_bfloat16_t): non-square 48x32x16 valid 33x32x16
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c7_dst.bin", dst.data(), 768);
+    using Tile_c = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c7_c.bin", c.data(), 768);
     using Tile_a = Tile<TileType::Left, bfloat16_t, 48, 32, BLayout::ColMajor, 33, 32, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0xc00);
@@ -342,24 +342,24 @@ void case_7([[maybe_unused]] Prof profile) {
     load("c7_bias.bin", bias.data(), 16);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c7_dst.out", dst.data(), 768);
+    store("c7_c.out", c.data(), 768);
 }
 
 // case 8 (float): full 16x32x16
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 256);
+    using Tile_c = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c8_c.bin", c.data(), 256);
     using Tile_a = Tile<TileType::Left, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0x400);
@@ -374,41 +374,41 @@ void case_8([[maybe_unused]] Prof profile) {
     load("c8_bias.bin", bias.data(), 16);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c8_dst.out", dst.data(), 256);
+    store("c8_c.out", c.data(), 256);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c8_dst.bin", dst.data(), 256);
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 256));
+        load("c8_c.bin", c.data(), 256);
         switch (profile) {
         case Prof::A2A3:
-            profiled::TMATMUL_BIAS<profile_a2a3, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_a2a3, AccPhase::Final>(c, a, b, bias);
             break;
         case Prof::A5:
-            profiled::TMATMUL_BIAS<profile_a5, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_a5, AccPhase::Final>(c, a, b, bias);
             break;
         case Prof::CPU:
-            profiled::TMATMUL_BIAS<profile_cpu, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_cpu, AccPhase::Final>(c, a, b, bias);
             break;
         }
-        same_bytes("overload 1, case 8", main_result, dst.data());
+        same_bytes("overload 1, case 8", main_result, c.data());
     }
 }
 
 // case 9 (float): partial m, k, n 13x27x9 of 32x32x32
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 1024);
+    using Tile_c = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c9_c.bin", c.data(), 1024);
     using Tile_a = Tile<TileType::Left, float, 32, 32, BLayout::ColMajor, 13, 27, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0x1000);
@@ -423,24 +423,24 @@ void case_9([[maybe_unused]] Prof profile) {
     load("c9_bias.bin", bias.data(), 32);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c9_dst.out", dst.data(), 1024);
+    store("c9_c.out", c.data(), 1024);
 }
 
 // case 10 (float): run-time m, k, n 5x19x21 of 16x64x32
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(5, 21);
-    TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 512);
+    using Tile_c = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(5, 21);
+    TASSIGN(c, 0x0);
+    load("c10_c.bin", c.data(), 512);
     using Tile_a = Tile<TileType::Left, float, 16, 64, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_a a(5, 19);
     TASSIGN(a, 0x800);
@@ -455,24 +455,24 @@ void case_10([[maybe_unused]] Prof profile) {
     load("c10_bias.bin", bias.data(), 32);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c10_dst.out", dst.data(), 512);
+    store("c10_c.out", c.data(), 512);
 }
 
 // case 11 (float): non-square 48x32x16 valid 33x32x16
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 768);
+    using Tile_c = Tile<TileType::Acc, float, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c11_c.bin", c.data(), 768);
     using Tile_a = Tile<TileType::Left, float, 48, 32, BLayout::ColMajor, 33, 32, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0xc00);
@@ -487,24 +487,24 @@ void case_11([[maybe_unused]] Prof profile) {
     load("c11_bias.bin", bias.data(), 16);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c11_dst.out", dst.data(), 768);
+    store("c11_c.out", c.data(), 768);
 }
 
 // case 12 (int32_t_int8_t): full 16x32x16
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 256);
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c12_c.bin", c.data(), 256);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0x400);
@@ -519,41 +519,41 @@ void case_12([[maybe_unused]] Prof profile) {
     load("c12_bias.bin", bias.data(), 16);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c12_dst.out", dst.data(), 256);
+    store("c12_c.out", c.data(), 256);
     { // overload 1 must give the main form's result: Unit-flag phase (`AccPhase`, a scheduling hint); computes what the main form computes.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c12_dst.bin", dst.data(), 256);
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(c.data()),
+                                                     reinterpret_cast<const unsigned char*>(c.data() + 256));
+        load("c12_c.bin", c.data(), 256);
         switch (profile) {
         case Prof::A2A3:
-            profiled::TMATMUL_BIAS<profile_a2a3, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_a2a3, AccPhase::Final>(c, a, b, bias);
             break;
         case Prof::A5:
-            profiled::TMATMUL_BIAS<profile_a5, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_a5, AccPhase::Final>(c, a, b, bias);
             break;
         case Prof::CPU:
-            profiled::TMATMUL_BIAS<profile_cpu, AccPhase::Final>(dst, a, b, bias);
+            profiled::TMATMUL_BIAS<profile_cpu, AccPhase::Final>(c, a, b, bias);
             break;
         }
-        same_bytes("overload 1, case 12", main_result, dst.data());
+        same_bytes("overload 1, case 12", main_result, c.data());
     }
 }
 
 // case 13 (int32_t_int8_t): partial m, k, n 13x27x9 of 32x32x32
 void case_13([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c13_dst.bin", dst.data(), 1024);
+    using Tile_c = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 13, 9, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c13_c.bin", c.data(), 1024);
     using Tile_a = Tile<TileType::Left, int8_t, 32, 32, BLayout::ColMajor, 13, 27, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0x1000);
@@ -568,24 +568,24 @@ void case_13([[maybe_unused]] Prof profile) {
     load("c13_bias.bin", bias.data(), 32);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c13_dst.out", dst.data(), 1024);
+    store("c13_c.out", c.data(), 1024);
 }
 
 // case 14 (int32_t_int8_t): run-time m, k, n 5x19x21 of 16x64x32
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(5, 21);
-    TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 512);
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(5, 21);
+    TASSIGN(c, 0x0);
+    load("c14_c.bin", c.data(), 512);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 64, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_a a(5, 19);
     TASSIGN(a, 0x800);
@@ -600,24 +600,24 @@ void case_14([[maybe_unused]] Prof profile) {
     load("c14_bias.bin", bias.data(), 32);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c14_dst.out", dst.data(), 512);
+    store("c14_c.out", c.data(), 512);
 }
 
 // case 15 (int32_t_int8_t): non-square 48x32x16 valid 33x32x16
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 768);
+    using Tile_c = Tile<TileType::Acc, int32_t, 48, 16, BLayout::ColMajor, 33, 16, SLayout::RowMajor, 1024>;
+    Tile_c c;
+    TASSIGN(c, 0x0);
+    load("c15_c.bin", c.data(), 768);
     using Tile_a = Tile<TileType::Left, int8_t, 48, 32, BLayout::ColMajor, 33, 32, SLayout::RowMajor, 512>;
     Tile_a a;
     TASSIGN(a, 0xc00);
@@ -632,23 +632,23 @@ void case_15([[maybe_unused]] Prof profile) {
     load("c15_bias.bin", bias.data(), 16);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
         break;
     case Prof::A5:
-        profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
         break;
     case Prof::CPU:
-        profiled::TMATMUL_BIAS<profile_cpu>(dst, a, b, bias);
+        profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
         break;
     }
-    store("c15_dst.out", dst.data(), 768);
+    store("c15_c.out", c.data(), 768);
 }
 
 // rf_a2a3_08_valid_range: breaks run-time rule 08_valid_range of A2A3; must stop with: PTO runtime error: TMATMUL_BIAS [A2A3]: the valid rows of a (m) must lie in [1, 4095]
 void rf_a2a3_08_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(8, 8);
+    TASSIGN(c, 0x0);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_a a(0, 8);
     TASSIGN(a, 0x400);
@@ -658,14 +658,14 @@ void rf_a2a3_08_valid_range(Prof) {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_bias bias(1, 8);
     TASSIGN(bias, 0x800);
-    profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // rf_a2a3_09_valid_range: breaks run-time rule 09_valid_range of A2A3; must stop with: PTO runtime error: TMATMUL_BIAS [A2A3]: the valid cols of a (k) must lie in [1, 4095]
 void rf_a2a3_09_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(8, 8);
+    TASSIGN(c, 0x0);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_a a(8, 0);
     TASSIGN(a, 0x400);
@@ -675,14 +675,14 @@ void rf_a2a3_09_valid_range(Prof) {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_bias bias(1, 8);
     TASSIGN(bias, 0x800);
-    profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // rf_a2a3_10_valid_range: breaks run-time rule 10_valid_range of A2A3; must stop with: PTO runtime error: TMATMUL_BIAS [A2A3]: the valid cols of b (n) must lie in [1, 4095]
 void rf_a2a3_10_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(8, 8);
+    TASSIGN(c, 0x0);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_a a(8, 8);
     TASSIGN(a, 0x400);
@@ -692,14 +692,14 @@ void rf_a2a3_10_valid_range(Prof) {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_bias bias(1, 8);
     TASSIGN(bias, 0x800);
-    profiled::TMATMUL_BIAS<profile_a2a3>(dst, a, b, bias);
+    profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
 }
 
 // rf_a5_08_valid_range: breaks run-time rule 08_valid_range of A5; must stop with: PTO runtime error: TMATMUL_BIAS [A5]: the valid rows of a (m) must lie in [1, 4095]
 void rf_a5_08_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(8, 8);
+    TASSIGN(c, 0x0);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_a a(0, 8);
     TASSIGN(a, 0x400);
@@ -709,14 +709,14 @@ void rf_a5_08_valid_range(Prof) {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_bias bias(1, 8);
     TASSIGN(bias, 0x800);
-    profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // rf_a5_09_valid_range: breaks run-time rule 09_valid_range of A5; must stop with: PTO runtime error: TMATMUL_BIAS [A5]: the valid cols of a (k) must lie in [1, 4095]
 void rf_a5_09_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(8, 8);
+    TASSIGN(c, 0x0);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_a a(8, 0);
     TASSIGN(a, 0x400);
@@ -726,14 +726,14 @@ void rf_a5_09_valid_range(Prof) {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_bias bias(1, 8);
     TASSIGN(bias, 0x800);
-    profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
 }
 
 // rf_a5_10_valid_range: breaks run-time rule 10_valid_range of A5; must stop with: PTO runtime error: TMATMUL_BIAS [A5]: the valid cols of b (n) must lie in [1, 4095]
 void rf_a5_10_valid_range(Prof) {
-    using Tile_dst = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
+    using Tile_c = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_c c(8, 8);
+    TASSIGN(c, 0x0);
     using Tile_a = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
     Tile_a a(8, 8);
     TASSIGN(a, 0x400);
@@ -743,7 +743,7 @@ void rf_a5_10_valid_range(Prof) {
     using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_bias bias(1, 8);
     TASSIGN(bias, 0x800);
-    profiled::TMATMUL_BIAS<profile_a5>(dst, a, b, bias);
+    profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
 }
 
 struct Entry {

@@ -2156,7 +2156,7 @@ PTO_INTERNAL RecordEvent TMATMUL_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, Ti
                                      WaitEvents&... events) {
     if constexpr (Profile::template check_TMATMUL_ACC<TileRes, TileLeft, TileRight, WaitEvents...>()) {
         WaitAllEvents(events...);
-        Profile::verify_TMATMUL_ACC(cOutMatrix, aMatrix, bMatrix, cInMatrix);
+        Profile::verify_TMATMUL_ACC(cOutMatrix, cInMatrix, aMatrix, bMatrix);
         MAP_INSTR_IMPL(TMATMUL_ACC, cOutMatrix, cInMatrix, aMatrix, bMatrix);
     }
     return {};
@@ -2177,7 +2177,7 @@ PTO_INTERNAL RecordEvent TMATMUL_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, Ti
                                      WaitEvents&... events) {
     if constexpr (Profile::template check_TMATMUL_ACC<TileRes, TileLeft, TileRight, WaitEvents...>()) {
         WaitAllEvents(events...);
-        Profile::verify_TMATMUL_ACC(cOutMatrix, aMatrix, bMatrix, cInMatrix);
+        Profile::verify_TMATMUL_ACC(cOutMatrix, cInMatrix, aMatrix, bMatrix);
         MAP_INSTR_IMPL_T(TMATMUL_ACC, PTO_TEMPLATE_ARGS(Phase), cOutMatrix, cInMatrix, aMatrix, bMatrix);
     }
     return {};
@@ -2198,14 +2198,14 @@ template <typename Profile, AccPhase Phase = AccPhase::Unspecified, typename Til
 PTO_INTERNAL RecordEvent TMATMUL_ACC(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, WaitEvents&... events) {
     if constexpr (Profile::template check_TMATMUL_ACC<TileRes, TileLeft, TileRight, WaitEvents...>()) {
         WaitAllEvents(events...);
-        Profile::verify_TMATMUL_ACC(cMatrix, aMatrix, bMatrix, cMatrix);
+        Profile::verify_TMATMUL_ACC(cMatrix, cMatrix, aMatrix, bMatrix);
         MAP_INSTR_IMPL_T(TMATMUL_ACC, PTO_TEMPLATE_ARGS(Phase), cMatrix, aMatrix, bMatrix);
     }
     return {};
 }
 } // namespace profiled
 
-// In place, `cMatrix` is both the partial result and the destination (`c_in` is `dst`).
+// In place, `cMatrix` is both the partial result and the destination (`c_in` is `c`).
 template <AccPhase Phase = AccPhase::Unspecified, typename TileRes, typename TileLeft, typename TileRight,
           typename... WaitEvents>
 PTO_INST RecordEvent TMATMUL_ACC(TileRes& cMatrix, TileLeft& aMatrix, TileRight& bMatrix, WaitEvents&... events) {
@@ -2305,7 +2305,7 @@ PTO_INTERNAL RecordEvent TGEMV_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, Tile
                                    WaitEvents&... events) {
     if constexpr (Profile::template check_TGEMV_ACC<TileRes, TileLeft, TileRight, WaitEvents...>()) {
         WaitAllEvents(events...);
-        Profile::verify_TGEMV_ACC(cOutMatrix, aMatrix, bMatrix, cInMatrix);
+        Profile::verify_TGEMV_ACC(cOutMatrix, cInMatrix, aMatrix, bMatrix);
         MAP_INSTR_IMPL(TGEMV_ACC, cOutMatrix, cInMatrix, aMatrix, bMatrix);
     }
     return {};
@@ -2326,7 +2326,7 @@ PTO_INTERNAL RecordEvent TGEMV_ACC(TileRes& cOutMatrix, TileRes& cInMatrix, Tile
                                    WaitEvents&... events) {
     if constexpr (Profile::template check_TGEMV_ACC<TileRes, TileLeft, TileRight, WaitEvents...>()) {
         WaitAllEvents(events...);
-        Profile::verify_TGEMV_ACC(cOutMatrix, aMatrix, bMatrix, cInMatrix);
+        Profile::verify_TGEMV_ACC(cOutMatrix, cInMatrix, aMatrix, bMatrix);
         MAP_INSTR_IMPL_T(TGEMV_ACC, PTO_TEMPLATE_ARGS(Phase), cOutMatrix, cInMatrix, aMatrix, bMatrix);
     }
     return {};

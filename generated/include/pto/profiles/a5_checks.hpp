@@ -3299,13 +3299,13 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL [A5]: the element types of dst, a and b must be one of the documented tuples");
+            "TMATMUL [A5]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TMATMUL [A5]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TMATMUL [A5]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TMATMUL [A5]: tile location must be TileType::Right");
         static_assert(
             (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
-            "TMATMUL [A5]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == dst.Cols");
+            "TMATMUL [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3323,7 +3323,7 @@ struct profile_a5 {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
-    static void verify_TMATMUL([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
+    static void verify_TMATMUL([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
             sim::fail("TMATMUL [A5]", "the valid rows of a (m) must lie in [1, 4095]");
@@ -3347,14 +3347,13 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL_ACC [A5]: the element types of dst, a and b must be one of the documented tuples");
+            "TMATMUL_ACC [A5]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_ACC [A5]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_ACC [A5]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TMATMUL_ACC [A5]: tile location must be TileType::Right");
         static_assert(
             (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
-            "TMATMUL_ACC [A5]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == "
-            "dst.Cols");
+            "TMATMUL_ACC [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3372,8 +3371,8 @@ struct profile_a5 {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
-    static void verify_TMATMUL_ACC([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
-                                   [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileRes& c_in) {
+    static void verify_TMATMUL_ACC([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileRes& c_in,
+                                   [[maybe_unused]] const TileLeft& a, [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
             sim::fail("TMATMUL_ACC [A5]", "the valid rows of a (m) must lie in [1, 4095]");
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
@@ -3396,18 +3395,18 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL_BIAS [A5]: the element types of dst, a and b must be one of the documented tuples");
+            "TMATMUL_BIAS [A5]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_BIAS [A5]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_BIAS [A5]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TMATMUL_BIAS [A5]: tile location must be TileType::Right");
         static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_BIAS [A5]: tile location must be TileType::Bias");
         static_assert(std::is_same_v<typename TileRes::DType, typename TileBias::DType>,
-                      "TMATMUL_BIAS [A5]: dst and bias must have the same DType");
+                      "TMATMUL_BIAS [A5]: c and bias must have the same DType");
         static_assert(TileBias::isRowMajor, "TMATMUL_BIAS [A5]: tile layout must be row-major");
         static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
                        TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols),
-                      "TMATMUL_BIAS [A5]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows, b.Cols == "
-                      "dst.Cols and bias.Cols == dst.Cols");
+                      "TMATMUL_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
+                      "c.Cols and bias.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3426,7 +3425,7 @@ struct profile_a5 {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
-    static void verify_TMATMUL_BIAS([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
+    static void verify_TMATMUL_BIAS([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                     [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
             sim::fail("TMATMUL_BIAS [A5]", "the valid rows of a (m) must lie in [1, 4095]");
@@ -3450,13 +3449,13 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV [A5]: the element types of dst, a and b must be one of the documented tuples");
+            "TGEMV [A5]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TGEMV [A5]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TGEMV [A5]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TGEMV [A5]: tile location must be TileType::Right");
         static_assert(
             (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
-            "TGEMV [A5]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == dst.Cols");
+            "TGEMV [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3474,7 +3473,7 @@ struct profile_a5 {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
-    static void verify_TGEMV([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
+    static void verify_TGEMV([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                              [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
             sim::fail("TGEMV [A5]", "the valid rows of a (m) must lie in [1, 4095]");
@@ -3500,13 +3499,13 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV_ACC [A5]: the element types of dst, a and b must be one of the documented tuples");
+            "TGEMV_ACC [A5]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TGEMV_ACC [A5]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TGEMV_ACC [A5]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TGEMV_ACC [A5]: tile location must be TileType::Right");
         static_assert(
             (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
-            "TGEMV_ACC [A5]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == dst.Cols");
+            "TGEMV_ACC [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3524,8 +3523,8 @@ struct profile_a5 {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
-    static void verify_TGEMV_ACC([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
-                                 [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileRes& c_in) {
+    static void verify_TGEMV_ACC([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileRes& c_in,
+                                 [[maybe_unused]] const TileLeft& a, [[maybe_unused]] const TileRight& b) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
             sim::fail("TGEMV_ACC [A5]", "the valid rows of a (m) must lie in [1, 4095]");
         if (!(a.GetValidCol() >= 1 && a.GetValidCol() <= 4095))
@@ -3550,18 +3549,18 @@ struct profile_a5 {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV_BIAS [A5]: the element types of dst, a and b must be one of the documented tuples");
+            "TGEMV_BIAS [A5]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TGEMV_BIAS [A5]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TGEMV_BIAS [A5]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TGEMV_BIAS [A5]: tile location must be TileType::Right");
         static_assert(TileBias::Loc == TileType::Bias, "TGEMV_BIAS [A5]: tile location must be TileType::Bias");
         static_assert(std::is_same_v<typename TileRes::DType, typename TileBias::DType>,
-                      "TGEMV_BIAS [A5]: dst and bias must have the same DType");
+                      "TGEMV_BIAS [A5]: c and bias must have the same DType");
         static_assert(TileBias::isRowMajor, "TGEMV_BIAS [A5]: tile layout must be row-major");
         static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
                        TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols),
-                      "TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows, b.Cols == "
-                      "dst.Cols and bias.Cols == dst.Cols");
+                      "TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
+                      "c.Cols and bias.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3580,7 +3579,7 @@ struct profile_a5 {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
-    static void verify_TGEMV_BIAS([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
+    static void verify_TGEMV_BIAS([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                   [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {
         if (!(a.GetValidRow() >= 1 && a.GetValidRow() <= 4095))
             sim::fail("TGEMV_BIAS [A5]", "the valid rows of a (m) must lie in [1, 4095]");

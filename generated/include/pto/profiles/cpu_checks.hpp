@@ -3220,13 +3220,13 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL [CPU]: the element types of dst, a and b must be one of the documented tuples");
+            "TMATMUL [CPU]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TMATMUL [CPU]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TMATMUL [CPU]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TMATMUL [CPU]: tile location must be TileType::Right");
         static_assert(
             (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
-            "TMATMUL [CPU]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == dst.Cols");
+            "TMATMUL [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3244,7 +3244,7 @@ struct profile_cpu {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
-    static void verify_TMATMUL([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
+    static void verify_TMATMUL([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                [[maybe_unused]] const TileRight& b) {}
 
     // pto.tmatmul_acc (specs/ops/matrix_and_matrix_vector/tmatmul_acc.yaml)
@@ -3261,14 +3261,13 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL_ACC [CPU]: the element types of dst, a and b must be one of the documented tuples");
+            "TMATMUL_ACC [CPU]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_ACC [CPU]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_ACC [CPU]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TMATMUL_ACC [CPU]: tile location must be TileType::Right");
         static_assert(
             (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
-            "TMATMUL_ACC [CPU]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == "
-            "dst.Cols");
+            "TMATMUL_ACC [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3286,8 +3285,8 @@ struct profile_cpu {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
-    static void verify_TMATMUL_ACC([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
-                                   [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileRes& c_in) {}
+    static void verify_TMATMUL_ACC([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileRes& c_in,
+                                   [[maybe_unused]] const TileLeft& a, [[maybe_unused]] const TileRight& b) {}
 
     // pto.tmatmul_bias (specs/ops/matrix_and_matrix_vector/tmatmul_bias.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -3303,18 +3302,18 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TMATMUL_BIAS [CPU]: the element types of dst, a and b must be one of the documented tuples");
+            "TMATMUL_BIAS [CPU]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TMATMUL_BIAS [CPU]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TMATMUL_BIAS [CPU]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TMATMUL_BIAS [CPU]: tile location must be TileType::Right");
         static_assert(TileBias::Loc == TileType::Bias, "TMATMUL_BIAS [CPU]: tile location must be TileType::Bias");
         static_assert(std::is_same_v<typename TileRes::DType, typename TileBias::DType>,
-                      "TMATMUL_BIAS [CPU]: dst and bias must have the same DType");
+                      "TMATMUL_BIAS [CPU]: c and bias must have the same DType");
         static_assert(TileBias::isRowMajor, "TMATMUL_BIAS [CPU]: tile layout must be row-major");
         static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
                        TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols),
-                      "TMATMUL_BIAS [CPU]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows, b.Cols "
-                      "== dst.Cols and bias.Cols == dst.Cols");
+                      "TMATMUL_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
+                      "c.Cols and bias.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3333,7 +3332,7 @@ struct profile_cpu {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
-    static void verify_TMATMUL_BIAS([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
+    static void verify_TMATMUL_BIAS([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                     [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {}
 
     // pto.tgemv (specs/ops/matrix_and_matrix_vector/tgemv.yaml)
@@ -3350,13 +3349,13 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV [CPU]: the element types of dst, a and b must be one of the documented tuples");
+            "TGEMV [CPU]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TGEMV [CPU]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TGEMV [CPU]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TGEMV [CPU]: tile location must be TileType::Right");
         static_assert(
             (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
-            "TGEMV [CPU]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == dst.Cols");
+            "TGEMV [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3374,7 +3373,7 @@ struct profile_cpu {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
-    static void verify_TGEMV([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
+    static void verify_TGEMV([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                              [[maybe_unused]] const TileRight& b) {}
 
     // pto.tgemv_acc (specs/ops/matrix_and_matrix_vector/tgemv_acc.yaml)
@@ -3391,14 +3390,13 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV_ACC [CPU]: the element types of dst, a and b must be one of the documented tuples");
+            "TGEMV_ACC [CPU]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TGEMV_ACC [CPU]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TGEMV_ACC [CPU]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TGEMV_ACC [CPU]: tile location must be TileType::Right");
         static_assert(
             (TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows && TileRight::Cols == TileRes::Cols),
-            "TGEMV_ACC [CPU]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows and b.Cols == "
-            "dst.Cols");
+            "TGEMV_ACC [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows and b.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3416,8 +3414,8 @@ struct profile_cpu {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight>
-    static void verify_TGEMV_ACC([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
-                                 [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileRes& c_in) {}
+    static void verify_TGEMV_ACC([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileRes& c_in,
+                                 [[maybe_unused]] const TileLeft& a, [[maybe_unused]] const TileRight& b) {}
 
     // pto.tgemv_bias (specs/ops/matrix_and_matrix_vector/tgemv_bias.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -3433,18 +3431,18 @@ struct profile_cpu {
               std::is_same_v<typename TileRight::DType, bfloat16_t>) ||
              (std::is_same_v<typename TileRes::DType, float> && std::is_same_v<typename TileLeft::DType, float> &&
               std::is_same_v<typename TileRight::DType, float>)),
-            "TGEMV_BIAS [CPU]: the element types of dst, a and b must be one of the documented tuples");
+            "TGEMV_BIAS [CPU]: the element types of c, a and b must be one of the documented tuples");
         static_assert(TileRes::Loc == TileType::Acc, "TGEMV_BIAS [CPU]: tile location must be TileType::Acc");
         static_assert(TileLeft::Loc == TileType::Left, "TGEMV_BIAS [CPU]: tile location must be TileType::Left");
         static_assert(TileRight::Loc == TileType::Right, "TGEMV_BIAS [CPU]: tile location must be TileType::Right");
         static_assert(TileBias::Loc == TileType::Bias, "TGEMV_BIAS [CPU]: tile location must be TileType::Bias");
         static_assert(std::is_same_v<typename TileRes::DType, typename TileBias::DType>,
-                      "TGEMV_BIAS [CPU]: dst and bias must have the same DType");
+                      "TGEMV_BIAS [CPU]: c and bias must have the same DType");
         static_assert(TileBias::isRowMajor, "TGEMV_BIAS [CPU]: tile layout must be row-major");
         static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
                        TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols),
-                      "TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == dst.Rows, a.Cols == b.Rows, b.Cols == "
-                      "dst.Cols and bias.Cols == dst.Cols");
+                      "TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
+                      "c.Cols and bias.Cols == c.Cols");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3463,7 +3461,7 @@ struct profile_cpu {
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
-    static void verify_TGEMV_BIAS([[maybe_unused]] const TileRes& dst, [[maybe_unused]] const TileLeft& a,
+    static void verify_TGEMV_BIAS([[maybe_unused]] const TileRes& c, [[maybe_unused]] const TileLeft& a,
                                   [[maybe_unused]] const TileRight& b, [[maybe_unused]] const TileBias& bias) {}
 
     // pto.tload (specs/ops/memory_and_data_movement/tload.yaml)
