@@ -135,14 +135,14 @@ def test_spec_error_in_index_notation_names_file_line_and_field(tmp_path: Path) 
         load_specs(tmp_path / "specs", tmp_path)
     text = str(err.value)
     assert "specs/ops/matrix_and_matrix_vector/tmatmul.yaml:" in text
-    assert "semantics.expr: at column 23: index 'q' is not bound (bound: i, j, k)" in text
+    assert "semantics.expr: at column 21: index 'q' is not bound (bound: i, j, k)" in text
 
 
 def test_matmul_pages_and_golden_come_from_the_expression() -> None:
     acc = op("tmatmul_acc")
     assert (
         acc.doc.math
-        == r"\mathrm{dst}_{i,j} = \sum_{k} \mathrm{a}_{i,k} \cdot \mathrm{b}_{k,j} + \mathrm{c\_in}_{i,j}"
+        == r"\mathrm{c}_{i,j} = \sum_{k} \mathrm{a}_{i,k} \cdot \mathrm{b}_{k,j} + \mathrm{c\_in}_{i,j}"
     )
     assert acc.test.numpy_expr.startswith("(rm.fma_fold(rm.index_view(a, 'ik', 'ijk')")
     assert acc.kind.extents(acc) == {"i": "a.GetValidRow()", "k": "a.GetValidCol()", "j": "b.GetValidCol()"}
@@ -189,7 +189,7 @@ def test_new_rule_kinds_validate_and_read_back_their_doc_lines() -> None:
     rules: dict[str, Rule] = {}
     for r in tmatmul.spec.constraints:
         rules.setdefault(r.kind, r)
-    page = PageContext([], {"A2A3", "A5", "CPU"}, ["dst", "a", "b"], True)
+    page = PageContext([], {"A2A3", "A5", "CPU"}, ["c", "a", "b"], True)
     for kind in ("shape_relation", "valid_range", "dtype_tuples"):
         rule = rules[kind]
         line = rule.doc(tmatmul).replace("`", "")
@@ -197,14 +197,14 @@ def test_new_rule_kinds_validate_and_read_back_their_doc_lines() -> None:
         assert back is not None
         assert type(rule).model_validate({"kind": kind, **back}) == rule.model_copy(update={"profiles": None})
     assert rules["shape_relation"].doc(tmatmul) == (
-        "Static shapes: `a.Rows == dst.Rows`, `a.Cols == b.Rows` and `b.Cols == dst.Cols`."
+        "Static shapes: `a.Rows == c.Rows`, `a.Cols == b.Rows` and `b.Cols == c.Cols`."
     )
     assert rules["valid_range"].text(tmatmul) == "the valid rows of a (m) must lie in [1, 4095]"
     assert (
         rules["dtype_tuples"]
         .doc(tmatmul)
         .startswith(
-            "Type tuples (`dst`, `a`, `b`): (`int32_t`, `int8_t`, `int8_t`); (`float`, `half`, `half`)"
+            "Type tuples (`c`, `a`, `b`): (`int32_t`, `int8_t`, `int8_t`); (`float`, `half`, `half`)"
         )
     )
 
@@ -222,7 +222,7 @@ def test_rule_shapes_are_checked() -> None:
 
 def test_dtype_tuples_drive_the_test_matrix() -> None:
     tmatmul = op("tmatmul")
-    combos = [tuple(c[n] for n in ("dst", "a", "b")) for c in tmatmul.test_combos("A2A3")]
+    combos = [tuple(c[n] for n in ("c", "a", "b")) for c in tmatmul.test_combos("A2A3")]
     assert sorted(combos) == sorted(
         [
             ("int32_t", "int8_t", "int8_t"),
@@ -232,7 +232,7 @@ def test_dtype_tuples_drive_the_test_matrix() -> None:
         ]
     )
     rule = next(r for r in tmatmul.spec.constraints if isinstance(r, DTypeTuplesRule))
-    assert not rule.admits(tmatmul, {"dst": "float", "a": "int8_t", "b": "int8_t"})
+    assert not rule.admits(tmatmul, {"c": "float", "a": "int8_t", "b": "int8_t"})
     assert isinstance(
         next(r for r in tmatmul.spec.constraints if r.kind == "shape_relation"), ShapeRelationRule
     )
