@@ -203,9 +203,7 @@ def test_new_rule_kinds_validate_and_read_back_their_doc_lines() -> None:
     assert (
         rules["dtype_tuples"]
         .doc(tmatmul)
-        .startswith(
-            "Type tuples (`c`, `a`, `b`): (`int32_t`, `int8_t`, `int8_t`); (`float`, `half`, `half`)"
-        )
+        .startswith("Type tuples (`c`, `a`, `b`): (`int32_t`, `int8_t`, `int8_t`); (`float`, `half`, `half`)")
     )
 
 
@@ -336,3 +334,12 @@ def test_simulator_writes_upstreams_bits(tmp_path: Path) -> None:
         subprocess.run([str(exe), str(tmp_path / f"{name}.bin")], check=True)
         out[name] = (tmp_path / f"{name}.bin").read_bytes()
     assert len(out["ptogen"]) > 0 and out["ptogen"] == out["upstream"]
+
+
+def test_shape_relation_to_a_count() -> None:
+    bias_op = op("tmatmul_bias")
+    rule = next(r for r in bias_op.spec.constraints if isinstance(r, ShapeRelationRule))
+    assert rule.rule_operands == ["a", "c", "b", "bias"]
+    rv = bias_op.rule_view(rule)
+    assert rule.condition(bias_op, rv).endswith("TileBias::Rows == 1)")
+    assert rule.doc(bias_op).endswith("`bias.Cols == c.Cols` and `bias.Rows == 1`.")

@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from ..rule_api import RuleOp as OpView
     from ..rule_api import TileDecl
 
-# `a.Cols == b.Rows`: an operand's template extent equal to another's.
-_RELATION = r"([a-z][a-z0-9_]*)\.(Rows|Cols) == ([a-z][a-z0-9_]*)\.(Rows|Cols)"
+# `a.Cols == b.Rows`: an operand's template extent equal to another's, or to a count (`bias.Rows == 1`).
+_RELATION = r"([a-z][a-z0-9_]*)\.(Rows|Cols) == (?:([a-z][a-z0-9_]*)\.(Rows|Cols)|([1-9][0-9]{0,4}))"
 Relation = Annotated[str, Field(pattern=rf"^{_RELATION}$")]
 
 # Boxed (cube) tiles grow by whole boxes: a broken shape adds this many rows or columns.
@@ -26,8 +26,11 @@ _STEP = 16
 
 
 def _split(relation: str) -> tuple[str, str, str, str]:
+    """(operand, extent, other operand, its extent); a count is ("", count)."""
     m = re.fullmatch(_RELATION, relation)
     assert m is not None  # the field's pattern
+    if m.group(5) is not None:
+        return m.group(1), m.group(2), "", m.group(5)
     return m.group(1), m.group(2), m.group(3), m.group(4)
 
 
@@ -43,7 +46,7 @@ class ShapeRelationRule(RuleBase):
         names: list[str] = []
         for r in self.relations:
             a, _, b, _ = _split(r)
-            names += [n for n in (a, b) if n not in names]
+            names += [n for n in (a, b) if n and n not in names]
         return names
 
     def condition(self, op: OpView, rv: RuleView) -> str:
@@ -51,7 +54,7 @@ class ShapeRelationRule(RuleBase):
         parts = []
         for r in self.relations:
             a, ea, b, eb = _split(r)
-            parts.append(f"{types[a]}::{ea} == {types[b]}::{eb}")
+            parts.append(f"{types[a]}::{ea} == " + (f"{types[b]}::{eb}" if b else eb))
         return "(" + conj(parts) + ")"
 
     def text(self, op: OpView) -> str:
@@ -65,7 +68,7 @@ class ShapeRelationRule(RuleBase):
         if not line.low.startswith("static shapes:"):
             return None
         found = [m.group(0) for m in re.finditer(_RELATION, line.text)]
-        if not found or any({_split(r)[0], _split(r)[2]} - set(page.data) for r in found):
+        if not found or any({_split(r)[0], _split(r)[2]} - set(page.data) - {""} for r in found):
             return None
         out: dict[str, Any] = {"relations": found}
         note = re.search(r"\((?P<note>[^()]*)\)\.?$", line.text)
@@ -77,10 +80,10 @@ class ShapeRelationRule(RuleBase):
         # Grow one side of the first relation by a box, picking a side no other relation names, so
         # that only this relation (of this rule) fails.
         sides = [(a, ea) for r in self.relations for a, ea, _, _ in [_split(r)]]
-        sides += [(b, eb) for r in self.relations for _, _, b, eb in [_split(r)]]
+        sides += [(b, eb) for r in self.relations for _, _, b, eb in [_split(r)] if b]
         a, ea, b, eb = _split(self.relations[0])
         for name, extent in ((b, eb), (a, ea)):
-            if sides.count((name, extent)) == 1:
+            if name and sides.count((name, extent)) == 1:
                 break
         t = tiles[name]
         grown = replace(t, rows=t.rows + _STEP) if extent == "Rows" else replace(t, cols=t.cols + _STEP)

@@ -152,7 +152,7 @@ void fail_a2a3_06_row_major() {
 }
 
 // breaks rule 07_shape_relation (shape_relation) of the A2A3 profile
-// expected-error@*:* {{TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols and bias.Cols == c.Cols}}
+// expected-error@*:* {{TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1}}
 void fail_a2a3_07_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -272,7 +272,7 @@ void fail_a5_06_row_major() {
 }
 
 // breaks rule 07_shape_relation (shape_relation) of the A5 profile
-// expected-error@*:* {{TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols and bias.Cols == c.Cols}}
+// expected-error@*:* {{TGEMV_BIAS [A5]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1}}
 void fail_a5_07_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;
@@ -392,7 +392,7 @@ void fail_cpu_06_row_major() {
 }
 
 // breaks rule 07_shape_relation (shape_relation) of the CPU profile
-// expected-error@*:* {{TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols and bias.Cols == c.Cols}}
+// expected-error@*:* {{TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == c.Cols, bias.Cols == c.Cols and bias.Rows == 1}}
 void fail_cpu_07_shape_relation() {
     using Tile_c = Tile<TileType::Acc, int32_t, 32, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_c c;

@@ -3247,9 +3247,9 @@ struct profile_a2a3 {
                       "TMATMUL_BIAS [A2A3]: c and bias must have the same DType");
         static_assert(TileBias::isRowMajor, "TMATMUL_BIAS [A2A3]: tile layout must be row-major");
         static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols),
+                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1),
                       "TMATMUL_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
-                      "c.Cols and bias.Cols == c.Cols");
+                      "c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3264,7 +3264,7 @@ struct profile_a2a3 {
                (TileRight::Loc == TileType::Right) && (TileBias::Loc == TileType::Bias) &&
                (std::is_same_v<typename TileRes::DType, typename TileBias::DType>) && (TileBias::isRowMajor) &&
                ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols));
+                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1));
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3401,9 +3401,9 @@ struct profile_a2a3 {
                       "TGEMV_BIAS [A2A3]: c and bias must have the same DType");
         static_assert(TileBias::isRowMajor, "TGEMV_BIAS [A2A3]: tile layout must be row-major");
         static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols),
+                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1),
                       "TGEMV_BIAS [A2A3]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
-                      "c.Cols and bias.Cols == c.Cols");
+                      "c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3418,7 +3418,7 @@ struct profile_a2a3 {
                (TileRight::Loc == TileType::Right) && (TileBias::Loc == TileType::Bias) &&
                (std::is_same_v<typename TileRes::DType, typename TileBias::DType>) && (TileBias::isRowMajor) &&
                ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols));
+                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1));
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>

@@ -3311,9 +3311,9 @@ struct profile_cpu {
                       "TMATMUL_BIAS [CPU]: c and bias must have the same DType");
         static_assert(TileBias::isRowMajor, "TMATMUL_BIAS [CPU]: tile layout must be row-major");
         static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols),
+                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1),
                       "TMATMUL_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
-                      "c.Cols and bias.Cols == c.Cols");
+                      "c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3328,7 +3328,7 @@ struct profile_cpu {
                (TileRight::Loc == TileType::Right) && (TileBias::Loc == TileType::Bias) &&
                (std::is_same_v<typename TileRes::DType, typename TileBias::DType>) && (TileBias::isRowMajor) &&
                ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols));
+                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1));
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
@@ -3440,9 +3440,9 @@ struct profile_cpu {
                       "TGEMV_BIAS [CPU]: c and bias must have the same DType");
         static_assert(TileBias::isRowMajor, "TGEMV_BIAS [CPU]: tile layout must be row-major");
         static_assert((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols),
+                       TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1),
                       "TGEMV_BIAS [CPU]: template shapes must satisfy a.Rows == c.Rows, a.Cols == b.Rows, b.Cols == "
-                      "c.Cols and bias.Cols == c.Cols");
+                      "c.Cols, bias.Cols == c.Cols and bias.Rows == 1");
         return (((std::is_same_v<typename TileRes::DType, int32_t> &&
                   std::is_same_v<typename TileLeft::DType, int8_t> &&
                   std::is_same_v<typename TileRight::DType, int8_t>) ||
@@ -3457,7 +3457,7 @@ struct profile_cpu {
                (TileRight::Loc == TileType::Right) && (TileBias::Loc == TileType::Bias) &&
                (std::is_same_v<typename TileRes::DType, typename TileBias::DType>) && (TileBias::isRowMajor) &&
                ((TileLeft::Rows == TileRes::Rows && TileLeft::Cols == TileRight::Rows &&
-                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols));
+                 TileRight::Cols == TileRes::Cols && TileBias::Cols == TileRes::Cols && TileBias::Rows == 1));
     }
 
     template <typename TileRes, typename TileLeft, typename TileRight, typename TileBias>
