@@ -2,7 +2,11 @@
 
 1. `ptogen gen` / `ptogen check` over the real specs, and over a synthetic tree of 1,000 specs;
 2. the test-kernel suite cold (empty cache) and warm;
-3. per elementwise op, simulator throughput on a 64x64 f32 tile next to a plain C++ loop.
+3. per elementwise op, simulator throughput on a 64x64 f32 tile next to a plain C++ loop;
+4. TMATMUL f32 128x128x128: GFLOPS of the simulator, of the plain loop generated from its index
+   notation and (with `--upstream DIR`) of upstream's CPU simulator, whether their output bits are
+   identical, and the compile time of a kernel with one TMATMUL against either include tree
+   (`--matmul` runs only this part).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ TARGETS = {
     "warm_suite": 5.0,
     "sim_ratio": 1.1,
     "cold_invocations": 400,
+    "matmul_compile_ratio": 1.5,
 }
 UNITS = {"sim_ratio": "x", "check_ratio": "x", "cold_invocations": ""}
 
@@ -331,6 +336,152 @@ def bench_simulator(
     return rows
 
 
+MATMUL_PROGRAM = r"""
+#include <pto/pto-inst.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+using namespace pto;
+
+constexpr int M = 128, K = 128, N = 128;
+using TA = TileLeft<float, M, K>;
+using TB = TileRight<float, K, N>;
+using TC = TileAcc<float, M, N>;
+
+template <typename F>
+static double best_seconds(int reps, F run) {
+    double best = 1e30;
+    for (int round = 0; round < 5; ++round) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int r = 0; r < reps; ++r)
+            run();
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+        best = s < best ? s : best;
+    }
+    return best;
+}
+
+int main(int argc, char** argv) {
+    TA a;
+    TB b;
+    TC c;
+    TASSIGN(a, 0x0);
+    TASSIGN(b, 0x0);
+    TASSIGN(c, 0x0);
+    std::uint32_t state = 12345u;  // values whose products and sums round: fused and unfused differ
+    auto next = [&state]() {
+        state = state * 1664525u + 1013904223u;
+        const auto centred = static_cast<std::int32_t>(state >> 8) - (1 << 23);
+        return static_cast<float>(centred) / static_cast<float>(1 << 22);
+    };
+    for (int i = 0; i < M * K; ++i) a.data()[i] = next();
+    for (int i = 0; i < K * N; ++i) b.data()[i] = next();
+    const int reps = {reps};
+    const double flops = 2.0 * M * N * K;
+    const double sim = best_seconds(reps, [&] { TMATMUL(c, a, b); });
+    std::vector<unsigned char> out(sizeof(float) * M * N);
+    std::memcpy(out.data(), &c.data()[0], out.size());
+    std::printf("sim %.3f\n", flops / sim / 1e9);
+#ifdef PTOGEN_PLAIN
+    TC p;
+    const double plain = best_seconds(reps, [&] { cpu::TMATMUL_plain(p, a, b); });
+    std::printf("plain %.3f\n", flops / plain / 1e9);
+    std::printf("plain_same %d\n", std::memcmp(out.data(), p.data(), out.size()) == 0 ? 1 : 0);
+#endif
+    std::FILE* f = std::fopen(argv[1], "wb");
+    std::fwrite(out.data(), 1, out.size(), f);
+    std::fclose(f);
+    return argc > 1 ? 0 : 1;
+}
+"""
+
+MATMUL_COMPILE = r"""
+#include <pto/pto-inst.hpp>
+using namespace pto;
+void kernel() {
+    TileLeft<half, 16, 32> a;
+    TileRight<half, 32, 16> b;
+    TileAcc<float, 16, 16> c;
+    TMATMUL(c, a, b);
+}
+"""
+
+
+def _upstream_flags(upstream: Path) -> list[str]:
+    """How upstream's CPU simulator is built here: its include tree, one thread (the figures are
+    single-threaded), the fixed-width integers its headers assume."""
+    return ["-D__CPU_SIM", f"-I{upstream / 'include'}", "-include", "cstdint", "-DPTO_CPU_MAX_THREADS=1"]
+
+
+def bench_matmul(root: Path, cxx: str, upstream: Path | None, reps: int = 20) -> dict[str, float]:
+    """TMATMUL f32 128x128x128 at -O2 without -m flags: GFLOPS of ptogen's simulator, of the plain
+    loop of its index notation and of upstream's simulator, whether the output bits agree, and the
+    compile time (-O0, median of 3) of a kernel with one TMATMUL against each include tree."""
+    layout = Layout.make(root=root)
+    builds = {"ptogen": ["-DPTOGEN_PLAIN", *cflags(layout, None)]}
+    if upstream is not None:
+        builds["upstream"] = _upstream_flags(upstream)
+    figures: dict[str, float] = {}
+    outputs: dict[str, bytes] = {}
+    with tempfile.TemporaryDirectory(prefix="ptogen-matmul-") as tmp:
+        src = Path(tmp) / "matmul.cpp"
+        src.write_text(MATMUL_PROGRAM.replace("{reps}", str(reps)))
+        small = Path(tmp) / "one_tmatmul.cpp"
+        small.write_text(MATMUL_COMPILE)
+        for name, flags in builds.items():
+            exe = Path(tmp) / name
+            cmd = [cxx, "-std=c++20", "-O2", *flags, str(src), "-o", str(exe)]
+            built = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            if built.returncode != 0:
+                print(f"  {name}: the benchmark program does not build: {built.stderr.strip()[:400]}")
+                continue
+            out = Path(tmp) / f"{name}.bin"
+            run = subprocess.run([str(exe), str(out)], capture_output=True, text=True, check=True).stdout
+            for line in run.splitlines():
+                key, value = line.split()
+                figures[f"{name}_{key}"] = float(value)
+            outputs[name] = out.read_bytes()
+            obj = Path(tmp) / f"{name}.o"
+            compile_cmd = [cxx, "-std=c++20", "-O0", *flags, "-c", str(small), "-o", str(obj)]
+            def compile_once(c: list[str] = compile_cmd) -> None:
+                subprocess.run(c, check=True, capture_output=True)
+
+            figures[f"{name}_compile"] = _time(compile_once, 3)
+    if "ptogen" in outputs and "upstream" in outputs:
+        figures["upstream_same"] = float(outputs["ptogen"] == outputs["upstream"])
+    return figures
+
+
+def print_matmul(root: Path, cxx: str, upstream: Path | None) -> dict[str, float]:
+    print(f"== TMATMUL f32 128x128x128, GFLOPS ({cxx} -O2, no -m flags, one thread, best of 5 rounds)")
+    f = bench_matmul(root, cxx, upstream)
+    if "ptogen_sim" in f:
+        print(f"  ptogen simulator:    {f['ptogen_sim']:8.2f}")
+        print(
+            f"  plain exact loop:    {f['ptogen_plain']:8.2f}"
+            f"  (bits identical: {bool(f['ptogen_plain_same'])})"
+        )
+    if "upstream_sim" in f:
+        print(
+            f"  upstream simulator:  {f['upstream_sim']:8.2f}"
+            f"  (bits identical: {bool(f.get('upstream_same'))})"
+        )
+        if "ptogen_sim" in f:
+            f["matmul_speedup"] = f["ptogen_sim"] / max(f["upstream_sim"], 1e-9)
+            print(f"  speed-up over upstream: {f['matmul_speedup']:.1f}x")
+    if "ptogen_compile" in f:
+        line = f"  compile, one TMATMUL (-O0): ptogen {f['ptogen_compile']:.2f} s"
+        if "upstream_compile" in f:
+            f["matmul_compile_ratio"] = f["ptogen_compile"] / max(f["upstream_compile"], 1e-9)
+            line += f", upstream {f['upstream_compile']:.2f} s ({f['matmul_compile_ratio']:.2f}x)"
+        print(line)
+    return f
+
+
 def bench_fuzz(root: Path, cases: int, seed: int) -> int:
     """Fuzz `cases` mutated specs (ptogen/fuzzing.py); print the figures and every problem.
     Returns the number of problem cases (crashes, hangs, unlocated errors, injections)."""
@@ -394,6 +545,10 @@ def main_bench(argv: list[str] | None = None) -> int:
     ap.add_argument("--fuzz", type=int, metavar="N", help="only fuzz N mutated specs and print the figures")
     ap.add_argument("--seed", type=int, default=12, help="random seed of --fuzz")
     ap.add_argument(
+        "--upstream", type=Path, metavar="DIR", help="an upstream pto-isa checkout to compare TMATMUL with"
+    )
+    ap.add_argument("--matmul", action="store_true", help="only the TMATMUL figures")
+    ap.add_argument(
         "--sim", metavar="OPS", help="only the simulator throughput, of these ops (comma-separated, or `all`)"
     )
     args = ap.parse_args(argv)
@@ -402,6 +557,9 @@ def main_bench(argv: list[str] | None = None) -> int:
         print(f"== fuzzing {args.fuzz} mutated specs")
         return 1 if bench_fuzz(root, args.fuzz, args.seed) else 0
     figures: dict[str, float] = {}
+    if args.matmul:
+        print_matmul(root, args.cxx, args.upstream)
+        return 0
     if args.sim is not None:
         only = None if args.sim == "all" else set(args.sim.split(","))
         figures["sim_ratio"] = print_simulator(root, args.cxx, args.reps, only)
@@ -434,6 +592,7 @@ def main_bench(argv: list[str] | None = None) -> int:
         print(f"  compiler invocations, cold: {int(figures['cold_invocations'])} ({parts})")
     print(f"  warm (cached):      {figures['warm_suite']:.1f} s")
     figures["sim_ratio"] = print_simulator(root, args.cxx, args.reps, None)
+    figures.update(print_matmul(root, args.cxx, args.upstream))
     print("== targets")
     for key, limit in TARGETS.items():
         value = figures.get(key)

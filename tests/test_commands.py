@@ -89,6 +89,7 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
         "Memory And Data Movement",
         "Sync And Config",
         "Layout And Rearrangement",
+        "Matrix And Matrix-Vector",
     }
     used = {s for s in sets if any(s in line for line in lines)}
     assert lines[-1] == f"{len(OP_SPECS)} ops in {len(used)} instruction sets"

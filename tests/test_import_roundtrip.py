@@ -252,6 +252,18 @@ EXACT: tuple[str, ...] = (
     "TASSIGN.md",
     "tile/ops/memory-and-data-movement/tprefetch_async.md",
     "TPREFETCH_ASYNC.md",
+    "tile/ops/matrix-and-matrix-vector/tgemv.md",
+    "TGEMV.md",
+    "tile/ops/matrix-and-matrix-vector/tgemv_acc.md",
+    "TGEMV_ACC.md",
+    "tile/ops/matrix-and-matrix-vector/tgemv_bias.md",
+    "TGEMV_BIAS.md",
+    "tile/ops/matrix-and-matrix-vector/tmatmul.md",
+    "TMATMUL.md",
+    "tile/ops/matrix-and-matrix-vector/tmatmul_acc.md",
+    "TMATMUL_ACC.md",
+    "tile/ops/matrix-and-matrix-vector/tmatmul_bias.md",
+    "TMATMUL_BIAS.md",
 )
 
 

@@ -192,6 +192,32 @@ def latex_to_expr(math: str, names: set[str], attrs: dict[str, int] | None = Non
     return canonical(node)
 
 
+def latex_to_index_notation(math: str, names: set[str], attrs: dict[str, int] | None = None) -> str:
+    r"""Read back a page's formula in index notation (what `semantics.to_latex` writes for an op
+    kind with `index_notation`): `\mathrm{x}_{i,k}` is `x[i,k]`, `\sum_{k} t` is `sum(k, t)`
+    with the term running to the next `+` or `-` outside brackets (a sum binds like `+`)."""
+    text = math.replace(r"\_", "_").replace(r"\left(", "(").replace(r"\right)", ")")
+    text = re.sub(r"\\mathrm\{(\w+)\}_\{([\w,]+)\}", lambda m: f"{m.group(1)}[{m.group(2)}]", text)
+    text = text.replace(r"\cdot", "*")
+    while (m := re.search(r"\\sum_\{(\w+)\}\s*", text)) is not None:
+        end, depth = m.end(), 0
+        while end < len(text):
+            ch = text[end]
+            if ch in "([":
+                depth += 1
+            elif ch in ")]":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif ch in "+-" and depth == 0:
+                break
+            end += 1
+        text = f"{text[: m.start()]}sum({m.group(1)}, {text[m.end() : end].strip()}) {text[end:]}"
+    text = " ".join(text.split()).replace(" )", ")")
+    semantics.parse(text, names, attrs)  # checks it, with a located error
+    return text
+
+
 def _drop_subscripts(text: str) -> str:
     """`\\mathrm{src}_{\\mathrm{indexes}_{i},j}` -> `src`: operand names without their (nested) indices."""
     out, i = "", 0
@@ -539,10 +565,18 @@ def _syntax_rows(facts: PageFacts) -> dict[str, dict[str, str]]:
 
 def _match_names(params: list[dict[str, Any]], rows: dict[str, dict[str, str]]) -> None:
     """Pages may name an operand differently from its C++ parameter (`%mode` for `cmpMode`): a
-    parameter without a row of its own takes the first unclaimed row that fits its kind."""
+    parameter without a row of its own takes the unclaimed row its name begins with in snake case
+    (`cInMatrix` the row `c_in`, `aMatrix` the row `a`; the longest such row), else the first
+    unclaimed row that fits its kind."""
     claimed = {p["operand"] for p in params if p.get("operand") in rows}
     for p in params:
         if p.get("events") or p["operand"] in rows:
+            continue
+        snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", p["name"]).lower()
+        prefixed = [n for n in rows if n not in claimed and snake.startswith(n + "_")]
+        if prefixed:
+            p["operand"] = max(prefixed, key=len)
+            claimed.add(p["operand"])
             continue
         kind = "attr" if "attr" in p else ("scalar" if "dtype_of" in p or "value_type" in p else "tile")
         spare = next((n for n in rows if n not in claimed and _fits(rows[n], kind)), None)
@@ -749,6 +783,9 @@ def _main_first(
         if i == main:
             continue
         lacks = names[main] - names[i] - waits
+        if d[3] == decls[main][3] and _in_place(decls[main][5], d[5], lacks):
+            out.append(d)
+            continue
         if d[3] != decls[main][3] or len(lacks) > len(names[i] - names[main]) or len(lacks) > 1:
             unplaced.append(
                 f"declaration {d[3]}({', '.join(p['name'] for p in d[5])}) not kept as an overload"
@@ -756,6 +793,21 @@ def _main_first(
             continue
         out.append(d)
     return out
+
+
+def _in_place(main: list[dict[str, Any]], form: list[dict[str, Any]], lacks: set[str]) -> bool:
+    """Whether a declaration passes one tile where the main one passes two of that type, and is
+    otherwise the main one's (TMATMUL_ACC(cMatrix, ...) for cOutMatrix and cInMatrix): an in-place
+    form, which drops the second."""
+    types = {p["name"]: p.get("type") for p in main}
+    extra = [p for p in form if p["name"] not in types and not p.get("events")]
+    lacking = [p for p in main if p["name"] in lacks]
+    return (
+        len(lacking) == 2
+        and len(extra) == 1
+        and "type" in extra[0]
+        and lacking[0].get("type") == lacking[1].get("type") == extra[0]["type"]
+    )
 
 
 def _carried(t: dict[str, Any]) -> str:
@@ -840,12 +892,16 @@ def _overload(
         if p.get("operand") is not None and p["name"] in by_name:
             p["operand"] = by_name[p["name"]]
     # One main tile the overload passes under a name of its own (`dstIdx` for `dst`).
-    missing = [n for n in known if kinds[n] == "tile" and n not in {p.get("operand") for p in params}]
+    passed_now = {p.get("operand") for p in params}
+    missing = [o["name"] for o in operands if o["kind"] == "tile" and o["name"] not in passed_now]
     strays = [p for p in params if "operand" in p and "type" in p and p["operand"] not in known | rows.keys()]
     if len(strays) > 1:  # the comment names what the form adds (`dstVal`); the rest is a main one
         strays = [p for p in strays if f"`{p['name']}`" not in comment]
     if len(missing) == 1 and len(strays) == 1:
         strays[0]["operand"] = missing[0]
+    elif len(missing) == 2 and len(strays) == 1:  # an in-place form (see `_in_place`): the first
+        strays[0]["operand"] = missing[0]  # tile is passed, the second (its input) is dropped
+        dropped.append(missing[1])
     for p in params:
         tile_param = "type" in p and not p.get("events")
         if tile_param and kinds.get(p.get("operand", "")) == "scalar":
@@ -1041,8 +1097,9 @@ def _page_to_spec(
     attrs: dict[str, int] = {}
     if facts.math:
         attrs = _attr_arity(facts.math, {o["name"] for o in operands if o["kind"] == "attr"})
+        read = latex_to_index_notation if KINDS[kind].index_notation else latex_to_expr
         try:
-            expr = latex_to_expr(facts.math, names, attrs)
+            expr = read(facts.math, names, attrs)
         except (semantics.ExprError, SyntaxError, ValueError) as exc:
             unplaced.append(f"math not understood ({exc}): {facts.math}")
     if expr is None:

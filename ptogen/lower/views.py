@@ -550,6 +550,11 @@ class FormView:
         carrier = self.carrier(operand)
         if carrier is not None:
             return carrier.name
+        if not any(p.operand == operand for p in self.params):
+            stand_in = self.op.kind.stand_in(self.op, self, operand)
+            if stand_in is None:
+                raise KeyError(f"{self.op.name} declaration {self.index} does not take {operand!r}")
+            return self.arg(stand_in)
         p = self._param_of(operand)
         return f"{p.name}.data()[0]" if p.from_tile else p.name  # element (0, 0) in every layout
 
@@ -571,6 +576,8 @@ class FormView:
                     if t not in out:
                         out.append(t)
                     continue
+                if not any(x.operand == p.operand for x in self.params):
+                    continue  # an operand this form drops (TMATMUL_ACC in place: its input is dst)
                 q = self._param_of(p.operand)
                 t = str(q.type or q.value_type)
                 if t not in out:

@@ -22,6 +22,7 @@ from .elementwise import Elementwise
 from .hint import Hint
 from .indexed import Indexed
 from .lane import VectorLane
+from .matmul import Matmul
 from .move import Move
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
@@ -47,6 +48,7 @@ KINDS: dict[str, OpKind] = {
         Sync(),
         Move(),
         Transpose(),
+        Matmul(),
     )
 }
 

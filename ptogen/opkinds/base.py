@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..spec.expr import Node, has_reduction, uses_function
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
+    from ..rule_api import TileDecl
     from ..spec.model import OpSpec
     from ..testing.golden import Check, GoldenContext
     from ..testing.plan import OpTests
@@ -64,6 +65,9 @@ class OpKind:
     rounds_to_element: ClassVar[bool] = False
     # It writes its domain operand, which is then the op's dst (a hint's domain is only read).
     writes: ClassVar[bool] = True
+    # Its spec writes the semantics as index notation (`dst[i,j] = ...`), which `ptogen import` reads
+    # back from the page's formula as such.
+    index_notation: ClassVar[bool] = False
     # It rebinds its domain tile to other storage (TASSIGN): before each further declaration the
     # test kernels bind the tile back to its own bytes instead of reloading them through the binding.
     rebinds: ClassVar[bool] = False
@@ -152,6 +156,15 @@ class OpKind:
         given shape; element-wise kinds use one shape for every tile."""
         return rows, cols, vr, vc
 
+    def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
+        """A test tile of an operand as this kind declares it, given the plan's tile: by default the
+        same location and layout, shaped by `tile_shape`; a kind whose operands live in particular
+        locations or layouts (the cube's Left, Right and Acc tiles) sets those too."""
+        rows, cols, vr, vc = self.tile_shape(
+            op, tile.name, tile.rows, tile.cols, tile.valid_rows, tile.valid_cols
+        )
+        return replace(tile, rows=rows, cols=cols, valid_rows=vr, valid_cols=vc)
+
     # ----------------------------------------------------------------- outputs
     def outputs(self, op: OpViewAPI) -> list[Job]:
         """Files this op contributes besides the project-wide ones (header, checks, indexes): its
@@ -182,6 +195,11 @@ class OpKind:
         """Whether a form without its own `expr`, called with its test values, computes something
         other than the main form (TSTORE's atomic and ReLU modes); such a form gets its own golden."""
         return False
+
+    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+        """The operand that plays `operand` in a form that drops it (None: nothing does, and the
+        form's body must not need it). TMATMUL_ACC's in-place form reads its destination there."""
+        return None
 
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""

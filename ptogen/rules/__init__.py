@@ -32,9 +32,12 @@ from pydantic import Field
 
 from .base import Broken, PageContext, PageLine, RuleBase, TypeList, kind_name
 from .core import CORE_KINDS
+from .dtype_tuples import DTypeTuplesRule
 from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
+from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
+from .valid_range import ValidRangeRule
 
 __all__ = [
     "RULE_KINDS",
@@ -54,6 +57,9 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     *LOCATION_KINDS,
     *STORE_PAIRS_KINDS,
     *LOCATION_PAIRS_KINDS,
+    ShapeRelationRule,
+    ValidRangeRule,
+    DTypeTuplesRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

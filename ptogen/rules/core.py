@@ -198,7 +198,7 @@ class RowMajorRule(RuleBase):
         return Broken({**tiles, first: replace(tiles[first], layout="ColMajor")}, changed=first)
 
 
-Location = Literal["Vec", "Mat", "Left", "Right", "Acc"]
+Location = Literal["Vec", "Mat", "Left", "Right", "Acc", "Bias"]
 
 
 class LocationRule(RuleBase):

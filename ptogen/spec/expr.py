@@ -4,11 +4,17 @@ An op's `semantics.expr` (e.g. ``select(src > 0, src, src * slope)``) is parsed 
 `ast` into a small checked tree, then rendered three ways: LaTeX for the docs, C++ for the CPU
 simulator and numpy for the golden reference. Only the constructs below are accepted, so a
 spec cannot smuggle code into any of the three outputs.
+
+Index notation states an op over whole tiles as one assignment: `dst[i,j] = src[j,i]` (a
+permutation), `dst[i,j] = sum(k, a[i,k] * b[k,j]) + bias[0,j]` (a contraction, then a broadcast
+row). An index is a letter bound by the left side or by an enclosing `sum(var, term)`, or the
+constant 0; `sum(k, x * y)` folds over k in order, from zero, each step one fused multiply-add.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -85,7 +91,10 @@ class ExprError(ValueError):
 
 @dataclass(frozen=True)
 class Node:
-    op: str  # "name", "const", "call", "bin", "cmp", "neg", "not", "apply", "reduce"
+    op: str  # "name", "const", "call", "bin", "cmp", "neg", "not", "apply", "reduce",
+    # index notation: "assign" (lhs, rhs), "index" (an operand at indices: value the operand, args
+    # its indices as "ivar" nodes or "const" 0), "ivar" (value the index letter), "contract"
+    # (value the bound index, args the term)
     args: tuple[Node, ...] = ()
     value: str | int | float | None = None
 
@@ -93,11 +102,140 @@ class Node:
 def parse(text: str, names: set[str], attrs: dict[str, int] | None = None) -> Node:
     """Parse and check an expression; `names` are the operands it may read, `attrs` the enum
     attributes it may apply (name -> number of arguments), e.g. `mode(src0, src1)`."""
+    if _is_assignment(text):
+        return _parse_assignment(text, names, attrs or {})
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError as exc:
         raise ExprError(f"cannot parse expression: {exc.msg}") from None
     return _convert(tree, names, attrs or {})
+
+
+def _is_assignment(text: str) -> bool:
+    """Whether the text is index notation: one `=` that is not part of `==`, `<=`, `>=`, `!=`."""
+    return re.search(r"(?<![=<>!])=(?!=)", text) is not None
+
+
+def _at(node: ast.AST) -> str:
+    return f"at column {getattr(node, 'col_offset', 0) + 1}: "
+
+
+def _parse_assignment(text: str, names: set[str], attrs: dict[str, int]) -> Node:
+    try:
+        module = ast.parse(text, mode="exec")
+    except SyntaxError as exc:
+        where = f"at column {exc.offset}: " if exc.offset else ""
+        raise ExprError(f"{where}cannot parse index notation: {exc.msg}") from None
+    stmt = module.body[0] if len(module.body) == 1 else None
+    if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+        raise ExprError("index notation is one assignment, e.g. `dst[i,j] = src[j,i]`")
+    target = stmt.targets[0]
+    if not isinstance(target, ast.Subscript):
+        raise ExprError(f"{_at(target)}the left side is an operand at indices, e.g. `dst[i,j]`")
+    lhs = _index(target, names, bound=None)
+    free = [str(a.value) for a in lhs.args]
+    if len(set(free)) != len(free):
+        raise ExprError(f"{_at(target)}an index repeats on the left side")
+    rhs = _convert_indexed(stmt.value, names, attrs, set(free))
+    return Node("assign", (lhs, rhs))
+
+
+def _index(node: ast.Subscript, names: set[str], bound: set[str] | None) -> Node:
+    """`x[i,0]` as an "index" node; `bound` (None on the left side) are the letters in scope."""
+    if not isinstance(node.value, ast.Name) or node.value.id not in names:
+        what = ast.unparse(node.value)
+        raise ExprError(f"{_at(node)}unknown operand {what!r} (known: {', '.join(sorted(names))})")
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    out = []
+    for part in parts:
+        if isinstance(part, ast.Name) and part.id not in names:
+            if bound is not None and part.id not in bound:
+                raise ExprError(
+                    f"{_at(part)}index {part.id!r} is not bound (bound: {', '.join(sorted(bound))})"
+                )
+            out.append(Node("ivar", value=part.id))
+        elif isinstance(part, ast.Constant) and part.value == 0 and bound is not None:
+            out.append(Node("const", value=0))
+        elif bound is None:
+            raise ExprError(f"{_at(node)}the left side's indices are letters, e.g. `dst[i,j]`")
+        else:
+            raise ExprError(f"{_at(part)}an index is a letter or 0, not {ast.unparse(part)!r}")
+    return Node("index", tuple(out), value=node.value.id)
+
+
+def _convert_indexed(node: ast.AST, names: set[str], attrs: dict[str, int], bound: set[str]) -> Node:
+    """The right side of index notation: the expression language plus `x[...]` and `sum(k, term)`."""
+    if isinstance(node, ast.Subscript):
+        return _index(node, names, bound)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sum":
+        if len(node.args) != 2 or not isinstance(node.args[0], ast.Name) or node.args[0].id in names:
+            raise ExprError(f"{_at(node)}a contraction is `sum(k, term)` with a new index letter k")
+        var = node.args[0].id
+        if var in bound:
+            raise ExprError(f"{_at(node)}index {var!r} is already bound")
+        term = _convert_indexed(node.args[1], names, attrs, bound | {var})
+        if var not in _ivars(term):
+            raise ExprError(f"{_at(node)}sum over {var!r} does not use {var!r}")
+        return Node("contract", (term,), value=var)
+    if isinstance(node, ast.Name) and node.id not in names:
+        raise ExprError(f"{_at(node)}{node.id!r} is neither an operand nor usable as a bare index")
+    # Everything else is the element language; its operands may be indexed.
+    rebuilt = _convert_shallow(node, names, attrs, bound)
+    return rebuilt
+
+
+def _convert_shallow(node: ast.AST, names: set[str], attrs: dict[str, int], bound: set[str]) -> Node:
+    def sub(n: ast.AST) -> Node:
+        return _convert_indexed(n, names, attrs, bound)
+
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return Node("neg", (sub(node.operand),))
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        return Node("bin", (sub(node.left), sub(node.right)), value=_BINOPS[type(node.op)][0])
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS:
+        fn = node.func.id
+        if len(node.args) != FUNCTIONS[fn][0] or node.keywords:
+            raise ExprError(f"{_at(node)}{fn}() takes {FUNCTIONS[fn][0]} arguments")
+        return Node("call", tuple(sub(a) for a in node.args), value=fn)
+    if isinstance(node, (ast.Name, ast.Constant)):
+        try:
+            return _convert(node, names, attrs)
+        except ExprError as exc:
+            raise ExprError(f"{_at(node)}{exc}") from None
+    raise ExprError(f"{_at(node)}unsupported construct in index notation {ast.unparse(node)!r}")
+
+
+def _ivars(node: Node) -> set[str]:
+    found = {str(node.value)} if node.op == "ivar" else set()
+    for a in node.args:
+        found |= _ivars(a)
+    return found
+
+
+def is_assignment(node: Node) -> bool:
+    """Whether a parsed expression is index notation (`dst[i,j] = ...`)."""
+    return node.op == "assign"
+
+
+def lhs_indices(node: Node) -> list[str]:
+    """The index letters of an assignment's left side, in order."""
+    return [str(a.value) for a in node.args[0].args]
+
+
+def contractions(node: Node) -> list[Node]:
+    """Every `sum(k, term)` in the expression, outermost first."""
+    found = [node] if node.op == "contract" else []
+    for a in node.args:
+        found += contractions(a)
+    return found
+
+
+def indexed(node: Node) -> list[tuple[str, tuple[str, ...]]]:
+    """Each operand read at indices, with its index spellings ("0" for the constant), in order."""
+    found = [(str(node.value), tuple(str(a.value) for a in node.args))] if node.op == "index" else []
+    for a in node.args:
+        found += indexed(a)
+    return found
 
 
 def _convert(node: ast.AST, names: set[str], attrs: dict[str, int]) -> Node:
@@ -149,7 +287,9 @@ def uses_function(node: Node, name: str) -> bool:
 
 def names_used(node: Node) -> set[str]:
     """Operands (and applied attributes) an expression reads."""
-    found = {str(node.value)} if node.op in ("name", "apply") else set()
+    if node.op == "assign":
+        return names_used(node.args[1])
+    found = {str(node.value)} if node.op in ("name", "apply", "index") else set()
     for arg in node.args:
         found |= names_used(arg)
     return found
@@ -159,7 +299,7 @@ _PREC = {"+": 6, "-": 6, "*": 7, "/": 7, "&": 3, "|": 1, "^": 2, "<<": 5, ">>": 
 
 
 def _prec(node: Node) -> int:
-    if node.op == "reduce":
+    if node.op in ("reduce", "contract"):
         return 6  # a sum binds like +: wrap it inside a product
     if node.op == "bin":
         return _PREC[str(node.value)]
@@ -198,15 +338,31 @@ def to_cpp(
     ctype: str,
     enums: dict[str, str] | None = None,
     varying: frozenset[str] = frozenset(),
+    at: Callable[[str, tuple[str, ...]], str] | None = None,
+    contract: Callable[[Node], str] | None = None,
 ) -> str:
     """C++ in compute type `ctype`; `ref(name)` spells an operand's element as a compute value;
     `enums` maps attribute operands to their enum (applied through generated `apply_<Enum>`);
-    `varying` names the operands whose value changes from element to element (tiles, vregs)."""
+    `varying` names the operands whose value changes from element to element (tiles, vregs).
+    Index notation: `at(name, indices)` spells an operand's element at C++ index expressions and
+    `contract(node)` the value of a contraction (computed by the caller's loop)."""
 
     def invariant(n: Node) -> bool:
         return not (names_used(n) & varying)
 
     def go(n: Node) -> str:
+        if n.op == "assign":
+            raise ExprError("index notation is a loop nest: render it with to_cpp_loops()")
+        if n.op == "index":
+            if at is None:
+                raise ExprError("indexed operands need an element accessor")
+            return at(str(n.value), tuple(str(a.value) for a in n.args))
+        if n.op == "ivar":
+            return f"{ctype}({n.value})"
+        if n.op == "contract":
+            if contract is None:
+                raise ExprError("a contraction is a loop: its op kind renders it")
+            return contract(n)
         if n.op == "reduce":
             raise ExprError("a reduction is a loop: its op kind renders it (see reduction())")
         if n.op == "apply":
@@ -243,15 +399,84 @@ def to_cpp(
     return go(node)
 
 
+def to_cpp_loops(
+    node: Node,
+    extents: dict[str, str],
+    at: Callable[[str, tuple[str, ...]], str],
+    store: Callable[[tuple[str, ...], str], str],
+    ctype: str,
+    indent: str = "    ",
+) -> str:
+    """The plain loop nest of index notation: one loop per left-side index (in order), each
+    contraction folded in its own inner loop in index order, from zero, one fused multiply-add per
+    step when its term is a product (`sim::fma_step`), else one addition. `extents` gives each
+    index letter's C++ trip count, `at(name, indices)` an operand's element in the compute type and
+    `store(indices, value)` the statement that writes the result."""
+    if node.op != "assign":
+        raise ExprError("to_cpp_loops renders index notation (`dst[i,j] = ...`)")
+    lhs, rhs = node.args
+    free = tuple(str(a.value) for a in lhs.args)
+    lines: list[str] = []
+    depth = 0
+    for var in free:
+        lines.append(f"{indent * depth}for (int {var} = 0; {var} < {extents[var]}; ++{var}) {{")
+        depth += 1
+    names: dict[int, str] = {}
+    for n, c in enumerate(contractions(rhs)):
+        if contractions(c.args[0]):
+            raise ExprError("contractions do not nest")
+        var, term = str(c.value), c.args[0]
+        acc = f"sum{n}"
+        names[id(c)] = acc
+        pad = indent * depth
+        lines.append(f"{pad}{ctype} {acc} = {ctype}(0);")
+        lines.append(f"{pad}for (int {var} = 0; {var} < {extents[var]}; ++{var}) {{")
+        if term.op == "bin" and term.value == "*":
+            x, y = (to_cpp(t, str, ctype, at=at) for t in term.args)
+            step = f"sim::fma_step<{ctype}>({x}, {y}, {acc})"
+        else:
+            step = f"sim::add<{ctype}>({acc}, {to_cpp(term, str, ctype, at=at)})"
+        lines.append(f"{pad}{indent}{acc} = {step};")
+        lines.append(f"{pad}}}")
+    value = to_cpp(rhs, str, ctype, at=at, contract=lambda c: names[id(c)])
+    lines.append(f"{indent * depth}{store(free, value)}")
+    for d in range(depth - 1, -1, -1):
+        lines.append(f"{indent * d}}}")
+    return "\n".join(lines)
+
+
 # Operators whose numpy spelling differs from C++ semantics (integer division, shift counts).
 _NUMPY_HELPERS = {"/": "divide", "<<": "shl", ">>": "shr"}
 
 
 def to_numpy(node: Node, enums: dict[str, str] | None = None, axis: int | None = None) -> str:
     """Python/numpy source; operands are variables of the same name, constants use `C(...)`;
-    a reduction folds over `axis` (given by the op kind)."""
+    a reduction folds over `axis` (given by the op kind). Index notation gives an array over the
+    left side's indices: each operand is viewed over the indices in scope (`rm.index_view`), a
+    contraction of a product folds with one correctly rounded fused multiply-add per step
+    (`rm.fma_fold`), of any other term with one addition per step (`rm.fold_add`)."""
+    axes = ""  # the index letters in scope (index notation), in array-axis order
 
     def go(n: Node) -> str:
+        nonlocal axes
+        if n.op == "assign":
+            axes = "".join(str(a.value) for a in n.args[0].args)
+            return go(n.args[1])
+        if n.op == "index":
+            labels = "".join("0" if a.op == "const" else str(a.value) for a in n.args)
+            return f"rm.index_view({n.value}, {labels!r}, {axes!r})"
+        if n.op == "ivar":
+            return f"rm.index_values(C, {str(n.value)!r}, {axes!r})"
+        if n.op == "contract":
+            outer = axes
+            axes = outer + str(n.value)
+            term = n.args[0]
+            if term.op == "bin" and term.value == "*":
+                text = f"rm.fma_fold({go(term.args[0])}, {go(term.args[1])}, axis={len(outer)})"
+            else:
+                text = f"rm.fold_add({go(term)}, axis={len(outer)})"
+            axes = outer
+            return text
         if n.op == "reduce":
             if axis is None:
                 raise ExprError("this op kind does not reduce")
@@ -283,6 +508,15 @@ def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = N
     `reduce_index` (given by the op kind)."""
 
     def go(n: Node) -> str:
+        if n.op == "assign":
+            return f"{go(n.args[0])} = {go(n.args[1])}"
+        if n.op == "index":
+            name = str(n.value).replace("_", r"\_")  # an underscore in \mathrm is a subscript
+            return rf"\mathrm{{{name}}}_{{{','.join(str(a.value) for a in n.args)}}}"
+        if n.op == "ivar":
+            return str(n.value)
+        if n.op == "contract":
+            return rf"\sum_{{{n.value}}} {wrap(n.args[0], 7)}"
         if n.op == "reduce":
             if reduce_index is None:
                 raise ExprError("this op kind does not reduce")
@@ -342,4 +576,4 @@ def is_arg_reduction(name: str) -> bool:
 
 
 def has_reduction(node: Node) -> bool:
-    return node.op == "reduce" or any(has_reduction(a) for a in node.args)
+    return node.op in ("reduce", "contract") or any(has_reduction(a) for a in node.args)

@@ -360,10 +360,7 @@ def legalised(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
 def shaped(op: OpViewAPI, tile: TileDecl) -> TileDecl:
     """A tile as the op's kind shapes that operand (a row reduction's dst is R x 1, say), given the
     shape of its source."""
-    rows, cols, vr, vc = op.kind.tile_shape(
-        op, tile.name, tile.rows, tile.cols, tile.valid_rows, tile.valid_cols
-    )
-    return replace(tile, rows=rows, cols=cols, valid_rows=vr, valid_cols=vc)
+    return op.kind.shaped_tile(op, tile)
 
 
 def scalar_dtypes(op: OpViewAPI, dtypes: dict[str, str]) -> dict[str, str]:

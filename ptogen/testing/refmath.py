@@ -330,3 +330,63 @@ def rounded(T: Any, value: Array) -> Array:
     then brought back into the compute type."""
     value = np.asarray(value)
     return narrow(value, np.dtype(T)).astype(value.dtype)
+
+
+# ----------------------------------------------------------------------------- index notation
+
+
+def index_view(x: Array, labels: str, axes: str) -> Array:
+    """Operand `x` (one axis per letter of `labels`; a "0" takes element 0 of that axis) laid over
+    the index letters `axes` in scope: its axes reordered to theirs, size 1 where it has none."""
+    x = np.asarray(x)
+    x = x[tuple(0 if c == "0" else slice(None) for c in labels)]
+    have = [c for c in labels if c != "0"]
+    order = sorted(range(len(have)), key=lambda d: axes.index(have[d]))
+    x = np.transpose(x, order)
+    have = [have[d] for d in order]
+    return x.reshape([x.shape[have.index(c)] if c in have else 1 for c in axes])
+
+
+def index_values(C: Any, letter: str, axes: str) -> Array:
+    """The values of an index letter itself (0, 1, ...), as an array over no extent but its own."""
+    raise ValueError(f"index {letter!r} used as a value: its extent is not known to the golden")
+
+
+def _fma_float32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """round_to_float32(a * b + c), correctly rounded (one rounding, as a fused multiply-add).
+
+    The product of two floats is exact in double; s = p + c rounds once and TwoSum's e makes
+    s + e exactly p + c. Rounding s to float differs from rounding p + c only when s lies exactly
+    halfway between two floats and e is not zero: then e's sign picks the neighbour."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    c64 = c.astype(np.float64)
+    with np.errstate(all="ignore"):
+        s = p + c64
+        bb = s - p
+        e = (p - (s - bb)) + (c64 - bb)
+        r = s.astype(np.float32)
+        r64 = r.astype(np.float64)
+        toward = np.nextafter(
+            r, np.where(s > r64, np.float32(np.inf), np.float32(-np.inf)).astype(np.float32)
+        )
+        mid = (r64 + toward.astype(np.float64)) / 2
+    tie = np.isfinite(s) & (r64 != s) & (s == mid) & (e != 0)
+    # At a tie the float conversion rounded to even; the exact value lies on e's side of s.
+    other = np.where((e > 0) == (toward.astype(np.float64) > r64), toward, r)
+    return np.where(tie, other, r).astype(np.float32)
+
+
+def fma_fold(x: Array, y: Array, axis: int) -> Array:
+    """sum over `axis` of x * y in index order from zero, one fused multiply-add per step
+    (integers: wrapping multiply and add), as the simulator folds a contraction."""
+    x, y = np.broadcast_arrays(np.asarray(x), np.asarray(y))
+    x, y = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
+    acc = np.zeros(x.shape[:-1], dtype=x.dtype)
+    for k in range(x.shape[-1]):
+        if _is_int(acc):
+            acc = (acc + x[..., k] * y[..., k]).astype(x.dtype)
+        elif acc.dtype == np.float32:
+            acc = _fma_float32(x[..., k], y[..., k], acc)
+        else:
+            raise TypeError(f"fma_fold: no exact fused multiply-add for {acc.dtype}")
+    return acc

@@ -1,0 +1,370 @@
+"""Matrix products on the cube: `c[i,j] = sum(k, a[i,k] * b[k,j])`, optionally plus an
+accumulator input (`+ c_in[i,j]`) or a bias row (`+ bias[0,j]`), over m x n = a's valid rows x b's
+valid columns, k = a's valid columns.
+
+The spec writes the semantics in index notation (spec/expr.py); one parse tree gives the pages'
+LaTeX, the simulator's plain loop (`<OP>_plain`, the reference the benchmark compares) and the
+golden's numpy. The simulator proper (`<OP>_impl`) copies the left and right tiles out of their
+boxed layouts into row-major buffers of the compute type, multiplies them with the runtime's
+contraction kernel (pto/common/sim_gemm.hpp: i-k-j over register blocks, an AVX2+FMA clone chosen
+once at run time) and adds the rest of the expression per element. Each element is summed over k
+in order from zero with one fused multiply-add per step (integers wrap), exactly as the plain loop
+and upstream's CPU simulator do, so the three agree bit for bit.
+
+Operand roles follow from the expression: the destination and any operand read at `[i,j]` are
+accumulator tiles (`TileType::Acc`, 16 x 16 boxes of 1 KiB, NZ), the contraction's left factor a
+`Left` tile (NZ), its right factor a `Right` tile (ZN), an operand read at `[0,j]` a one-row
+`Bias` tile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..rule_api import TileDecl
+from ..spec import expr as semantics
+from ..testing.golden import Check, GoldenContext, _bits, _describe, compare, compute_dtype, inputs
+from ..testing.manifest import TileShape
+from ..testing.plan import (
+    OpTests,
+    RuntimeCase,
+    RuntimeKernel,
+    layout_addresses,
+    legalised,
+    make_call,
+    plan_rule_cases,
+    tile_operands,
+)
+from ..testing.refmath import narrow
+from ..testing.results import Outcome
+from .base import DOMAIN, FORMULA, OpKind, PageOp
+
+if TYPE_CHECKING:
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
+
+
+@dataclass(frozen=True)
+class Role:
+    """How the tests declare one operand's tiles: location, layouts, fractal box bytes."""
+
+    loc: str
+    layout: str
+    slayout: str | None
+    fractal: int | None
+
+
+ACC = Role("Acc", "ColMajor", "RowMajor", 1024)  # NZ, 16 x 16 boxes
+LEFT = Role("Left", "ColMajor", "RowMajor", 512)  # NZ, 16 rows of 32 bytes a box
+RIGHT = Role("Right", "RowMajor", "ColMajor", 512)  # ZN, 32 bytes of 16 columns a box
+ROW = Role("Bias", "RowMajor", None, None)  # one plain row
+
+# (label, M, K, N, m, k, n, run-time valid shape): tile extents in whole boxes (M, N multiples of
+# 16, K of 32, so every element type's boxes fit) and the valid m, k, n the product runs over.
+SHAPES = [
+    ("full 16x32x16", 16, 32, 16, 16, 32, 16, False),
+    ("partial m, k, n 13x27x9 of 32x32x32", 32, 32, 32, 13, 27, 9, False),
+    ("run-time m, k, n 5x19x21 of 16x64x32", 16, 64, 32, 5, 19, 21, True),
+    ("non-square 48x32x16 valid 33x32x16", 48, 32, 16, 33, 32, 16, False),
+]
+
+
+class Matmul(OpKind):
+    name: ClassVar[str] = "matmul"
+    index_notation: ClassVar[bool] = True
+
+    # ----------------------------------------------------------------- the expression
+    def check_expr(self, expr: semantics.Node) -> list[str]:
+        if not semantics.is_assignment(expr):
+            return ["a matmul op's expression is index notation, e.g. `c[i,j] = sum(k, a[i,k] * b[k,j])`"]
+        free = semantics.lhs_indices(expr)
+        found = semantics.contractions(expr)
+        if len(free) != 2 or len(found) != 1:
+            return ["a matmul op's expression has a two-index left side and one contraction `sum(k, ...)`"]
+        term = found[0].args[0]
+        i, j, k = free[0], free[1], str(found[0].value)
+        factors = term.args if term.op == "bin" and term.value == "*" else ()
+        shapes = [(f.op, tuple(str(x.value) for x in f.args)) for f in factors]
+        if shapes != [("index", (i, k)), ("index", (k, j))]:
+            return [
+                f"the contraction is `sum({k}, left[{i},{k}] * right[{k},{j}])`, one product of two tiles"
+            ]
+        for name, idx in semantics.indexed(expr.args[1]):
+            if idx not in ((i, k), (k, j), (i, j), ("0", j)):
+                return [f"{name}[{','.join(idx)}]: other operands are read at [{i},{j}] or [0,{j}]"]
+        return []
+
+    def parts(self, op: OpViewAPI) -> tuple[str, str, list[str], list[str]]:
+        """(left factor, right factor, operands read at [i,j], operands read at [0,j])."""
+        node = op.loaded.expr
+        (contract,) = semantics.contractions(node)
+        left, right = (str(f.value) for f in contract.args[0].args)
+        i, j = semantics.lhs_indices(node)
+        rest = [(n, idx) for n, idx in semantics.indexed(node.args[1]) if n not in (left, right)]
+        return left, right, [n for n, idx in rest if idx == (i, j)], [n for n, idx in rest if idx == ("0", j)]
+
+    def role(self, op: OpViewAPI, operand: str) -> Role:
+        left, right, _, rows = self.parts(op)
+        if operand == left:
+            return LEFT
+        if operand == right:
+            return RIGHT
+        return ROW if operand in rows else ACC
+
+    # ----------------------------------------------------------------- import
+    def recognise(self, page: PageOp) -> int | None:
+        if page.vector or r"\sum_{k}" not in page.math or "_{i,k}" not in page.math:
+            return None
+        return DOMAIN if page.intro.startswith("For each output element") else FORMULA
+
+    # ----------------------------------------------------------------- math
+    def math(self, op: OpViewAPI) -> str | None:
+        return semantics.to_latex(op.loaded.expr, str)
+
+    def result_index(self, op: OpViewAPI) -> str:
+        return "i,j"
+
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
+        left, right, _, rows = self.parts(op)
+        return {left: "i,k", right: "k,j"}.get(operand, "0,j" if operand in rows else "i,j")
+
+    def reduce_index(self, op: OpViewAPI) -> str:
+        return str(semantics.contractions(op.loaded.expr)[0].value)
+
+    def extents(self, op: OpViewAPI) -> dict[str, str]:
+        """Each index letter's C++ trip count: the valid extent of the first source that reads it."""
+        left, right, _, _ = self.parts(op)
+        i, j = semantics.lhs_indices(op.loaded.expr)
+        k = self.reduce_index(op)
+        return {i: f"{left}.GetValidRow()", k: f"{left}.GetValidCol()", j: f"{right}.GetValidCol()"}
+
+    # ----------------------------------------------------------------- simulator
+    @staticmethod
+    def _at(name: str, idx: tuple[str, ...]) -> str:
+        return f"static_cast<C>({name}.GetElement({', '.join(idx)}))"
+
+    def epilogue(self, op: OpViewAPI) -> str:
+        """C++ of one result element in the compute type, given the contraction's value `prod_v`."""
+        return semantics.to_cpp(op.loaded.expr.args[1], str, "C", at=self._at, contract=lambda _: "prod_v")
+
+    def plain_loops(self, op: OpViewAPI) -> str:
+        """The plain loop nest of the expression, rendered from the parse tree."""
+        dst = op.domain
+        return semantics.to_cpp_loops(
+            op.loaded.expr,
+            self.extents(op),
+            self._at,
+            lambda idx, v: f"{dst}.SetElement({', '.join(idx)}, sim::narrow<T>({v}));",
+            "C",
+        )
+
+    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+        # A form that drops an accumulator input (TMATMUL_ACC in place) reads its destination there.
+        return op.domain if operand in op.read_operands and self.role(op, operand) is ACC else None
+
+    def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
+        bound = {p.operand for p in form.params if p.operand}
+        return any(n not in bound for n in op.read_operands)
+
+    def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
+        roles = {n: self.role(op, n) for n in tile_operands(op)}
+        forms = {}
+        for form in op.forms[1:]:
+            bound = {p.operand for p in form.params if p.operand}
+            forms[str(form.index)] = [n for n in op.read_operands if n not in bound]
+        return {
+            "fractal": {n: r.fractal for n, r in roles.items()},
+            "inplace_forms": forms,
+        }
+
+    # ----------------------------------------------------------------- tests
+    def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
+        role = self.role(op, tile.name)
+        left, right, _, _ = self.parts(op)
+        rows, cols = {
+            id(LEFT): (16, 32),
+            id(RIGHT): (32, 16),
+            id(ACC): (16, 16),
+            id(ROW): (1, 16),
+        }[id(role)]
+        vr, vc = min(tile.valid_rows, rows), min(tile.valid_cols, cols)
+        if role is LEFT:  # k = a's valid columns = b's valid rows
+            vc = min(tile.valid_cols, 16)
+        if role is RIGHT:
+            vr = min(tile.valid_rows, 16)
+        return replace(
+            tile,
+            rows=rows,
+            cols=cols,
+            valid_rows=vr,
+            valid_cols=vc,
+            loc=role.loc,
+            layout=role.layout,
+            slayout=role.slayout,
+            fractal=role.fractal,
+        )
+
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        profiles = [p.name for p in project.profiles]
+        order = [d.name for d in project.targets.dtypes]
+        combos: list[dict[str, str]] = []
+        for p in profiles:
+            combos += [c for c in op.test_combos(p) if c not in combos]
+        left, right, _, _ = self.parts(op)
+        combos.sort(key=lambda c: [order.index(c[left]), order.index(c[op.domain])])
+        for combo in combos:
+            on = [p for p in profiles if combo in op.test_combos(p)]
+            first = sum(len(k.cases) for k in tests.runtime)
+            cases = [self._case(project, op, combo, shape, first + n) for n, shape in enumerate(SHAPES)]
+            name = "_".join(dict.fromkeys([combo[op.domain], combo[left], combo[right]]))
+            tests.runtime.append(RuntimeKernel(name, dict(combo), dict(op.default_values), on, cases))
+        plan_rule_cases(project, op, tests)
+
+    def _case(
+        self,
+        project: ProjectViewAPI,
+        op: OpViewAPI,
+        dtypes: dict[str, str],
+        shape: tuple[str, int, int, int, int, int, int, bool],
+        index: int,
+    ) -> RuntimeCase:
+        label, big_m, big_k, big_n, m, k, n, dyn = shape
+        left, right, _, _ = self.parts(op)
+        extents = {
+            id(LEFT): (big_m, big_k, m, k),
+            id(RIGHT): (big_k, big_n, k, n),
+            id(ACC): (big_m, big_n, m, n),
+            id(ROW): (1, big_n, 1, n),
+        }
+        tiles: dict[str, TileDecl] = {}
+        for name in tile_operands(op):
+            role = self.role(op, name)
+            rows, cols, vr, vc = extents[id(role)]
+            tiles[name] = TileDecl(
+                name,
+                dtypes[name],
+                rows,
+                cols,
+                vr,
+                vc,
+                dyn,
+                role.loc,
+                role.layout,
+                slayout=role.slayout,
+                fractal=role.fractal,
+            )
+        tiles = legalised(op, tiles)
+        # A run-time rule may have narrowed m (TGEMV: one row): the accumulators follow a and b.
+        for name in tile_operands(op):
+            if self.role(op, name) is ACC:
+                t = tiles[name]
+                tiles[name] = replace(
+                    t, valid_rows=tiles[left].valid_rows, valid_cols=tiles[right].valid_cols
+                )
+        call = make_call(op, tiles, dict(op.default_values), {})
+        decls = list(tiles.values())
+        return RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls))
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        op = gx.op
+        ref = gx.reference
+        types = {n: gx.np_type(d) for n, d in gx.group.dtypes.items()}
+        fractal: dict[str, int | None] = op.extra["fractal"]
+        inplace: dict[str, list[str]] = op.extra["inplace_forms"]
+        dst = op.domain
+        cdt = compute_dtype(types[dst])
+        checks: list[Check] = []
+        for case in gx.group.cases:
+            k = case.index
+            full: dict[str, np.ndarray] = {}
+            for name, t in case.tiles.items():
+                flat = inputs(types[name], t.rows * t.cols, f"{gx.op_name}/{gx.entry.group}/{k}/{name}")
+                flat.tofile(data / f"c{k}_{name}.bin")
+                full[name] = boxed_matrix(flat, t, fractal.get(name))
+            region = {n: full[n][: t.valid_rows, : t.valid_cols].astype(cdt) for n, t in case.tiles.items()}
+            label = f"{gx.label} case {k} ({case.label})"
+            with np.errstate(all="ignore"):
+                want = narrow(
+                    np.asarray(ref.reference(cdt.type, types[dst].type, *[region[n] for n in op.inputs])),
+                    types[dst],
+                )
+            t = case.tiles[dst]
+            checks.append(_region_check(f"c{k}_{dst}.out", t, fractal.get(dst), want, full[dst], label, op))
+            if case is not gx.group.cases[0]:
+                continue
+            for form, dropped in inplace.items():
+                if not dropped:
+                    continue
+                # The form reads its destination where the main form reads what it dropped.
+                args = [region[dst] if n in dropped else region[n] for n in op.inputs]
+                with np.errstate(all="ignore"):
+                    own = narrow(np.asarray(ref.reference(cdt.type, types[dst].type, *args)), types[dst])
+                checks.append(
+                    _region_check(
+                        f"c{k}_{dst}.f{form}.out",
+                        t,
+                        fractal.get(dst),
+                        own,
+                        full[dst],
+                        f"{label}, overload {form}",
+                        op,
+                    )
+                )
+        return checks
+
+
+def box_offsets(t: TileShape, fractal: int | None, itemsize: int) -> np.ndarray:
+    """Storage offset of each element (r, c) of a tile, as pto/cpu/tile_offsets.hpp computes it."""
+    r = np.arange(t.rows)[:, None]
+    c = np.arange(t.cols)[None, :]
+    row_major = t.layout == "RowMajor"
+    if t.slayout is None:
+        return r * t.cols + c if row_major else c * t.rows + r
+    if fractal == 1024:
+        ir, ic = 16, 16
+    elif t.slayout == "RowMajor":
+        ir, ic = 16, 32 // itemsize
+    else:
+        ir, ic = 32 // itemsize, 16
+    start = (
+        (r // ir) * t.cols * ir + (c // ic) * ir * ic
+        if row_major
+        else (c // ic) * t.rows * ic + (r // ir) * ir * ic
+    )
+    inner = (r % ir) * ic + (c % ic) if t.slayout == "RowMajor" else (c % ic) * ir + (r % ir)
+    return start + inner
+
+
+def boxed_matrix(flat: np.ndarray, t: TileShape, fractal: int | None) -> np.ndarray:
+    """A tile's storage as its rows x cols matrix, in any layout (boxed ones included)."""
+    return flat[box_offsets(t, fractal, flat.dtype.itemsize)]
+
+
+def _region_check(
+    out_name: str,
+    t: TileShape,
+    fractal: int | None,
+    want: np.ndarray,
+    before: np.ndarray,
+    label: str,
+    op: Any,
+) -> Check:
+    """Judges one output: the valid region bit for bit against `want`, the rest unchanged."""
+    vr, vc = t.valid_rows, t.valid_cols
+
+    def check(data_dir: Path) -> Outcome:
+        got = boxed_matrix(np.fromfile(data_dir / out_name, dtype=before.dtype), t, fractal)
+        bad = compare(got[:vr, :vc], want, op.tolerance)
+        if bad.any():
+            return Outcome("fail", label, _describe(bad, got[:vr, :vc], want, "valid"))
+        outside = np.ones(got.shape, dtype=bool)
+        outside[:vr, :vc] = False
+        changed = outside & (_bits(got) != _bits(before))
+        if changed.any():
+            return Outcome("fail", label, _describe(changed, got, before, "outside-the-valid-region"))
+        return Outcome("pass", label)
+
+    return check
