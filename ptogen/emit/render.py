@@ -20,6 +20,7 @@ import jinja2.bccache
 from ..errors import GenerationError
 from ..lower.views import ProjectView
 from ..spec.load import SpecSet
+from . import boxfig
 from .finder import LOCATIONS, finder_rows
 from .format import format_cpp_many, write_atomic
 from .site import (
@@ -176,6 +177,9 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
     env.globals["site_reference_nav"] = reference_nav
     env.globals["site_notes"] = notes_by_kind
     env.globals["site_finder"] = finder_rows
+    env.globals["box_panels"] = boxfig.panels
+    env.globals["box_cell"] = boxfig.CELL
+    env.globals["box_width"] = boxfig.WIDTH
     env.globals["finder_locations"] = LOCATIONS
     env.globals["site_coverage"] = lambda project: coverage(project, load_catalog(templates_dir))
     env.globals["upstream_address"] = upstream_address(templates_dir)

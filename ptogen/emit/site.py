@@ -30,6 +30,8 @@ PAGES = [
     ("docs/index.md", "site/index.md.j2"),
     ("docs/getting-started.md", "site/getting_started.md.j2"),
     ("docs/guide.md", "site/guide.md.j2"),
+    ("docs/gemm.md", "site/gemm.md.j2"),
+    ("docs/figures/box-layouts.svg", "site/box_layouts.svg.j2"),
     ("docs/source-notes.md", "site/source_notes.md.j2"),
     ("docs/coverage.md", "site/coverage.md.j2"),
     ("docs/finder.md", "site/finder.md.j2"),
