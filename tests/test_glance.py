@@ -141,3 +141,9 @@ def test_set_indexes_name_each_intrinsic_with_its_parameter_types() -> None:
     index = (DOCS / "tile/tile-scalar-and-immediate.md").read_text()
     row = next(line for line in index.splitlines() if line.startswith("| [pto.tlrelu]"))
     assert "`TLRELU(TileDataDst& dst, TileDataSrc& src, typename TileDataSrc::DType scalar," in row
+
+
+def test_a_joint_type_rule_is_a_table_per_profile() -> None:
+    glance = _glance(DOCS / "tile/ops/matrix-and-matrix-vector/tmatmul.md")
+    a2a3 = glance.split("Legal element-type combinations on A2/A3:", 1)[1].split("\n\n", 2)[1]
+    assert "| `c` | `a` | `b` |" in a2a3 and "| `int32_t` | `int8_t` | `int8_t` |" in a2a3

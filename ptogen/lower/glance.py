@@ -36,6 +36,15 @@ class PairMatrix:
 
 
 @dataclass(frozen=True)
+class TupleTable:
+    """For one profile: the element-type combinations a rule admits for several operands jointly."""
+
+    profile: str
+    operands: list[str]
+    rows: list[tuple[str, ...]]
+
+
+@dataclass(frozen=True)
 class PlacementRow:
     """Tile operands with the same placement on every profile, and that placement per profile."""
 
@@ -86,6 +95,16 @@ class Glance:
                     (r, c) for r in rows for c in cols if self._admits(p, {row_op: r, col_op: c})
                 )
                 out.append(PairMatrix(p, [row_op], [col_op], rows, cols, legal))
+        return out
+
+    def tuple_tables(self) -> list[TupleTable]:
+        """Per profile, each jointly tabulated set of operand types (TMATMUL's type triples)."""
+        out = []
+        for p in self.profiles:
+            for rv in self.op.rules_for(p, static=True):
+                found = rv.rule.tabulated_tuples(self.op)
+                if found is not None:
+                    out.append(TupleTable(p, found[0], found[1]))
         return out
 
     def _admits(self, profile: str, chosen: dict[str, str]) -> bool:

@@ -174,6 +174,11 @@ class RuleBase(Strict):
         matrix); None for rules that do not constrain a pair of types jointly."""
         return None
 
+    def tabulated_tuples(self, op: OpView) -> tuple[list[str], list[tuple[str, ...]]] | None:
+        """The operands and the element-type combinations a rule lists for them jointly (a matrix
+        product's accumulator, left and right), for a table on the op page; None otherwise."""
+        return None
+
     def placement(self) -> tuple[str, str] | None:
         """What the rule fixes about where its operands live, for the op page's at-a-glance table:
         (aspect, value), such as ("Location", "`Vec`"); None for rules about anything else."""

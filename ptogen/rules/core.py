@@ -195,7 +195,15 @@ class RowMajorRule(RuleBase):
 
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         first = self.operands[0]
-        return Broken({**tiles, first: replace(tiles[first], layout="ColMajor")}, changed=first)
+        tile = tiles[first]
+        # A one-row tile (a bias) cannot be plain column-major (its column would be under 32 bytes,
+        # which the Tile type refuses): it breaks the rule as column-major boxes instead.
+        broken = (
+            replace(tile, layout="ColMajor", slayout="RowMajor")
+            if tile.rows == 1
+            else replace(tile, layout="ColMajor")
+        )
+        return Broken({**tiles, first: broken}, changed=first)
 
 
 Location = Literal["Vec", "Mat", "Left", "Right", "Acc", "Bias"]

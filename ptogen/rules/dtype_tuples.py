@@ -51,6 +51,9 @@ class DTypeTuplesRule(RuleBase):
                 if not targets.has_dtype(d):
                     yield ("tuples", i, j), f"unknown dtype {d!r}{did_you_mean(d, spellings)}"
 
+    def tabulated_tuples(self, op: OpView) -> tuple[list[str], list[tuple[str, ...]]] | None:
+        return list(self.operands), self._table(op)
+
     def _table(self, op: OpView) -> list[tuple[str, ...]]:
         """The tuples in canonical C++ spellings, duplicates dropped."""
         return list(dict.fromkeys(tuple(op.targets.dtype(d).name for d in t) for t in self.tuples))

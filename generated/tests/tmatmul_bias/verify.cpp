@@ -145,7 +145,7 @@ void fail_a2a3_06_row_major() {
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_bias = Tile<TileType::Bias, int32_t, 8, 16, BLayout::ColMajor, 1, 16>;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
     profiled::TMATMUL_BIAS<profile_a2a3>(c, a, b, bias);
@@ -265,7 +265,7 @@ void fail_a5_06_row_major() {
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_bias = Tile<TileType::Bias, int32_t, 8, 16, BLayout::ColMajor, 1, 16>;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
     profiled::TMATMUL_BIAS<profile_a5>(c, a, b, bias);
@@ -385,7 +385,7 @@ void fail_cpu_06_row_major() {
     Tile_a a;
     using Tile_b = Tile<TileType::Right, int8_t, 32, 16, BLayout::RowMajor, 16, 16, SLayout::ColMajor, 512>;
     Tile_b b;
-    using Tile_bias = Tile<TileType::Bias, int32_t, 8, 16, BLayout::ColMajor, 1, 16>;
+    using Tile_bias = Tile<TileType::Bias, int32_t, 1, 16, BLayout::ColMajor, 1, 16, SLayout::RowMajor, 512>;
     Tile_bias bias;
     // expected-note@+1 {{requested here}}
     profiled::TMATMUL_BIAS<profile_cpu>(c, a, b, bias);
