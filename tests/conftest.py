@@ -86,6 +86,20 @@ def project(tmp_path: Path, shared_cache: Path) -> Path:
     return copy_project(tmp_path, shared_cache)
 
 
+@pytest.fixture
+def spec_project(tmp_path: Path, shared_cache: Path) -> Path:
+    """A private copy of the specs and templates with an empty output tree: for tests whose edit
+    must be refused before anything is written (a copy of the generated tree costs far more)."""
+    for name in ("specs", "templates"):
+        shutil.copytree(ROOT / name, tmp_path / name, copy_function=shutil.copyfile)
+    shutil.copy(ROOT / ".clang-format", tmp_path / ".clang-format")
+    (tmp_path / "generated").mkdir()
+    (tmp_path / ".ptogen-cache").mkdir()
+    for name in SHARED_CACHES:
+        (tmp_path / ".ptogen-cache" / name).symlink_to(shared_cache / name, target_is_directory=True)
+    return tmp_path
+
+
 def copy_project(tmp_path: Path, shared_cache: Path) -> Path:
     """The `project` fixture's copy, for fixtures of a wider scope."""
     for name in ("specs", "templates", "generated"):

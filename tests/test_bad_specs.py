@@ -247,7 +247,7 @@ CASES = [
 
 @pytest.mark.parametrize(("what", "old", "new", "field", "fragment"), CASES, ids=[c[0] for c in CASES])
 def test_bad_spec_is_reported_with_file_line_field(
-    project: Path,
+    spec_project: Path,
     capsys: pytest.CaptureFixture[str],
     what: str,
     old: str,
@@ -255,8 +255,8 @@ def test_bad_spec_is_reported_with_file_line_field(
     field: str,
     fragment: str,
 ) -> None:
-    line = edit(project, TLRELU, old, new)
-    code, errors = run_gen(project, capsys)
+    line = edit(spec_project, TLRELU, old, new)
+    code, errors = run_gen(spec_project, capsys)
     assert code == 2
     assert len(errors) == 1, errors
     where, rest = errors[0].removeprefix("error: ").split(": ", 1)
@@ -299,7 +299,7 @@ CLASS_CASES = [
     ("what", "old", "new", "field", "message"), CLASS_CASES, ids=[c[0] for c in CLASS_CASES]
 )
 def test_misspelling_in_a_class_is_reported_once_at_its_line(
-    project: Path,
+    spec_project: Path,
     capsys: pytest.CaptureFixture[str],
     what: str,
     old: str,
@@ -307,29 +307,29 @@ def test_misspelling_in_a_class_is_reported_once_at_its_line(
     field: str,
     message: str,
 ) -> None:
-    line = edit(project, CLASS, old, new)
-    code, errors = run_gen(project, capsys)
+    line = edit(spec_project, CLASS, old, new)
+    code, errors = run_gen(spec_project, capsys)
     assert code == 2
     assert errors == [f"error: {CLASS}:{line}: {field}: {message}"]
 
 
-def test_newline_in_identifier_is_rejected(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    edit(project, TLRELU, "  name: TLRELU\n", '  name: "TLRELU\\nint x;"\n')
-    code, errors = run_gen(project, capsys)
+def test_newline_in_identifier_is_rejected(spec_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(spec_project, TLRELU, "  name: TLRELU\n", '  name: "TLRELU\\nint x;"\n')
+    code, errors = run_gen(spec_project, capsys)
     assert code == 2 and "intrinsic.name" in errors[0] and "identifier" in errors[0]
 
 
-def test_newline_in_syntax_line_is_rejected(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    edit(project, TLRELU, 'pto_asm: ["%dst = tlrelu', 'pto_asm: ["```\\n%dst = tlrelu')
-    code, errors = run_gen(project, capsys)
+def test_newline_in_syntax_line_is_rejected(spec_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(spec_project, TLRELU, 'pto_asm: ["%dst = tlrelu', 'pto_asm: ["```\\n%dst = tlrelu')
+    code, errors = run_gen(spec_project, capsys)
     assert code == 2 and "syntax.pto_asm[0]" in errors[0]
 
 
-def test_duplicate_mnemonic(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    src = project / TLRELU
+def test_duplicate_mnemonic(spec_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = spec_project / TLRELU
     copy = src.with_name("tlrelu_copy.yaml")
     copy.write_text(src.read_text().replace("name: TLRELU", "name: TLRELU2"))
-    code, errors = run_gen(project, capsys)
+    code, errors = run_gen(spec_project, capsys)
     assert code == 2
     assert len(errors) == 1
     assert errors[0].startswith(
@@ -338,17 +338,17 @@ def test_duplicate_mnemonic(project: Path, capsys: pytest.CaptureFixture[str]) -
     assert "already defined in specs/ops/tile_scalar_and_immediate/tlrelu.yaml" in errors[0]
 
 
-def test_invalid_yaml(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    line = edit(project, TLRELU, "semantics:\n", "semantics: [\n")
-    code, errors = run_gen(project, capsys)
+def test_invalid_yaml(spec_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = edit(spec_project, TLRELU, "semantics:\n", "semantics: [\n")
+    code, errors = run_gen(spec_project, capsys)
     assert code == 2 and "invalid YAML" in errors[0]
     assert int(errors[0].split(":")[2]) >= line
 
 
-def test_every_problem_is_reported_in_one_run(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    edit(project, TLRELU, "dtypes: [half, float]\n", "dtypes: [half, flaot]\n")
-    edit(project, "specs/ops/tile_scalar_and_immediate/tmaxs.yaml", "profiles: [A5]", "profiles: [A9]")
-    code, errors = run_gen(project, capsys)
+def test_every_problem_is_reported_in_one_run(spec_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(spec_project, TLRELU, "dtypes: [half, float]\n", "dtypes: [half, flaot]\n")
+    edit(spec_project, "specs/ops/tile_scalar_and_immediate/tmaxs.yaml", "profiles: [A5]", "profiles: [A9]")
+    code, errors = run_gen(spec_project, capsys)
     assert code == 2 and len(errors) == 2
     assert any("tlrelu.yaml" in e for e in errors) and any("tmaxs.yaml" in e for e in errors)
 

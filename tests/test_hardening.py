@@ -47,10 +47,12 @@ def append(project: Path, text: str) -> None:
     ["tlrelu\n#error INJECTED\nint x_.yaml", "tlrelu*-->x.yaml", "tlrelu\u202ex.yaml", "t relu.yaml"],
     ids=["newline", "comment-closer", "bidi", "space"],
 )
-def test_spec_file_name_cannot_inject(project: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
-    src = project / TLRELU
+def test_spec_file_name_cannot_inject(
+    spec_project: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    src = spec_project / TLRELU
     src.rename(src.with_name(name))
-    code, err = gen_errors(project, capsys)
+    code, err = gen_errors(spec_project, capsys)
     assert code == 2
     assert len(err) == 1 and "unusable spec file name" in err[0], err
 
@@ -93,19 +95,19 @@ YAML_CASES = {
 
 @pytest.mark.parametrize("text", YAML_CASES.values(), ids=YAML_CASES.keys())
 def test_hostile_yaml_gets_a_located_error(
-    project: Path, capsys: pytest.CaptureFixture[str], text: str
+    spec_project: Path, capsys: pytest.CaptureFixture[str], text: str
 ) -> None:
-    append(project, text)
+    append(spec_project, text)
     started = time.monotonic()
-    code, err = gen_errors(project, capsys)
+    code, err = gen_errors(spec_project, capsys)
     assert time.monotonic() - started < 10
     assert code == 2
     assert err and all(LOCATED.match(line) for line in err), err
 
 
-def test_alias_bomb_never_expands(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    append(project, YAML_CASES["alias bomb"])
-    code, err = gen_errors(project, capsys)
+def test_alias_bomb_never_expands(spec_project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    append(spec_project, YAML_CASES["alias bomb"])
+    code, err = gen_errors(spec_project, capsys)
     assert code == 2 and "anchors (&name) are not allowed" in err[0]
 
 
@@ -133,39 +135,39 @@ FIELD_CASES = [
 
 @pytest.mark.parametrize(("what", "old", "new", "field"), FIELD_CASES, ids=[c[0] for c in FIELD_CASES])
 def test_injecting_field_values_are_refused(
-    project: Path, capsys: pytest.CaptureFixture[str], what: str, old: str, new: str, field: str
+    spec_project: Path, capsys: pytest.CaptureFixture[str], what: str, old: str, new: str, field: str
 ) -> None:
     if new.startswith(("summary: '", 'summary: "')):  # close the quote the case opened
         quote = new[len("summary: ")]
-        text = (project / TLRELU).read_text()
+        text = (spec_project / TLRELU).read_text()
         line = next(x for x in text.splitlines() if x.startswith(old))
-        edit(project, TLRELU, line, new + line[len(old) :] + quote)
+        edit(spec_project, TLRELU, line, new + line[len(old) :] + quote)
     else:
-        edit(project, TLRELU, old, new)
-    code, err = gen_errors(project, capsys)
+        edit(spec_project, TLRELU, old, new)
+    code, err = gen_errors(spec_project, capsys)
     assert code == 2
     assert len(err) == 1 and LOCATED.match(err[0]) and re.search(rf"[ .]{field}: ", err[0]), err
 
 
 def test_vector_op_without_its_mask_is_a_located_error(
-    project: Path, capsys: pytest.CaptureFixture[str]
+    spec_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # Found by the fuzz test: the vector header's template crashed on it.
     spec = "specs/ops/vector_scalar/vaddcs.yaml"
-    text = (project / spec).read_text()
+    text = (spec_project / spec).read_text()
     start = text.index("  - name: mask\n")  # the predicate mask operand, written as a block
     end = text.index("\n", text.index("description:", start)) + 1
-    (project / spec).write_text(text[:start] + text[end:])
-    code, err = gen_errors(project, capsys)
+    (spec_project / spec).write_text(text[:start] + text[end:])
+    code, err = gen_errors(spec_project, capsys)
     assert code == 2 and len(err) == 1 and "vaddcs.yaml:" in err[0] and "predicate mask" in err[0], err
 
 
 @pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])
 def test_non_finite_test_values_are_refused(
-    project: Path, capsys: pytest.CaptureFixture[str], value: str
+    spec_project: Path, capsys: pytest.CaptureFixture[str], value: str
 ) -> None:
-    append(project, f"test_values: {{float_scalars: [1.0, {value}]}}\n")
-    code, err = gen_errors(project, capsys)
+    append(spec_project, f"test_values: {{float_scalars: [1.0, {value}]}}\n")
+    code, err = gen_errors(spec_project, capsys)
     assert code == 2
     assert len(err) == 1 and "test_values.float_scalars[1]" in err[0] and "finite" in err[0], err
 
