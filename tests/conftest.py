@@ -40,10 +40,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     waiting (and the short tests even the workers out at the end).
 
     Tests marked `thorough` (kills, fuzzing: robustness checks that take long) run where
-    PTOGEN_TEST_THOROUGH=1, as `.ci/run` sets; the README's local test command skips them, saying so."""
+    PTOGEN_TEST_THOROUGH=1, as `.ci/run` sets; tests marked `full_tier` (a whole regeneration of a
+    project copy) run with the full kernel tier, as in CI; the README's local test command skips
+    both, saying so."""
     items.sort(
         key=lambda item: 0 if item.nodeid.startswith("tests/test_simulator.py::test_op_kernels") else 1
     )
+    from ptogen.testing.tiers import TIER_ENV, default_tier
+
+    if default_tier() != "full":
+        whole = pytest.mark.skip(
+            reason=f"full-tier test (a whole regeneration): runs with {TIER_ENV}=full, as in CI"
+        )
+        for item in items:
+            if "full_tier" in item.keywords:
+                item.add_marker(whole)
     if THOROUGH:
         return
     skip = pytest.mark.skip(reason="thorough test: runs with PTOGEN_TEST_THOROUGH=1 (as in CI)")

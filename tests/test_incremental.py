@@ -90,6 +90,7 @@ def test_editing_one_spec_rerenders_only_its_unit_and_the_project(
     assert main(["--root", str(project), "check"]) == 0
 
 
+@pytest.mark.full_tier
 def test_a_template_change_invalidates_every_unit(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert main(["--root", str(project), "gen"]) == 0
     runs = _units_rendered(monkeypatch)

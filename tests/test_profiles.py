@@ -74,6 +74,7 @@ def a5x(tmp_path_factory: pytest.TempPathFactory, shared_cache: Path) -> Path:
     return project
 
 
+@pytest.mark.full_tier
 def test_a_profile_extending_a5_with_one_more_dtype(
     a5x: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

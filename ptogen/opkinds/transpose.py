@@ -1,15 +1,12 @@
 """Transposes (TTRANS): `dst[i, j] = src[j, i]`, a move to the transposed position.
 
-The kind walks the source's valid region, as upstream's CPU simulator does (the transpose's extent
-is the source's valid rows and columns), and writes element (i, j) of the source to element (j, i)
-of the destination in the destination's element type, which must have the source's size. A
-scratch tile (`tmp`) is passed through; the result does not depend on it.
-
-Until the expression language has index notation the expression names the source (`src`) and
-this kind supplies the permutation (`operand_index` gives the page's `src_{j,i}`, the simulator
-and the golden swap the indices). With index notation the spec says `dst[i, j] = src[j, i]`
-itself, and TTRANS becomes an element-wise op whose operand index is permuted; this module then
-goes away.
+The spec states the permutation in index notation (spec/expr.py), and one parse tree gives the
+page's formula (`semantics.to_latex`), the simulator's element mapping (`element_map`: which loop
+index of the source's walk is the destination's row and which its column) and the golden's
+`np.transpose` axes (`axes`). The kind walks the source's valid region, as upstream's CPU simulator
+does (the transpose's extent is the source's valid rows and columns), writing each element in the
+destination's element type, which must have the source's size. A scratch tile (`tmp`) is passed
+through; the result does not depend on it.
 """
 
 from __future__ import annotations
@@ -19,6 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, inputs
 from ..testing.plan import (
     OpTests,
@@ -46,13 +44,51 @@ SHAPES = [
 
 class Transpose(Move):
     name: ClassVar[str] = "transpose"
+    index_notation: ClassVar[bool] = True
+
+    def check_expr(self, expr: semantics.Node) -> list[str]:
+        wanted = "a transpose is written in index notation, e.g. `dst[i,j] = src[j,i]`"
+        if not semantics.is_assignment(expr) or expr.args[1].op != "index":
+            return [wanted]
+        lhs = semantics.lhs_indices(expr)
+        ((_, rhs),) = semantics.indexed(expr.args[1])
+        if len(lhs) != 2 or len(set(lhs)) != 2 or list(rhs) != lhs[::-1]:
+            return [f"{wanted}: the source's indices are the destination's swapped"]
+        return []
+
+    @staticmethod
+    def source(op: OpViewAPI) -> str:
+        return str(op.loaded.expr.args[1].value)
+
+    @staticmethod
+    def _indices(op: OpViewAPI) -> tuple[list[str], tuple[str, ...]]:
+        ((_, rhs),) = semantics.indexed(op.loaded.expr.args[1])
+        return semantics.lhs_indices(op.loaded.expr), rhs
+
+    def math(self, op: OpViewAPI) -> str | None:
+        return semantics.to_latex(op.loaded.expr, str)
+
+    def element_map(self, op: OpViewAPI) -> tuple[str, str]:
+        """The destination's (row, column) in terms of the source walk's loop indices `r`, `c`."""
+        lhs, rhs = self._indices(op)
+        loop = dict(zip(rhs, ("r", "c"), strict=True))
+        return loop[lhs[0]], loop[lhs[1]]
+
+    def axes(self, op: OpViewAPI) -> list[int]:
+        """`np.transpose` axes that turn the source's matrix into the destination's."""
+        lhs, rhs = self._indices(op)
+        return [rhs.index(x) for x in lhs]
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/transpose/domain.md.j2: "For each element ..., written at the transposed position"
         return DOMAIN if not page.vector and page.intro_says("written at the transposed position") else None
 
     def operand_index(self, op: OpViewAPI, operand: str) -> str:
-        return "j,i" if operand == self.source(op) else "i,j"
+        lhs, rhs = self._indices(op)
+        return ",".join(rhs if operand == self.source(op) else lhs)
+
+    def result_index(self, op: OpViewAPI) -> str:
+        return ",".join(self._indices(op)[0])
 
     def region(self, op: OpViewAPI) -> str:
         return self.source(op)
@@ -64,7 +100,7 @@ class Transpose(Move):
         return False
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, list[object]]:
-        return {}
+        return {"axes": list(self.axes(op))}
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.domain, self.source(op)
@@ -88,6 +124,7 @@ class Transpose(Move):
         op = gx.op
         dst = op.domain
         src = next(n for n in op.inputs if op.operands[n] == "tile")
+        axes = list(op.extra["axes"])
         checks: list[Check] = []
         for case in gx.group.cases:
             k = case.index
@@ -100,7 +137,7 @@ class Transpose(Move):
             d_type = gx.np_type(gx.group.dtypes[dst])
             values = boxed_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
             with np.errstate(all="ignore"):
-                want = np.ascontiguousarray(values.T).astype(d_type)
+                want = np.ascontiguousarray(np.transpose(values, axes)).astype(d_type)
             before = boxed_logical(flats[dst], t)
             label = f"{gx.label} case {k} ({case.label})"
             checks.append(_moved_check(f"c{k}_{dst}.out", t, want, before, label, d_type))
