@@ -557,7 +557,12 @@ def _search(page: object, query: str) -> list[str]:
     """The pages the site's search lists for `query`, best first, each once (a page's matching
     sections follow it as separate items)."""
     box = page.locator("input.md-search__input")  # type: ignore[attr-defined]
-    box.click()
+    if page.viewport_size["width"] < 960:  # type: ignore[attr-defined]
+        # A phone-width header shows a search button, which opens the box over the page.
+        page.locator("label.md-header__button[for='__search']").first.click()  # type: ignore[attr-defined]
+        box.focus()
+    else:
+        box.click()
     first = page.locator(".md-search-result__item > a").first  # type: ignore[attr-defined]
     # The search index is built in a web worker when the page opens; until it is ready the
     # result header says "Initializing search" and a query finds nothing. Wait for the worker
@@ -599,8 +604,11 @@ def test_search_finds_an_op_by_mnemonic(browser: object, served: str, mnemonic: 
         page.close()
 
 
-def test_search_lists_each_op_once_and_ranks_a_family_by_its_name(browser: object, served: str) -> None:
-    page, problems = _open(browser, served, f"{served}/index.html")
+@pytest.mark.parametrize("width", list(WIDTHS))
+def test_search_lists_each_op_once_and_ranks_a_family_by_its_name(
+    browser: object, served: str, width: str
+) -> None:
+    page, problems = _open(browser, served, f"{served}/index.html", WIDTHS[width])
     try:
         found = _search(page, "relu")
         top = {p.rsplit("/", 1)[-1] for p in found[:5]}
