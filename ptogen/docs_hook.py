@@ -4,12 +4,13 @@ Math is typeset in the reader's browser by MathJax, served from the built site i
 comes from the `django-static-mathjax` wheel (a plain copy of MathJax 3 with no Django code), which
 the `docs` extra installs at build time. No page loads anything from another host.
 
-Opened from disk (file://), browsers run no web worker, so Material's search cannot run; its bundle
-then loads `search/search_index.js` and would fetch a worker shim from a public CDN. Each page
-therefore drops the search from the theme's configuration when opened from disk, the build writes
-that script (the index as a variable, so loading it fails nowhere), and the site's own script
-(finder.js) says in the header that search needs the site served, pointing at the intrinsics
-finder, which works from disk.
+Opened from disk (file://), browsers start no web worker, so Material's search cannot run; its
+bundle then tries to load `search/search_index.js`, and Material's `offline` plugin, which makes
+search work from disk, does so by loading a worker shim from a public CDN on every page (refused
+here: nothing loads from another host). Each page therefore drops the search from the theme's
+configuration when opened from disk, the build writes that script (the index as a variable, so
+loading it fails nowhere), and the site's own script (finder.js) says in the header that search
+needs the site served, pointing at the intrinsics finder, which works from disk.
 """
 
 from __future__ import annotations

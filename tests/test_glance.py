@@ -11,7 +11,7 @@ import pytest
 
 from ptogen.cli import RUNTIME_INCLUDE
 
-from .compilers import cxx_argv, require
+from .compilers import COMPILERS, cxx_argv, require
 from .helpers import ROOT
 
 DOCS = ROOT / "generated/docs/isa"
@@ -98,11 +98,7 @@ _BYTES = {"half": 2, "float": 4, "int8_t": 1, "int32_t": 4}
 
 @pytest.mark.parametrize(("src", "dst"), [("half", "int8_t"), ("float", "int8_t"), ("int32_t", "half")])
 def test_a_cell_of_the_matrix_is_what_the_a2a3_checks_decide(src: str, dst: str, tmp_path: Path) -> None:
-    cxx = (
-        require("clang++")
-        if subprocess.run(["which", "clang++"], capture_output=True).returncode == 0
-        else require("g++")
-    )
+    cxx = require(COMPILERS[0])
     legal = _matrix(_glance(DOCS / "tile/ops/elementwise-tile-tile/tcvt.md"), "A2/A3")[(src, dst)]
     source = tmp_path / "k.cpp"
     source.write_text(KERNEL.format(src=src, dst=dst, scols=32 // _BYTES[src], dcols=32 // _BYTES[dst]))

@@ -31,7 +31,6 @@ from .site import (
     reference_nav,
     site_jobs,
     upstream_address,
-    upstream_docs,
 )
 
 CPP_SUFFIXES = (".hpp", ".cpp", ".h")
@@ -156,20 +155,6 @@ class VerifiedBytecodeCache(jinja2.BytecodeCache):
             write_atomic(self._file(bucket), hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
 
 
-class _UpstreamLink:
-    """The filter that prefixes a page of the upstream manual with the catalogue's base address,
-    read once (the filter runs once per link of the coverage page)."""
-
-    def __init__(self, templates_dir: Path):
-        self.templates_dir = templates_dir
-        self.base: str | None = None
-
-    def __call__(self, page: str) -> str:
-        if self.base is None:
-            self.base = upstream_docs(self.templates_dir)
-        return self.base + page
-
-
 def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinja2.Environment:
     bcc = VerifiedBytecodeCache(bytecode_cache) if bytecode_cache is not None else None
     env = jinja2.Environment(
@@ -197,7 +182,6 @@ def environment(templates_dir: Path, bytecode_cache: Path | None = None) -> jinj
     env.globals["finder_locations"] = LOCATIONS
     env.globals["site_coverage"] = lambda project: coverage(project, load_catalog(templates_dir))
     env.globals["upstream_address"] = upstream_address(templates_dir)
-    env.filters["upstream_link"] = _UpstreamLink(templates_dir)
     return env
 
 

@@ -266,12 +266,16 @@ def coverage(project: ProjectView, catalog: list[CatalogSet]) -> list[CoverageSe
 
 def upstream_address(templates_dir: Path) -> Callable[[str, str], str | None]:
     """A function (doc_dir, mnemonic) -> the address of the upstream manual's page of that op (None if
-    the catalog does not list the op under that set)."""
-    catalog = {f"{c.group}/ops/{c.id}": c for c in load_catalog(templates_dir)}
-    base = upstream_docs(templates_dir)
+    the catalog does not list the op under that set). The catalogue is read at the first call, once."""
+    found: dict[str, object] = {}
 
     def address(doc_dir: str, mnemonic: str) -> str | None:
-        entry = catalog.get(doc_dir)
-        return base + entry.upstream_page(mnemonic) if entry is not None and mnemonic in entry.ops else None
+        if not found:
+            found["base"] = upstream_docs(templates_dir)
+            found["sets"] = {f"{c.group}/ops/{c.id}": c for c in load_catalog(templates_dir)}
+        entry = found["sets"].get(doc_dir)  # type: ignore[attr-defined]
+        if entry is None or mnemonic not in entry.ops:
+            return None
+        return str(found["base"]) + entry.upstream_page(mnemonic)
 
     return address

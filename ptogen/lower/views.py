@@ -835,13 +835,18 @@ class FamilyView:
         self.members = [(m, _page_of(m, targets)) for m in members]
 
 
+def _page(doc_dir: str, short: str) -> str:
+    """Where an op's instruction-set page is generated."""
+    return f"docs/isa/{doc_dir}/{short}.md"
+
+
 def _page_of(mnemonic: str, targets: Targets) -> str:
     doc_dir = next(s.doc_dir for s in targets.instruction_sets if mnemonic in s.order)
-    return f"docs/isa/{doc_dir}/{mnemonic.removeprefix('pto.')}.md"
+    return _page(doc_dir, mnemonic.removeprefix("pto."))
 
 
 def _doc_path(spec: OpSpec, targets: Targets) -> str:
-    return f"docs/isa/{targets.instruction_set(spec.instruction_set).doc_dir}/{spec.short}.md"
+    return _page(targets.instruction_set(spec.instruction_set).doc_dir, spec.short)
 
 
 @dataclass(frozen=True)
