@@ -161,6 +161,29 @@ class OpCpp:
         return {"pick_max": "true" if node.value == "max" else "false", "first": names[0], "second": names[1]}
 
     @property
+    def max_min_kernel(self) -> dict[str, str] | None:
+        """For `max(a, b)`/`min(a, b)` of a tile read at (r, c) and a second such tile or a scalar:
+        the float tile goes to `sim::maxmin::tile`/`tile_scalar` (sim_maxmin.hpp), which computes
+        IEEE maximum/minimum sixteen lanes at a time where the machine has AVX-512DQ and otherwise
+        leaves the tile to the generated loops. None for any other expression."""
+        node = self.op.loaded.expr
+        if node.op != "call" or node.value not in ("max", "min") or len(node.args) != 2:
+            return None
+        names = [str(a.value) for a in node.args if a.op == "name"]
+        if len(names) != 2 or names[0] == names[1] or self.op.domain in names:
+            return None
+        kinds = [self.op.operand(n).kind for n in names]
+        for n, kind in zip(names, kinds):
+            if kind == "tile" and (self.op.operand(n).packed or self.element_at(n) != ("r", "c")):
+                return None
+        pick = "true" if node.value == "max" else "false"
+        if kinds == ["tile", "tile"]:
+            return {"fn": "tile", "pick_max": pick, "tiles": ",".join(names), "scalar": ""}
+        if kinds == ["tile", "scalar"]:
+            return {"fn": "tile_scalar", "pick_max": pick, "tiles": names[0], "scalar": names[1]}
+        return None
+
+    @property
     def vector_param_names(self) -> list[str]:
         return [p.rsplit(" ", 1)[1] for p in self.vector_params]
 

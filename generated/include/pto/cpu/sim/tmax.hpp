@@ -6,6 +6,7 @@
 
 #include <pto/common/pto_core.hpp>
 #include <pto/common/sim_arith.hpp>
+#include <pto/common/sim_maxmin.hpp>
 
 namespace pto::cpu {
 
@@ -16,6 +17,13 @@ PTO_INTERNAL void TMAX_impl(T_dst& dst, T_src0& src0, T_src1& src1) {
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();
     if constexpr (T_dst::isRowMajor && T_src0::isRowMajor && T_src1::isRowMajor) {
+        if constexpr (std::is_same_v<T, float> && std::is_same_v<C, float> &&
+                      std::is_same_v<typename T_src0::DType, float> && std::is_same_v<typename T_src1::DType, float>) {
+            // Float rows: IEEE maximum sixteen lanes at a time where the machine can (sim_maxmin.hpp).
+            if (sim::maxmin::tile<true>(dst.data(), T_dst::RowStride, src0.data(), T_src0::RowStride, src1.data(),
+                                        T_src1::RowStride, rows, cols))
+                return;
+        }
         // Contiguous rows: plain pointer loops the compiler can vectorise.
         for (int r = 0; r < rows; ++r) {
             auto* dst_row = dst.data() + r * T_dst::RowStride;

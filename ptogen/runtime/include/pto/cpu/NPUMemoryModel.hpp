@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 namespace pto {
@@ -93,7 +94,27 @@ class NPUMemoryModel {
   private:
     NPUMemoryModel() = default;
 
-    std::vector<char> regions_[RegionCount];
+    // Regions start on a 64-byte line, as tiles' own storage does (pto/common/tile.hpp): a tile at a
+    // 32-byte multiple then sits as it would on the hardware, and vector loads do not straddle lines
+    // (malloc would give 16 bytes past a page).
+    template <typename T>
+    struct LineAligned {
+        using value_type = T;
+        LineAligned() = default;
+        template <typename U>
+        LineAligned(const LineAligned<U>&) {}
+        T* allocate(std::size_t n) {
+            return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t{64}));
+        }
+        void deallocate(T* p, std::size_t) {
+            ::operator delete(p, std::align_val_t{64});
+        }
+        template <typename U>
+        bool operator==(const LineAligned<U>&) const {
+            return true;
+        }
+    };
+    std::vector<char, LineAligned<char>> regions_[RegionCount];
     NPUArch arch_ = NPUArch::A2A3;
     bool initialized_ = false;
 };
