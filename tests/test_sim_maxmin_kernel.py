@@ -52,32 +52,42 @@ int main() {
             std::printf("FAIL %s %d: %08x want %08x\n", what, i, std::bit_cast<std::uint32_t>(got),
                         std::bit_cast<std::uint32_t>(want));
     };
+    auto tt = [&](bool pick_max, float* dst, const float* x) {
+        return pick_max ? sim::maxmin::tile<true>(dst, stride, x, stride, sb.data(), stride, rows, cols)
+                        : sim::maxmin::tile<false>(dst, stride, x, stride, sb.data(), stride, rows, cols);
+    };
+    auto ts = [&](bool pick_max, float s) {
+        return pick_max ? sim::maxmin::tile_scalar<true>(d.data(), stride, sa.data(), stride, s, rows, cols)
+                        : sim::maxmin::tile_scalar<false>(d.data(), stride, sa.data(), stride, s, rows, cols);
+    };
     for (int pick_max = 0; pick_max < 2; ++pick_max) {
-        const bool did = pick_max ? sim::maxmin::tile<true>(d.data(), stride, sa.data(), stride, sb.data(), stride, rows, cols)
-                                  : sim::maxmin::tile<false>(d.data(), stride, sa.data(), stride, sb.data(), stride, rows, cols);
+        const bool did = tt(pick_max != 0, d.data(), sa.data());
         ran += did;
         if (did)
             for (int r = 0; r < rows; ++r)
                 for (int c = 0; c < cols; ++c) {
                     const float x = sa[r * stride + c], y = sb[r * stride + c];
-                    same(d[r * stride + c], pick_max ? sim::maximum<float>(x, y) : sim::minimum<float>(x, y), "tile", r * cols + c);
+                    const float want = pick_max ? sim::maximum<float>(x, y) : sim::minimum<float>(x, y);
+                    same(d[r * stride + c], want, "tile", r * cols + c);
                 }
-        for (std::uint32_t s_bits : {0x00000000u, 0x80000000u, 0x3f800000u, 0x7fc00005u, 0xffa00007u, 0xff800000u}) {
+        for (std::uint32_t s_bits : {0x00000000u, 0x80000000u, 0x3f800000u, 0x7fc00005u, 0xffa00007u,
+                                 0xff800000u}) {
             const float s = std::bit_cast<float>(s_bits);
-            const bool did_s = pick_max ? sim::maxmin::tile_scalar<true>(d.data(), stride, sa.data(), stride, s, rows, cols)
-                                        : sim::maxmin::tile_scalar<false>(d.data(), stride, sa.data(), stride, s, rows, cols);
+            const bool did_s = ts(pick_max != 0, s);
             ran += did_s;
             if (did_s)
                 for (int r = 0; r < rows; ++r)
                     for (int c = 0; c < cols; ++c) {
                         const float x = sa[r * stride + c];
-                        same(d[r * stride + c], pick_max ? sim::maximum_by<float>(x, s) : sim::minimum_by<float>(x, s), "scalar", r * cols + c);
+                        const float want =
+                            pick_max ? sim::maximum_by<float>(x, s) : sim::minimum_by<float>(x, s);
+                        same(d[r * stride + c], want, "scalar", r * cols + c);
                     }
         }
     }
     // In place: dst is src0.
     keep = sa;
-    if (sim::maxmin::tile<true>(sa.data(), stride, sa.data(), stride, sb.data(), stride, rows, cols)) {
+    if (tt(true, sa.data(), sa.data())) {
         ++ran;
         for (int i = 0; i < rows * cols; ++i) {
             const int at = (i / cols) * stride + i % cols;
@@ -85,7 +95,7 @@ int main() {
         }
     }
     // A destination one element past an operand would read what it has written: not done here.
-    const bool shifted = sim::maxmin::tile<true>(sa.data() + 1, stride, sa.data(), stride, sb.data(), stride, rows, cols);
+    const bool shifted = tt(true, sa.data() + 1, sa.data());
     std::printf("ran %d shifted %d failures %d\n", ran, shifted ? 1 : 0, failures);
     return failures == 0 ? 0 : 1;
 }

@@ -173,7 +173,7 @@ class OpCpp:
         if len(names) != 2 or names[0] == names[1] or self.op.domain in names:
             return None
         kinds = [self.op.operand(n).kind for n in names]
-        for n, kind in zip(names, kinds):
+        for n, kind in zip(names, kinds, strict=True):
             if kind == "tile" and (self.op.operand(n).packed or self.element_at(n) != ("r", "c")):
                 return None
         pick = "true" if node.value == "max" else "false"
