@@ -1,5 +1,6 @@
 // The few helpers the generated profile checks need besides the tile types: it includes only the
-// standard library, so the checks build both over ptogen's runtime and over upstream's include tree.
+// standard library (and, on Linux, the C library's stack and loader interfaces), so the checks build
+// both over ptogen's runtime and over upstream's include tree.
 #pragma once
 
 #include <concepts>
@@ -7,7 +8,15 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <type_traits>
+
+#if defined(__linux__) && __has_include(<execinfo.h>) && __has_include(<link.h>)
+#include <execinfo.h>
+#include <link.h>
+#include <unistd.h>
+#define PTO_SIM_CALL_SITE 1
+#endif
 
 namespace pto::sim {
 
@@ -18,11 +27,101 @@ inline constexpr bool is_one_of_v = (std::is_same_v<T, Allowed> || ...);
 template <typename...>
 inline constexpr bool always_false_v = false;
 
+#ifdef PTO_SIM_CALL_SITE
+namespace site {
+
+// The main program's loaded segments and load bias: the first object dl_iterate_phdr visits.
+struct Program {
+    std::uintptr_t bias = 0;
+    std::uintptr_t lo[16] = {}, hi[16] = {};
+    int segments = 0;
+};
+
+inline int visit_main(dl_phdr_info* info, std::size_t, void* data) {
+    auto* p = static_cast<Program*>(data);
+    p->bias = info->dlpi_addr;
+    for (int i = 0; i < info->dlpi_phnum && p->segments < 16; ++i)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) {
+            p->lo[p->segments] = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+            p->hi[p->segments] = p->lo[p->segments] + info->dlpi_phdr[i].p_memsz;
+            ++p->segments;
+        }
+    return 1;  // the main program only
+}
+
+// Whether a source file is the PTO headers' (ours or upstream's) or the C++ library's: the call
+// site is the first frame outside them.
+inline bool library_file(const char* file) {
+    return std::strstr(file, "/include/pto/") != nullptr || std::strstr(file, "/include/c++/") != nullptr ||
+           std::strncmp(file, "??", 2) == 0;
+}
+
+// Names the kernel's file and line of the call that broke a rule: the stack's return addresses in
+// the main program, read back by addr2line (the debug information a -g build has). Only a failing
+// run pays for it; without addr2line or -g it names the program and offset instead.
+inline void print() {
+    void* frames[64];
+    const int n = backtrace(frames, 64);
+    Program prog;
+    dl_iterate_phdr(visit_main, &prog);
+    char command[64 * 20 + 64];
+    // The program's own path as this process sees it (in the shell popen starts, /proc/self is the shell's).
+    int len = std::snprintf(command, sizeof command, "addr2line -a -f -C -i -e /proc/%d/exe", static_cast<int>(getpid()));
+    std::uintptr_t first = 0;
+    for (int i = 1; i < n; ++i) {  // frame 0 is this function
+        const auto at = reinterpret_cast<std::uintptr_t>(frames[i]) - 1;  // inside the call instruction
+        bool in_main = false;
+        for (int s = 0; s < prog.segments; ++s)
+            in_main = in_main || (at >= prog.lo[s] && at < prog.hi[s]);
+        if (!in_main)
+            continue;
+        len += std::snprintf(command + len, sizeof command - static_cast<std::size_t>(len), " 0x%lx",
+                             static_cast<unsigned long>(at - prog.bias));
+        if (first == 0)
+            first = at - prog.bias;
+    }
+    std::strcat(command, " 2>/dev/null");
+    char file_only[4096] = "";  // a frame addr2line knows the file of but not the line (no -g)
+    if (std::FILE* out = popen(command, "r")) {
+        // Per address: its "0x..." heading, then (function, file:line) pairs, innermost inlined
+        // frame first. The call site is the first pair outside the simulator's own functions
+        // (pto::sim::...) and outside the headers' and the C++ library's files.
+        char function[4096], place[4096];
+        while (std::fgets(function, sizeof function, out) != nullptr) {
+            if (std::strncmp(function, "0x", 2) == 0)
+                continue;
+            if (std::fgets(place, sizeof place, out) == nullptr)
+                break;
+            if (std::strncmp(function, "pto::sim::", 10) == 0 || library_file(place))
+                continue;
+            char* colon = std::strrchr(place, ':');
+            if (colon != nullptr && colon[1] == '?') {
+                if (file_only[0] == '\0')
+                    std::snprintf(file_only, sizeof file_only, "%.*s", static_cast<int>(colon - place), place);
+                continue;
+            }
+            std::fprintf(stderr, "  at %s", place);  // the line ends in its newline
+            pclose(out);
+            return;
+        }
+        pclose(out);
+    }
+    std::fprintf(stderr, "  at %s%soffset 0x%lx of the program (build with -g and put addr2line on PATH for the line)\n",
+                 file_only, file_only[0] != '\0' ? ", " : "", static_cast<unsigned long>(first));
+}
+
+}  // namespace site
+#endif
+
 // A violated run-time rule is a program error on the hardware too, so the simulator stops at once
-// with a message tests can match on.
+// with a message tests can match on, then the call site in the kernel.
 [[noreturn]] inline void fail(const char* op, const char* rule) {
     std::fprintf(stderr, "PTO runtime error: %s: %s\n", op, rule);
     std::fflush(stderr);
+#ifdef PTO_SIM_CALL_SITE
+    site::print();
+    std::fflush(stderr);
+#endif
     std::abort();
 }
 
