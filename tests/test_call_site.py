@@ -79,8 +79,9 @@ def test_the_guides_run_time_sample_names_the_line_the_guide_states(tmp_path: Pa
     assert claim in (ROOT / "templates/site/guide.md.j2").read_text()
     exe = tmp_path / "runtime_check"
     includes = [f"-I{ROOT / 'generated/include'}", f"-I{ROOT / 'ptogen/runtime/include'}"]
+    flags = ["-std=c++20", "-D__CPU_SIM", "-g", *includes]
     built = subprocess.run(
-        [*cxx_argv(default_compilers()[0]), "-std=c++20", "-D__CPU_SIM", "-g", *includes, str(sample), "-o", exe],
+        [*cxx_argv(default_compilers()[0]), *flags, str(sample), "-o", str(exe)],
         capture_output=True,
         text=True,
     )
