@@ -141,6 +141,22 @@ class OpCpp:
         plain = all(self.element_at(n) == ("r", "c") and not self.op.operand(n).packed for n in tiles)
         return plain and any(semantics.uses_function(self.op.loaded.expr, f) for f in semantics.LIBRARY_CALLS)
 
+    def _max_min_operands(self) -> tuple[str, list[str], list[str]] | None:
+        """("true" for max / "false" for min, the two operand names, their kinds) when the whole
+        element expression is `max`/`min` of two distinct operands other than the domain, each
+        tile among them plain and read at (r, c); else None."""
+        node = self.op.loaded.expr
+        if node.op != "call" or node.value not in ("max", "min") or len(node.args) != 2:
+            return None
+        names = [str(a.value) for a in node.args if a.op == "name"]
+        if len(names) != 2 or names[0] == names[1] or self.op.domain in names:
+            return None
+        kinds: list[str] = [self.op.operand(n).kind for n in names]
+        for n, kind in zip(names, kinds, strict=True):
+            if kind == "tile" and (self.op.operand(n).packed or self.element_at(n) != ("r", "c")):
+                return None
+        return ("true" if node.value == "max" else "false"), names, kinds
+
     @property
     def max_min_select(self) -> dict[str, str] | None:
         """For `max(a, b)` or `min(a, b)` of two distinct tile operands read at (r, c): the row loop
@@ -148,17 +164,11 @@ class OpCpp:
         vector) and redoes a row with the exact `sim::maximum`/`minimum` only when an element of `a`
         was a NaN or a zero, the only cases the select can get wrong (`sim::max_min_unsure`). The
         exact form alone is eight vector instructions per vector. None for any other expression."""
-        node = self.op.loaded.expr
-        if node.op != "call" or node.value not in ("max", "min") or len(node.args) != 2:
+        found = self._max_min_operands()
+        if found is None or found[2] != ["tile", "tile"]:
             return None
-        names = [str(a.value) for a in node.args if a.op == "name"]
-        if len(names) != 2 or names[0] == names[1] or self.op.domain in names:
-            return None
-        for n in names:
-            o = self.op.operand(n)
-            if o.kind != "tile" or o.packed or self.element_at(n) != ("r", "c"):
-                return None
-        return {"pick_max": "true" if node.value == "max" else "false", "first": names[0], "second": names[1]}
+        pick, names, _ = found
+        return {"pick_max": pick, "first": names[0], "second": names[1]}
 
     @property
     def max_min_kernel(self) -> dict[str, str] | None:
@@ -166,17 +176,10 @@ class OpCpp:
         the float tile goes to `sim::maxmin::tile`/`tile_scalar` (sim_maxmin.hpp), which computes
         IEEE maximum/minimum sixteen lanes at a time where the machine has AVX-512DQ and otherwise
         leaves the tile to the generated loops. None for any other expression."""
-        node = self.op.loaded.expr
-        if node.op != "call" or node.value not in ("max", "min") or len(node.args) != 2:
+        found = self._max_min_operands()
+        if found is None:
             return None
-        names = [str(a.value) for a in node.args if a.op == "name"]
-        if len(names) != 2 or names[0] == names[1] or self.op.domain in names:
-            return None
-        kinds = [self.op.operand(n).kind for n in names]
-        for n, kind in zip(names, kinds, strict=True):
-            if kind == "tile" and (self.op.operand(n).packed or self.element_at(n) != ("r", "c")):
-                return None
-        pick = "true" if node.value == "max" else "false"
+        pick, names, kinds = found
         if kinds == ["tile", "tile"]:
             return {"fn": "tile", "pick_max": pick, "tiles": ",".join(names), "scalar": ""}
         if kinds == ["tile", "scalar"]:
