@@ -1,0 +1,169 @@
+"""Copy and pad (TFILLPAD, TFILLPAD_INPLACE, TFILLPAD_EXPAND): `dst[i, j] = src[i, j]` inside the
+source's valid region, the destination's pad value everywhere else in the destination tile.
+
+The spec writes the copied part in index notation (`dst[i,j] = src[i,j]`); this kind owns the rest,
+which the expression language cannot say yet: the walk covers the destination's whole static shape
+(`Rows` x `Cols`, not its valid region), an element outside the source's valid rows and columns
+takes the pad value, and a destination with an empty valid region is left as it is. The pad value is
+the destination tile's `PadVal` (`pto/cpu/tile_offsets.hpp`'s `sim::pad_value`, the one definition
+TLOAD's padding uses too), or the `PadVal` template argument of TFILLPAD's one-type (`Mat`) form.
+This follows upstream's CPU simulator (include/pto/cpu/TFillPad.hpp).
+
+Which variant an op is comes from its dispatch: the `TFillPadMode` template argument its
+declarations pass to `TFILLPAD_IMPL` (TFILLPAD's `mode`, TFILLPAD_INPLACE's and TFILLPAD_EXPAND's
+constants). `Expand` tests use a destination larger than the source; the others one shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import numpy as np
+
+from ..spec import expr as semantics
+from ..testing.golden import Check, GoldenContext, inputs
+from ..testing.plan import OpTests, RuntimeCase, RuntimeKernel, TileDecl, layout_addresses, make_call, plan_rule_cases
+from .base import DOMAIN, OpKind, PageOp, fixed_type
+from .move import Move, _moved_check, boxed_logical
+from .transfer import pad_value
+
+if TYPE_CHECKING:
+    from ..kind_api import FormViewAPI, OpViewAPI, ProjectViewAPI
+
+MODE_ENUM = "TFillPadMode"
+PAD_ENUM = "PadValue"
+
+# (label, rows, cols, src valid rows, src valid cols, run-time valid, pad, boxed NZ). The first case
+# declares both tiles alike (one type, as the one-type form takes them).
+Case = tuple[str, int, int, int, int, bool, str, bool]
+CASES: list[Case] = [
+    ("16x16, run-time src valid 11x13, both PadValue::Max", 16, 16, 11, 13, True, "Max", False),
+    ("16x32, src valid 9x20, PadValue::Min", 16, 32, 9, 20, False, "Min", False),
+    ("8x32, src valid 3x1, PadValue::Zero", 8, 32, 3, 1, False, "Zero", False),
+    ("4x32, src valid 4x32 (nothing padded), PadValue::Max", 4, 32, 4, 32, False, "Max", False),
+    ("NZ 32x32, src valid 17x9, PadValue::Min", 32, 32, 17, 9, False, "Min", True),
+]
+# Expand: the destination is larger by these rows and columns.
+GROW = (8, 32)
+
+
+class FillPad(Move):
+    name: ClassVar[str] = "fillpad"
+    index_notation: ClassVar[bool] = True
+    overloads_keep_values: ClassVar[bool] = False  # TFILLPAD's `mode` and its one-type form's `PadVal`
+
+    # ----------------------------------------------------------------- spec checks
+    def check_expr(self, expr: semantics.Node) -> list[str]:
+        wanted = "a fillpad op copies at the same indices, written `dst[i,j] = src[i,j]`"
+        if not semantics.is_assignment(expr) or expr.args[1].op != "index":
+            return [wanted]
+        lhs = semantics.lhs_indices(expr)
+        ((_, rhs),) = semantics.indexed(expr.args[1])
+        if len(lhs) != 2 or len(set(lhs)) != 2 or list(rhs) != lhs:
+            return [wanted]
+        return []
+
+    @staticmethod
+    def source(op: OpViewAPI) -> str:
+        return str(op.loaded.expr.args[1].value)
+
+    # ----------------------------------------------------------------- variant
+    @staticmethod
+    def mode(op: OpViewAPI) -> str:
+        """The op's TFillPadMode (Normal, InPlace or Expand), from its main declaration's dispatch."""
+        form = op.forms[0]
+        tparams = {t.name: t for t in form.template}
+        for expr in form.dispatch.template_args:
+            t = tparams.get(expr)
+            if t is not None and t.kind == "value" and str(t.type) == MODE_ENUM:
+                return str(t.default or "TFillPadMode::Normal").split("::")[-1]
+            if t is None and fixed_type(form, expr) == MODE_ENUM:
+                return expr.split("::")[-1]
+        return "Normal"
+
+    # ----------------------------------------------------------------- math and pages
+    def math(self, op: OpViewAPI) -> str | None:
+        dst, src = op.domain, self.source(op)
+        copied = semantics.to_latex(op.loaded.expr.args[1], str)
+        return (
+            rf"\mathrm{{{dst}}}_{{i,j}} = \begin{{cases}} {copied} & "
+            rf"i < \mathrm{{{src}}}.\mathrm{{GetValidRow}}() \wedge j < \mathrm{{{src}}}.\mathrm{{GetValidCol}}() \\ "
+            rf"\mathrm{{pad}} & \text{{otherwise}} \end{{cases}}"
+        )
+
+    def recognise(self, page: PageOp) -> int | None:
+        # templates/opkinds/fillpad/domain.md.j2: "For each element ... of the whole destination tile"
+        return DOMAIN if not page.vector and page.intro_says("of the whole destination tile") else None
+
+    def region(self, op: OpViewAPI) -> str:
+        return op.domain
+
+    # ----------------------------------------------------------------- backend
+    def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
+        """The variant or pad value the declaration passes its backend (a template parameter's name,
+        or `Fixed<i>` for a constant the adapter takes in that position)."""
+        tparams = {t.name: t for t in form.template}
+        out = []
+        for i, expr in enumerate(form.dispatch.template_args):
+            t = tparams.get(expr)
+            if t is not None and t.kind == "value":
+                out.append(expr)
+            elif t is None and fixed_type(form, expr) in (MODE_ENUM, PAD_ENUM):
+                out.append(f"Fixed{i}")
+        return out
+
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
+        return OpKind.sim_args(self, op, form)
+
+    def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
+        return False
+
+    def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
+        return {"mode": self.mode(op)}
+
+    # ----------------------------------------------------------------- tests
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        dst, src = op.domain, self.source(op)
+        grow = GROW if self.mode(op) == "Expand" else (0, 0)
+        for dtype, on in self.dtype_profiles(project, op):
+            first = sum(len(k.cases) for k in tests.runtime)
+            cases = []
+            for index, (label, rows, cols, vr, vc, dyn, pad, nz) in enumerate(CASES, first):
+                layout, slayout = ("ColMajor", "RowMajor") if nz else ("RowMajor", None)
+                drows, dcols = rows + grow[0], cols + grow[1]
+                alike = index == first  # one tile type for both operands
+                tiles = {
+                    dst: TileDecl(dst, dtype, drows, dcols, drows, dcols, alike and dyn, "Vec", layout, slayout=slayout, pad=pad),
+                    src: TileDecl(src, dtype, rows, cols, vr, vc, dyn, "Vec", layout, slayout=slayout, pad=pad if alike else None),
+                }
+                call = make_call(op, tiles, dict(op.default_values), {})
+                decls = list(tiles.values())
+                cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
+            tests.runtime.append(RuntimeKernel(dtype, {n: dtype for n in (dst, src)}, {}, on, cases))
+        plan_rule_cases(project, op, tests)
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        op = gx.op
+        dst = op.domain
+        src = next(n for n in op.inputs if op.operands[n] == "tile")
+        checks: list[Check] = []
+        for case in gx.group.cases:
+            k = case.index
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            flats = {}
+            for name, t in case.tiles.items():
+                flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), t.rows * t.cols, f"{seed}/{name}")
+                flats[name].tofile(data / f"c{k}_{name}.bin")
+            t, ts = case.tiles[dst], case.tiles[src]
+            d_type = gx.np_type(gx.group.dtypes[dst])
+            assert t.pad is not None
+            want = np.full((t.rows, t.cols), pad_value(d_type, t.pad), dtype=d_type)
+            values = boxed_logical(flats[src], ts)[: ts.valid_rows, : ts.valid_cols]
+            want[: ts.valid_rows, : ts.valid_cols] = values.astype(d_type)
+            before = boxed_logical(flats[dst], t)
+            whole = replace(t, valid_rows=t.rows, valid_cols=t.cols)
+            label = f"{gx.label} case {k} ({case.label})"
+            checks.append(_moved_check(f"c{k}_{dst}.out", whole, want, before, label, d_type))
+        return checks
