@@ -100,6 +100,11 @@ class FillPad(Move):
     def region(self, op: OpViewAPI) -> str:
         return op.domain
 
+    def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
+        """The rule cases' tiles carry a pad value (the `Vec` form requires the destination's not
+        to be `Null`), the same on both operands so that the one-type form takes them."""
+        return replace(super().shaped_tile(op, tile), pad=tile.pad or "Max")
+
     # ----------------------------------------------------------------- backend
     def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """The variant or pad value the declaration passes its backend (a template parameter's name,

@@ -90,7 +90,17 @@ void case_0([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c0_dst.bin", dst.data(), 256);
-        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        }
         same_bytes("overload 1, case 0", main_result, dst.data());
     }
 }
@@ -220,7 +230,17 @@ void case_5([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c5_dst.bin", dst.data(), 256);
-        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        }
         same_bytes("overload 1, case 5", main_result, dst.data());
     }
 }
@@ -353,7 +373,17 @@ void case_10([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c10_dst.bin", dst.data(), 256);
-        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        }
         same_bytes("overload 1, case 10", main_result, dst.data());
     }
 }
@@ -484,7 +514,17 @@ void case_15([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
         load("c15_dst.bin", dst.data(), 512);
-        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        }
         same_bytes("overload 1, case 15", main_result, dst.data());
     }
 }
@@ -616,7 +656,17 @@ void case_20([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
         load("c20_dst.bin", dst.data(), 512);
-        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        }
         same_bytes("overload 1, case 20", main_result, dst.data());
     }
 }
@@ -749,7 +799,17 @@ void case_25([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c25_dst.bin", dst.data(), 256);
-        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        }
         same_bytes("overload 1, case 25", main_result, dst.data());
     }
 }
@@ -882,7 +942,17 @@ void case_30([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c30_dst.bin", dst.data(), 256);
-        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        }
         same_bytes("overload 1, case 30", main_result, dst.data());
     }
 }
@@ -1015,7 +1085,17 @@ void case_35([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c35_dst.bin", dst.data(), 256);
-        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        }
         same_bytes("overload 1, case 35", main_result, dst.data());
     }
 }
@@ -1148,7 +1228,17 @@ void case_40([[maybe_unused]] Prof profile) {
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c40_dst.bin", dst.data(), 256);
-        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            break;
+        }
         same_bytes("overload 1, case 40", main_result, dst.data());
     }
 }

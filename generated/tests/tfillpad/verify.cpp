@@ -9,27 +9,33 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     profiled::TFILLPAD<profile_a2a3>(dst, src);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     profiled::TFILLPAD<profile_a5>(dst, src);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     profiled::TFILLPAD<profile_cpu>(dst, src);
 }
@@ -37,9 +43,11 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TFILLPAD [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -48,9 +56,11 @@ void fail_a2a3_00_dtype() {
 // breaks rule 00_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TFILLPAD [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a5_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD<profile_a5>(dst, src);
@@ -59,9 +69,11 @@ void fail_a5_00_dtype() {
 // breaks rule 00_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TFILLPAD [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_cpu_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD<profile_cpu>(dst, src);
@@ -69,9 +81,11 @@ void fail_cpu_00_dtype() {
 
 // legal twin of declaration 0: every rule of the profile holds
 void legal_a2a3_f0() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     profiled::TFILLPAD<profile_a2a3>(dst, src);
 }
@@ -79,39 +93,23 @@ void legal_a2a3_f0() {
 // breaks rule 01_location (location) of the A2A3 profile on declaration 0
 // expected-error@*:* {{TFILLPAD [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_01_location_f0() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD<profile_a2a3>(dst, src);
 }
 
-// legal twin of declaration 1: every rule of the profile holds
-void legal_a2a3_f1() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
-}
-
-// breaks rule 02_location (location) of the A2A3 profile on declaration 1
-// expected-error@*:* {{TFILLPAD [A2A3]: tile location must be TileType::Mat}}
-void fail_a2a3_02_location_f1() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    // expected-note@+1 {{requested here}}
-    profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
-}
-
 // legal twin of declaration 0: every rule of the profile holds
 void legal_a5_f0() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     profiled::TFILLPAD<profile_a5>(dst, src);
 }
@@ -119,30 +117,12 @@ void legal_a5_f0() {
 // breaks rule 01_location (location) of the A5 profile on declaration 0
 // expected-error@*:* {{TFILLPAD [A5]: tile location must be TileType::Vec}}
 void fail_a5_01_location_f0() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD<profile_a5>(dst, src);
-}
-
-// legal twin of declaration 1: every rule of the profile holds
-void legal_a5_f1() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
-}
-
-// breaks rule 02_location (location) of the A5 profile on declaration 1
-// expected-error@*:* {{TFILLPAD [A5]: tile location must be TileType::Mat}}
-void fail_a5_02_location_f1() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    // expected-note@+1 {{requested here}}
-    profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
 }

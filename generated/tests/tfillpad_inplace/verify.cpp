@@ -9,27 +9,33 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     profiled::TFILLPAD_INPLACE<profile_a2a3>(dst, src);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     profiled::TFILLPAD_INPLACE<profile_a5>(dst, src);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     profiled::TFILLPAD_INPLACE<profile_cpu>(dst, src);
 }
@@ -37,9 +43,11 @@ void legal_cpu() {
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD_INPLACE<profile_a2a3>(dst, src);
@@ -48,9 +56,11 @@ void fail_a2a3_00_dtype() {
 // breaks rule 01_location (location) of the A2A3 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_01_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD_INPLACE<profile_a2a3>(dst, src);
@@ -59,9 +69,11 @@ void fail_a2a3_01_location() {
 // breaks rule 02_shape_relation (shape_relation) of the A2A3 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A2A3]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols}}
 void fail_a2a3_02_shape_relation() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD_INPLACE<profile_a2a3>(dst, src);
@@ -70,9 +82,11 @@ void fail_a2a3_02_shape_relation() {
 // breaks rule 00_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_a5_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD_INPLACE<profile_a5>(dst, src);
@@ -81,9 +95,11 @@ void fail_a5_00_dtype() {
 // breaks rule 01_location (location) of the A5 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A5]: tile location must be TileType::Vec}}
 void fail_a5_01_location() {
-    using Tile_dst = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD_INPLACE<profile_a5>(dst, src);
@@ -92,9 +108,11 @@ void fail_a5_01_location() {
 // breaks rule 02_shape_relation (shape_relation) of the A5 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A5]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols}}
 void fail_a5_02_shape_relation() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD_INPLACE<profile_a5>(dst, src);
@@ -103,9 +121,11 @@ void fail_a5_02_shape_relation() {
 // breaks rule 00_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TFILLPAD_INPLACE [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
 void fail_cpu_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD_INPLACE<profile_cpu>(dst, src);
@@ -114,9 +134,11 @@ void fail_cpu_00_dtype() {
 // breaks rule 02_shape_relation (shape_relation) of the CPU profile
 // expected-error@*:* {{TFILLPAD_INPLACE [CPU]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols}}
 void fail_cpu_02_shape_relation() {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst =
+        Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
-    using Tile_src = Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src =
+        Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
     profiled::TFILLPAD_INPLACE<profile_cpu>(dst, src);

@@ -3236,8 +3236,7 @@ namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
 template <typename Profile, typename TileData, PadValue PadVal = PadValue::Zero, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TFILLPAD(TileData& dst, TileData& src, WaitEvents&... events) {
-    if constexpr (Profile::template check_TFILLPAD<TFillPadMode::Normal, TileData, TileData, WaitEvents...>() &&
-                  Profile::template check_TFILLPAD_f1<TileData, PadVal>()) {
+    if constexpr (Profile::template check_TFILLPAD<TFillPadMode::Normal, TileData, TileData, WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TFILLPAD(dst, src);
         MAP_INSTR_IMPL_T(TFILLPAD, PTO_TEMPLATE_ARGS(TileData, PadVal), dst, src);

@@ -3980,13 +3980,6 @@ struct profile_a5 {
         return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec);
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
-    template <typename TileData, PadValue PadVal>
-    static constexpr bool check_TFILLPAD_f1() {
-        static_assert(TileData::Loc == TileType::Mat, "TFILLPAD [A5]: tile location must be TileType::Mat");
-        return (TileData::Loc == TileType::Mat);
-    }
-
     template <typename DstTileData, typename SrcTileData>
     static void verify_TFILLPAD([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 

@@ -3753,12 +3753,6 @@ struct profile_cpu {
         return true;
     }
 
-    // The rules only declaration 1 is checked against, in its own scope.
-    template <typename TileData, PadValue PadVal>
-    static constexpr bool check_TFILLPAD_f1() {
-        return true;
-    }
-
     template <typename DstTileData, typename SrcTileData>
     static void verify_TFILLPAD([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
