@@ -168,8 +168,17 @@ class Transfer(NamesOperand):
     # ----------------------------------------------------------------- spec checks
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         kinds = sorted(o.kind for o in spec.operands)
-        if kinds != ["global", "tile"]:
+        params = [o for o in spec.operands if o.kind == "tile"][1:]
+        stored = spec.semantics.domain == next((o.name for o in spec.operands if o.kind == "global"), None)
+        if kinds[:2] != ["global", "tile"] or any(k != "tile" for k in kinds[2:]):
             return [(("operands",), "a transfer op has one tile and one GlobalTensor (`global`) operand")]
+        if params and (not stored or any(o.role != "src" for o in params) or len(params) > 1):
+            return [
+                (
+                    ("operands",),
+                    "a transfer op's second tile is a store's parameter tile (role `src`, TSTORE_FP's `fp`)",
+                )
+            ]
         return []
 
     # ----------------------------------------------------------------- naming
@@ -181,6 +190,21 @@ class Transfer(NamesOperand):
     @staticmethod
     def tile_operand(op: OpViewAPI) -> str:
         return next(o.name for o in op.spec.operands if o.kind == "tile")
+
+    @staticmethod
+    def param_operand(op: OpViewAPI) -> str | None:
+        """A store's parameter tile (TSTORE_FP's `fp`: one vector-quantisation parameter per column of
+        a row-major source, per row of a column-major one), or None."""
+        tiles = [o.name for o in op.spec.operands if o.kind == "tile"]
+        return tiles[1] if len(tiles) > 1 else None
+
+    @staticmethod
+    def param_tiles(form: FormViewAPI) -> list[str]:
+        """The form's tile parameters besides the transferred ones (TSTORE_FP's `fp`), which its
+        simulator function takes after the transferred two."""
+        main = set(form.impl_args)
+        tiles = {o.name for o in form.op.spec.operands if o.kind == "tile"}
+        return [p.name for p in form.params if p.operand in tiles and p.name not in main and not p.events]
 
     def loads(self, op: OpViewAPI) -> bool:
         """True for global -> tile (TLOAD), False for tile -> global (TSTORE)."""
@@ -200,8 +224,6 @@ class Transfer(NamesOperand):
         order the simulator applies them: value maps first, then the combination with the prior
         destination element."""
         call = form.dispatch
-        if call.impl != op.name:
-            return []
         enums = {e.name: e for e in op.project_enums}
         tparams = {t.name: t for t in form.template}
         out = []
@@ -248,11 +270,18 @@ class Transfer(NamesOperand):
                 out.append(sig)
         return out
 
+    def param_tile_signatures(self, op: OpViewAPI) -> list[list[EnumView]]:
+        """Mode lists of the store functions that take a parameter tile (TSTORE_FP, which dispatches
+        to TSTORE's `_IMPL` with a parameter tile): those of the forms that pass a quantisation scalar,
+        whose modes TSTORE_FP's declaration repeats. Loads have none."""
+        return [] if self.loads(op) else self.scalar_signatures(op)
+
     def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         return any(value != self.identity(e) for _, e, value in self.modes(op, form))
 
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
-        return [*form.impl_args, *(name for name, _, _ in self.modes(op, form)), *self.scalars(form)]
+        modes = (name for name, _, _ in self.modes(op, form))
+        return [*form.impl_args, *self.param_tiles(form), *modes, *self.scalars(form)]
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         """The overloads judged against their own golden, with the modes their tests apply."""
