@@ -24,7 +24,15 @@ import numpy as np
 
 from ..spec import expr as semantics
 from ..testing.golden import Check, GoldenContext, inputs
-from ..testing.plan import OpTests, RuntimeCase, RuntimeKernel, TileDecl, layout_addresses, make_call, plan_rule_cases
+from ..testing.plan import (
+    OpTests,
+    RuntimeCase,
+    RuntimeKernel,
+    TileDecl,
+    layout_addresses,
+    make_call,
+    plan_rule_cases,
+)
 from .base import DOMAIN, OpKind, PageOp, fixed_type
 from .move import Move, _moved_check, boxed_logical
 from .transfer import pad_value
@@ -89,7 +97,8 @@ class FillPad(Move):
         copied = semantics.to_latex(op.loaded.expr.args[1], str)
         return (
             rf"\mathrm{{{dst}}}_{{i,j}} = \begin{{cases}} {copied} & "
-            rf"i < \mathrm{{{src}}}.\mathrm{{GetValidRow}}() \wedge j < \mathrm{{{src}}}.\mathrm{{GetValidCol}}() \\ "
+            rf"i < \mathrm{{{src}}}.\mathrm{{GetValidRow}}() \wedge "
+            rf"j < \mathrm{{{src}}}.\mathrm{{GetValidCol}}() \\ "
             rf"\mathrm{{pad}} & \text{{otherwise}} \end{{cases}}"
         )
 
@@ -140,8 +149,32 @@ class FillPad(Move):
                 drows, dcols = rows + grow[0], cols + grow[1]
                 alike = index == first  # one tile type for both operands
                 tiles = {
-                    dst: TileDecl(dst, dtype, drows, dcols, drows, dcols, alike and dyn, "Vec", layout, slayout=slayout, pad=pad),
-                    src: TileDecl(src, dtype, rows, cols, vr, vc, dyn, "Vec", layout, slayout=slayout, pad=pad if alike else None),
+                    dst: TileDecl(
+                        dst,
+                        dtype,
+                        drows,
+                        dcols,
+                        drows,
+                        dcols,
+                        alike and dyn,
+                        "Vec",
+                        layout,
+                        slayout=slayout,
+                        pad=pad,
+                    ),
+                    src: TileDecl(
+                        src,
+                        dtype,
+                        rows,
+                        cols,
+                        vr,
+                        vc,
+                        dyn,
+                        "Vec",
+                        layout,
+                        slayout=slayout,
+                        pad=pad if alike else None,
+                    ),
                 }
                 call = make_call(op, tiles, dict(op.default_values), {})
                 decls = list(tiles.values())

@@ -62,17 +62,21 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
     }
 }
 
-// case 0 (half): ND full 16x16
+// case 0 (float_int8_t): Acc NZ 32x32 to ND, a parameter per row
 void case_0([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c0_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<half[]>(256);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    load("c0_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c0_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c0_dst.bin", dst_buf.get(), 256);
+    load("c0_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -84,20 +88,24 @@ void case_0([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c0_dst.out", dst_buf.get(), 256);
+    store("c0_dst.out", dst_buf.get(), 1024);
 }
 
-// case 1 (half): ND partial valid 13x7 of 16x16, row stride 9
+// case 1 (float_int8_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c1_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<half[]>(117);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    load("c1_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c1_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c1_dst.bin", dst_buf.get(), 117);
+    load("c1_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -109,20 +117,25 @@ void case_1([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c1_dst.out", dst_buf.get(), 117);
+    store("c1_dst.out", dst_buf.get(), 570);
 }
 
-// case 2 (half): ND non-square 6x40
+// case 2 (float_int8_t): Acc NZ run-time valid 13x5 of 16x16 to ND
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c2_src.bin", src.data(), 288);
-    auto dst_buf = std::make_unique<half[]>(240);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
+    load("c2_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c2_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c2_dst.bin", dst_buf.get(), 240);
+    load("c2_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -134,197 +147,199 @@ void case_2([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c2_dst.out", dst_buf.get(), 240);
+    store("c2_dst.out", dst_buf.get(), 91);
 }
 
-// case 3 (half): ND run-time valid 11x19 of 16x32, run-time row stride 24
+// case 3 (float_int8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
 void case_3([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
     TASSIGN(src, 0x0);
-    load("c3_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<half[]>(264);
-    using Global_dst =
-        GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
+    load("c3_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c3_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int8_t[]>(264);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
 
     load("c3_dst.bin", dst_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
     store("c3_dst.out", dst_buf.get(), 264);
 }
 
-// case 4 (half): ND odd 3x5 valid 2x3, row stride 4
+// case 4 (float_int8_t_1): Vec col-major valid 9x15 of 16x16 to DN
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c4_src.bin", src.data(), 48);
-    auto dst_buf = std::make_unique<half[]>(8);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    load("c4_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c4_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(165);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
-    load("c4_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c4_dst.out", dst_buf.get(), 8);
+    load("c4_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c4_dst.out", dst_buf.get(), 165);
 }
 
-// case 5 (half): DN full 8x8
+// case 5 (float_int8_t_relu): Acc NZ 32x32 to ND, a parameter per row
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c5_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<half[]>(64);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    load("c5_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c5_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c5_dst.bin", dst_buf.get(), 64);
+    load("c5_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c5_dst.out", dst_buf.get(), 64);
+    store("c5_dst.out", dst_buf.get(), 1024);
 }
 
-// case 6 (half): DN partial valid 9x15 of 12x20, column stride 11
+// case 6 (float_int8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c6_src.bin", src.data(), 320);
-    auto dst_buf = std::make_unique<half[]>(165);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    load("c6_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c6_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c6_dst.bin", dst_buf.get(), 165);
+    load("c6_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c6_dst.out", dst_buf.get(), 165);
+    store("c6_dst.out", dst_buf.get(), 570);
 }
 
-// case 7 (half): DN run-time valid 5x6 of 8x8, run-time column stride 7
+// case 7 (float_int8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c7_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<half[]>(42);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
+    load("c7_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c7_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c7_dst.bin", dst_buf.get(), 42);
+    load("c7_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c7_dst.out", dst_buf.get(), 42);
+    store("c7_dst.out", dst_buf.get(), 91);
 }
 
-// case 8 (half): ND partial valid 5x9 of 8x16, PadValue::Max
+// case 8 (float_int8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c8_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<half[]>(60);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
+    load("c8_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c8_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int8_t[]>(264);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c8_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c8_dst.out", dst_buf.get(), 60);
+    load("c8_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c8_dst.out", dst_buf.get(), 264);
 }
 
-// case 9 (half): DN run-time valid 6x5 of 8x8, PadValue::Min
+// case 9 (float_int8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c9_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<half[]>(45);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
-
-    load("c9_dst.bin", dst_buf.get(), 45);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c9_dst.out", dst_buf.get(), 45);
-}
-
-// case 10 (half): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_10([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c10_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<half[]>(12);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    load("c9_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c9_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(165);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
-    load("c10_dst.bin", dst_buf.get(), 12);
+    load("c9_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c9_dst.out", dst_buf.get(), 165);
+}
+
+// case 10 (float_uint8_t): Acc NZ 32x32 to ND, a parameter per row
+void case_10([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c10_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c10_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c10_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -336,20 +351,24 @@ void case_10([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c10_dst.out", dst_buf.get(), 12);
+    store("c10_dst.out", dst_buf.get(), 1024);
 }
 
-// case 11 (half): NZ full 32x32
+// case 11 (float_uint8_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c11_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<half[]>(1024);
-    using Global_dst = GlobalTensor<half, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c11_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c11_dst.bin", dst_buf.get(), 1024);
+    load("c11_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -361,221 +380,229 @@ void case_11([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c11_dst.out", dst_buf.get(), 1024);
+    store("c11_dst.out", dst_buf.get(), 570);
 }
 
-// case 12 (half): NZ partial valid 13x19 of 16x32
+// case 12 (float_uint8_t): Acc NZ run-time valid 13x5 of 16x16 to ND
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c12_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c12_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c12_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c12_dst.out", dst_buf.get(), 91);
+}
+
+// case 13 (float_uint8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_13([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c12_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<half[]>(512);
-    using Global_dst = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    load("c13_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c13_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<uint8_t[]>(264);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c12_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c12_dst.out", dst_buf.get(), 512);
+    load("c13_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c13_dst.out", dst_buf.get(), 264);
 }
 
-// case 13 (half): NZ run-time valid 11x15 of 32x16
-void case_13([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_src src(11, 15);
-    TASSIGN(src, 0x0);
-    load("c13_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<half[]>(512);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c13_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c13_dst.out", dst_buf.get(), 512);
-}
-
-// case 14 (bfloat16_t): ND full 16x16
+// case 14 (float_uint8_t_1): Vec col-major valid 9x15 of 16x16 to DN
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c14_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(256);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c14_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(165);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
-    load("c14_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c14_dst.out", dst_buf.get(), 256);
+    load("c14_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c14_dst.out", dst_buf.get(), 165);
 }
 
-// case 15 (bfloat16_t): ND partial valid 13x7 of 16x16, row stride 9
+// case 15 (float_uint8_t_relu): Acc NZ 32x32 to ND, a parameter per row
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c15_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(117);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
+    load("c15_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c15_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c15_dst.bin", dst_buf.get(), 117);
+    load("c15_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c15_dst.out", dst_buf.get(), 117);
+    store("c15_dst.out", dst_buf.get(), 1024);
 }
 
-// case 16 (bfloat16_t): ND non-square 6x40
+// case 16 (float_uint8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c16_src.bin", src.data(), 288);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(240);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
+    load("c16_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c16_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c16_dst.bin", dst_buf.get(), 240);
+    load("c16_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c16_dst.out", dst_buf.get(), 240);
+    store("c16_dst.out", dst_buf.get(), 570);
 }
 
-// case 17 (bfloat16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
+// case 17 (float_uint8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
 void case_17([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c17_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(264);
+    load("c17_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c17_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
     using Global_dst =
-        GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c17_dst.bin", dst_buf.get(), 264);
+    load("c17_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c17_dst.out", dst_buf.get(), 264);
+    store("c17_dst.out", dst_buf.get(), 91);
 }
 
-// case 18 (bfloat16_t): ND odd 3x5 valid 2x3, row stride 4
+// case 18 (float_uint8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c18_src.bin", src.data(), 48);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(8);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
+    load("c18_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c18_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<uint8_t[]>(264);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c18_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c18_dst.out", dst_buf.get(), 8);
+    load("c18_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c18_dst.out", dst_buf.get(), 264);
 }
 
-// case 19 (bfloat16_t): DN full 8x8
+// case 19 (float_uint8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 8, 8>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c19_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(64);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
+    load("c19_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c19_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(165);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
-    load("c19_dst.bin", dst_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c19_dst.out", dst_buf.get(), 64);
+    load("c19_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c19_dst.out", dst_buf.get(), 165);
 }
 
-// case 20 (bfloat16_t): DN partial valid 9x15 of 12x20, column stride 11
+// case 20 (int32_t_int8_t): Acc NZ 32x32 to ND, a parameter per row
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 20, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c20_src.bin", src.data(), 320);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(165);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    load("c20_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c20_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c20_dst.bin", dst_buf.get(), 165);
+    load("c20_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -587,21 +614,24 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c20_dst.out", dst_buf.get(), 165);
+    store("c20_dst.out", dst_buf.get(), 1024);
 }
 
-// case 21 (bfloat16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
+// case 21 (int32_t_int8_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
     TASSIGN(src, 0x0);
-    load("c21_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(42);
-    using Global_dst =
-        GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
+    load("c21_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c21_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
 
-    load("c21_dst.bin", dst_buf.get(), 42);
+    load("c21_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -613,48 +643,25 @@ void case_21([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c21_dst.out", dst_buf.get(), 42);
+    store("c21_dst.out", dst_buf.get(), 570);
 }
 
-// case 22 (bfloat16_t): ND partial valid 5x9 of 8x16, PadValue::Max
+// case 22 (int32_t_int8_t): Acc NZ run-time valid 13x5 of 16x16 to ND
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, bfloat16_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src;
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c22_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(60);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c22_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c22_dst.out", dst_buf.get(), 60);
-}
-
-// case 23 (bfloat16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
-void case_23([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
-                          PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c23_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(45);
+    load("c22_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c22_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(91);
     using Global_dst =
-        GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c23_dst.bin", dst_buf.get(), 45);
+    load("c22_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -666,3267 +673,199 @@ void case_23([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c23_dst.out", dst_buf.get(), 45);
+    store("c22_dst.out", dst_buf.get(), 91);
 }
 
-// case 24 (bfloat16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_24([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
+// case 23 (int32_t_int8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_23([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c24_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(12);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
+    load("c23_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c23_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int8_t[]>(264);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c24_dst.bin", dst_buf.get(), 12);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c24_dst.out", dst_buf.get(), 12);
+    load("c23_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c23_dst.out", dst_buf.get(), 264);
 }
 
-// case 25 (bfloat16_t): NZ full 32x32
+// case 24 (int32_t_int8_t_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_24([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c24_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c24_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(165);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c24_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c24_dst.out", dst_buf.get(), 165);
+}
+
+// case 25 (int32_t_int8_t_relu): Acc NZ 32x32 to ND, a parameter per row
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c25_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(1024);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c25_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     load("c25_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
     store("c25_dst.out", dst_buf.get(), 1024);
 }
 
-// case 26 (bfloat16_t): NZ partial valid 13x19 of 16x32
+// case 26 (int32_t_int8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c26_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(512);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    load("c26_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c26_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c26_dst.bin", dst_buf.get(), 512);
+    load("c26_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c26_dst.out", dst_buf.get(), 512);
+    store("c26_dst.out", dst_buf.get(), 570);
 }
 
-// case 27 (bfloat16_t): NZ run-time valid 11x15 of 32x16
+// case 27 (int32_t_int8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, bfloat16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_src src(11, 15);
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c27_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(512);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
+    load("c27_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c27_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c27_dst.bin", dst_buf.get(), 512);
+    load("c27_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c27_dst.out", dst_buf.get(), 512);
+    store("c27_dst.out", dst_buf.get(), 91);
 }
 
-// case 28 (float): ND full 16x16
+// case 28 (int32_t_int8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c28_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<float[]>(256);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    load("c28_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c28_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int8_t[]>(264);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c28_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c28_dst.out", dst_buf.get(), 256);
+    load("c28_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c28_dst.out", dst_buf.get(), 264);
 }
 
-// case 29 (float): ND partial valid 13x7 of 16x16, row stride 9
+// case 29 (int32_t_int8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c29_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<float[]>(117);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c29_dst.bin", dst_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c29_dst.out", dst_buf.get(), 117);
-}
-
-// case 30 (float): ND non-square 6x40
-void case_30([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c30_src.bin", src.data(), 240);
-    auto dst_buf = std::make_unique<float[]>(240);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c30_dst.bin", dst_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c30_dst.out", dst_buf.get(), 240);
-}
-
-// case 31 (float): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_31([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x0);
-    load("c31_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<float[]>(264);
-    using Global_dst =
-        GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
-
-    load("c31_dst.bin", dst_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c31_dst.out", dst_buf.get(), 264);
-}
-
-// case 32 (float): ND odd 3x5 valid 2x3, row stride 4
-void case_32([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c32_src.bin", src.data(), 24);
-    auto dst_buf = std::make_unique<float[]>(8);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c32_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c32_dst.out", dst_buf.get(), 8);
-}
-
-// case 33 (float): DN full 8x8
-void case_33([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c33_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<float[]>(64);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c33_dst.bin", dst_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c33_dst.out", dst_buf.get(), 64);
-}
-
-// case 34 (float): DN partial valid 9x15 of 12x20, column stride 11
-void case_34([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 16, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c34_src.bin", src.data(), 320);
-    auto dst_buf = std::make_unique<float[]>(165);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c34_dst.bin", dst_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c34_dst.out", dst_buf.get(), 165);
-}
-
-// case 35 (float): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_35([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x0);
-    load("c35_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<float[]>(42);
-    using Global_dst =
-        GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
-
-    load("c35_dst.bin", dst_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c35_dst.out", dst_buf.get(), 42);
-}
-
-// case 36 (float): ND partial valid 5x9 of 8x16, PadValue::Max
-void case_36([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c36_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<float[]>(60);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c36_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c36_dst.out", dst_buf.get(), 60);
-}
-
-// case 37 (float): DN run-time valid 6x5 of 8x8, PadValue::Min
-void case_37([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c37_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<float[]>(45);
-    using Global_dst =
-        GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
-
-    load("c37_dst.bin", dst_buf.get(), 45);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c37_dst.out", dst_buf.get(), 45);
-}
-
-// case 38 (float): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_38([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c38_src.bin", src.data(), 32);
-    auto dst_buf = std::make_unique<float[]>(12);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c38_dst.bin", dst_buf.get(), 12);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c38_dst.out", dst_buf.get(), 12);
-}
-
-// case 39 (float): NZ full 32x16
-void case_39([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c39_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<float[]>(512);
-    using Global_dst = GlobalTensor<float, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c39_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c39_dst.out", dst_buf.get(), 512);
-}
-
-// case 40 (float): NZ partial valid 13x11 of 16x16
-void case_40([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c40_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<float[]>(256);
-    using Global_dst = GlobalTensor<float, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c40_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c40_dst.out", dst_buf.get(), 256);
-}
-
-// case 41 (float): NZ run-time valid 11x7 of 32x8
-void case_41([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_src src(11, 7);
-    TASSIGN(src, 0x0);
-    load("c41_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<float[]>(256);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c41_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c41_dst.out", dst_buf.get(), 256);
-}
-
-// case 42 (int8_t): ND full 16x16
-void case_42([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c42_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c42_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c42_dst.out", dst_buf.get(), 256);
-}
-
-// case 43 (int8_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_43([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c43_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int8_t[]>(117);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c43_dst.bin", dst_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c43_dst.out", dst_buf.get(), 117);
-}
-
-// case 44 (int8_t): ND non-square 6x40
-void case_44([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c44_src.bin", src.data(), 384);
-    auto dst_buf = std::make_unique<int8_t[]>(240);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c44_dst.bin", dst_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c44_dst.out", dst_buf.get(), 240);
-}
-
-// case 45 (int8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_45([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x0);
-    load("c45_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int8_t[]>(264);
-    using Global_dst =
-        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
-
-    load("c45_dst.bin", dst_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c45_dst.out", dst_buf.get(), 264);
-}
-
-// case 46 (int8_t): ND odd 3x5 valid 2x3, row stride 4
-void case_46([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c46_src.bin", src.data(), 96);
-    auto dst_buf = std::make_unique<int8_t[]>(8);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c46_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c46_dst.out", dst_buf.get(), 8);
-}
-
-// case 47 (int8_t): DN full 8x8
-void case_47([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 8, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c47_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int8_t[]>(64);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c47_dst.bin", dst_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c47_dst.out", dst_buf.get(), 64);
-}
-
-// case 48 (int8_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_48([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c48_src.bin", src.data(), 640);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c29_fp.bin", fp.data(), 16);
     auto dst_buf = std::make_unique<int8_t[]>(165);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
-    load("c48_dst.bin", dst_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c48_dst.out", dst_buf.get(), 165);
+    load("c29_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c29_dst.out", dst_buf.get(), 165);
 }
 
-// case 49 (int8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_49([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x0);
-    load("c49_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int8_t[]>(42);
-    using Global_dst =
-        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
-
-    load("c49_dst.bin", dst_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c49_dst.out", dst_buf.get(), 42);
-}
-
-// case 50 (int8_t): ND partial valid 5x9 of 8x16, PadValue::Max
-void case_50([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c50_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int8_t[]>(60);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c50_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c50_dst.out", dst_buf.get(), 60);
-}
-
-// case 51 (int8_t): DN run-time valid 6x5 of 8x8, PadValue::Min
-void case_51([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c51_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int8_t[]>(45);
-    using Global_dst =
-        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
-
-    load("c51_dst.bin", dst_buf.get(), 45);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c51_dst.out", dst_buf.get(), 45);
-}
-
-// case 52 (int8_t): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_52([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c52_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<int8_t[]>(12);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c52_dst.bin", dst_buf.get(), 12);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c52_dst.out", dst_buf.get(), 12);
-}
-
-// case 53 (int8_t): NZ full 32x64
-void case_53([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 32, 64, BLayout::ColMajor, 32, 64, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c53_src.bin", src.data(), 2048);
-    auto dst_buf = std::make_unique<int8_t[]>(2048);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 2, 2, 16, 32>, Stride<2048, 1024, 512, 32, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c53_dst.bin", dst_buf.get(), 2048);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c53_dst.out", dst_buf.get(), 2048);
-}
-
-// case 54 (int8_t): NZ partial valid 13x35 of 16x64
-void case_54([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 64, BLayout::ColMajor, 13, 35, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c54_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<int8_t[]>(1024);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 2, 1, 16, 32>, Stride<1024, 512, 512, 32, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c54_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c54_dst.out", dst_buf.get(), 1024);
-}
-
-// case 55 (int8_t): NZ run-time valid 11x31 of 32x32
-void case_55([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_src src(11, 31);
-    TASSIGN(src, 0x0);
-    load("c55_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<int8_t[]>(1024);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 2, 16, 32>, Stride<1024, 1024, 512, 32, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c55_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c55_dst.out", dst_buf.get(), 1024);
-}
-
-// case 56 (uint8_t): ND full 16x16
-void case_56([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c56_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint8_t[]>(256);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c56_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c56_dst.out", dst_buf.get(), 256);
-}
-
-// case 57 (uint8_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_57([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c57_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint8_t[]>(117);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c57_dst.bin", dst_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c57_dst.out", dst_buf.get(), 117);
-}
-
-// case 58 (uint8_t): ND non-square 6x40
-void case_58([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c58_src.bin", src.data(), 384);
-    auto dst_buf = std::make_unique<uint8_t[]>(240);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c58_dst.bin", dst_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c58_dst.out", dst_buf.get(), 240);
-}
-
-// case 59 (uint8_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_59([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x0);
-    load("c59_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint8_t[]>(264);
-    using Global_dst =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
-
-    load("c59_dst.bin", dst_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c59_dst.out", dst_buf.get(), 264);
-}
-
-// case 60 (uint8_t): ND odd 3x5 valid 2x3, row stride 4
-void case_60([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c60_src.bin", src.data(), 96);
-    auto dst_buf = std::make_unique<uint8_t[]>(8);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c60_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c60_dst.out", dst_buf.get(), 8);
-}
-
-// case 61 (uint8_t): DN full 8x8
-void case_61([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 8, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c61_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint8_t[]>(64);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c61_dst.bin", dst_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c61_dst.out", dst_buf.get(), 64);
-}
-
-// case 62 (uint8_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_62([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c62_src.bin", src.data(), 640);
-    auto dst_buf = std::make_unique<uint8_t[]>(165);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c62_dst.bin", dst_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c62_dst.out", dst_buf.get(), 165);
-}
-
-// case 63 (uint8_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_63([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x0);
-    load("c63_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint8_t[]>(42);
-    using Global_dst =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
-
-    load("c63_dst.bin", dst_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c63_dst.out", dst_buf.get(), 42);
-}
-
-// case 64 (uint8_t): ND partial valid 5x9 of 8x16, PadValue::Max
-void case_64([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c64_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint8_t[]>(60);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c64_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c64_dst.out", dst_buf.get(), 60);
-}
-
-// case 65 (uint8_t): DN run-time valid 6x5 of 8x8, PadValue::Min
-void case_65([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c65_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint8_t[]>(45);
-    using Global_dst =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
-
-    load("c65_dst.bin", dst_buf.get(), 45);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c65_dst.out", dst_buf.get(), 45);
-}
-
-// case 66 (uint8_t): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_66([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c66_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<uint8_t[]>(12);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c66_dst.bin", dst_buf.get(), 12);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c66_dst.out", dst_buf.get(), 12);
-}
-
-// case 67 (uint8_t): NZ full 32x64
-void case_67([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 64, BLayout::ColMajor, 32, 64, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c67_src.bin", src.data(), 2048);
-    auto dst_buf = std::make_unique<uint8_t[]>(2048);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 2, 2, 16, 32>, Stride<2048, 1024, 512, 32, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c67_dst.bin", dst_buf.get(), 2048);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c67_dst.out", dst_buf.get(), 2048);
-}
-
-// case 68 (uint8_t): NZ partial valid 13x35 of 16x64
-void case_68([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 64, BLayout::ColMajor, 13, 35, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c68_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<uint8_t[]>(1024);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 2, 1, 16, 32>, Stride<1024, 512, 512, 32, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c68_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c68_dst.out", dst_buf.get(), 1024);
-}
-
-// case 69 (uint8_t): NZ run-time valid 11x31 of 32x32
-void case_69([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_src src(11, 31);
-    TASSIGN(src, 0x0);
-    load("c69_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<uint8_t[]>(1024);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 2, 16, 32>, Stride<1024, 1024, 512, 32, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c69_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c69_dst.out", dst_buf.get(), 1024);
-}
-
-// case 70 (int16_t): ND full 16x16
-void case_70([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c70_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int16_t[]>(256);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c70_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c70_dst.out", dst_buf.get(), 256);
-}
-
-// case 71 (int16_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_71([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c71_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int16_t[]>(117);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c71_dst.bin", dst_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c71_dst.out", dst_buf.get(), 117);
-}
-
-// case 72 (int16_t): ND non-square 6x40
-void case_72([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c72_src.bin", src.data(), 288);
-    auto dst_buf = std::make_unique<int16_t[]>(240);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c72_dst.bin", dst_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c72_dst.out", dst_buf.get(), 240);
-}
-
-// case 73 (int16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_73([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x0);
-    load("c73_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int16_t[]>(264);
-    using Global_dst =
-        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
-
-    load("c73_dst.bin", dst_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c73_dst.out", dst_buf.get(), 264);
-}
-
-// case 74 (int16_t): ND odd 3x5 valid 2x3, row stride 4
-void case_74([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c74_src.bin", src.data(), 48);
-    auto dst_buf = std::make_unique<int16_t[]>(8);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c74_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c74_dst.out", dst_buf.get(), 8);
-}
-
-// case 75 (int16_t): DN full 8x8
-void case_75([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 8, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c75_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<int16_t[]>(64);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c75_dst.bin", dst_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c75_dst.out", dst_buf.get(), 64);
-}
-
-// case 76 (int16_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_76([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c76_src.bin", src.data(), 320);
-    auto dst_buf = std::make_unique<int16_t[]>(165);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c76_dst.bin", dst_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c76_dst.out", dst_buf.get(), 165);
-}
-
-// case 77 (int16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_77([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x0);
-    load("c77_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<int16_t[]>(42);
-    using Global_dst =
-        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
-
-    load("c77_dst.bin", dst_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c77_dst.out", dst_buf.get(), 42);
-}
-
-// case 78 (int16_t): ND partial valid 5x9 of 8x16, PadValue::Max
-void case_78([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c78_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<int16_t[]>(60);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c78_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c78_dst.out", dst_buf.get(), 60);
-}
-
-// case 79 (int16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
-void case_79([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c79_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<int16_t[]>(45);
-    using Global_dst =
-        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
-
-    load("c79_dst.bin", dst_buf.get(), 45);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c79_dst.out", dst_buf.get(), 45);
-}
-
-// case 80 (int16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_80([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c80_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<int16_t[]>(12);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c80_dst.bin", dst_buf.get(), 12);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c80_dst.out", dst_buf.get(), 12);
-}
-
-// case 81 (int16_t): NZ full 32x32
-void case_81([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c81_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<int16_t[]>(1024);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c81_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c81_dst.out", dst_buf.get(), 1024);
-}
-
-// case 82 (int16_t): NZ partial valid 13x19 of 16x32
-void case_82([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c82_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int16_t[]>(512);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c82_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c82_dst.out", dst_buf.get(), 512);
-}
-
-// case 83 (int16_t): NZ run-time valid 11x15 of 32x16
-void case_83([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_src src(11, 15);
-    TASSIGN(src, 0x0);
-    load("c83_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int16_t[]>(512);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c83_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c83_dst.out", dst_buf.get(), 512);
-}
-
-// case 84 (uint16_t): ND full 16x16
-void case_84([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c84_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint16_t[]>(256);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c84_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c84_dst.out", dst_buf.get(), 256);
-}
-
-// case 85 (uint16_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_85([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c85_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint16_t[]>(117);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c85_dst.bin", dst_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c85_dst.out", dst_buf.get(), 117);
-}
-
-// case 86 (uint16_t): ND non-square 6x40
-void case_86([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c86_src.bin", src.data(), 288);
-    auto dst_buf = std::make_unique<uint16_t[]>(240);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c86_dst.bin", dst_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c86_dst.out", dst_buf.get(), 240);
-}
-
-// case 87 (uint16_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_87([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x0);
-    load("c87_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint16_t[]>(264);
-    using Global_dst =
-        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
-
-    load("c87_dst.bin", dst_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c87_dst.out", dst_buf.get(), 264);
-}
-
-// case 88 (uint16_t): ND odd 3x5 valid 2x3, row stride 4
-void case_88([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c88_src.bin", src.data(), 48);
-    auto dst_buf = std::make_unique<uint16_t[]>(8);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c88_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c88_dst.out", dst_buf.get(), 8);
-}
-
-// case 89 (uint16_t): DN full 8x8
-void case_89([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 8, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c89_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<uint16_t[]>(64);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c89_dst.bin", dst_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c89_dst.out", dst_buf.get(), 64);
-}
-
-// case 90 (uint16_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_90([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c90_src.bin", src.data(), 320);
-    auto dst_buf = std::make_unique<uint16_t[]>(165);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c90_dst.bin", dst_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c90_dst.out", dst_buf.get(), 165);
-}
-
-// case 91 (uint16_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_91([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x0);
-    load("c91_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<uint16_t[]>(42);
-    using Global_dst =
-        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
-
-    load("c91_dst.bin", dst_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c91_dst.out", dst_buf.get(), 42);
-}
-
-// case 92 (uint16_t): ND partial valid 5x9 of 8x16, PadValue::Max
-void case_92([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint16_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c92_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<uint16_t[]>(60);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c92_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c92_dst.out", dst_buf.get(), 60);
-}
-
-// case 93 (uint16_t): DN run-time valid 6x5 of 8x8, PadValue::Min
-void case_93([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c93_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<uint16_t[]>(45);
-    using Global_dst =
-        GlobalTensor<uint16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
-
-    load("c93_dst.bin", dst_buf.get(), 45);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c93_dst.out", dst_buf.get(), 45);
-}
-
-// case 94 (uint16_t): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_94([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c94_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<uint16_t[]>(12);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c94_dst.bin", dst_buf.get(), 12);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c94_dst.out", dst_buf.get(), 12);
-}
-
-// case 95 (uint16_t): NZ full 32x32
-void case_95([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c95_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<uint16_t[]>(1024);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 2, 2, 16, 16>, Stride<1024, 512, 256, 16, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c95_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c95_dst.out", dst_buf.get(), 1024);
-}
-
-// case 96 (uint16_t): NZ partial valid 13x19 of 16x32
-void case_96([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::ColMajor, 13, 19, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c96_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint16_t[]>(512);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c96_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c96_dst.out", dst_buf.get(), 512);
-}
-
-// case 97 (uint16_t): NZ run-time valid 11x15 of 32x16
-void case_97([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 32, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_src src(11, 15);
-    TASSIGN(src, 0x0);
-    load("c97_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint16_t[]>(512);
-    using Global_dst = GlobalTensor<uint16_t, Shape<1, 1, 2, 16, 16>, Stride<512, 512, 256, 16, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c97_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c97_dst.out", dst_buf.get(), 512);
-}
-
-// case 98 (int32_t): ND full 16x16
-void case_98([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c98_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int32_t[]>(256);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c98_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c98_dst.out", dst_buf.get(), 256);
-}
-
-// case 99 (int32_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_99([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c99_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int32_t[]>(117);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c99_dst.bin", dst_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c99_dst.out", dst_buf.get(), 117);
-}
-
-// case 100 (int32_t): ND non-square 6x40
-void case_100([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c100_src.bin", src.data(), 240);
-    auto dst_buf = std::make_unique<int32_t[]>(240);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c100_dst.bin", dst_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c100_dst.out", dst_buf.get(), 240);
-}
-
-// case 101 (int32_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_101([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x0);
-    load("c101_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int32_t[]>(264);
-    using Global_dst =
-        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
-
-    load("c101_dst.bin", dst_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c101_dst.out", dst_buf.get(), 264);
-}
-
-// case 102 (int32_t): ND odd 3x5 valid 2x3, row stride 4
-void case_102([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c102_src.bin", src.data(), 24);
-    auto dst_buf = std::make_unique<int32_t[]>(8);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c102_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c102_dst.out", dst_buf.get(), 8);
-}
-
-// case 103 (int32_t): DN full 8x8
-void case_103([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c103_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<int32_t[]>(64);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c103_dst.bin", dst_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c103_dst.out", dst_buf.get(), 64);
-}
-
-// case 104 (int32_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_104([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c104_src.bin", src.data(), 320);
-    auto dst_buf = std::make_unique<int32_t[]>(165);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c104_dst.bin", dst_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c104_dst.out", dst_buf.get(), 165);
-}
-
-// case 105 (int32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_105([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x0);
-    load("c105_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<int32_t[]>(42);
-    using Global_dst =
-        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
-
-    load("c105_dst.bin", dst_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c105_dst.out", dst_buf.get(), 42);
-}
-
-// case 106 (int32_t): ND partial valid 5x9 of 8x16, PadValue::Max
-void case_106([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c106_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<int32_t[]>(60);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c106_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c106_dst.out", dst_buf.get(), 60);
-}
-
-// case 107 (int32_t): DN run-time valid 6x5 of 8x8, PadValue::Min
-void case_107([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, int32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c107_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<int32_t[]>(45);
-    using Global_dst =
-        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
-
-    load("c107_dst.bin", dst_buf.get(), 45);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c107_dst.out", dst_buf.get(), 45);
-}
-
-// case 108 (int32_t): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_108([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c108_src.bin", src.data(), 32);
-    auto dst_buf = std::make_unique<int32_t[]>(12);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c108_dst.bin", dst_buf.get(), 12);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c108_dst.out", dst_buf.get(), 12);
-}
-
-// case 109 (int32_t): NZ full 32x16
-void case_109([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c109_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int32_t[]>(512);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c109_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c109_dst.out", dst_buf.get(), 512);
-}
-
-// case 110 (int32_t): NZ partial valid 13x11 of 16x16
-void case_110([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c110_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int32_t[]>(256);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c110_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c110_dst.out", dst_buf.get(), 256);
-}
-
-// case 111 (int32_t): NZ run-time valid 11x7 of 32x8
-void case_111([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_src src(11, 7);
-    TASSIGN(src, 0x0);
-    load("c111_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int32_t[]>(256);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c111_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c111_dst.out", dst_buf.get(), 256);
-}
-
-// case 112 (uint32_t): ND full 16x16
-void case_112([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c112_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint32_t[]>(256);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c112_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c112_dst.out", dst_buf.get(), 256);
-}
-
-// case 113 (uint32_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_113([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c113_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint32_t[]>(117);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c113_dst.bin", dst_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c113_dst.out", dst_buf.get(), 117);
-}
-
-// case 114 (uint32_t): ND non-square 6x40
-void case_114([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c114_src.bin", src.data(), 240);
-    auto dst_buf = std::make_unique<uint32_t[]>(240);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c114_dst.bin", dst_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c114_dst.out", dst_buf.get(), 240);
-}
-
-// case 115 (uint32_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_115([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x0);
-    load("c115_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint32_t[]>(264);
-    using Global_dst =
-        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
-
-    load("c115_dst.bin", dst_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c115_dst.out", dst_buf.get(), 264);
-}
-
-// case 116 (uint32_t): ND odd 3x5 valid 2x3, row stride 4
-void case_116([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c116_src.bin", src.data(), 24);
-    auto dst_buf = std::make_unique<uint32_t[]>(8);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c116_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c116_dst.out", dst_buf.get(), 8);
-}
-
-// case 117 (uint32_t): DN full 8x8
-void case_117([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c117_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<uint32_t[]>(64);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c117_dst.bin", dst_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c117_dst.out", dst_buf.get(), 64);
-}
-
-// case 118 (uint32_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_118([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c118_src.bin", src.data(), 320);
-    auto dst_buf = std::make_unique<uint32_t[]>(165);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c118_dst.bin", dst_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c118_dst.out", dst_buf.get(), 165);
-}
-
-// case 119 (uint32_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_119([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x0);
-    load("c119_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<uint32_t[]>(42);
-    using Global_dst =
-        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
-
-    load("c119_dst.bin", dst_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c119_dst.out", dst_buf.get(), 42);
-}
-
-// case 120 (uint32_t): ND partial valid 5x9 of 8x16, PadValue::Max
-void case_120([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint32_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c120_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<uint32_t[]>(60);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c120_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c120_dst.out", dst_buf.get(), 60);
-}
-
-// case 121 (uint32_t): DN run-time valid 6x5 of 8x8, PadValue::Min
-void case_121([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint32_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c121_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<uint32_t[]>(45);
-    using Global_dst =
-        GlobalTensor<uint32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
-
-    load("c121_dst.bin", dst_buf.get(), 45);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c121_dst.out", dst_buf.get(), 45);
-}
-
-// case 122 (uint32_t): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_122([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint32_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c122_src.bin", src.data(), 32);
-    auto dst_buf = std::make_unique<uint32_t[]>(12);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c122_dst.bin", dst_buf.get(), 12);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c122_dst.out", dst_buf.get(), 12);
-}
-
-// case 123 (uint32_t): NZ full 32x16
-void case_123([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 32, 16, BLayout::ColMajor, 32, 16, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c123_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint32_t[]>(512);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 2, 2, 16, 8>, Stride<512, 256, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c123_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c123_dst.out", dst_buf.get(), 512);
-}
-
-// case 124 (uint32_t): NZ partial valid 13x11 of 16x16
-void case_124([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 13, 11, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c124_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint32_t[]>(256);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 2, 1, 16, 8>, Stride<256, 128, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c124_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c124_dst.out", dst_buf.get(), 256);
-}
-
-// case 125 (uint32_t): NZ run-time valid 11x7 of 32x8
-void case_125([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
-    Tile_src src(11, 7);
-    TASSIGN(src, 0x0);
-    load("c125_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint32_t[]>(256);
-    using Global_dst = GlobalTensor<uint32_t, Shape<1, 1, 2, 16, 8>, Stride<256, 256, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c125_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c125_dst.out", dst_buf.get(), 256);
-}
-
-// case 126 (int64_t): ND full 16x16
-void case_126([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c126_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int64_t[]>(256);
-    using Global_dst = GlobalTensor<int64_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c126_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c126_dst.out", dst_buf.get(), 256);
-}
-
-// case 127 (int64_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_127([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c127_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int64_t[]>(117);
-    using Global_dst = GlobalTensor<int64_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c127_dst.bin", dst_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c127_dst.out", dst_buf.get(), 117);
-}
-
-// case 128 (int64_t): ND non-square 6x40
-void case_128([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c128_src.bin", src.data(), 240);
-    auto dst_buf = std::make_unique<int64_t[]>(240);
-    using Global_dst = GlobalTensor<int64_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c128_dst.bin", dst_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c128_dst.out", dst_buf.get(), 240);
-}
-
-// case 129 (int64_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_129([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x0);
-    load("c129_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int64_t[]>(264);
-    using Global_dst =
-        GlobalTensor<int64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
-
-    load("c129_dst.bin", dst_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c129_dst.out", dst_buf.get(), 264);
-}
-
-// case 130 (int64_t): ND odd 3x5 valid 2x3, row stride 4
-void case_130([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c130_src.bin", src.data(), 24);
-    auto dst_buf = std::make_unique<int64_t[]>(8);
-    using Global_dst = GlobalTensor<int64_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c130_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c130_dst.out", dst_buf.get(), 8);
-}
-
-// case 131 (int64_t): DN full 8x8
-void case_131([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c131_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<int64_t[]>(64);
-    using Global_dst = GlobalTensor<int64_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c131_dst.bin", dst_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c131_dst.out", dst_buf.get(), 64);
-}
-
-// case 132 (int64_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_132([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c132_src.bin", src.data(), 240);
-    auto dst_buf = std::make_unique<int64_t[]>(165);
-    using Global_dst = GlobalTensor<int64_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c132_dst.bin", dst_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c132_dst.out", dst_buf.get(), 165);
-}
-
-// case 133 (int64_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_133([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x0);
-    load("c133_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<int64_t[]>(42);
-    using Global_dst =
-        GlobalTensor<int64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
-
-    load("c133_dst.bin", dst_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c133_dst.out", dst_buf.get(), 42);
-}
-
-// case 134 (int64_t): ND partial valid 5x9 of 8x16, PadValue::Max
-void case_134([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c134_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<int64_t[]>(60);
-    using Global_dst = GlobalTensor<int64_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c134_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c134_dst.out", dst_buf.get(), 60);
-}
-
-// case 135 (int64_t): DN run-time valid 6x5 of 8x8, PadValue::Min
-void case_135([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, int64_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c135_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<int64_t[]>(45);
-    using Global_dst =
-        GlobalTensor<int64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
-
-    load("c135_dst.bin", dst_buf.get(), 45);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c135_dst.out", dst_buf.get(), 45);
-}
-
-// case 136 (int64_t): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_136([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c136_src.bin", src.data(), 32);
-    auto dst_buf = std::make_unique<int64_t[]>(12);
-    using Global_dst = GlobalTensor<int64_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c136_dst.bin", dst_buf.get(), 12);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c136_dst.out", dst_buf.get(), 12);
-}
-
-// case 137 (uint64_t): ND full 16x16
-void case_137([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c137_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint64_t[]>(256);
-    using Global_dst = GlobalTensor<uint64_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c137_dst.bin", dst_buf.get(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c137_dst.out", dst_buf.get(), 256);
-}
-
-// case 138 (uint64_t): ND partial valid 13x7 of 16x16, row stride 9
-void case_138([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c138_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint64_t[]>(117);
-    using Global_dst = GlobalTensor<uint64_t, Shape<1, 1, 1, 13, 7>, Stride<117, 117, 117, 9, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c138_dst.bin", dst_buf.get(), 117);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c138_dst.out", dst_buf.get(), 117);
-}
-
-// case 139 (uint64_t): ND non-square 6x40
-void case_139([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint64_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c139_src.bin", src.data(), 240);
-    auto dst_buf = std::make_unique<uint64_t[]>(240);
-    using Global_dst = GlobalTensor<uint64_t, Shape<1, 1, 1, 6, 40>, Stride<240, 240, 240, 40, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c139_dst.bin", dst_buf.get(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c139_dst.out", dst_buf.get(), 240);
-}
-
-// case 140 (uint64_t): ND run-time valid 11x19 of 16x32, run-time row stride 24
-void case_140([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(11, 19);
-    TASSIGN(src, 0x0);
-    load("c140_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint64_t[]>(264);
-    using Global_dst =
-        GlobalTensor<uint64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<264, 264, 264, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(11, 19), Global_dst::Stride(24));
-
-    load("c140_dst.bin", dst_buf.get(), 264);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c140_dst.out", dst_buf.get(), 264);
-}
-
-// case 141 (uint64_t): ND odd 3x5 valid 2x3, row stride 4
-void case_141([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint64_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c141_src.bin", src.data(), 24);
-    auto dst_buf = std::make_unique<uint64_t[]>(8);
-    using Global_dst = GlobalTensor<uint64_t, Shape<1, 1, 1, 2, 3>, Stride<8, 8, 8, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c141_dst.bin", dst_buf.get(), 8);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c141_dst.out", dst_buf.get(), 8);
-}
-
-// case 142 (uint64_t): DN full 8x8
-void case_142([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint64_t, 8, 8, BLayout::ColMajor, 8, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c142_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<uint64_t[]>(64);
-    using Global_dst = GlobalTensor<uint64_t, Shape<1, 1, 1, 8, 8>, Stride<64, 64, 64, 1, 8>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c142_dst.bin", dst_buf.get(), 64);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c142_dst.out", dst_buf.get(), 64);
-}
-
-// case 143 (uint64_t): DN partial valid 9x15 of 12x20, column stride 11
-void case_143([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint64_t, 12, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c143_src.bin", src.data(), 240);
-    auto dst_buf = std::make_unique<uint64_t[]>(165);
-    using Global_dst = GlobalTensor<uint64_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c143_dst.bin", dst_buf.get(), 165);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c143_dst.out", dst_buf.get(), 165);
-}
-
-// case 144 (uint64_t): DN run-time valid 5x6 of 8x8, run-time column stride 7
-void case_144([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint64_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(5, 6);
-    TASSIGN(src, 0x0);
-    load("c144_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<uint64_t[]>(42);
-    using Global_dst =
-        GlobalTensor<uint64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<42, 42, 42, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(5, 6), Global_dst::Stride(7));
-
-    load("c144_dst.bin", dst_buf.get(), 42);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c144_dst.out", dst_buf.get(), 42);
-}
-
-// case 145 (uint64_t): ND partial valid 5x9 of 8x16, PadValue::Max
-void case_145([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint64_t, 8, 16, BLayout::RowMajor, 5, 9, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c145_src.bin", src.data(), 128);
-    auto dst_buf = std::make_unique<uint64_t[]>(60);
-    using Global_dst = GlobalTensor<uint64_t, Shape<1, 1, 1, 5, 9>, Stride<60, 60, 60, 12, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c145_dst.bin", dst_buf.get(), 60);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c145_dst.out", dst_buf.get(), 60);
-}
-
-// case 146 (uint64_t): DN run-time valid 6x5 of 8x8, PadValue::Min
-void case_146([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint64_t, 8, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_src src(6, 5);
-    TASSIGN(src, 0x0);
-    load("c146_src.bin", src.data(), 64);
-    auto dst_buf = std::make_unique<uint64_t[]>(45);
-    using Global_dst =
-        GlobalTensor<uint64_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<45, 45, 45, 1, DYNAMIC>, Layout::DN>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(6, 5), Global_dst::Stride(9));
-
-    load("c146_dst.bin", dst_buf.get(), 45);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c146_dst.out", dst_buf.get(), 45);
-}
-
-// case 147 (uint64_t): ND partial valid 3x4 of 4x8, PadValue::Zero
-void case_147([[maybe_unused]] Prof profile) {
-    using Tile_src =
-        Tile<TileType::Vec, uint64_t, 4, 8, BLayout::RowMajor, 3, 4, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c147_src.bin", src.data(), 32);
-    auto dst_buf = std::make_unique<uint64_t[]>(12);
-    using Global_dst = GlobalTensor<uint64_t, Shape<1, 1, 1, 3, 4>, Stride<12, 12, 12, 4, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c147_dst.bin", dst_buf.get(), 12);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c147_dst.out", dst_buf.get(), 12);
-}
-
-// case 148 (float_float_acc): Acc NZ 32x32 to ND
-void case_148([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c148_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<float[]>(1024);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c148_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c148_dst.out", dst_buf.get(), 1024);
-}
-
-// case 149 (float_float_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_149([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c149_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<float[]>(570);
-    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c149_dst.bin", dst_buf.get(), 570);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c149_dst.out", dst_buf.get(), 570);
-}
-
-// case 150 (float_float_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
-void case_150([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
-    TASSIGN(src, 0x0);
-    load("c150_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<float[]>(91);
-    using Global_dst =
-        GlobalTensor<float, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
-
-    load("c150_dst.bin", dst_buf.get(), 91);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c150_dst.out", dst_buf.get(), 91);
-}
-
-// case 151 (float_float_acc): Acc NZ 16x32 to NZ
-void case_151([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c151_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<float[]>(512);
-    using Global_dst = GlobalTensor<float, Shape<1, 4, 1, 16, 8>, Stride<512, 128, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c151_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c151_dst.out", dst_buf.get(), 512);
-}
-
-// case 152 (float_half_acc): Acc NZ 32x32 to ND
-void case_152([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+// case 30 (int32_t_half): Acc NZ 32x32 to ND, a parameter per row
+void case_30([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c152_src.bin", src.data(), 1024);
+    load("c30_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c30_fp.bin", fp.data(), 32);
     auto dst_buf = std::make_unique<half[]>(1024);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c152_dst.bin", dst_buf.get(), 1024);
+    load("c30_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -3938,20 +877,24 @@ void case_152([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c152_dst.out", dst_buf.get(), 1024);
+    store("c30_dst.out", dst_buf.get(), 1024);
 }
 
-// case 153 (float_half_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_153([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+// case 31 (int32_t_half): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_31([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c153_src.bin", src.data(), 1024);
+    load("c31_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c31_fp.bin", fp.data(), 32);
     auto dst_buf = std::make_unique<half[]>(570);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c153_dst.bin", dst_buf.get(), 570);
+    load("c31_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -3963,20 +906,24 @@ void case_153([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c153_dst.out", dst_buf.get(), 570);
+    store("c31_dst.out", dst_buf.get(), 570);
 }
 
-// case 154 (float_half_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
-void case_154([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+// case 32 (int32_t_half): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_32([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c154_src.bin", src.data(), 256);
+    load("c32_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c32_fp.bin", fp.data(), 16);
     auto dst_buf = std::make_unique<half[]>(91);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c154_dst.bin", dst_buf.get(), 91);
+    load("c32_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -3988,599 +935,968 @@ void case_154([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c154_dst.out", dst_buf.get(), 91);
+    store("c32_dst.out", dst_buf.get(), 91);
 }
 
-// case 155 (float_half_acc): Acc NZ 16x32 to NZ
-void case_155([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+// case 33 (int32_t_half_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_33([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c155_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<half[]>(512);
-    using Global_dst = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    load("c33_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c33_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<half[]>(264);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c155_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c155_dst.out", dst_buf.get(), 512);
+    load("c33_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c33_dst.out", dst_buf.get(), 264);
 }
 
-// case 156 (float_bfloat16_t_acc): Acc NZ 32x32 to ND
-void case_156([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+// case 34 (int32_t_half_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_34([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c156_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(1024);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    load("c34_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c34_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(165);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
-    load("c156_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c156_dst.out", dst_buf.get(), 1024);
+    load("c34_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c34_dst.out", dst_buf.get(), 165);
 }
 
-// case 157 (float_bfloat16_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_157([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c157_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(570);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c157_dst.bin", dst_buf.get(), 570);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c157_dst.out", dst_buf.get(), 570);
-}
-
-// case 158 (float_bfloat16_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
-void case_158([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
-    TASSIGN(src, 0x0);
-    load("c158_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(91);
-    using Global_dst =
-        GlobalTensor<bfloat16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
-
-    load("c158_dst.bin", dst_buf.get(), 91);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c158_dst.out", dst_buf.get(), 91);
-}
-
-// case 159 (float_bfloat16_t_acc): Acc NZ 16x32 to NZ
-void case_159([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c159_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<bfloat16_t[]>(512);
-    using Global_dst = GlobalTensor<bfloat16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c159_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c159_dst.out", dst_buf.get(), 512);
-}
-
-// case 160 (int32_t_int32_t_acc): Acc NZ 32x32 to ND
-void case_160([[maybe_unused]] Prof profile) {
+// case 35 (int32_t_half_relu): Acc NZ 32x32 to ND, a parameter per row
+void case_35([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c160_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<int32_t[]>(1024);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c160_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c160_dst.out", dst_buf.get(), 1024);
-}
-
-// case 161 (int32_t_int32_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_161([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c161_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<int32_t[]>(570);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c161_dst.bin", dst_buf.get(), 570);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c161_dst.out", dst_buf.get(), 570);
-}
-
-// case 162 (int32_t_int32_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
-void case_162([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
-    TASSIGN(src, 0x0);
-    load("c162_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int32_t[]>(91);
-    using Global_dst =
-        GlobalTensor<int32_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
-
-    load("c162_dst.bin", dst_buf.get(), 91);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c162_dst.out", dst_buf.get(), 91);
-}
-
-// case 163 (int32_t_int32_t_acc): Acc NZ 16x32 to NZ
-void case_163([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c163_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int32_t[]>(512);
-    using Global_dst = GlobalTensor<int32_t, Shape<1, 4, 1, 16, 8>, Stride<512, 128, 128, 8, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c163_dst.bin", dst_buf.get(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c163_dst.out", dst_buf.get(), 512);
-}
-
-// case 164 (float_int8_t_acc): Acc NZ 32x32 to ND
-void case_164([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c164_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<int8_t[]>(1024);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c164_dst.bin", dst_buf.get(), 1024);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c164_dst.out", dst_buf.get(), 1024);
-}
-
-// case 165 (float_int8_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_165([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c165_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<int8_t[]>(570);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c165_dst.bin", dst_buf.get(), 570);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c165_dst.out", dst_buf.get(), 570);
-}
-
-// case 166 (float_int8_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
-void case_166([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
-    TASSIGN(src, 0x0);
-    load("c166_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int8_t[]>(91);
-    using Global_dst =
-        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
-
-    load("c166_dst.bin", dst_buf.get(), 91);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c166_dst.out", dst_buf.get(), 91);
-}
-
-// case 167 (float_int8_t_acc): Acc NZ 16x32 to NZ
-void case_167([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c167_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int8_t[]>(512);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c167_dst.bin", dst_buf.get(), 512);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c167_dst.out", dst_buf.get(), 512);
-}
-
-// case 168 (float_uint8_t_acc): Acc NZ 32x32 to ND
-void case_168([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c168_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<uint8_t[]>(1024);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c168_dst.bin", dst_buf.get(), 1024);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c168_dst.out", dst_buf.get(), 1024);
-}
-
-// case 169 (float_uint8_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_169([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c169_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<uint8_t[]>(570);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c169_dst.bin", dst_buf.get(), 570);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c169_dst.out", dst_buf.get(), 570);
-}
-
-// case 170 (float_uint8_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
-void case_170([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
-    TASSIGN(src, 0x0);
-    load("c170_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint8_t[]>(91);
-    using Global_dst =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
-
-    load("c170_dst.bin", dst_buf.get(), 91);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c170_dst.out", dst_buf.get(), 91);
-}
-
-// case 171 (float_uint8_t_acc): Acc NZ 16x32 to NZ
-void case_171([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c171_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint8_t[]>(512);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c171_dst.bin", dst_buf.get(), 512);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c171_dst.out", dst_buf.get(), 512);
-}
-
-// case 172 (int32_t_int8_t_acc): Acc NZ 32x32 to ND
-void case_172([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c172_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<int8_t[]>(1024);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c172_dst.bin", dst_buf.get(), 1024);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c172_dst.out", dst_buf.get(), 1024);
-}
-
-// case 173 (int32_t_int8_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_173([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c173_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<int8_t[]>(570);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c173_dst.bin", dst_buf.get(), 570);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c173_dst.out", dst_buf.get(), 570);
-}
-
-// case 174 (int32_t_int8_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
-void case_174([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
-    TASSIGN(src, 0x0);
-    load("c174_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<int8_t[]>(91);
-    using Global_dst =
-        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
-
-    load("c174_dst.bin", dst_buf.get(), 91);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c174_dst.out", dst_buf.get(), 91);
-}
-
-// case 175 (int32_t_int8_t_acc): Acc NZ 16x32 to NZ
-void case_175([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c175_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int8_t[]>(512);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c175_dst.bin", dst_buf.get(), 512);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c175_dst.out", dst_buf.get(), 512);
-}
-
-// case 176 (int32_t_uint8_t_acc): Acc NZ 32x32 to ND
-void case_176([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c176_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<uint8_t[]>(1024);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c176_dst.bin", dst_buf.get(), 1024);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c176_dst.out", dst_buf.get(), 1024);
-}
-
-// case 177 (int32_t_uint8_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_177([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c177_src.bin", src.data(), 1024);
-    auto dst_buf = std::make_unique<uint8_t[]>(570);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c177_dst.bin", dst_buf.get(), 570);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c177_dst.out", dst_buf.get(), 570);
-}
-
-// case 178 (int32_t_uint8_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
-void case_178([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
-    TASSIGN(src, 0x0);
-    load("c178_src.bin", src.data(), 256);
-    auto dst_buf = std::make_unique<uint8_t[]>(91);
-    using Global_dst =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
-
-    load("c178_dst.bin", dst_buf.get(), 91);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c178_dst.out", dst_buf.get(), 91);
-}
-
-// case 179 (int32_t_uint8_t_acc): Acc NZ 16x32 to NZ
-void case_179([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c179_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<uint8_t[]>(512);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
-    Global_dst dst(dst_buf.get());
-
-    load("c179_dst.bin", dst_buf.get(), 512);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c179_dst.out", dst_buf.get(), 512);
-}
-
-// case 180 (int32_t_half_acc): Acc NZ 32x32 to ND
-void case_180([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c180_src.bin", src.data(), 1024);
+    load("c35_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c35_fp.bin", fp.data(), 32);
     auto dst_buf = std::make_unique<half[]>(1024);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c180_dst.bin", dst_buf.get(), 1024);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c180_dst.out", dst_buf.get(), 1024);
+    load("c35_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c35_dst.out", dst_buf.get(), 1024);
 }
 
-// case 181 (int32_t_half_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_181([[maybe_unused]] Prof profile) {
+// case 36 (int32_t_half_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_36([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c181_src.bin", src.data(), 1024);
+    load("c36_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c36_fp.bin", fp.data(), 32);
     auto dst_buf = std::make_unique<half[]>(570);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c181_dst.bin", dst_buf.get(), 570);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c181_dst.out", dst_buf.get(), 570);
+    load("c36_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c36_dst.out", dst_buf.get(), 570);
 }
 
-// case 182 (int32_t_half_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
-void case_182([[maybe_unused]] Prof profile) {
+// case 37 (int32_t_half_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_37([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c182_src.bin", src.data(), 256);
+    load("c37_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c37_fp.bin", fp.data(), 16);
     auto dst_buf = std::make_unique<half[]>(91);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c182_dst.bin", dst_buf.get(), 91);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c182_dst.out", dst_buf.get(), 91);
+    load("c37_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c37_dst.out", dst_buf.get(), 91);
 }
 
-// case 183 (int32_t_half_acc): Acc NZ 16x32 to NZ
-void case_183([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+// case 38 (int32_t_half_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_38([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c183_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<half[]>(512);
-    using Global_dst = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    load("c38_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c38_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<half[]>(264);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c183_dst.bin", dst_buf.get(), 512);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c183_dst.out", dst_buf.get(), 512);
+    load("c38_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c38_dst.out", dst_buf.get(), 264);
 }
 
-// case 184 (int32_t_int16_t_acc): Acc NZ 32x32 to ND
-void case_184([[maybe_unused]] Prof profile) {
+// case 39 (int32_t_half_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_39([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c39_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c39_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(165);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c39_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c39_dst.out", dst_buf.get(), 165);
+}
+
+// case 40 (int32_t_int16_t): Acc NZ 32x32 to ND, a parameter per row
+void case_40([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c184_src.bin", src.data(), 1024);
+    load("c40_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c40_fp.bin", fp.data(), 32);
     auto dst_buf = std::make_unique<int16_t[]>(1024);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c184_dst.bin", dst_buf.get(), 1024);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c184_dst.out", dst_buf.get(), 1024);
+    load("c40_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c40_dst.out", dst_buf.get(), 1024);
 }
 
-// case 185 (int32_t_int16_t_acc): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_185([[maybe_unused]] Prof profile) {
+// case 41 (int32_t_int16_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_41([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c185_src.bin", src.data(), 1024);
+    load("c41_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c41_fp.bin", fp.data(), 32);
     auto dst_buf = std::make_unique<int16_t[]>(570);
     using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c185_dst.bin", dst_buf.get(), 570);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c185_dst.out", dst_buf.get(), 570);
+    load("c41_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c41_dst.out", dst_buf.get(), 570);
 }
 
-// case 186 (int32_t_int16_t_acc): Acc NZ run-time valid 13x5 of 16x16 to ND, run-time row stride 7
-void case_186([[maybe_unused]] Prof profile) {
+// case 42 (int32_t_int16_t): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_42([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c186_src.bin", src.data(), 256);
+    load("c42_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c42_fp.bin", fp.data(), 16);
     auto dst_buf = std::make_unique<int16_t[]>(91);
     using Global_dst =
         GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c186_dst.bin", dst_buf.get(), 91);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c186_dst.out", dst_buf.get(), 91);
+    load("c42_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c42_dst.out", dst_buf.get(), 91);
 }
 
-// case 187 (int32_t_int16_t_acc): Acc NZ 16x32 to NZ
-void case_187([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+// case 43 (int32_t_int16_t_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_43([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c187_src.bin", src.data(), 512);
-    auto dst_buf = std::make_unique<int16_t[]>(512);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    load("c43_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c43_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int16_t[]>(264);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c187_dst.bin", dst_buf.get(), 512);
+    load("c43_dst.bin", dst_buf.get(), 264);
     profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c187_dst.out", dst_buf.get(), 512);
+    store("c43_dst.out", dst_buf.get(), 264);
+}
+
+// case 44 (int32_t_int16_t_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_44([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c44_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c44_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(165);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c44_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c44_dst.out", dst_buf.get(), 165);
+}
+
+// case 45 (int32_t_int16_t_relu): Acc NZ 32x32 to ND, a parameter per row
+void case_45([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c45_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c45_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int16_t[]>(1024);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c45_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c45_dst.out", dst_buf.get(), 1024);
+}
+
+// case 46 (int32_t_int16_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_46([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c46_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c46_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int16_t[]>(570);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c46_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c46_dst.out", dst_buf.get(), 570);
+}
+
+// case 47 (int32_t_int16_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_47([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c47_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c47_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c47_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c47_dst.out", dst_buf.get(), 91);
+}
+
+// case 48 (int32_t_int16_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_48([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c48_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c48_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int16_t[]>(264);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c48_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c48_dst.out", dst_buf.get(), 264);
+}
+
+// case 49 (int32_t_int16_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_49([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c49_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c49_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(165);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c49_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c49_dst.out", dst_buf.get(), 165);
+}
+
+// case 50 (int32_t_uint8_t): Acc NZ 32x32 to ND, a parameter per row
+void case_50([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c50_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c50_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c50_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c50_dst.out", dst_buf.get(), 1024);
+}
+
+// case 51 (int32_t_uint8_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_51([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c51_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c51_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c51_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c51_dst.out", dst_buf.get(), 570);
+}
+
+// case 52 (int32_t_uint8_t): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_52([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c52_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c52_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c52_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c52_dst.out", dst_buf.get(), 91);
+}
+
+// case 53 (int32_t_uint8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_53([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c53_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c53_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<uint8_t[]>(264);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c53_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c53_dst.out", dst_buf.get(), 264);
+}
+
+// case 54 (int32_t_uint8_t_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_54([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c54_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c54_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(165);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c54_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c54_dst.out", dst_buf.get(), 165);
+}
+
+// case 55 (int32_t_uint8_t_relu): Acc NZ 32x32 to ND, a parameter per row
+void case_55([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c55_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c55_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c55_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c55_dst.out", dst_buf.get(), 1024);
+}
+
+// case 56 (int32_t_uint8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_56([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c56_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c56_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c56_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c56_dst.out", dst_buf.get(), 570);
+}
+
+// case 57 (int32_t_uint8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_57([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c57_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c57_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c57_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c57_dst.out", dst_buf.get(), 91);
+}
+
+// case 58 (int32_t_uint8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_58([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c58_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c58_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<uint8_t[]>(264);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c58_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c58_dst.out", dst_buf.get(), 264);
+}
+
+// case 59 (int32_t_uint8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_59([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c59_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c59_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(165);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c59_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c59_dst.out", dst_buf.get(), 165);
+}
+
+// case 60 (float_half): Acc NZ 32x32 to ND, a parameter per row
+void case_60([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c60_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c60_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<half[]>(1024);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c60_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c60_dst.out", dst_buf.get(), 1024);
+}
+
+// case 61 (float_half): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_61([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c61_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c61_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<half[]>(570);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c61_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c61_dst.out", dst_buf.get(), 570);
+}
+
+// case 62 (float_half): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_62([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c62_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c62_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(91);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c62_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c62_dst.out", dst_buf.get(), 91);
+}
+
+// case 63 (float_half_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_63([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c63_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c63_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<half[]>(264);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c63_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c63_dst.out", dst_buf.get(), 264);
+}
+
+// case 64 (float_half_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_64([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c64_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c64_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(165);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c64_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c64_dst.out", dst_buf.get(), 165);
+}
+
+// case 65 (float_half_relu): Acc NZ 32x32 to ND, a parameter per row
+void case_65([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c65_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c65_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<half[]>(1024);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c65_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c65_dst.out", dst_buf.get(), 1024);
+}
+
+// case 66 (float_half_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_66([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c66_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c66_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<half[]>(570);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c66_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c66_dst.out", dst_buf.get(), 570);
+}
+
+// case 67 (float_half_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_67([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c67_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c67_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(91);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c67_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c67_dst.out", dst_buf.get(), 91);
+}
+
+// case 68 (float_half_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_68([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c68_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c68_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<half[]>(264);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c68_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c68_dst.out", dst_buf.get(), 264);
+}
+
+// case 69 (float_half_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_69([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c69_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c69_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(165);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c69_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c69_dst.out", dst_buf.get(), 165);
 }
 
 struct Entry {
@@ -4590,178 +1906,58 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},     {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},     {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},     {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},     {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},     {"c4@A5", case_4, Prof::A5},       {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},     {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},     {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},     {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3},     {"c8@A5", case_8, Prof::A5},       {"c8@CPU", case_8, Prof::CPU},
-    {"c9@A2A3", case_9, Prof::A2A3},     {"c9@A5", case_9, Prof::A5},       {"c9@CPU", case_9, Prof::CPU},
-    {"c10@A2A3", case_10, Prof::A2A3},   {"c10@A5", case_10, Prof::A5},     {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A2A3", case_11, Prof::A2A3},   {"c11@A5", case_11, Prof::A5},     {"c11@CPU", case_11, Prof::CPU},
-    {"c12@A2A3", case_12, Prof::A2A3},   {"c12@A5", case_12, Prof::A5},     {"c12@CPU", case_12, Prof::CPU},
-    {"c13@A2A3", case_13, Prof::A2A3},   {"c13@A5", case_13, Prof::A5},     {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A2A3", case_14, Prof::A2A3},   {"c14@A5", case_14, Prof::A5},     {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3},   {"c15@A5", case_15, Prof::A5},     {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A2A3", case_16, Prof::A2A3},   {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A2A3", case_17, Prof::A2A3},   {"c17@A5", case_17, Prof::A5},     {"c17@CPU", case_17, Prof::CPU},
-    {"c18@A2A3", case_18, Prof::A2A3},   {"c18@A5", case_18, Prof::A5},     {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A2A3", case_19, Prof::A2A3},   {"c19@A5", case_19, Prof::A5},     {"c19@CPU", case_19, Prof::CPU},
-    {"c20@A2A3", case_20, Prof::A2A3},   {"c20@A5", case_20, Prof::A5},     {"c20@CPU", case_20, Prof::CPU},
-    {"c21@A2A3", case_21, Prof::A2A3},   {"c21@A5", case_21, Prof::A5},     {"c21@CPU", case_21, Prof::CPU},
-    {"c22@A2A3", case_22, Prof::A2A3},   {"c22@A5", case_22, Prof::A5},     {"c22@CPU", case_22, Prof::CPU},
-    {"c23@A2A3", case_23, Prof::A2A3},   {"c23@A5", case_23, Prof::A5},     {"c23@CPU", case_23, Prof::CPU},
-    {"c24@A2A3", case_24, Prof::A2A3},   {"c24@A5", case_24, Prof::A5},     {"c24@CPU", case_24, Prof::CPU},
-    {"c25@A2A3", case_25, Prof::A2A3},   {"c25@A5", case_25, Prof::A5},     {"c25@CPU", case_25, Prof::CPU},
-    {"c26@A2A3", case_26, Prof::A2A3},   {"c26@A5", case_26, Prof::A5},     {"c26@CPU", case_26, Prof::CPU},
-    {"c27@A2A3", case_27, Prof::A2A3},   {"c27@A5", case_27, Prof::A5},     {"c27@CPU", case_27, Prof::CPU},
-    {"c28@A2A3", case_28, Prof::A2A3},   {"c28@A5", case_28, Prof::A5},     {"c28@CPU", case_28, Prof::CPU},
-    {"c29@A2A3", case_29, Prof::A2A3},   {"c29@A5", case_29, Prof::A5},     {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A2A3", case_30, Prof::A2A3},   {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A2A3", case_31, Prof::A2A3},   {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU},
-    {"c32@A2A3", case_32, Prof::A2A3},   {"c32@A5", case_32, Prof::A5},     {"c32@CPU", case_32, Prof::CPU},
-    {"c33@A2A3", case_33, Prof::A2A3},   {"c33@A5", case_33, Prof::A5},     {"c33@CPU", case_33, Prof::CPU},
-    {"c34@A2A3", case_34, Prof::A2A3},   {"c34@A5", case_34, Prof::A5},     {"c34@CPU", case_34, Prof::CPU},
-    {"c35@A2A3", case_35, Prof::A2A3},   {"c35@A5", case_35, Prof::A5},     {"c35@CPU", case_35, Prof::CPU},
-    {"c36@A2A3", case_36, Prof::A2A3},   {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU},
-    {"c37@A2A3", case_37, Prof::A2A3},   {"c37@A5", case_37, Prof::A5},     {"c37@CPU", case_37, Prof::CPU},
-    {"c38@A2A3", case_38, Prof::A2A3},   {"c38@A5", case_38, Prof::A5},     {"c38@CPU", case_38, Prof::CPU},
-    {"c39@A2A3", case_39, Prof::A2A3},   {"c39@A5", case_39, Prof::A5},     {"c39@CPU", case_39, Prof::CPU},
-    {"c40@A2A3", case_40, Prof::A2A3},   {"c40@A5", case_40, Prof::A5},     {"c40@CPU", case_40, Prof::CPU},
-    {"c41@A2A3", case_41, Prof::A2A3},   {"c41@A5", case_41, Prof::A5},     {"c41@CPU", case_41, Prof::CPU},
-    {"c42@A2A3", case_42, Prof::A2A3},   {"c42@A5", case_42, Prof::A5},     {"c42@CPU", case_42, Prof::CPU},
-    {"c43@A2A3", case_43, Prof::A2A3},   {"c43@A5", case_43, Prof::A5},     {"c43@CPU", case_43, Prof::CPU},
-    {"c44@A2A3", case_44, Prof::A2A3},   {"c44@A5", case_44, Prof::A5},     {"c44@CPU", case_44, Prof::CPU},
-    {"c45@A2A3", case_45, Prof::A2A3},   {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU},
-    {"c46@A2A3", case_46, Prof::A2A3},   {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU},
-    {"c47@A2A3", case_47, Prof::A2A3},   {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU},
-    {"c48@A2A3", case_48, Prof::A2A3},   {"c48@A5", case_48, Prof::A5},     {"c48@CPU", case_48, Prof::CPU},
-    {"c49@A2A3", case_49, Prof::A2A3},   {"c49@A5", case_49, Prof::A5},     {"c49@CPU", case_49, Prof::CPU},
-    {"c50@A2A3", case_50, Prof::A2A3},   {"c50@A5", case_50, Prof::A5},     {"c50@CPU", case_50, Prof::CPU},
-    {"c51@A2A3", case_51, Prof::A2A3},   {"c51@A5", case_51, Prof::A5},     {"c51@CPU", case_51, Prof::CPU},
-    {"c52@A2A3", case_52, Prof::A2A3},   {"c52@A5", case_52, Prof::A5},     {"c52@CPU", case_52, Prof::CPU},
-    {"c53@A2A3", case_53, Prof::A2A3},   {"c53@A5", case_53, Prof::A5},     {"c53@CPU", case_53, Prof::CPU},
-    {"c54@A2A3", case_54, Prof::A2A3},   {"c54@A5", case_54, Prof::A5},     {"c54@CPU", case_54, Prof::CPU},
-    {"c55@A2A3", case_55, Prof::A2A3},   {"c55@A5", case_55, Prof::A5},     {"c55@CPU", case_55, Prof::CPU},
-    {"c56@A2A3", case_56, Prof::A2A3},   {"c56@A5", case_56, Prof::A5},     {"c56@CPU", case_56, Prof::CPU},
-    {"c57@A2A3", case_57, Prof::A2A3},   {"c57@A5", case_57, Prof::A5},     {"c57@CPU", case_57, Prof::CPU},
-    {"c58@A2A3", case_58, Prof::A2A3},   {"c58@A5", case_58, Prof::A5},     {"c58@CPU", case_58, Prof::CPU},
-    {"c59@A2A3", case_59, Prof::A2A3},   {"c59@A5", case_59, Prof::A5},     {"c59@CPU", case_59, Prof::CPU},
-    {"c60@A2A3", case_60, Prof::A2A3},   {"c60@A5", case_60, Prof::A5},     {"c60@CPU", case_60, Prof::CPU},
-    {"c61@A2A3", case_61, Prof::A2A3},   {"c61@A5", case_61, Prof::A5},     {"c61@CPU", case_61, Prof::CPU},
-    {"c62@A2A3", case_62, Prof::A2A3},   {"c62@A5", case_62, Prof::A5},     {"c62@CPU", case_62, Prof::CPU},
-    {"c63@A2A3", case_63, Prof::A2A3},   {"c63@A5", case_63, Prof::A5},     {"c63@CPU", case_63, Prof::CPU},
-    {"c64@A2A3", case_64, Prof::A2A3},   {"c64@A5", case_64, Prof::A5},     {"c64@CPU", case_64, Prof::CPU},
-    {"c65@A2A3", case_65, Prof::A2A3},   {"c65@A5", case_65, Prof::A5},     {"c65@CPU", case_65, Prof::CPU},
-    {"c66@A2A3", case_66, Prof::A2A3},   {"c66@A5", case_66, Prof::A5},     {"c66@CPU", case_66, Prof::CPU},
-    {"c67@A2A3", case_67, Prof::A2A3},   {"c67@A5", case_67, Prof::A5},     {"c67@CPU", case_67, Prof::CPU},
-    {"c68@A2A3", case_68, Prof::A2A3},   {"c68@A5", case_68, Prof::A5},     {"c68@CPU", case_68, Prof::CPU},
-    {"c69@A2A3", case_69, Prof::A2A3},   {"c69@A5", case_69, Prof::A5},     {"c69@CPU", case_69, Prof::CPU},
-    {"c70@A2A3", case_70, Prof::A2A3},   {"c70@A5", case_70, Prof::A5},     {"c70@CPU", case_70, Prof::CPU},
-    {"c71@A2A3", case_71, Prof::A2A3},   {"c71@A5", case_71, Prof::A5},     {"c71@CPU", case_71, Prof::CPU},
-    {"c72@A2A3", case_72, Prof::A2A3},   {"c72@A5", case_72, Prof::A5},     {"c72@CPU", case_72, Prof::CPU},
-    {"c73@A2A3", case_73, Prof::A2A3},   {"c73@A5", case_73, Prof::A5},     {"c73@CPU", case_73, Prof::CPU},
-    {"c74@A2A3", case_74, Prof::A2A3},   {"c74@A5", case_74, Prof::A5},     {"c74@CPU", case_74, Prof::CPU},
-    {"c75@A2A3", case_75, Prof::A2A3},   {"c75@A5", case_75, Prof::A5},     {"c75@CPU", case_75, Prof::CPU},
-    {"c76@A2A3", case_76, Prof::A2A3},   {"c76@A5", case_76, Prof::A5},     {"c76@CPU", case_76, Prof::CPU},
-    {"c77@A2A3", case_77, Prof::A2A3},   {"c77@A5", case_77, Prof::A5},     {"c77@CPU", case_77, Prof::CPU},
-    {"c78@A2A3", case_78, Prof::A2A3},   {"c78@A5", case_78, Prof::A5},     {"c78@CPU", case_78, Prof::CPU},
-    {"c79@A2A3", case_79, Prof::A2A3},   {"c79@A5", case_79, Prof::A5},     {"c79@CPU", case_79, Prof::CPU},
-    {"c80@A2A3", case_80, Prof::A2A3},   {"c80@A5", case_80, Prof::A5},     {"c80@CPU", case_80, Prof::CPU},
-    {"c81@A2A3", case_81, Prof::A2A3},   {"c81@A5", case_81, Prof::A5},     {"c81@CPU", case_81, Prof::CPU},
-    {"c82@A2A3", case_82, Prof::A2A3},   {"c82@A5", case_82, Prof::A5},     {"c82@CPU", case_82, Prof::CPU},
-    {"c83@A2A3", case_83, Prof::A2A3},   {"c83@A5", case_83, Prof::A5},     {"c83@CPU", case_83, Prof::CPU},
-    {"c84@A2A3", case_84, Prof::A2A3},   {"c84@A5", case_84, Prof::A5},     {"c84@CPU", case_84, Prof::CPU},
-    {"c85@A2A3", case_85, Prof::A2A3},   {"c85@A5", case_85, Prof::A5},     {"c85@CPU", case_85, Prof::CPU},
-    {"c86@A2A3", case_86, Prof::A2A3},   {"c86@A5", case_86, Prof::A5},     {"c86@CPU", case_86, Prof::CPU},
-    {"c87@A2A3", case_87, Prof::A2A3},   {"c87@A5", case_87, Prof::A5},     {"c87@CPU", case_87, Prof::CPU},
-    {"c88@A2A3", case_88, Prof::A2A3},   {"c88@A5", case_88, Prof::A5},     {"c88@CPU", case_88, Prof::CPU},
-    {"c89@A2A3", case_89, Prof::A2A3},   {"c89@A5", case_89, Prof::A5},     {"c89@CPU", case_89, Prof::CPU},
-    {"c90@A2A3", case_90, Prof::A2A3},   {"c90@A5", case_90, Prof::A5},     {"c90@CPU", case_90, Prof::CPU},
-    {"c91@A2A3", case_91, Prof::A2A3},   {"c91@A5", case_91, Prof::A5},     {"c91@CPU", case_91, Prof::CPU},
-    {"c92@A2A3", case_92, Prof::A2A3},   {"c92@A5", case_92, Prof::A5},     {"c92@CPU", case_92, Prof::CPU},
-    {"c93@A2A3", case_93, Prof::A2A3},   {"c93@A5", case_93, Prof::A5},     {"c93@CPU", case_93, Prof::CPU},
-    {"c94@A2A3", case_94, Prof::A2A3},   {"c94@A5", case_94, Prof::A5},     {"c94@CPU", case_94, Prof::CPU},
-    {"c95@A2A3", case_95, Prof::A2A3},   {"c95@A5", case_95, Prof::A5},     {"c95@CPU", case_95, Prof::CPU},
-    {"c96@A2A3", case_96, Prof::A2A3},   {"c96@A5", case_96, Prof::A5},     {"c96@CPU", case_96, Prof::CPU},
-    {"c97@A2A3", case_97, Prof::A2A3},   {"c97@A5", case_97, Prof::A5},     {"c97@CPU", case_97, Prof::CPU},
-    {"c98@A2A3", case_98, Prof::A2A3},   {"c98@A5", case_98, Prof::A5},     {"c98@CPU", case_98, Prof::CPU},
-    {"c99@A2A3", case_99, Prof::A2A3},   {"c99@A5", case_99, Prof::A5},     {"c99@CPU", case_99, Prof::CPU},
-    {"c100@A2A3", case_100, Prof::A2A3}, {"c100@A5", case_100, Prof::A5},   {"c100@CPU", case_100, Prof::CPU},
-    {"c101@A2A3", case_101, Prof::A2A3}, {"c101@A5", case_101, Prof::A5},   {"c101@CPU", case_101, Prof::CPU},
-    {"c102@A2A3", case_102, Prof::A2A3}, {"c102@A5", case_102, Prof::A5},   {"c102@CPU", case_102, Prof::CPU},
-    {"c103@A2A3", case_103, Prof::A2A3}, {"c103@A5", case_103, Prof::A5},   {"c103@CPU", case_103, Prof::CPU},
-    {"c104@A2A3", case_104, Prof::A2A3}, {"c104@A5", case_104, Prof::A5},   {"c104@CPU", case_104, Prof::CPU},
-    {"c105@A2A3", case_105, Prof::A2A3}, {"c105@A5", case_105, Prof::A5},   {"c105@CPU", case_105, Prof::CPU},
-    {"c106@A2A3", case_106, Prof::A2A3}, {"c106@A5", case_106, Prof::A5},   {"c106@CPU", case_106, Prof::CPU},
-    {"c107@A2A3", case_107, Prof::A2A3}, {"c107@A5", case_107, Prof::A5},   {"c107@CPU", case_107, Prof::CPU},
-    {"c108@A2A3", case_108, Prof::A2A3}, {"c108@A5", case_108, Prof::A5},   {"c108@CPU", case_108, Prof::CPU},
-    {"c109@A2A3", case_109, Prof::A2A3}, {"c109@A5", case_109, Prof::A5},   {"c109@CPU", case_109, Prof::CPU},
-    {"c110@A2A3", case_110, Prof::A2A3}, {"c110@A5", case_110, Prof::A5},   {"c110@CPU", case_110, Prof::CPU},
-    {"c111@A2A3", case_111, Prof::A2A3}, {"c111@A5", case_111, Prof::A5},   {"c111@CPU", case_111, Prof::CPU},
-    {"c112@A2A3", case_112, Prof::A2A3}, {"c112@A5", case_112, Prof::A5},   {"c112@CPU", case_112, Prof::CPU},
-    {"c113@A2A3", case_113, Prof::A2A3}, {"c113@A5", case_113, Prof::A5},   {"c113@CPU", case_113, Prof::CPU},
-    {"c114@A2A3", case_114, Prof::A2A3}, {"c114@A5", case_114, Prof::A5},   {"c114@CPU", case_114, Prof::CPU},
-    {"c115@A2A3", case_115, Prof::A2A3}, {"c115@A5", case_115, Prof::A5},   {"c115@CPU", case_115, Prof::CPU},
-    {"c116@A2A3", case_116, Prof::A2A3}, {"c116@A5", case_116, Prof::A5},   {"c116@CPU", case_116, Prof::CPU},
-    {"c117@A2A3", case_117, Prof::A2A3}, {"c117@A5", case_117, Prof::A5},   {"c117@CPU", case_117, Prof::CPU},
-    {"c118@A2A3", case_118, Prof::A2A3}, {"c118@A5", case_118, Prof::A5},   {"c118@CPU", case_118, Prof::CPU},
-    {"c119@A2A3", case_119, Prof::A2A3}, {"c119@A5", case_119, Prof::A5},   {"c119@CPU", case_119, Prof::CPU},
-    {"c120@A2A3", case_120, Prof::A2A3}, {"c120@A5", case_120, Prof::A5},   {"c120@CPU", case_120, Prof::CPU},
-    {"c121@A2A3", case_121, Prof::A2A3}, {"c121@A5", case_121, Prof::A5},   {"c121@CPU", case_121, Prof::CPU},
-    {"c122@A2A3", case_122, Prof::A2A3}, {"c122@A5", case_122, Prof::A5},   {"c122@CPU", case_122, Prof::CPU},
-    {"c123@A2A3", case_123, Prof::A2A3}, {"c123@A5", case_123, Prof::A5},   {"c123@CPU", case_123, Prof::CPU},
-    {"c124@A2A3", case_124, Prof::A2A3}, {"c124@A5", case_124, Prof::A5},   {"c124@CPU", case_124, Prof::CPU},
-    {"c125@A2A3", case_125, Prof::A2A3}, {"c125@A5", case_125, Prof::A5},   {"c125@CPU", case_125, Prof::CPU},
-    {"c126@A2A3", case_126, Prof::A2A3}, {"c126@A5", case_126, Prof::A5},   {"c126@CPU", case_126, Prof::CPU},
-    {"c127@A2A3", case_127, Prof::A2A3}, {"c127@A5", case_127, Prof::A5},   {"c127@CPU", case_127, Prof::CPU},
-    {"c128@A2A3", case_128, Prof::A2A3}, {"c128@A5", case_128, Prof::A5},   {"c128@CPU", case_128, Prof::CPU},
-    {"c129@A2A3", case_129, Prof::A2A3}, {"c129@A5", case_129, Prof::A5},   {"c129@CPU", case_129, Prof::CPU},
-    {"c130@A2A3", case_130, Prof::A2A3}, {"c130@A5", case_130, Prof::A5},   {"c130@CPU", case_130, Prof::CPU},
-    {"c131@A2A3", case_131, Prof::A2A3}, {"c131@A5", case_131, Prof::A5},   {"c131@CPU", case_131, Prof::CPU},
-    {"c132@A2A3", case_132, Prof::A2A3}, {"c132@A5", case_132, Prof::A5},   {"c132@CPU", case_132, Prof::CPU},
-    {"c133@A2A3", case_133, Prof::A2A3}, {"c133@A5", case_133, Prof::A5},   {"c133@CPU", case_133, Prof::CPU},
-    {"c134@A2A3", case_134, Prof::A2A3}, {"c134@A5", case_134, Prof::A5},   {"c134@CPU", case_134, Prof::CPU},
-    {"c135@A2A3", case_135, Prof::A2A3}, {"c135@A5", case_135, Prof::A5},   {"c135@CPU", case_135, Prof::CPU},
-    {"c136@A2A3", case_136, Prof::A2A3}, {"c136@A5", case_136, Prof::A5},   {"c136@CPU", case_136, Prof::CPU},
-    {"c137@A2A3", case_137, Prof::A2A3}, {"c137@A5", case_137, Prof::A5},   {"c137@CPU", case_137, Prof::CPU},
-    {"c138@A2A3", case_138, Prof::A2A3}, {"c138@A5", case_138, Prof::A5},   {"c138@CPU", case_138, Prof::CPU},
-    {"c139@A2A3", case_139, Prof::A2A3}, {"c139@A5", case_139, Prof::A5},   {"c139@CPU", case_139, Prof::CPU},
-    {"c140@A2A3", case_140, Prof::A2A3}, {"c140@A5", case_140, Prof::A5},   {"c140@CPU", case_140, Prof::CPU},
-    {"c141@A2A3", case_141, Prof::A2A3}, {"c141@A5", case_141, Prof::A5},   {"c141@CPU", case_141, Prof::CPU},
-    {"c142@A2A3", case_142, Prof::A2A3}, {"c142@A5", case_142, Prof::A5},   {"c142@CPU", case_142, Prof::CPU},
-    {"c143@A2A3", case_143, Prof::A2A3}, {"c143@A5", case_143, Prof::A5},   {"c143@CPU", case_143, Prof::CPU},
-    {"c144@A2A3", case_144, Prof::A2A3}, {"c144@A5", case_144, Prof::A5},   {"c144@CPU", case_144, Prof::CPU},
-    {"c145@A2A3", case_145, Prof::A2A3}, {"c145@A5", case_145, Prof::A5},   {"c145@CPU", case_145, Prof::CPU},
-    {"c146@A2A3", case_146, Prof::A2A3}, {"c146@A5", case_146, Prof::A5},   {"c146@CPU", case_146, Prof::CPU},
-    {"c147@A2A3", case_147, Prof::A2A3}, {"c147@A5", case_147, Prof::A5},   {"c147@CPU", case_147, Prof::CPU},
-    {"c148@A2A3", case_148, Prof::A2A3}, {"c148@A5", case_148, Prof::A5},   {"c148@CPU", case_148, Prof::CPU},
-    {"c149@A2A3", case_149, Prof::A2A3}, {"c149@A5", case_149, Prof::A5},   {"c149@CPU", case_149, Prof::CPU},
-    {"c150@A2A3", case_150, Prof::A2A3}, {"c150@A5", case_150, Prof::A5},   {"c150@CPU", case_150, Prof::CPU},
-    {"c151@A2A3", case_151, Prof::A2A3}, {"c151@A5", case_151, Prof::A5},   {"c151@CPU", case_151, Prof::CPU},
-    {"c152@A2A3", case_152, Prof::A2A3}, {"c152@A5", case_152, Prof::A5},   {"c152@CPU", case_152, Prof::CPU},
-    {"c153@A2A3", case_153, Prof::A2A3}, {"c153@A5", case_153, Prof::A5},   {"c153@CPU", case_153, Prof::CPU},
-    {"c154@A2A3", case_154, Prof::A2A3}, {"c154@A5", case_154, Prof::A5},   {"c154@CPU", case_154, Prof::CPU},
-    {"c155@A2A3", case_155, Prof::A2A3}, {"c155@A5", case_155, Prof::A5},   {"c155@CPU", case_155, Prof::CPU},
-    {"c156@A2A3", case_156, Prof::A2A3}, {"c156@A5", case_156, Prof::A5},   {"c156@CPU", case_156, Prof::CPU},
-    {"c157@A2A3", case_157, Prof::A2A3}, {"c157@A5", case_157, Prof::A5},   {"c157@CPU", case_157, Prof::CPU},
-    {"c158@A2A3", case_158, Prof::A2A3}, {"c158@A5", case_158, Prof::A5},   {"c158@CPU", case_158, Prof::CPU},
-    {"c159@A2A3", case_159, Prof::A2A3}, {"c159@A5", case_159, Prof::A5},   {"c159@CPU", case_159, Prof::CPU},
-    {"c160@A2A3", case_160, Prof::A2A3}, {"c160@A5", case_160, Prof::A5},   {"c160@CPU", case_160, Prof::CPU},
-    {"c161@A2A3", case_161, Prof::A2A3}, {"c161@A5", case_161, Prof::A5},   {"c161@CPU", case_161, Prof::CPU},
-    {"c162@A2A3", case_162, Prof::A2A3}, {"c162@A5", case_162, Prof::A5},   {"c162@CPU", case_162, Prof::CPU},
-    {"c163@A2A3", case_163, Prof::A2A3}, {"c163@A5", case_163, Prof::A5},   {"c163@CPU", case_163, Prof::CPU},
-    {"c164@CPU", case_164, Prof::CPU},   {"c165@CPU", case_165, Prof::CPU}, {"c166@CPU", case_166, Prof::CPU},
-    {"c167@CPU", case_167, Prof::CPU},   {"c168@CPU", case_168, Prof::CPU}, {"c169@CPU", case_169, Prof::CPU},
-    {"c170@CPU", case_170, Prof::CPU},   {"c171@CPU", case_171, Prof::CPU}, {"c172@CPU", case_172, Prof::CPU},
-    {"c173@CPU", case_173, Prof::CPU},   {"c174@CPU", case_174, Prof::CPU}, {"c175@CPU", case_175, Prof::CPU},
-    {"c176@CPU", case_176, Prof::CPU},   {"c177@CPU", case_177, Prof::CPU}, {"c178@CPU", case_178, Prof::CPU},
-    {"c179@CPU", case_179, Prof::CPU},   {"c180@CPU", case_180, Prof::CPU}, {"c181@CPU", case_181, Prof::CPU},
-    {"c182@CPU", case_182, Prof::CPU},   {"c183@CPU", case_183, Prof::CPU}, {"c184@CPU", case_184, Prof::CPU},
-    {"c185@CPU", case_185, Prof::CPU},   {"c186@CPU", case_186, Prof::CPU}, {"c187@CPU", case_187, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
+    {"c3@CPU", case_3, Prof::CPU},     {"c4@CPU", case_4, Prof::CPU},     {"c5@A2A3", case_5, Prof::A2A3},
+    {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},     {"c6@A2A3", case_6, Prof::A2A3},
+    {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},     {"c7@A2A3", case_7, Prof::A2A3},
+    {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},     {"c8@CPU", case_8, Prof::CPU},
+    {"c9@CPU", case_9, Prof::CPU},     {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5},
+    {"c10@CPU", case_10, Prof::CPU},   {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5},
+    {"c11@CPU", case_11, Prof::CPU},   {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5},
+    {"c12@CPU", case_12, Prof::CPU},   {"c13@CPU", case_13, Prof::CPU},   {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5},     {"c15@CPU", case_15, Prof::CPU},
+    {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},
+    {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5},     {"c17@CPU", case_17, Prof::CPU},
+    {"c18@CPU", case_18, Prof::CPU},   {"c19@CPU", case_19, Prof::CPU},   {"c20@A2A3", case_20, Prof::A2A3},
+    {"c20@A5", case_20, Prof::A5},     {"c20@CPU", case_20, Prof::CPU},   {"c21@A2A3", case_21, Prof::A2A3},
+    {"c21@A5", case_21, Prof::A5},     {"c21@CPU", case_21, Prof::CPU},   {"c22@A2A3", case_22, Prof::A2A3},
+    {"c22@A5", case_22, Prof::A5},     {"c22@CPU", case_22, Prof::CPU},   {"c23@CPU", case_23, Prof::CPU},
+    {"c24@CPU", case_24, Prof::CPU},   {"c25@A2A3", case_25, Prof::A2A3}, {"c25@A5", case_25, Prof::A5},
+    {"c25@CPU", case_25, Prof::CPU},   {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5},
+    {"c26@CPU", case_26, Prof::CPU},   {"c27@A2A3", case_27, Prof::A2A3}, {"c27@A5", case_27, Prof::A5},
+    {"c27@CPU", case_27, Prof::CPU},   {"c28@CPU", case_28, Prof::CPU},   {"c29@CPU", case_29, Prof::CPU},
+    {"c30@A2A3", case_30, Prof::A2A3}, {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU},
+    {"c31@A2A3", case_31, Prof::A2A3}, {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU},
+    {"c32@A2A3", case_32, Prof::A2A3}, {"c32@A5", case_32, Prof::A5},     {"c32@CPU", case_32, Prof::CPU},
+    {"c33@CPU", case_33, Prof::CPU},   {"c34@CPU", case_34, Prof::CPU},   {"c35@A2A3", case_35, Prof::A2A3},
+    {"c35@A5", case_35, Prof::A5},     {"c35@CPU", case_35, Prof::CPU},   {"c36@A2A3", case_36, Prof::A2A3},
+    {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU},   {"c37@A2A3", case_37, Prof::A2A3},
+    {"c37@A5", case_37, Prof::A5},     {"c37@CPU", case_37, Prof::CPU},   {"c38@CPU", case_38, Prof::CPU},
+    {"c39@CPU", case_39, Prof::CPU},   {"c40@A2A3", case_40, Prof::A2A3}, {"c40@A5", case_40, Prof::A5},
+    {"c40@CPU", case_40, Prof::CPU},   {"c41@A2A3", case_41, Prof::A2A3}, {"c41@A5", case_41, Prof::A5},
+    {"c41@CPU", case_41, Prof::CPU},   {"c42@A2A3", case_42, Prof::A2A3}, {"c42@A5", case_42, Prof::A5},
+    {"c42@CPU", case_42, Prof::CPU},   {"c43@CPU", case_43, Prof::CPU},   {"c44@CPU", case_44, Prof::CPU},
+    {"c45@A2A3", case_45, Prof::A2A3}, {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU},
+    {"c46@A2A3", case_46, Prof::A2A3}, {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU},
+    {"c47@A2A3", case_47, Prof::A2A3}, {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU},
+    {"c48@CPU", case_48, Prof::CPU},   {"c49@CPU", case_49, Prof::CPU},   {"c50@A2A3", case_50, Prof::A2A3},
+    {"c50@A5", case_50, Prof::A5},     {"c50@CPU", case_50, Prof::CPU},   {"c51@A2A3", case_51, Prof::A2A3},
+    {"c51@A5", case_51, Prof::A5},     {"c51@CPU", case_51, Prof::CPU},   {"c52@A2A3", case_52, Prof::A2A3},
+    {"c52@A5", case_52, Prof::A5},     {"c52@CPU", case_52, Prof::CPU},   {"c53@CPU", case_53, Prof::CPU},
+    {"c54@CPU", case_54, Prof::CPU},   {"c55@A2A3", case_55, Prof::A2A3}, {"c55@A5", case_55, Prof::A5},
+    {"c55@CPU", case_55, Prof::CPU},   {"c56@A2A3", case_56, Prof::A2A3}, {"c56@A5", case_56, Prof::A5},
+    {"c56@CPU", case_56, Prof::CPU},   {"c57@A2A3", case_57, Prof::A2A3}, {"c57@A5", case_57, Prof::A5},
+    {"c57@CPU", case_57, Prof::CPU},   {"c58@CPU", case_58, Prof::CPU},   {"c59@CPU", case_59, Prof::CPU},
+    {"c60@A2A3", case_60, Prof::A2A3}, {"c60@A5", case_60, Prof::A5},     {"c60@CPU", case_60, Prof::CPU},
+    {"c61@A2A3", case_61, Prof::A2A3}, {"c61@A5", case_61, Prof::A5},     {"c61@CPU", case_61, Prof::CPU},
+    {"c62@A2A3", case_62, Prof::A2A3}, {"c62@A5", case_62, Prof::A5},     {"c62@CPU", case_62, Prof::CPU},
+    {"c63@CPU", case_63, Prof::CPU},   {"c64@CPU", case_64, Prof::CPU},   {"c65@A2A3", case_65, Prof::A2A3},
+    {"c65@A5", case_65, Prof::A5},     {"c65@CPU", case_65, Prof::CPU},   {"c66@A2A3", case_66, Prof::A2A3},
+    {"c66@A5", case_66, Prof::A5},     {"c66@CPU", case_66, Prof::CPU},   {"c67@A2A3", case_67, Prof::A2A3},
+    {"c67@A5", case_67, Prof::A5},     {"c67@CPU", case_67, Prof::CPU},   {"c68@CPU", case_68, Prof::CPU},
+    {"c69@CPU", case_69, Prof::CPU},
 };
 
 } // namespace

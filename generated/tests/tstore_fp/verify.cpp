@@ -9,12 +9,12 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -22,12 +22,12 @@ void legal_a2a3() {
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     profiled::TSTORE_FP<profile_a5>(dst, src, fp);
@@ -35,7 +35,7 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
@@ -47,74 +47,59 @@ void legal_cpu() {
 }
 
 // breaks rule 00_dtype (dtype) of the A2A3 profile
-// expected-error@*:* {{TSTORE_FP [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
+// expected-error@*:* {{TSTORE_FP [A2A3]: DType must be one of: float, int32_t}}
 void fail_a2a3_00_dtype() {
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int16_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
-    auto dst_buf = std::make_unique<int4b_t[]>(256);
-    using Global_dst = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<int16_t[]>(256);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     // expected-note@+1 {{requested here}}
     profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
 }
 
-// breaks rule 01_dtype (dtype) of the A2A3 profile
+// breaks rule 02_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TSTORE_FP [A2A3]: DType must be one of: uint64_t}}
-void fail_a2a3_01_dtype() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+void fail_a2a3_02_dtype() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     // expected-note@+1 {{requested here}}
     profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
 }
 
-// breaks rule 02_location (location) of the A2A3 profile
+// breaks rule 03_location (location) of the A2A3 profile
 // expected-error@*:* {{TSTORE_FP [A2A3]: tile location must be TileType::Acc}}
-void fail_a2a3_02_location() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+void fail_a2a3_03_location() {
+    using Tile_src = Tile<TileType::Mat, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     // expected-note@+1 {{requested here}}
     profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
 }
 
-// breaks rule 03_location_dtype_pairs (location_dtype_pairs) of the A2A3 profile
-// expected-error@*:* {{TSTORE_FP [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs}}
-void fail_a2a3_03_location_dtype_pairs() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_fp fp;
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    // expected-note@+1 {{requested here}}
-    profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-}
-
-// breaks rule 05_valid_bounds (valid_bounds) of the A2A3 profile
+// breaks rule 04_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TSTORE_FP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a2a3_05_valid_bounds() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
+void fail_a2a3_04_valid_bounds() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 17, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
-    auto dst_buf = std::make_unique<int8_t[]>(272);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<float[]>(272);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     // expected-note@+1 {{requested here}}
@@ -122,99 +107,84 @@ void fail_a2a3_05_valid_bounds() {
 }
 
 // breaks rule 00_dtype (dtype) of the A5 profile
-// expected-error@*:* {{TSTORE_FP [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
+// expected-error@*:* {{TSTORE_FP [A5]: DType must be one of: float, int32_t}}
 void fail_a5_00_dtype() {
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int16_t, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
-    auto dst_buf = std::make_unique<int4b_t[]>(256);
-    using Global_dst = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<int16_t[]>(256);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     // expected-note@+1 {{requested here}}
     profiled::TSTORE_FP<profile_a5>(dst, src, fp);
 }
 
-// breaks rule 01_dtype (dtype) of the A5 profile
+// breaks rule 02_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TSTORE_FP [A5]: DType must be one of: uint64_t}}
-void fail_a5_01_dtype() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+void fail_a5_02_dtype() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     // expected-note@+1 {{requested here}}
     profiled::TSTORE_FP<profile_a5>(dst, src, fp);
 }
 
-// breaks rule 02_location (location) of the A5 profile
+// breaks rule 03_location (location) of the A5 profile
 // expected-error@*:* {{TSTORE_FP [A5]: tile location must be TileType::Acc}}
-void fail_a5_02_location() {
-    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+void fail_a5_03_location() {
+    using Tile_src = Tile<TileType::Mat, float, 16, 16, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<float[]>(256);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     // expected-note@+1 {{requested here}}
     profiled::TSTORE_FP<profile_a5>(dst, src, fp);
 }
 
-// breaks rule 04_location_dtype_pairs (location_dtype_pairs) of the A5 profile
-// expected-error@*:* {{TSTORE_FP [A5]: a TileType::Acc src and dst must have one of the documented element type pairs}}
-void fail_a5_04_location_dtype_pairs() {
-    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_fp fp;
-    auto dst_buf = std::make_unique<int8_t[]>(256);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    // expected-note@+1 {{requested here}}
-    profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-}
-
-// breaks rule 05_valid_bounds (valid_bounds) of the A5 profile
+// breaks rule 04_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TSTORE_FP [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_a5_05_valid_bounds() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
+void fail_a5_04_valid_bounds() {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, 17, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
-    auto dst_buf = std::make_unique<int8_t[]>(272);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<float[]>(272);
+    using Global_dst = GlobalTensor<float, Shape<1, 1, 1, 17, 16>, Stride<272, 272, 272, 16, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     // expected-note@+1 {{requested here}}
     profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-}
-
-// breaks rule 00_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TSTORE_FP [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
-void fail_cpu_00_dtype() {
-    using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src src;
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_fp fp;
-    auto dst_buf = std::make_unique<int4b_t[]>(256);
-    using Global_dst = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    // expected-note@+1 {{requested here}}
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
 }
 
 // breaks rule 01_dtype (dtype) of the CPU profile
-// expected-error@*:* {{TSTORE_FP [CPU]: DType must be one of: uint64_t}}
+// expected-error@*:* {{TSTORE_FP [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t, half, bfloat16_t, float}}
 void fail_cpu_01_dtype() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_src = Tile<TileType::Acc, int4b_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_fp fp;
+    auto dst_buf = std::make_unique<int4b_t[]>(256);
+    using Global_dst = GlobalTensor<int4b_t, Shape<1, 1, 1, 16, 16>, Stride<256, 256, 256, 16, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    // expected-note@+1 {{requested here}}
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+}
+
+// breaks rule 02_dtype (dtype) of the CPU profile
+// expected-error@*:* {{TSTORE_FP [CPU]: DType must be one of: uint64_t}}
+void fail_cpu_02_dtype() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;
@@ -226,10 +196,10 @@ void fail_cpu_01_dtype() {
     profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
 }
 
-// breaks rule 05_valid_bounds (valid_bounds) of the CPU profile
+// breaks rule 04_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TSTORE_FP [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
-void fail_cpu_05_valid_bounds() {
-    using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 17, 16>;
+void fail_cpu_04_valid_bounds() {
+    using Tile_src = Tile<TileType::Acc, int8_t, 16, 32, BLayout::ColMajor, 17, 16, SLayout::RowMajor, 1024>;
     Tile_src src;
     using Tile_fp = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_fp fp;

@@ -3652,29 +3652,15 @@ struct profile_a2a3 {
     template <typename TileData, typename GlobalData, typename FpTileData, AtomicType atomicType,
               ReluPreMode reluPreMode, typename... WaitEvents>
     static constexpr bool check_TSTORE_FP() {
-        static_assert(sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                       int64_t, uint64_t, half, bfloat16_t, float>,
-                      "TSTORE_FP [A2A3]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, "
-                      "int64_t, uint64_t, half, bfloat16_t, float");
+        static_assert(sim::is_one_of_v<typename TileData::DType, float, int32_t>,
+                      "TSTORE_FP [A2A3]: DType must be one of: float, int32_t");
         static_assert(sim::is_one_of_v<typename FpTileData::DType, uint64_t>,
                       "TSTORE_FP [A2A3]: DType must be one of: uint64_t");
         static_assert(TileData::Loc == TileType::Acc, "TSTORE_FP [A2A3]: tile location must be TileType::Acc");
-        static_assert(
-            (TileData::Loc != TileType::Acc || ((std::is_same_v<typename TileData::DType, float> &&
-                                                 sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t>) ||
-                                                (std::is_same_v<typename TileData::DType, int32_t> &&
-                                                 sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>))),
-            "TSTORE_FP [A2A3]: a TileType::Acc src and dst must have one of the documented element type pairs");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TSTORE_FP [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
-        return (sim::is_one_of_v<typename TileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 int64_t, uint64_t, half, bfloat16_t, float>) &&
+        return (sim::is_one_of_v<typename TileData::DType, float, int32_t>) &&
                (sim::is_one_of_v<typename FpTileData::DType, uint64_t>) && (TileData::Loc == TileType::Acc) &&
-               ((TileData::Loc != TileType::Acc ||
-                 ((std::is_same_v<typename TileData::DType, float> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t>) ||
-                  (std::is_same_v<typename TileData::DType, int32_t> &&
-                   sim::is_one_of_v<typename GlobalData::DType, int8_t, uint8_t, half>)))) &&
                (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
     }
 
