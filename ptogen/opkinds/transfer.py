@@ -203,8 +203,10 @@ class Transfer(NamesOperand):
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
         # Between a GlobalTensor and (at most) one tile (a hint has a context and no tile instead).
-        if page.vector or not page.has("global") or page.count("tile") > 1:
+        if page.vector or not page.has("global") or page.count("tile") > 2:
             return None
+        if page.count("tile") == 2:  # a store with a parameter tile (TSTORE_FP), by its domain paragraph
+            return OPERANDS if page.intro_says("of the GlobalTensor seen as a matrix") else None
         return None if page.has("context") and not page.has("tile") else OPERANDS
 
     # ----------------------------------------------------------------- spec checks
