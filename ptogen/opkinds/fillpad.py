@@ -106,6 +106,12 @@ class FillPad(Move):
         # templates/opkinds/fillpad/domain.md.j2: "For each element ... of the whole destination tile"
         return DOMAIN if not page.vector and page.intro_says("of the whole destination tile") else None
 
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        # The page's formula is the piecewise copy-or-pad the kind writes (`math`); the spec states
+        # its copied part, at the same indices, from the page's source tile.
+        src = next(o["name"] for o in operands if o["kind"] == "tile" and o["role"] == "src")
+        semantics["expr"] = f"{semantics['domain']}[i,j] = {src}[i,j]"
+
     def region(self, op: OpViewAPI) -> str:
         return op.domain
 

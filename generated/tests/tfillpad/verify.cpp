@@ -53,9 +53,9 @@ void fail_a2a3_00_dtype() {
     profiled::TFILLPAD<profile_a2a3>(dst, src);
 }
 
-// breaks rule 00_dtype (dtype) of the A5 profile
+// breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TFILLPAD [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
-void fail_a5_00_dtype() {
+void fail_a5_01_dtype() {
     using Tile_dst =
         Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
@@ -66,9 +66,9 @@ void fail_a5_00_dtype() {
     profiled::TFILLPAD<profile_a5>(dst, src);
 }
 
-// breaks rule 00_dtype (dtype) of the CPU profile
+// breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TFILLPAD [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
-void fail_cpu_00_dtype() {
+void fail_cpu_02_dtype() {
     using Tile_dst =
         Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
@@ -90,9 +90,9 @@ void legal_a2a3_f0() {
     profiled::TFILLPAD<profile_a2a3>(dst, src);
 }
 
-// breaks rule 01_location (location) of the A2A3 profile on declaration 0
+// breaks rule 03_location (location) of the A2A3 profile on declaration 0
 // expected-error@*:* {{TFILLPAD [A2A3]: tile location must be TileType::Vec}}
-void fail_a2a3_01_location_f0() {
+void fail_a2a3_03_location_f0() {
     using Tile_dst =
         Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
@@ -114,9 +114,9 @@ void legal_a5_f0() {
     profiled::TFILLPAD<profile_a5>(dst, src);
 }
 
-// breaks rule 01_location (location) of the A5 profile on declaration 0
+// breaks rule 03_location (location) of the A5 profile on declaration 0
 // expected-error@*:* {{TFILLPAD [A5]: tile location must be TileType::Vec}}
-void fail_a5_01_location_f0() {
+void fail_a5_03_location_f0() {
     using Tile_dst =
         Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;

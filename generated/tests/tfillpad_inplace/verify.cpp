@@ -53,9 +53,9 @@ void fail_a2a3_00_dtype() {
     profiled::TFILLPAD_INPLACE<profile_a2a3>(dst, src);
 }
 
-// breaks rule 01_location (location) of the A2A3 profile
+// breaks rule 03_location (location) of the A2A3 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A2A3]: tile location must be TileType::Vec}}
-void fail_a2a3_01_location() {
+void fail_a2a3_03_location() {
     using Tile_dst =
         Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
@@ -66,9 +66,9 @@ void fail_a2a3_01_location() {
     profiled::TFILLPAD_INPLACE<profile_a2a3>(dst, src);
 }
 
-// breaks rule 02_shape_relation (shape_relation) of the A2A3 profile
+// breaks rule 04_shape_relation (shape_relation) of the A2A3 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A2A3]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols}}
-void fail_a2a3_02_shape_relation() {
+void fail_a2a3_04_shape_relation() {
     using Tile_dst =
         Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
@@ -79,9 +79,9 @@ void fail_a2a3_02_shape_relation() {
     profiled::TFILLPAD_INPLACE<profile_a2a3>(dst, src);
 }
 
-// breaks rule 00_dtype (dtype) of the A5 profile
+// breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
-void fail_a5_00_dtype() {
+void fail_a5_01_dtype() {
     using Tile_dst =
         Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
@@ -92,9 +92,9 @@ void fail_a5_00_dtype() {
     profiled::TFILLPAD_INPLACE<profile_a5>(dst, src);
 }
 
-// breaks rule 01_location (location) of the A5 profile
+// breaks rule 03_location (location) of the A5 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A5]: tile location must be TileType::Vec}}
-void fail_a5_01_location() {
+void fail_a5_03_location() {
     using Tile_dst =
         Tile<TileType::Mat, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
@@ -105,9 +105,9 @@ void fail_a5_01_location() {
     profiled::TFILLPAD_INPLACE<profile_a5>(dst, src);
 }
 
-// breaks rule 02_shape_relation (shape_relation) of the A5 profile
+// breaks rule 04_shape_relation (shape_relation) of the A5 profile
 // expected-error@*:* {{TFILLPAD_INPLACE [A5]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols}}
-void fail_a5_02_shape_relation() {
+void fail_a5_04_shape_relation() {
     using Tile_dst =
         Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
@@ -118,9 +118,9 @@ void fail_a5_02_shape_relation() {
     profiled::TFILLPAD_INPLACE<profile_a5>(dst, src);
 }
 
-// breaks rule 00_dtype (dtype) of the CPU profile
+// breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TFILLPAD_INPLACE [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float}}
-void fail_cpu_00_dtype() {
+void fail_cpu_02_dtype() {
     using Tile_dst =
         Tile<TileType::Vec, int64_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
@@ -131,9 +131,9 @@ void fail_cpu_00_dtype() {
     profiled::TFILLPAD_INPLACE<profile_cpu>(dst, src);
 }
 
-// breaks rule 02_shape_relation (shape_relation) of the CPU profile
+// breaks rule 04_shape_relation (shape_relation) of the CPU profile
 // expected-error@*:* {{TFILLPAD_INPLACE [CPU]: template shapes must satisfy dst.Rows == src.Rows and dst.Cols == src.Cols}}
-void fail_cpu_02_shape_relation() {
+void fail_cpu_04_shape_relation() {
     using Tile_dst =
         Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
