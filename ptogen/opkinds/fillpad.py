@@ -55,6 +55,14 @@ CASES: list[Case] = [
 ]
 # Expand: the destination is larger by these rows and columns.
 GROW = (8, 32)
+# NZ `Mat` tiles (TFILLPAD's one-type form on hardware). The first case declares both tiles alike, so
+# the plain call resolves to the one-type form, whose default PadVal (Zero) the tiles' pad value matches;
+# the second case's two types take the Vec form, padding with the destination's PadVal.
+MAT_CASES: list[Case] = [
+    ("Mat NZ 32x32, run-time src valid 17x9, both PadValue::Zero", 32, 32, 17, 9, True, "Zero", True),
+    ("Mat NZ 16x32, run-time src valid 16x5, PadValue::Max", 16, 32, 16, 5, True, "Max", True),
+]
+MAT_DTYPES = ("float", "half", "int8_t")
 
 
 class FillPad(Move):
@@ -147,45 +155,31 @@ class FillPad(Move):
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         dst, src = op.domain, self.source(op)
         grow = GROW if self.mode(op) == "Expand" else (0, 0)
+        groups: list[tuple[str, str, str, list[Case], list[str]]] = []
         for dtype, on in self.dtype_profiles(project, op):
+            groups.append((dtype, dtype, "Vec", CASES, on))
+            if op.forms[1:] and dtype in MAT_DTYPES:  # the one-type form's Mat tiles
+                groups.append((f"{dtype}_mat", dtype, "Mat", MAT_CASES, on))
+        for gid, dtype, loc, shapes, on in groups:
             first = sum(len(k.cases) for k in tests.runtime)
             cases = []
-            for index, (label, rows, cols, vr, vc, dyn, pad, nz) in enumerate(CASES, first):
+            for index, (label, rows, cols, vr, vc, dyn, pad, nz) in enumerate(shapes, first):
                 layout, slayout = ("ColMajor", "RowMajor") if nz else ("RowMajor", None)
                 drows, dcols = rows + grow[0], cols + grow[1]
                 alike = index == first  # one tile type for both operands
-                tiles = {
-                    dst: TileDecl(
-                        dst,
-                        dtype,
-                        drows,
-                        dcols,
-                        drows,
-                        dcols,
-                        alike and dyn,
-                        "Vec",
-                        layout,
-                        slayout=slayout,
-                        pad=pad,
-                    ),
-                    src: TileDecl(
-                        src,
-                        dtype,
-                        rows,
-                        cols,
-                        vr,
-                        vc,
-                        dyn,
-                        "Vec",
-                        layout,
-                        slayout=slayout,
-                        pad=pad if alike else None,
-                    ),
-                }
+                d = TileDecl(
+                    dst, dtype, drows, dcols, drows, dcols, alike and dyn, loc, layout, slayout=slayout
+                )
+                s = TileDecl(src, dtype, rows, cols, vr, vc, dyn, loc, layout, slayout=slayout)
+                tiles = {dst: replace(d, pad=pad), src: replace(s, pad=pad if alike else None)}
                 call = make_call(op, tiles, dict(op.default_values), {})
                 decls = list(tiles.values())
                 cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
-            tests.runtime.append(RuntimeKernel(dtype, {n: dtype for n in (dst, src)}, {}, on, cases))
+            # Mat tiles on the CPU profile only: every case calls the Vec form too, which the hardware
+            # profiles hold to Vec tiles (a location rule of that declaration alone)
+            where = on if loc == "Vec" else [p for p in on if p == "CPU"]
+            if where:
+                tests.runtime.append(RuntimeKernel(gid, {n: dtype for n in (dst, src)}, {}, where, cases))
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:

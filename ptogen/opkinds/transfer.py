@@ -165,6 +165,7 @@ PARAM_SHAPES = [
     ("Acc NZ 32x32 to ND, a parameter per row", 32, 32, 32, 32, False, ACC_NZ, "ND", 32),
     ("Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30", 32, 32, 19, 27, False, ACC_NZ, "ND", 30),
     ("Acc NZ run-time valid 13x5 of 16x16 to ND", 16, 16, 13, 5, True, ACC_NZ, "ND", 7),
+    ("Acc NZ 16x32 to NZ", 16, 32, 16, 32, False, ACC_NZ, "NZ", 32),
     (
         "Vec row-major valid 6x40 to ND, a parameter per column",
         8,
@@ -193,7 +194,8 @@ PARAM_SHAPES = [
 # are not read).
 VECTOR_QUANTISED = [*QUANTISED, ("int32_t", "uint8_t")]  # sim_quant.hpp's vector_quant, every pair
 PARAM_PAIRS = [*VECTOR_QUANTISED, ("float", "half")]
-RELU_TAG = "relu"  # the group id's tag of the parameter-tile stores run with ReluPreMode::NormalRelu
+# Group id tags of the parameter-tile stores run with ReluPreMode::NormalRelu and AtomicType::AtomicAdd.
+RELU_TAG, ATOMIC_TAG = "relu", "atomic"
 
 
 class Transfer(NamesOperand):
@@ -490,12 +492,17 @@ class Transfer(NamesOperand):
         assert fp is not None
         offered = dict(self.dtype_profiles(project, op))
         relu = next((t.name for t in op.forms[0].template if str(t.type) == "ReluPreMode"), None)
-        variants: list[dict[str, str]] = [{}]
-        if relu is not None:
-            variants.append({relu: "ReluPreMode::NormalRelu"})
+        atomic = next((t.name for t in op.forms[0].template if str(t.type) == "AtomicType"), None)
         for src_type, dst_type in PARAM_PAIRS:
             block = 256 // next(d.bits for d in project.targets.dtypes if d.name == dst_type)
-            for variant in variants:
+            integer = next(d.kind for d in project.targets.dtypes if d.name == dst_type) != "float"
+            variants: list[tuple[str, dict[str, str]]] = [("", {})]
+            if relu is not None:
+                variants.append((RELU_TAG, {relu: "ReluPreMode::NormalRelu"}))
+            if relu is not None and atomic is not None and integer:  # a float sum's NaN keeps no payload
+                both = {atomic: "AtomicType::AtomicAdd", relu: "ReluPreMode::NormalRelu"}
+                variants.append((f"{RELU_TAG}_{ATOMIC_TAG}", both))
+            for tag, variant in variants:
                 kernels: dict[tuple[str, ...], list[RuntimeCase]] = {}
                 for label, rows, cols, vr, vc, dyn, (loc, bl, sl, fr), layout, ld in PARAM_SHAPES:
                     where = tuple(self._admitting(op, offered.get(src_type, []), tile, loc))
@@ -516,7 +523,7 @@ class Transfer(NamesOperand):
                     first = sum(len(x.cases) for x in tests.runtime)
                     for i, case in enumerate(cases):
                         case.index = first + i
-                    gid = f"{src_type}_{dst_type}{f'_{RELU_TAG}' if variant else ''}{f'_{k}' if k else ''}"
+                    gid = f"{src_type}_{dst_type}{f'_{tag}' if tag else ''}{f'_{k}' if k else ''}"
                     dtypes = {tile: src_type, glob: dst_type, fp: PARAM_DTYPE}
                     tests.runtime.append(RuntimeKernel(gid, dtypes, variant, list(where), cases))
 
@@ -524,7 +531,8 @@ class Transfer(NamesOperand):
         op = gx.op
         dst = op.domain
         fp = op.extra.get("param_tile")
-        relu = RELU_TAG in gx.group.group.split("_")
+        tags = gx.group.group.split("_")
+        relu, atomic = RELU_TAG in tags, ATOMIC_TAG in tags
         checks: list[Check] = []
         for case in gx.group.cases:
             k = case.index
@@ -560,7 +568,15 @@ class Transfer(NamesOperand):
                 params = quantisation_parameters(n, signed=dtype == np.dtype(np.int8))
                 params.tofile(data / f"c{k}_{fp}.bin")
                 want = buf.copy()
-                want[addr] = param_store(tile[:vr, :vc], params, t.layout == "RowMajor", dtype, relu)
+                stored = param_store(tile[:vr, :vc], params, t.layout == "RowMajor", dtype, relu)
+                if atomic:  # added to the prior element in the stored type's compute type, as TSTORE's
+                    C = compute_dtype(dtype)
+                    with np.errstate(over="ignore"):
+                        total = gx.reference.apply_AtomicType(
+                            C.type, "AtomicAdd", buf[addr].astype(C), stored.astype(C)
+                        )
+                    stored = np.asarray(total).astype(dtype)
+                want[addr] = stored
                 region = np.zeros(want.shape, dtype=bool)
                 region[addr] = True
                 out = g

@@ -92,13 +92,13 @@ void case_0([[maybe_unused]] Prof profile) {
         load("c0_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
-            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Zero>(dst, src);
             break;
         case Prof::A5:
-            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Zero>(dst, src);
             break;
         case Prof::CPU:
-            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
             break;
         }
         same_bytes("overload 1, case 0", main_result, dst.data());
@@ -202,83 +202,54 @@ void case_4([[maybe_unused]] Prof profile) {
     store("c4_dst.out", dst.data(), 1024);
 }
 
-// case 5 (bfloat16_t): 16x16, run-time src valid 11x13, both PadValue::Max
+// case 5 (half_mat): Mat NZ 32x32, run-time src valid 17x9, both PadValue::Zero
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
-                          PadValue::Max>;
-    Tile_dst dst(16, 16);
+    using Tile_dst =
+        Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512, PadValue::Zero>;
+    Tile_dst dst(32, 32);
     TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
-                          PadValue::Max>;
-    Tile_src src(11, 13);
-    TASSIGN(src, 0x200);
-    load("c5_src.bin", src.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c5_dst.out", dst.data(), 256);
+    load("c5_dst.bin", dst.data(), 1024);
+    using Tile_src =
+        Tile<TileType::Mat, half, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512, PadValue::Zero>;
+    Tile_src src(17, 9);
+    TASSIGN(src, 0x800);
+    load("c5_src.bin", src.data(), 1024);
+    profiled::TFILLPAD<profile_cpu>(dst, src);
+    store("c5_dst.out", dst.data(), 1024);
     { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c5_dst.bin", dst.data(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        }
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c5_dst.bin", dst.data(), 1024);
+        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
         same_bytes("overload 1, case 5", main_result, dst.data());
     }
 }
 
-// case 6 (bfloat16_t): 16x32, src valid 9x20, PadValue::Min
+// case 6 (half_mat): Mat NZ 16x32, run-time src valid 16x5, PadValue::Max
 void case_6([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Mat, half, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c6_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, 9, 20>;
-    Tile_src src;
+    using Tile_src = Tile<TileType::Mat, half, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_src src(16, 5);
     TASSIGN(src, 0x400);
     load("c6_src.bin", src.data(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
+    profiled::TFILLPAD<profile_cpu>(dst, src);
     store("c6_dst.out", dst.data(), 512);
 }
 
-// case 7 (bfloat16_t): 8x32, src valid 3x1, PadValue::Zero
+// case 7 (bfloat16_t): 16x16, run-time src valid 11x13, both PadValue::Max
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
+                          PadValue::Max>;
+    Tile_dst dst(16, 16);
     TASSIGN(dst, 0x0);
     load("c7_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 3, 1>;
-    Tile_src src;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
+                          PadValue::Max>;
+    Tile_src src(11, 13);
     TASSIGN(src, 0x200);
     load("c7_src.bin", src.data(), 256);
     switch (profile) {
@@ -293,19 +264,86 @@ void case_7([[maybe_unused]] Prof profile) {
         break;
     }
     store("c7_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c7_dst.bin", dst.data(), 256);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        }
+        same_bytes("overload 1, case 7", main_result, dst.data());
+    }
 }
 
-// case 8 (bfloat16_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
+// case 8 (bfloat16_t): 16x32, src valid 9x20, PadValue::Min
 void case_8([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c8_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, 9, 20>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c8_src.bin", src.data(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c8_dst.out", dst.data(), 512);
+}
+
+// case 9 (bfloat16_t): 8x32, src valid 3x1, PadValue::Zero
+void case_9([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c9_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, 3, 1>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c9_src.bin", src.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c9_dst.out", dst.data(), 256);
+}
+
+// case 10 (bfloat16_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
+void case_10([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, bfloat16_t, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 128);
+    load("c10_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 32, BLayout::RowMajor, 4, 32>;
     Tile_src src;
     TASSIGN(src, 0x100);
-    load("c8_src.bin", src.data(), 128);
+    load("c10_src.bin", src.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -317,20 +355,20 @@ void case_8([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c8_dst.out", dst.data(), 128);
+    store("c10_dst.out", dst.data(), 128);
 }
 
-// case 9 (bfloat16_t): NZ 32x32, src valid 17x9, PadValue::Min
-void case_9([[maybe_unused]] Prof profile) {
+// case 11 (bfloat16_t): NZ 32x32, src valid 17x9, PadValue::Min
+void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, bfloat16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 1024);
+    load("c11_dst.bin", dst.data(), 1024);
     using Tile_src = Tile<TileType::Vec, bfloat16_t, 32, 32, BLayout::ColMajor, 17, 9, SLayout::RowMajor, 512>;
     Tile_src src;
     TASSIGN(src, 0x800);
-    load("c9_src.bin", src.data(), 1024);
+    load("c11_src.bin", src.data(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -342,85 +380,19 @@ void case_9([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c9_dst.out", dst.data(), 1024);
+    store("c11_dst.out", dst.data(), 1024);
 }
 
-// case 10 (float): 16x16, run-time src valid 11x13, both PadValue::Max
-void case_10([[maybe_unused]] Prof profile) {
+// case 12 (float): 16x16, run-time src valid 11x13, both PadValue::Max
+void case_12([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst(16, 16);
     TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 256);
+    load("c12_dst.bin", dst.data(), 256);
     using Tile_src =
         Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src(11, 13);
-    TASSIGN(src, 0x400);
-    load("c10_src.bin", src.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c10_dst.out", dst.data(), 256);
-    { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c10_dst.bin", dst.data(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        }
-        same_bytes("overload 1, case 10", main_result, dst.data());
-    }
-}
-
-// case 11 (float): 16x32, src valid 9x20, PadValue::Min
-void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 9, 20>;
-    Tile_src src;
-    TASSIGN(src, 0x800);
-    load("c11_src.bin", src.data(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c11_dst.out", dst.data(), 512);
-}
-
-// case 12 (float): 8x32, src valid 3x1, PadValue::Zero
-void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 3, 1>;
-    Tile_src src;
     TASSIGN(src, 0x400);
     load("c12_src.bin", src.data(), 256);
     switch (profile) {
@@ -435,18 +407,36 @@ void case_12([[maybe_unused]] Prof profile) {
         break;
     }
     store("c12_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c12_dst.bin", dst.data(), 256);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        }
+        same_bytes("overload 1, case 12", main_result, dst.data());
+    }
 }
 
-// case 13 (float): 4x32, src valid 4x32 (nothing padded), PadValue::Max
+// case 13 (float): 16x32, src valid 9x20, PadValue::Min
 void case_13([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
+    using Tile_dst =
+        Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c13_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, float, 4, 32, BLayout::RowMajor, 4, 32>;
+    load("c13_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, 9, 20>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c13_src.bin", src.data(), 128);
+    TASSIGN(src, 0x800);
+    load("c13_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -458,20 +448,68 @@ void case_13([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c13_dst.out", dst.data(), 128);
+    store("c13_dst.out", dst.data(), 512);
 }
 
-// case 14 (float): NZ 32x32, src valid 17x9, PadValue::Min
+// case 14 (float): 8x32, src valid 3x1, PadValue::Zero
 void case_14([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c14_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, 3, 1>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c14_src.bin", src.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c14_dst.out", dst.data(), 256);
+}
+
+// case 15 (float): 4x32, src valid 4x32 (nothing padded), PadValue::Max
+void case_15([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c15_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, float, 4, 32, BLayout::RowMajor, 4, 32>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c15_src.bin", src.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c15_dst.out", dst.data(), 128);
+}
+
+// case 16 (float): NZ 32x32, src valid 17x9, PadValue::Min
+void case_16([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 1024);
+    load("c16_dst.bin", dst.data(), 1024);
     using Tile_src = Tile<TileType::Vec, float, 32, 32, BLayout::ColMajor, 17, 9, SLayout::RowMajor, 512>;
     Tile_src src;
     TASSIGN(src, 0x1000);
-    load("c14_src.bin", src.data(), 1024);
+    load("c16_src.bin", src.data(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -483,21 +521,59 @@ void case_14([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c14_dst.out", dst.data(), 1024);
+    store("c16_dst.out", dst.data(), 1024);
 }
 
-// case 15 (int8_t): 16x16, run-time src valid 11x13, both PadValue::Max
-void case_15([[maybe_unused]] Prof profile) {
+// case 17 (float_mat): Mat NZ 32x32, run-time src valid 17x9, both PadValue::Zero
+void case_17([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Mat, float, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512, PadValue::Zero>;
+    Tile_dst dst(32, 32);
+    TASSIGN(dst, 0x0);
+    load("c17_dst.bin", dst.data(), 1024);
+    using Tile_src =
+        Tile<TileType::Mat, float, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512, PadValue::Zero>;
+    Tile_src src(17, 9);
+    TASSIGN(src, 0x1000);
+    load("c17_src.bin", src.data(), 1024);
+    profiled::TFILLPAD<profile_cpu>(dst, src);
+    store("c17_dst.out", dst.data(), 1024);
+    { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c17_dst.bin", dst.data(), 1024);
+        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
+        same_bytes("overload 1, case 17", main_result, dst.data());
+    }
+}
+
+// case 18 (float_mat): Mat NZ 16x32, run-time src valid 16x5, PadValue::Max
+void case_18([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Mat, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c18_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Mat, float, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_src src(16, 5);
+    TASSIGN(src, 0x800);
+    load("c18_src.bin", src.data(), 512);
+    profiled::TFILLPAD<profile_cpu>(dst, src);
+    store("c18_dst.out", dst.data(), 512);
+}
+
+// case 19 (int8_t): 16x16, run-time src valid 11x13, both PadValue::Max
+void case_19([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst(16, 16);
     TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 512);
+    load("c19_dst.bin", dst.data(), 512);
     using Tile_src =
         Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src(11, 13);
     TASSIGN(src, 0x200);
-    load("c15_src.bin", src.data(), 512);
+    load("c19_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -509,135 +585,35 @@ void case_15([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c15_dst.out", dst.data(), 512);
+    store("c19_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 512));
-        load("c15_dst.bin", dst.data(), 512);
+        load("c19_dst.bin", dst.data(), 512);
         switch (profile) {
         case Prof::A2A3:
-            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Zero>(dst, src);
             break;
         case Prof::A5:
-            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Zero>(dst, src);
             break;
         case Prof::CPU:
-            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
             break;
         }
-        same_bytes("overload 1, case 15", main_result, dst.data());
+        same_bytes("overload 1, case 19", main_result, dst.data());
     }
 }
 
-// case 16 (int8_t): 16x32, src valid 9x20, PadValue::Min
-void case_16([[maybe_unused]] Prof profile) {
+// case 20 (int8_t): 16x32, src valid 9x20, PadValue::Min
+void case_20([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 512);
+    load("c20_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 9, 20>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c16_src.bin", src.data(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c16_dst.out", dst.data(), 512);
-}
-
-// case 17 (int8_t): 8x32, src valid 3x1, PadValue::Zero
-void case_17([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c17_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 3, 1>;
-    Tile_src src;
-    TASSIGN(src, 0x100);
-    load("c17_src.bin", src.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c17_dst.out", dst.data(), 256);
-}
-
-// case 18 (int8_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
-void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 32>;
-    Tile_src src;
-    TASSIGN(src, 0x80);
-    load("c18_src.bin", src.data(), 128);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c18_dst.out", dst.data(), 128);
-}
-
-// case 19 (int8_t): NZ 32x32, src valid 17x9, PadValue::Min
-void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512, PadValue::Min>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 1024);
-    using Tile_src = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 17, 9, SLayout::RowMajor, 512>;
-    Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c19_src.bin", src.data(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c19_dst.out", dst.data(), 1024);
-}
-
-// case 20 (uint8_t): 16x16, run-time src valid 11x13, both PadValue::Max
-void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_dst dst(16, 16);
-    TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 512);
-    using Tile_src =
-        Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src(11, 13);
     TASSIGN(src, 0x200);
     load("c20_src.bin", src.data(), 512);
     switch (profile) {
@@ -652,61 +628,19 @@ void case_20([[maybe_unused]] Prof profile) {
         break;
     }
     store("c20_dst.out", dst.data(), 512);
-    { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
-        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
-        load("c20_dst.bin", dst.data(), 512);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        }
-        same_bytes("overload 1, case 20", main_result, dst.data());
-    }
 }
 
-// case 21 (uint8_t): 16x32, src valid 9x20, PadValue::Min
+// case 21 (int8_t): 8x32, src valid 3x1, PadValue::Zero
 void case_21([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c21_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 9, 20>;
-    Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c21_src.bin", src.data(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c21_dst.out", dst.data(), 512);
-}
-
-// case 22 (uint8_t): 8x32, src valid 3x1, PadValue::Zero
-void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 3, 1>;
+    load("c21_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, 3, 1>;
     Tile_src src;
     TASSIGN(src, 0x100);
-    load("c22_src.bin", src.data(), 256);
+    load("c21_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -718,20 +652,19 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c22_dst.out", dst.data(), 256);
+    store("c21_dst.out", dst.data(), 256);
 }
 
-// case 23 (uint8_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
-void case_23([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
+// case 22 (int8_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
+void case_22([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c23_dst.bin", dst.data(), 128);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 32>;
+    load("c22_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 4, 32>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c23_src.bin", src.data(), 128);
+    load("c22_src.bin", src.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -743,87 +676,83 @@ void case_23([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c23_dst.out", dst.data(), 128);
+    store("c22_dst.out", dst.data(), 128);
 }
 
-// case 24 (uint8_t): NZ 32x32, src valid 17x9, PadValue::Min
-void case_24([[maybe_unused]] Prof profile) {
+// case 23 (int8_t): NZ 32x32, src valid 17x9, PadValue::Min
+void case_23([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512, PadValue::Min>;
+        Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512, PadValue::Min>;
     Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c23_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 17, 9, SLayout::RowMajor, 512>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c23_src.bin", src.data(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c23_dst.out", dst.data(), 1024);
+}
+
+// case 24 (int8_t_mat): Mat NZ 32x32, run-time src valid 17x9, both PadValue::Zero
+void case_24([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Mat, int8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512,
+                          PadValue::Zero>;
+    Tile_dst dst(32, 32);
     TASSIGN(dst, 0x0);
     load("c24_dst.bin", dst.data(), 1024);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 17, 9, SLayout::RowMajor, 512>;
-    Tile_src src;
+    using Tile_src = Tile<TileType::Mat, int8_t, 32, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512,
+                          PadValue::Zero>;
+    Tile_src src(17, 9);
     TASSIGN(src, 0x400);
     load("c24_src.bin", src.data(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
+    profiled::TFILLPAD<profile_cpu>(dst, src);
     store("c24_dst.out", dst.data(), 1024);
-}
-
-// case 25 (int16_t): 16x16, run-time src valid 11x13, both PadValue::Max
-void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst =
-        Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_dst dst(16, 16);
-    TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 256);
-    using Tile_src =
-        Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
-    Tile_src src(11, 13);
-    TASSIGN(src, 0x200);
-    load("c25_src.bin", src.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TFILLPAD<profile_a2a3>(dst, src);
-        break;
-    case Prof::A5:
-        profiled::TFILLPAD<profile_a5>(dst, src);
-        break;
-    case Prof::CPU:
-        profiled::TFILLPAD<profile_cpu>(dst, src);
-        break;
-    }
-    store("c25_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
-                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c25_dst.bin", dst.data(), 256);
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        case Prof::A5:
-            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        case Prof::CPU:
-            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
-            break;
-        }
-        same_bytes("overload 1, case 25", main_result, dst.data());
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 1024));
+        load("c24_dst.bin", dst.data(), 1024);
+        profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
+        same_bytes("overload 1, case 24", main_result, dst.data());
     }
 }
 
-// case 26 (int16_t): 16x32, src valid 9x20, PadValue::Min
-void case_26([[maybe_unused]] Prof profile) {
+// case 25 (int8_t_mat): Mat NZ 16x32, run-time src valid 16x5, PadValue::Max
+void case_25([[maybe_unused]] Prof profile) {
     using Tile_dst =
-        Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
+        Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
+    load("c25_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Mat, int8_t, 16, 32, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 512>;
+    Tile_src src(16, 5);
+    TASSIGN(src, 0x200);
+    load("c25_src.bin", src.data(), 512);
+    profiled::TFILLPAD<profile_cpu>(dst, src);
+    store("c25_dst.out", dst.data(), 512);
+}
+
+// case 26 (uint8_t): 16x16, run-time src valid 11x13, both PadValue::Max
+void case_26([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst(16, 16);
+    TASSIGN(dst, 0x0);
     load("c26_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 9, 20>;
-    Tile_src src;
-    TASSIGN(src, 0x400);
+    using Tile_src =
+        Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_src src(11, 13);
+    TASSIGN(src, 0x200);
     load("c26_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
@@ -837,19 +766,204 @@ void case_26([[maybe_unused]] Prof profile) {
         break;
     }
     store("c26_dst.out", dst.data(), 512);
+    { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 512));
+        load("c26_dst.bin", dst.data(), 512);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        }
+        same_bytes("overload 1, case 26", main_result, dst.data());
+    }
 }
 
-// case 27 (int16_t): 8x32, src valid 3x1, PadValue::Zero
+// case 27 (uint8_t): 16x32, src valid 9x20, PadValue::Min
 void case_27([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c27_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 9, 20>;
+    Tile_src src;
+    TASSIGN(src, 0x200);
+    load("c27_src.bin", src.data(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c27_dst.out", dst.data(), 512);
+}
+
+// case 28 (uint8_t): 8x32, src valid 3x1, PadValue::Zero
+void case_28([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c28_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, 3, 1>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c28_src.bin", src.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c28_dst.out", dst.data(), 256);
+}
+
+// case 29 (uint8_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
+void case_29([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c29_dst.bin", dst.data(), 128);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 32>;
+    Tile_src src;
+    TASSIGN(src, 0x80);
+    load("c29_src.bin", src.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c29_dst.out", dst.data(), 128);
+}
+
+// case 30 (uint8_t): NZ 32x32, src valid 17x9, PadValue::Min
+void case_30([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512, PadValue::Min>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c30_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 17, 9, SLayout::RowMajor, 512>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c30_src.bin", src.data(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c30_dst.out", dst.data(), 1024);
+}
+
+// case 31 (int16_t): 16x16, run-time src valid 11x13, both PadValue::Max
+void case_31([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_dst dst(16, 16);
+    TASSIGN(dst, 0x0);
+    load("c31_dst.bin", dst.data(), 256);
+    using Tile_src =
+        Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
+    Tile_src src(11, 13);
+    TASSIGN(src, 0x200);
+    load("c31_src.bin", src.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c31_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c31_dst.bin", dst.data(), 256);
+        switch (profile) {
+        case Prof::A2A3:
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        case Prof::A5:
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        case Prof::CPU:
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
+            break;
+        }
+        same_bytes("overload 1, case 31", main_result, dst.data());
+    }
+}
+
+// case 32 (int16_t): 16x32, src valid 9x20, PadValue::Min
+void case_32([[maybe_unused]] Prof profile) {
+    using Tile_dst =
+        Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c32_dst.bin", dst.data(), 512);
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, 9, 20>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c32_src.bin", src.data(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TFILLPAD<profile_a2a3>(dst, src);
+        break;
+    case Prof::A5:
+        profiled::TFILLPAD<profile_a5>(dst, src);
+        break;
+    case Prof::CPU:
+        profiled::TFILLPAD<profile_cpu>(dst, src);
+        break;
+    }
+    store("c32_dst.out", dst.data(), 512);
+}
+
+// case 33 (int16_t): 8x32, src valid 3x1, PadValue::Zero
+void case_33([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 256);
+    load("c33_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, 3, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c27_src.bin", src.data(), 256);
+    load("c33_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -861,20 +975,20 @@ void case_27([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c27_dst.out", dst.data(), 256);
+    store("c33_dst.out", dst.data(), 256);
 }
 
-// case 28 (int16_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
-void case_28([[maybe_unused]] Prof profile) {
+// case 34 (int16_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
+void case_34([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, int16_t, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 128);
+    load("c34_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, int16_t, 4, 32, BLayout::RowMajor, 4, 32>;
     Tile_src src;
     TASSIGN(src, 0x100);
-    load("c28_src.bin", src.data(), 128);
+    load("c34_src.bin", src.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -886,20 +1000,20 @@ void case_28([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c28_dst.out", dst.data(), 128);
+    store("c34_dst.out", dst.data(), 128);
 }
 
-// case 29 (int16_t): NZ 32x32, src valid 17x9, PadValue::Min
-void case_29([[maybe_unused]] Prof profile) {
+// case 35 (int16_t): NZ 32x32, src valid 17x9, PadValue::Min
+void case_35([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, int16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 1024);
+    load("c35_dst.bin", dst.data(), 1024);
     using Tile_src = Tile<TileType::Vec, int16_t, 32, 32, BLayout::ColMajor, 17, 9, SLayout::RowMajor, 512>;
     Tile_src src;
     TASSIGN(src, 0x800);
-    load("c29_src.bin", src.data(), 1024);
+    load("c35_src.bin", src.data(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -911,21 +1025,21 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c29_dst.out", dst.data(), 1024);
+    store("c35_dst.out", dst.data(), 1024);
 }
 
-// case 30 (uint16_t): 16x16, run-time src valid 11x13, both PadValue::Max
-void case_30([[maybe_unused]] Prof profile) {
+// case 36 (uint16_t): 16x16, run-time src valid 11x13, both PadValue::Max
+void case_36([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
                           PadValue::Max>;
     Tile_dst dst(16, 16);
     TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 256);
+    load("c36_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
                           PadValue::Max>;
     Tile_src src(11, 13);
     TASSIGN(src, 0x200);
-    load("c30_src.bin", src.data(), 256);
+    load("c36_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -937,37 +1051,37 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c30_dst.out", dst.data(), 256);
+    store("c36_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c30_dst.bin", dst.data(), 256);
+        load("c36_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
-            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Zero>(dst, src);
             break;
         case Prof::A5:
-            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Zero>(dst, src);
             break;
         case Prof::CPU:
-            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
             break;
         }
-        same_bytes("overload 1, case 30", main_result, dst.data());
+        same_bytes("overload 1, case 36", main_result, dst.data());
     }
 }
 
-// case 31 (uint16_t): 16x32, src valid 9x20, PadValue::Min
-void case_31([[maybe_unused]] Prof profile) {
+// case 37 (uint16_t): 16x32, src valid 9x20, PadValue::Min
+void case_37([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 512);
+    load("c37_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, 9, 20>;
     Tile_src src;
     TASSIGN(src, 0x400);
-    load("c31_src.bin", src.data(), 512);
+    load("c37_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -979,20 +1093,20 @@ void case_31([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c31_dst.out", dst.data(), 512);
+    store("c37_dst.out", dst.data(), 512);
 }
 
-// case 32 (uint16_t): 8x32, src valid 3x1, PadValue::Zero
-void case_32([[maybe_unused]] Prof profile) {
+// case 38 (uint16_t): 8x32, src valid 3x1, PadValue::Zero
+void case_38([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 256);
+    load("c38_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, 3, 1>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c32_src.bin", src.data(), 256);
+    load("c38_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1004,20 +1118,20 @@ void case_32([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c32_dst.out", dst.data(), 256);
+    store("c38_dst.out", dst.data(), 256);
 }
 
-// case 33 (uint16_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
-void case_33([[maybe_unused]] Prof profile) {
+// case 39 (uint16_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
+void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, uint16_t, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 128);
+    load("c39_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint16_t, 4, 32, BLayout::RowMajor, 4, 32>;
     Tile_src src;
     TASSIGN(src, 0x100);
-    load("c33_src.bin", src.data(), 128);
+    load("c39_src.bin", src.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1029,20 +1143,20 @@ void case_33([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c33_dst.out", dst.data(), 128);
+    store("c39_dst.out", dst.data(), 128);
 }
 
-// case 34 (uint16_t): NZ 32x32, src valid 17x9, PadValue::Min
-void case_34([[maybe_unused]] Prof profile) {
+// case 40 (uint16_t): NZ 32x32, src valid 17x9, PadValue::Min
+void case_40([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, uint16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 1024);
+    load("c40_dst.bin", dst.data(), 1024);
     using Tile_src = Tile<TileType::Vec, uint16_t, 32, 32, BLayout::ColMajor, 17, 9, SLayout::RowMajor, 512>;
     Tile_src src;
     TASSIGN(src, 0x800);
-    load("c34_src.bin", src.data(), 1024);
+    load("c40_src.bin", src.data(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1054,21 +1168,21 @@ void case_34([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c34_dst.out", dst.data(), 1024);
+    store("c40_dst.out", dst.data(), 1024);
 }
 
-// case 35 (int32_t): 16x16, run-time src valid 11x13, both PadValue::Max
-void case_35([[maybe_unused]] Prof profile) {
+// case 41 (int32_t): 16x16, run-time src valid 11x13, both PadValue::Max
+void case_41([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst(16, 16);
     TASSIGN(dst, 0x0);
-    load("c35_dst.bin", dst.data(), 256);
+    load("c41_dst.bin", dst.data(), 256);
     using Tile_src =
         Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_src src(11, 13);
     TASSIGN(src, 0x400);
-    load("c35_src.bin", src.data(), 256);
+    load("c41_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1080,37 +1194,37 @@ void case_35([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c35_dst.out", dst.data(), 256);
+    store("c41_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c35_dst.bin", dst.data(), 256);
+        load("c41_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
-            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Zero>(dst, src);
             break;
         case Prof::A5:
-            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Zero>(dst, src);
             break;
         case Prof::CPU:
-            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
             break;
         }
-        same_bytes("overload 1, case 35", main_result, dst.data());
+        same_bytes("overload 1, case 41", main_result, dst.data());
     }
 }
 
-// case 36 (int32_t): 16x32, src valid 9x20, PadValue::Min
-void case_36([[maybe_unused]] Prof profile) {
+// case 42 (int32_t): 16x32, src valid 9x20, PadValue::Min
+void case_42([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 512);
+    load("c42_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, 9, 20>;
     Tile_src src;
     TASSIGN(src, 0x800);
-    load("c36_src.bin", src.data(), 512);
+    load("c42_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1122,20 +1236,20 @@ void case_36([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c36_dst.out", dst.data(), 512);
+    store("c42_dst.out", dst.data(), 512);
 }
 
-// case 37 (int32_t): 8x32, src valid 3x1, PadValue::Zero
-void case_37([[maybe_unused]] Prof profile) {
+// case 43 (int32_t): 8x32, src valid 3x1, PadValue::Zero
+void case_43([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 256);
+    load("c43_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, 3, 1>;
     Tile_src src;
     TASSIGN(src, 0x400);
-    load("c37_src.bin", src.data(), 256);
+    load("c43_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1147,20 +1261,20 @@ void case_37([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c37_dst.out", dst.data(), 256);
+    store("c43_dst.out", dst.data(), 256);
 }
 
-// case 38 (int32_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
-void case_38([[maybe_unused]] Prof profile) {
+// case 44 (int32_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
+void case_44([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, int32_t, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 128);
+    load("c44_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, int32_t, 4, 32, BLayout::RowMajor, 4, 32>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c38_src.bin", src.data(), 128);
+    load("c44_src.bin", src.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1172,20 +1286,20 @@ void case_38([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c38_dst.out", dst.data(), 128);
+    store("c44_dst.out", dst.data(), 128);
 }
 
-// case 39 (int32_t): NZ 32x32, src valid 17x9, PadValue::Min
-void case_39([[maybe_unused]] Prof profile) {
+// case 45 (int32_t): NZ 32x32, src valid 17x9, PadValue::Min
+void case_45([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 1024);
+    load("c45_dst.bin", dst.data(), 1024);
     using Tile_src = Tile<TileType::Vec, int32_t, 32, 32, BLayout::ColMajor, 17, 9, SLayout::RowMajor, 512>;
     Tile_src src;
     TASSIGN(src, 0x1000);
-    load("c39_src.bin", src.data(), 1024);
+    load("c45_src.bin", src.data(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1197,21 +1311,21 @@ void case_39([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c39_dst.out", dst.data(), 1024);
+    store("c45_dst.out", dst.data(), 1024);
 }
 
-// case 40 (uint32_t): 16x16, run-time src valid 11x13, both PadValue::Max
-void case_40([[maybe_unused]] Prof profile) {
+// case 46 (uint32_t): 16x16, run-time src valid 11x13, both PadValue::Max
+void case_46([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
                           PadValue::Max>;
     Tile_dst dst(16, 16);
     TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 256);
+    load("c46_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC, SLayout::NoneBox, 512,
                           PadValue::Max>;
     Tile_src src(11, 13);
     TASSIGN(src, 0x400);
-    load("c40_src.bin", src.data(), 256);
+    load("c46_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1223,37 +1337,37 @@ void case_40([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c40_dst.out", dst.data(), 256);
+    store("c46_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: One tile type for both operands (upstream's `Mat` form, an NZ `Mat` tile on hardware): the pad value is the `PadVal` template argument.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
-        load("c40_dst.bin", dst.data(), 256);
+        load("c46_dst.bin", dst.data(), 256);
         switch (profile) {
         case Prof::A2A3:
-            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_a2a3, Tile_dst, PadValue::Zero>(dst, src);
             break;
         case Prof::A5:
-            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_a5, Tile_dst, PadValue::Zero>(dst, src);
             break;
         case Prof::CPU:
-            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Max>(dst, src);
+            profiled::TFILLPAD<profile_cpu, Tile_dst, PadValue::Zero>(dst, src);
             break;
         }
-        same_bytes("overload 1, case 40", main_result, dst.data());
+        same_bytes("overload 1, case 46", main_result, dst.data());
     }
 }
 
-// case 41 (uint32_t): 16x32, src valid 9x20, PadValue::Min
-void case_41([[maybe_unused]] Prof profile) {
+// case 47 (uint32_t): 16x32, src valid 9x20, PadValue::Min
+void case_47([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, 16, 32, SLayout::NoneBox, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 512);
+    load("c47_dst.bin", dst.data(), 512);
     using Tile_src = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, 9, 20>;
     Tile_src src;
     TASSIGN(src, 0x800);
-    load("c41_src.bin", src.data(), 512);
+    load("c47_src.bin", src.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1265,20 +1379,20 @@ void case_41([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c41_dst.out", dst.data(), 512);
+    store("c47_dst.out", dst.data(), 512);
 }
 
-// case 42 (uint32_t): 8x32, src valid 3x1, PadValue::Zero
-void case_42([[maybe_unused]] Prof profile) {
+// case 48 (uint32_t): 8x32, src valid 3x1, PadValue::Zero
+void case_48([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, 8, 32, SLayout::NoneBox, 512, PadValue::Zero>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c42_dst.bin", dst.data(), 256);
+    load("c48_dst.bin", dst.data(), 256);
     using Tile_src = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, 3, 1>;
     Tile_src src;
     TASSIGN(src, 0x400);
-    load("c42_src.bin", src.data(), 256);
+    load("c48_src.bin", src.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1290,20 +1404,20 @@ void case_42([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c42_dst.out", dst.data(), 256);
+    store("c48_dst.out", dst.data(), 256);
 }
 
-// case 43 (uint32_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
-void case_43([[maybe_unused]] Prof profile) {
+// case 49 (uint32_t): 4x32, src valid 4x32 (nothing padded), PadValue::Max
+void case_49([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, uint32_t, 4, 32, BLayout::RowMajor, 4, 32, SLayout::NoneBox, 512, PadValue::Max>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 128);
+    load("c49_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, uint32_t, 4, 32, BLayout::RowMajor, 4, 32>;
     Tile_src src;
     TASSIGN(src, 0x200);
-    load("c43_src.bin", src.data(), 128);
+    load("c49_src.bin", src.data(), 128);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1315,20 +1429,20 @@ void case_43([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c43_dst.out", dst.data(), 128);
+    store("c49_dst.out", dst.data(), 128);
 }
 
-// case 44 (uint32_t): NZ 32x32, src valid 17x9, PadValue::Min
-void case_44([[maybe_unused]] Prof profile) {
+// case 50 (uint32_t): NZ 32x32, src valid 17x9, PadValue::Min
+void case_50([[maybe_unused]] Prof profile) {
     using Tile_dst =
         Tile<TileType::Vec, uint32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512, PadValue::Min>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 1024);
+    load("c50_dst.bin", dst.data(), 1024);
     using Tile_src = Tile<TileType::Vec, uint32_t, 32, 32, BLayout::ColMajor, 17, 9, SLayout::RowMajor, 512>;
     Tile_src src;
     TASSIGN(src, 0x1000);
-    load("c44_src.bin", src.data(), 1024);
+    load("c50_src.bin", src.data(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TFILLPAD<profile_a2a3>(dst, src);
@@ -1340,7 +1454,7 @@ void case_44([[maybe_unused]] Prof profile) {
         profiled::TFILLPAD<profile_cpu>(dst, src);
         break;
     }
-    store("c44_dst.out", dst.data(), 1024);
+    store("c50_dst.out", dst.data(), 1024);
 }
 
 struct Entry {
@@ -1350,51 +1464,53 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},   {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},   {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},   {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},   {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},   {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},   {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},   {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},   {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A2A3", case_8, Prof::A2A3},   {"c8@A5", case_8, Prof::A5},   {"c8@CPU", case_8, Prof::CPU},
-    {"c9@A2A3", case_9, Prof::A2A3},   {"c9@A5", case_9, Prof::A5},   {"c9@CPU", case_9, Prof::CPU},
-    {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5}, {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5}, {"c11@CPU", case_11, Prof::CPU},
-    {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5}, {"c12@CPU", case_12, Prof::CPU},
-    {"c13@A2A3", case_13, Prof::A2A3}, {"c13@A5", case_13, Prof::A5}, {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5}, {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5}, {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5}, {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5}, {"c17@CPU", case_17, Prof::CPU},
-    {"c18@A2A3", case_18, Prof::A2A3}, {"c18@A5", case_18, Prof::A5}, {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A2A3", case_19, Prof::A2A3}, {"c19@A5", case_19, Prof::A5}, {"c19@CPU", case_19, Prof::CPU},
-    {"c20@A2A3", case_20, Prof::A2A3}, {"c20@A5", case_20, Prof::A5}, {"c20@CPU", case_20, Prof::CPU},
-    {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5}, {"c21@CPU", case_21, Prof::CPU},
-    {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5}, {"c22@CPU", case_22, Prof::CPU},
-    {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5}, {"c23@CPU", case_23, Prof::CPU},
-    {"c24@A2A3", case_24, Prof::A2A3}, {"c24@A5", case_24, Prof::A5}, {"c24@CPU", case_24, Prof::CPU},
-    {"c25@A2A3", case_25, Prof::A2A3}, {"c25@A5", case_25, Prof::A5}, {"c25@CPU", case_25, Prof::CPU},
-    {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5}, {"c26@CPU", case_26, Prof::CPU},
-    {"c27@A2A3", case_27, Prof::A2A3}, {"c27@A5", case_27, Prof::A5}, {"c27@CPU", case_27, Prof::CPU},
-    {"c28@A2A3", case_28, Prof::A2A3}, {"c28@A5", case_28, Prof::A5}, {"c28@CPU", case_28, Prof::CPU},
-    {"c29@A2A3", case_29, Prof::A2A3}, {"c29@A5", case_29, Prof::A5}, {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A2A3", case_30, Prof::A2A3}, {"c30@A5", case_30, Prof::A5}, {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A2A3", case_31, Prof::A2A3}, {"c31@A5", case_31, Prof::A5}, {"c31@CPU", case_31, Prof::CPU},
-    {"c32@A2A3", case_32, Prof::A2A3}, {"c32@A5", case_32, Prof::A5}, {"c32@CPU", case_32, Prof::CPU},
-    {"c33@A2A3", case_33, Prof::A2A3}, {"c33@A5", case_33, Prof::A5}, {"c33@CPU", case_33, Prof::CPU},
-    {"c34@A2A3", case_34, Prof::A2A3}, {"c34@A5", case_34, Prof::A5}, {"c34@CPU", case_34, Prof::CPU},
-    {"c35@A2A3", case_35, Prof::A2A3}, {"c35@A5", case_35, Prof::A5}, {"c35@CPU", case_35, Prof::CPU},
-    {"c36@A2A3", case_36, Prof::A2A3}, {"c36@A5", case_36, Prof::A5}, {"c36@CPU", case_36, Prof::CPU},
-    {"c37@A2A3", case_37, Prof::A2A3}, {"c37@A5", case_37, Prof::A5}, {"c37@CPU", case_37, Prof::CPU},
-    {"c38@A2A3", case_38, Prof::A2A3}, {"c38@A5", case_38, Prof::A5}, {"c38@CPU", case_38, Prof::CPU},
-    {"c39@A2A3", case_39, Prof::A2A3}, {"c39@A5", case_39, Prof::A5}, {"c39@CPU", case_39, Prof::CPU},
-    {"c40@A2A3", case_40, Prof::A2A3}, {"c40@A5", case_40, Prof::A5}, {"c40@CPU", case_40, Prof::CPU},
-    {"c41@A2A3", case_41, Prof::A2A3}, {"c41@A5", case_41, Prof::A5}, {"c41@CPU", case_41, Prof::CPU},
-    {"c42@A2A3", case_42, Prof::A2A3}, {"c42@A5", case_42, Prof::A5}, {"c42@CPU", case_42, Prof::CPU},
-    {"c43@A2A3", case_43, Prof::A2A3}, {"c43@A5", case_43, Prof::A5}, {"c43@CPU", case_43, Prof::CPU},
-    {"c44@A2A3", case_44, Prof::A2A3}, {"c44@A5", case_44, Prof::A5}, {"c44@CPU", case_44, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},       {"c4@CPU", case_4, Prof::CPU},
+    {"c5@CPU", case_5, Prof::CPU},     {"c6@CPU", case_6, Prof::CPU},     {"c7@A2A3", case_7, Prof::A2A3},
+    {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},     {"c8@A2A3", case_8, Prof::A2A3},
+    {"c8@A5", case_8, Prof::A5},       {"c8@CPU", case_8, Prof::CPU},     {"c9@A2A3", case_9, Prof::A2A3},
+    {"c9@A5", case_9, Prof::A5},       {"c9@CPU", case_9, Prof::CPU},     {"c10@A2A3", case_10, Prof::A2A3},
+    {"c10@A5", case_10, Prof::A5},     {"c10@CPU", case_10, Prof::CPU},   {"c11@A2A3", case_11, Prof::A2A3},
+    {"c11@A5", case_11, Prof::A5},     {"c11@CPU", case_11, Prof::CPU},   {"c12@A2A3", case_12, Prof::A2A3},
+    {"c12@A5", case_12, Prof::A5},     {"c12@CPU", case_12, Prof::CPU},   {"c13@A2A3", case_13, Prof::A2A3},
+    {"c13@A5", case_13, Prof::A5},     {"c13@CPU", case_13, Prof::CPU},   {"c14@A2A3", case_14, Prof::A2A3},
+    {"c14@A5", case_14, Prof::A5},     {"c14@CPU", case_14, Prof::CPU},   {"c15@A2A3", case_15, Prof::A2A3},
+    {"c15@A5", case_15, Prof::A5},     {"c15@CPU", case_15, Prof::CPU},   {"c16@A2A3", case_16, Prof::A2A3},
+    {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},   {"c17@CPU", case_17, Prof::CPU},
+    {"c18@CPU", case_18, Prof::CPU},   {"c19@A2A3", case_19, Prof::A2A3}, {"c19@A5", case_19, Prof::A5},
+    {"c19@CPU", case_19, Prof::CPU},   {"c20@A2A3", case_20, Prof::A2A3}, {"c20@A5", case_20, Prof::A5},
+    {"c20@CPU", case_20, Prof::CPU},   {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5},
+    {"c21@CPU", case_21, Prof::CPU},   {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5},
+    {"c22@CPU", case_22, Prof::CPU},   {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5},
+    {"c23@CPU", case_23, Prof::CPU},   {"c24@CPU", case_24, Prof::CPU},   {"c25@CPU", case_25, Prof::CPU},
+    {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5},     {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A2A3", case_27, Prof::A2A3}, {"c27@A5", case_27, Prof::A5},     {"c27@CPU", case_27, Prof::CPU},
+    {"c28@A2A3", case_28, Prof::A2A3}, {"c28@A5", case_28, Prof::A5},     {"c28@CPU", case_28, Prof::CPU},
+    {"c29@A2A3", case_29, Prof::A2A3}, {"c29@A5", case_29, Prof::A5},     {"c29@CPU", case_29, Prof::CPU},
+    {"c30@A2A3", case_30, Prof::A2A3}, {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU},
+    {"c31@A2A3", case_31, Prof::A2A3}, {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU},
+    {"c32@A2A3", case_32, Prof::A2A3}, {"c32@A5", case_32, Prof::A5},     {"c32@CPU", case_32, Prof::CPU},
+    {"c33@A2A3", case_33, Prof::A2A3}, {"c33@A5", case_33, Prof::A5},     {"c33@CPU", case_33, Prof::CPU},
+    {"c34@A2A3", case_34, Prof::A2A3}, {"c34@A5", case_34, Prof::A5},     {"c34@CPU", case_34, Prof::CPU},
+    {"c35@A2A3", case_35, Prof::A2A3}, {"c35@A5", case_35, Prof::A5},     {"c35@CPU", case_35, Prof::CPU},
+    {"c36@A2A3", case_36, Prof::A2A3}, {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU},
+    {"c37@A2A3", case_37, Prof::A2A3}, {"c37@A5", case_37, Prof::A5},     {"c37@CPU", case_37, Prof::CPU},
+    {"c38@A2A3", case_38, Prof::A2A3}, {"c38@A5", case_38, Prof::A5},     {"c38@CPU", case_38, Prof::CPU},
+    {"c39@A2A3", case_39, Prof::A2A3}, {"c39@A5", case_39, Prof::A5},     {"c39@CPU", case_39, Prof::CPU},
+    {"c40@A2A3", case_40, Prof::A2A3}, {"c40@A5", case_40, Prof::A5},     {"c40@CPU", case_40, Prof::CPU},
+    {"c41@A2A3", case_41, Prof::A2A3}, {"c41@A5", case_41, Prof::A5},     {"c41@CPU", case_41, Prof::CPU},
+    {"c42@A2A3", case_42, Prof::A2A3}, {"c42@A5", case_42, Prof::A5},     {"c42@CPU", case_42, Prof::CPU},
+    {"c43@A2A3", case_43, Prof::A2A3}, {"c43@A5", case_43, Prof::A5},     {"c43@CPU", case_43, Prof::CPU},
+    {"c44@A2A3", case_44, Prof::A2A3}, {"c44@A5", case_44, Prof::A5},     {"c44@CPU", case_44, Prof::CPU},
+    {"c45@A2A3", case_45, Prof::A2A3}, {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU},
+    {"c46@A2A3", case_46, Prof::A2A3}, {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU},
+    {"c47@A2A3", case_47, Prof::A2A3}, {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU},
+    {"c48@A2A3", case_48, Prof::A2A3}, {"c48@A5", case_48, Prof::A5},     {"c48@CPU", case_48, Prof::CPU},
+    {"c49@A2A3", case_49, Prof::A2A3}, {"c49@A5", case_49, Prof::A5},     {"c49@CPU", case_49, Prof::CPU},
+    {"c50@A2A3", case_50, Prof::A2A3}, {"c50@A5", case_50, Prof::A5},     {"c50@CPU", case_50, Prof::CPU},
 };
 
 } // namespace

@@ -150,79 +150,76 @@ void case_2([[maybe_unused]] Prof profile) {
     store("c2_dst.out", dst_buf.get(), 91);
 }
 
-// case 3 (float_int8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
+// case 3 (float_int8_t): Acc NZ 16x32 to NZ
 void case_3([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c3_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c3_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(512);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c3_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c3_dst.out", dst_buf.get(), 512);
+}
+
+// case 4 (float_int8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_4([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c3_src.bin", src.data(), 320);
+    load("c4_src.bin", src.data(), 320);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
     Tile_fp fp;
     TASSIGN(fp, 0x500);
-    load("c3_fp.bin", fp.data(), 40);
+    load("c4_fp.bin", fp.data(), 40);
     auto dst_buf = std::make_unique<int8_t[]>(264);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c3_dst.bin", dst_buf.get(), 264);
+    load("c4_dst.bin", dst_buf.get(), 264);
     profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c3_dst.out", dst_buf.get(), 264);
+    store("c4_dst.out", dst_buf.get(), 264);
 }
 
-// case 4 (float_int8_t_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_4([[maybe_unused]] Prof profile) {
+// case 5 (float_int8_t_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_5([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c4_src.bin", src.data(), 256);
+    load("c5_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
-    load("c4_fp.bin", fp.data(), 16);
+    load("c5_fp.bin", fp.data(), 16);
     auto dst_buf = std::make_unique<int8_t[]>(165);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
-    load("c4_dst.bin", dst_buf.get(), 165);
+    load("c5_dst.bin", dst_buf.get(), 165);
     profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c4_dst.out", dst_buf.get(), 165);
+    store("c5_dst.out", dst_buf.get(), 165);
 }
 
-// case 5 (float_int8_t_relu): Acc NZ 32x32 to ND, a parameter per row
-void case_5([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c5_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c5_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<int8_t[]>(1024);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c5_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    }
-    store("c5_dst.out", dst_buf.get(), 1024);
-}
-
-// case 6 (float_int8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+// case 6 (float_int8_t_relu): Acc NZ 32x32 to ND, a parameter per row
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c6_src.bin", src.data(), 1024);
@@ -230,11 +227,11 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
     load("c6_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<int8_t[]>(570);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c6_dst.bin", dst_buf.get(), 570);
+    load("c6_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
@@ -249,25 +246,57 @@ void case_6([[maybe_unused]] Prof profile) {
                             ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c6_dst.out", dst_buf.get(), 570);
+    store("c6_dst.out", dst_buf.get(), 1024);
 }
 
-// case 7 (float_int8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+// case 7 (float_int8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_7([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c7_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c7_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c7_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c7_dst.out", dst_buf.get(), 570);
+}
+
+// case 8 (float_int8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_8([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c7_src.bin", src.data(), 256);
+    load("c8_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
-    load("c7_fp.bin", fp.data(), 16);
+    load("c8_fp.bin", fp.data(), 16);
     auto dst_buf = std::make_unique<int8_t[]>(91);
     using Global_dst =
         GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c7_dst.bin", dst_buf.get(), 91);
+    load("c8_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
@@ -282,255 +311,420 @@ void case_7([[maybe_unused]] Prof profile) {
                             ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c7_dst.out", dst_buf.get(), 91);
+    store("c8_dst.out", dst_buf.get(), 91);
 }
 
-// case 8 (float_int8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
-void case_8([[maybe_unused]] Prof profile) {
+// case 9 (float_int8_t_relu): Acc NZ 16x32 to NZ
+void case_9([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c9_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c9_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(512);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c9_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c9_dst.out", dst_buf.get(), 512);
+}
+
+// case 10 (float_int8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_10([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c8_src.bin", src.data(), 320);
+    load("c10_src.bin", src.data(), 320);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
     Tile_fp fp;
     TASSIGN(fp, 0x500);
-    load("c8_fp.bin", fp.data(), 40);
+    load("c10_fp.bin", fp.data(), 40);
     auto dst_buf = std::make_unique<int8_t[]>(264);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c8_dst.bin", dst_buf.get(), 264);
+    load("c10_dst.bin", dst_buf.get(), 264);
     profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
         dst, src, fp);
-    store("c8_dst.out", dst_buf.get(), 264);
+    store("c10_dst.out", dst_buf.get(), 264);
 }
 
-// case 9 (float_int8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_9([[maybe_unused]] Prof profile) {
+// case 11 (float_int8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_11([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c9_src.bin", src.data(), 256);
+    load("c11_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
-    load("c9_fp.bin", fp.data(), 16);
+    load("c11_fp.bin", fp.data(), 16);
     auto dst_buf = std::make_unique<int8_t[]>(165);
     using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
-    load("c9_dst.bin", dst_buf.get(), 165);
+    load("c11_dst.bin", dst_buf.get(), 165);
     profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
         dst, src, fp);
-    store("c9_dst.out", dst_buf.get(), 165);
+    store("c11_dst.out", dst_buf.get(), 165);
 }
 
-// case 10 (float_uint8_t): Acc NZ 32x32 to ND, a parameter per row
-void case_10([[maybe_unused]] Prof profile) {
+// case 12 (float_int8_t_relu_atomic): Acc NZ 32x32 to ND, a parameter per row
+void case_12([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c10_src.bin", src.data(), 1024);
+    load("c12_src.bin", src.data(), 1024);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
-    load("c10_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<uint8_t[]>(1024);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    load("c12_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c10_dst.bin", dst_buf.get(), 1024);
+    load("c12_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     }
-    store("c10_dst.out", dst_buf.get(), 1024);
+    store("c12_dst.out", dst_buf.get(), 1024);
 }
 
-// case 11 (float_uint8_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_11([[maybe_unused]] Prof profile) {
+// case 13 (float_int8_t_relu_atomic): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_13([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c11_src.bin", src.data(), 1024);
+    load("c13_src.bin", src.data(), 1024);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
-    load("c11_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<uint8_t[]>(570);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    load("c13_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c11_dst.bin", dst_buf.get(), 570);
+    load("c13_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     }
-    store("c11_dst.out", dst_buf.get(), 570);
+    store("c13_dst.out", dst_buf.get(), 570);
 }
 
-// case 12 (float_uint8_t): Acc NZ run-time valid 13x5 of 16x16 to ND
-void case_12([[maybe_unused]] Prof profile) {
+// case 14 (float_int8_t_relu_atomic): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_14([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
-    TASSIGN(src, 0x0);
-    load("c12_src.bin", src.data(), 256);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x400);
-    load("c12_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<uint8_t[]>(91);
-    using Global_dst =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
-
-    load("c12_dst.bin", dst_buf.get(), 91);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c12_dst.out", dst_buf.get(), 91);
-}
-
-// case 13 (float_uint8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
-void case_13([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c13_src.bin", src.data(), 320);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x500);
-    load("c13_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<uint8_t[]>(264);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c13_dst.bin", dst_buf.get(), 264);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c13_dst.out", dst_buf.get(), 264);
-}
-
-// case 14 (float_uint8_t_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_14([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
     TASSIGN(src, 0x0);
     load("c14_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
     load("c14_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<uint8_t[]>(165);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
+    auto dst_buf = std::make_unique<int8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c14_dst.bin", dst_buf.get(), 165);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c14_dst.out", dst_buf.get(), 165);
+    load("c14_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c14_dst.out", dst_buf.get(), 91);
 }
 
-// case 15 (float_uint8_t_relu): Acc NZ 32x32 to ND, a parameter per row
+// case 15 (float_int8_t_relu_atomic): Acc NZ 16x32 to NZ
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c15_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    load("c15_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c15_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<uint8_t[]>(1024);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    TASSIGN(fp, 0x800);
+    load("c15_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(512);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
     Global_dst dst(dst_buf.get());
 
-    load("c15_dst.bin", dst_buf.get(), 1024);
+    load("c15_dst.bin", dst_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
                             ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
             dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     }
-    store("c15_dst.out", dst_buf.get(), 1024);
+    store("c15_dst.out", dst_buf.get(), 512);
 }
 
-// case 16 (float_uint8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+// case 16 (float_int8_t_relu_atomic_1): Vec row-major valid 6x40 to ND, a parameter per column
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c16_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    load("c16_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
     Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c16_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<uint8_t[]>(570);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    TASSIGN(fp, 0x500);
+    load("c16_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int8_t[]>(264);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c16_dst.bin", dst_buf.get(), 570);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    }
-    store("c16_dst.out", dst_buf.get(), 570);
+    load("c16_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c16_dst.out", dst_buf.get(), 264);
 }
 
-// case 17 (float_uint8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+// case 17 (float_int8_t_relu_atomic_1): Vec col-major valid 9x15 of 16x16 to DN
 void case_17([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
     TASSIGN(src, 0x0);
     load("c17_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
     load("c17_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(165);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c17_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c17_dst.out", dst_buf.get(), 165);
+}
+
+// case 18 (float_uint8_t): Acc NZ 32x32 to ND, a parameter per row
+void case_18([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c18_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c18_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c18_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c18_dst.out", dst_buf.get(), 1024);
+}
+
+// case 19 (float_uint8_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_19([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c19_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c19_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c19_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c19_dst.out", dst_buf.get(), 570);
+}
+
+// case 20 (float_uint8_t): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_20([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c20_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c20_fp.bin", fp.data(), 16);
     auto dst_buf = std::make_unique<uint8_t[]>(91);
     using Global_dst =
         GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c17_dst.bin", dst_buf.get(), 91);
+    load("c20_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c20_dst.out", dst_buf.get(), 91);
+}
+
+// case 21 (float_uint8_t): Acc NZ 16x32 to NZ
+void case_21([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c21_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c21_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(512);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c21_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c21_dst.out", dst_buf.get(), 512);
+}
+
+// case 22 (float_uint8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_22([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c22_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c22_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<uint8_t[]>(264);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c22_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c22_dst.out", dst_buf.get(), 264);
+}
+
+// case 23 (float_uint8_t_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_23([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c23_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c23_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(165);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c23_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c23_dst.out", dst_buf.get(), 165);
+}
+
+// case 24 (float_uint8_t_relu): Acc NZ 32x32 to ND, a parameter per row
+void case_24([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c24_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c24_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c24_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
@@ -545,178 +739,12 @@ void case_17([[maybe_unused]] Prof profile) {
                             ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c17_dst.out", dst_buf.get(), 91);
+    store("c24_dst.out", dst_buf.get(), 1024);
 }
 
-// case 18 (float_uint8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
-void case_18([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c18_src.bin", src.data(), 320);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x500);
-    load("c18_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<uint8_t[]>(264);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c18_dst.bin", dst_buf.get(), 264);
-    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-        dst, src, fp);
-    store("c18_dst.out", dst_buf.get(), 264);
-}
-
-// case 19 (float_uint8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_19([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c19_src.bin", src.data(), 256);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x400);
-    load("c19_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<uint8_t[]>(165);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c19_dst.bin", dst_buf.get(), 165);
-    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-        dst, src, fp);
-    store("c19_dst.out", dst_buf.get(), 165);
-}
-
-// case 20 (int32_t_int8_t): Acc NZ 32x32 to ND, a parameter per row
-void case_20([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c20_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c20_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<int8_t[]>(1024);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c20_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c20_dst.out", dst_buf.get(), 1024);
-}
-
-// case 21 (int32_t_int8_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_21([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c21_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c21_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<int8_t[]>(570);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c21_dst.bin", dst_buf.get(), 570);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c21_dst.out", dst_buf.get(), 570);
-}
-
-// case 22 (int32_t_int8_t): Acc NZ run-time valid 13x5 of 16x16 to ND
-void case_22([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
-    TASSIGN(src, 0x0);
-    load("c22_src.bin", src.data(), 256);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x400);
-    load("c22_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<int8_t[]>(91);
-    using Global_dst =
-        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
-
-    load("c22_dst.bin", dst_buf.get(), 91);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c22_dst.out", dst_buf.get(), 91);
-}
-
-// case 23 (int32_t_int8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
-void case_23([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c23_src.bin", src.data(), 320);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x500);
-    load("c23_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<int8_t[]>(264);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c23_dst.bin", dst_buf.get(), 264);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c23_dst.out", dst_buf.get(), 264);
-}
-
-// case 24 (int32_t_int8_t_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_24([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c24_src.bin", src.data(), 256);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x400);
-    load("c24_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<int8_t[]>(165);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c24_dst.bin", dst_buf.get(), 165);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c24_dst.out", dst_buf.get(), 165);
-}
-
-// case 25 (int32_t_int8_t_relu): Acc NZ 32x32 to ND, a parameter per row
+// case 25 (float_uint8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c25_src.bin", src.data(), 1024);
@@ -724,11 +752,11 @@ void case_25([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
     load("c25_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<int8_t[]>(1024);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c25_dst.bin", dst_buf.get(), 1024);
+    load("c25_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
@@ -743,57 +771,25 @@ void case_25([[maybe_unused]] Prof profile) {
                             ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c25_dst.out", dst_buf.get(), 1024);
+    store("c25_dst.out", dst_buf.get(), 570);
 }
 
-// case 26 (int32_t_int8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+// case 26 (float_uint8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c26_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c26_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<int8_t[]>(570);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c26_dst.bin", dst_buf.get(), 570);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    }
-    store("c26_dst.out", dst_buf.get(), 570);
-}
-
-// case 27 (int32_t_int8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
-void case_27([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c27_src.bin", src.data(), 256);
+    load("c26_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
-    load("c27_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<int8_t[]>(91);
+    load("c26_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
     using Global_dst =
-        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c27_dst.bin", dst_buf.get(), 91);
+    load("c26_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
@@ -808,12 +804,44 @@ void case_27([[maybe_unused]] Prof profile) {
                             ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c27_dst.out", dst_buf.get(), 91);
+    store("c26_dst.out", dst_buf.get(), 91);
 }
 
-// case 28 (int32_t_int8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+// case 27 (float_uint8_t_relu): Acc NZ 16x32 to NZ
+void case_27([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c27_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c27_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(512);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c27_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c27_dst.out", dst_buf.get(), 512);
+}
+
+// case 28 (float_uint8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c28_src.bin", src.data(), 320);
@@ -821,8 +849,8 @@ void case_28([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x500);
     load("c28_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<int8_t[]>(264);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<uint8_t[]>(264);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     load("c28_dst.bin", dst_buf.get(), 264);
@@ -831,9 +859,9 @@ void case_28([[maybe_unused]] Prof profile) {
     store("c28_dst.out", dst_buf.get(), 264);
 }
 
-// case 29 (int32_t_int8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+// case 29 (float_uint8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c29_src.bin", src.data(), 256);
@@ -841,8 +869,8 @@ void case_29([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x400);
     load("c29_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<int8_t[]>(165);
-    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    auto dst_buf = std::make_unique<uint8_t[]>(165);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
     load("c29_dst.bin", dst_buf.get(), 165);
@@ -851,9 +879,9 @@ void case_29([[maybe_unused]] Prof profile) {
     store("c29_dst.out", dst_buf.get(), 165);
 }
 
-// case 30 (int32_t_half): Acc NZ 32x32 to ND, a parameter per row
+// case 30 (float_uint8_t_relu_atomic): Acc NZ 32x32 to ND, a parameter per row
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c30_src.bin", src.data(), 1024);
@@ -861,28 +889,31 @@ void case_30([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
     load("c30_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<half[]>(1024);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     load("c30_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     }
     store("c30_dst.out", dst_buf.get(), 1024);
 }
 
-// case 31 (int32_t_half): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+// case 31 (float_uint8_t_relu_atomic): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c31_src.bin", src.data(), 1024);
@@ -890,28 +921,31 @@ void case_31([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
     load("c31_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<half[]>(570);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     load("c31_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     }
     store("c31_dst.out", dst_buf.get(), 570);
 }
 
-// case 32 (int32_t_half): Acc NZ run-time valid 13x5 of 16x16 to ND
+// case 32 (float_uint8_t_relu_atomic): Acc NZ run-time valid 13x5 of 16x16 to ND
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
     load("c32_src.bin", src.data(), 256);
@@ -919,98 +953,104 @@ void case_32([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x400);
     load("c32_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<half[]>(91);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
     load("c32_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     }
     store("c32_dst.out", dst_buf.get(), 91);
 }
 
-// case 33 (int32_t_half_1): Vec row-major valid 6x40 to ND, a parameter per column
+// case 33 (float_uint8_t_relu_atomic): Acc NZ 16x32 to NZ
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c33_src.bin", src.data(), 320);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x500);
-    load("c33_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<half[]>(264);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c33_dst.bin", dst_buf.get(), 264);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c33_dst.out", dst_buf.get(), 264);
-}
-
-// case 34 (int32_t_half_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_34([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c34_src.bin", src.data(), 256);
+    load("c33_src.bin", src.data(), 512);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
-    TASSIGN(fp, 0x400);
-    load("c34_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<half[]>(165);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    TASSIGN(fp, 0x800);
+    load("c33_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(512);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
     Global_dst dst(dst_buf.get());
 
-    load("c34_dst.bin", dst_buf.get(), 165);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c34_dst.out", dst_buf.get(), 165);
-}
-
-// case 35 (int32_t_half_relu): Acc NZ 32x32 to ND, a parameter per row
-void case_35([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c35_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c35_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<half[]>(1024);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c35_dst.bin", dst_buf.get(), 1024);
+    load("c33_dst.bin", dst_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
                             ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
             dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     }
-    store("c35_dst.out", dst_buf.get(), 1024);
+    store("c33_dst.out", dst_buf.get(), 512);
 }
 
-// case 36 (int32_t_half_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+// case 34 (float_uint8_t_relu_atomic_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_34([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c34_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c34_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<uint8_t[]>(264);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c34_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c34_dst.out", dst_buf.get(), 264);
+}
+
+// case 35 (float_uint8_t_relu_atomic_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_35([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c35_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c35_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(165);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c35_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c35_dst.out", dst_buf.get(), 165);
+}
+
+// case 36 (int32_t_int8_t): Acc NZ 32x32 to ND, a parameter per row
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c36_src.bin", src.data(), 1024);
@@ -1018,115 +1058,11 @@ void case_36([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
     load("c36_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<half[]>(570);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c36_dst.bin", dst_buf.get(), 570);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    }
-    store("c36_dst.out", dst_buf.get(), 570);
-}
-
-// case 37 (int32_t_half_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
-void case_37([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
-    TASSIGN(src, 0x0);
-    load("c37_src.bin", src.data(), 256);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x400);
-    load("c37_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<half[]>(91);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
-
-    load("c37_dst.bin", dst_buf.get(), 91);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    }
-    store("c37_dst.out", dst_buf.get(), 91);
-}
-
-// case 38 (int32_t_half_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
-void case_38([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c38_src.bin", src.data(), 320);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x500);
-    load("c38_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<half[]>(264);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c38_dst.bin", dst_buf.get(), 264);
-    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-        dst, src, fp);
-    store("c38_dst.out", dst_buf.get(), 264);
-}
-
-// case 39 (int32_t_half_relu_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_39([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c39_src.bin", src.data(), 256);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x400);
-    load("c39_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<half[]>(165);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c39_dst.bin", dst_buf.get(), 165);
-    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-        dst, src, fp);
-    store("c39_dst.out", dst_buf.get(), 165);
-}
-
-// case 40 (int32_t_int16_t): Acc NZ 32x32 to ND, a parameter per row
-void case_40([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c40_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c40_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<int16_t[]>(1024);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c40_dst.bin", dst_buf.get(), 1024);
+    load("c36_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -1138,24 +1074,24 @@ void case_40([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c40_dst.out", dst_buf.get(), 1024);
+    store("c36_dst.out", dst_buf.get(), 1024);
 }
 
-// case 41 (int32_t_int16_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_41([[maybe_unused]] Prof profile) {
+// case 37 (int32_t_int8_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_37([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c41_src.bin", src.data(), 1024);
+    load("c37_src.bin", src.data(), 1024);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
-    load("c41_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<int16_t[]>(570);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    load("c37_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c41_dst.bin", dst_buf.get(), 570);
+    load("c37_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -1167,25 +1103,25 @@ void case_41([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c41_dst.out", dst_buf.get(), 570);
+    store("c37_dst.out", dst_buf.get(), 570);
 }
 
-// case 42 (int32_t_int16_t): Acc NZ run-time valid 13x5 of 16x16 to ND
-void case_42([[maybe_unused]] Prof profile) {
+// case 38 (int32_t_int8_t): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_38([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c42_src.bin", src.data(), 256);
+    load("c38_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
-    load("c42_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<int16_t[]>(91);
+    load("c38_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(91);
     using Global_dst =
-        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c42_dst.bin", dst_buf.get(), 91);
+    load("c38_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -1197,62 +1133,188 @@ void case_42([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c42_dst.out", dst_buf.get(), 91);
+    store("c38_dst.out", dst_buf.get(), 91);
 }
 
-// case 43 (int32_t_int16_t_1): Vec row-major valid 6x40 to ND, a parameter per column
-void case_43([[maybe_unused]] Prof profile) {
+// case 39 (int32_t_int8_t): Acc NZ 16x32 to NZ
+void case_39([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c39_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c39_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(512);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c39_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c39_dst.out", dst_buf.get(), 512);
+}
+
+// case 40 (int32_t_int8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_40([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c43_src.bin", src.data(), 320);
+    load("c40_src.bin", src.data(), 320);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
     Tile_fp fp;
     TASSIGN(fp, 0x500);
-    load("c43_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<int16_t[]>(264);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    load("c40_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int8_t[]>(264);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c43_dst.bin", dst_buf.get(), 264);
+    load("c40_dst.bin", dst_buf.get(), 264);
     profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c43_dst.out", dst_buf.get(), 264);
+    store("c40_dst.out", dst_buf.get(), 264);
 }
 
-// case 44 (int32_t_int16_t_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_44([[maybe_unused]] Prof profile) {
+// case 41 (int32_t_int8_t_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_41([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c41_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c41_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(165);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c41_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c41_dst.out", dst_buf.get(), 165);
+}
+
+// case 42 (int32_t_int8_t_relu): Acc NZ 32x32 to ND, a parameter per row
+void case_42([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c42_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c42_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c42_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c42_dst.out", dst_buf.get(), 1024);
+}
+
+// case 43 (int32_t_int8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_43([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c43_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c43_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c43_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c43_dst.out", dst_buf.get(), 570);
+}
+
+// case 44 (int32_t_int8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_44([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
     TASSIGN(src, 0x0);
     load("c44_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
     load("c44_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<int16_t[]>(165);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
+    auto dst_buf = std::make_unique<int8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c44_dst.bin", dst_buf.get(), 165);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c44_dst.out", dst_buf.get(), 165);
+    load("c44_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c44_dst.out", dst_buf.get(), 91);
 }
 
-// case 45 (int32_t_int16_t_relu): Acc NZ 32x32 to ND, a parameter per row
+// case 45 (int32_t_int8_t_relu): Acc NZ 16x32 to NZ
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c45_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    load("c45_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c45_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<int16_t[]>(1024);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    TASSIGN(fp, 0x800);
+    load("c45_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(512);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
     Global_dst dst(dst_buf.get());
 
-    load("c45_dst.bin", dst_buf.get(), 1024);
+    load("c45_dst.bin", dst_buf.get(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
@@ -1267,188 +1329,233 @@ void case_45([[maybe_unused]] Prof profile) {
                             ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c45_dst.out", dst_buf.get(), 1024);
+    store("c45_dst.out", dst_buf.get(), 512);
 }
 
-// case 46 (int32_t_int16_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+// case 46 (int32_t_int8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c46_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    load("c46_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
     Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c46_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<int16_t[]>(570);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    TASSIGN(fp, 0x500);
+    load("c46_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int8_t[]>(264);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c46_dst.bin", dst_buf.get(), 570);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    }
-    store("c46_dst.out", dst_buf.get(), 570);
+    load("c46_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c46_dst.out", dst_buf.get(), 264);
 }
 
-// case 47 (int32_t_int16_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+// case 47 (int32_t_int8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
-    Tile_src src(13, 5);
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
     TASSIGN(src, 0x0);
     load("c47_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
     load("c47_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<int16_t[]>(91);
-    using Global_dst =
-        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+    auto dst_buf = std::make_unique<int8_t[]>(165);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
 
-    load("c47_dst.bin", dst_buf.get(), 91);
+    load("c47_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c47_dst.out", dst_buf.get(), 165);
+}
+
+// case 48 (int32_t_int8_t_relu_atomic): Acc NZ 32x32 to ND, a parameter per row
+void case_48([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c48_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c48_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(1024);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c48_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
                             ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
             dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     }
-    store("c47_dst.out", dst_buf.get(), 91);
+    store("c48_dst.out", dst_buf.get(), 1024);
 }
 
-// case 48 (int32_t_int16_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
-void case_48([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c48_src.bin", src.data(), 320);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x500);
-    load("c48_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<int16_t[]>(264);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c48_dst.bin", dst_buf.get(), 264);
-    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-        dst, src, fp);
-    store("c48_dst.out", dst_buf.get(), 264);
-}
-
-// case 49 (int32_t_int16_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+// case 49 (int32_t_int8_t_relu_atomic): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_49([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c49_src.bin", src.data(), 256);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x400);
-    load("c49_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<int16_t[]>(165);
-    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c49_dst.bin", dst_buf.get(), 165);
-    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-        dst, src, fp);
-    store("c49_dst.out", dst_buf.get(), 165);
-}
-
-// case 50 (int32_t_uint8_t): Acc NZ 32x32 to ND, a parameter per row
-void case_50([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c50_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c50_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<uint8_t[]>(1024);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c50_dst.bin", dst_buf.get(), 1024);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-        break;
-    }
-    store("c50_dst.out", dst_buf.get(), 1024);
-}
-
-// case 51 (int32_t_uint8_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_51([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c51_src.bin", src.data(), 1024);
+    load("c49_src.bin", src.data(), 1024);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
-    load("c51_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<uint8_t[]>(570);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    load("c49_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int8_t[]>(570);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c51_dst.bin", dst_buf.get(), 570);
+    load("c49_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     }
-    store("c51_dst.out", dst_buf.get(), 570);
+    store("c49_dst.out", dst_buf.get(), 570);
 }
 
-// case 52 (int32_t_uint8_t): Acc NZ run-time valid 13x5 of 16x16 to ND
-void case_52([[maybe_unused]] Prof profile) {
+// case 50 (int32_t_int8_t_relu_atomic): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_50([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c52_src.bin", src.data(), 256);
+    load("c50_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
-    load("c52_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<uint8_t[]>(91);
+    load("c50_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(91);
     using Global_dst =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+        GlobalTensor<int8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c52_dst.bin", dst_buf.get(), 91);
+    load("c50_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c50_dst.out", dst_buf.get(), 91);
+}
+
+// case 51 (int32_t_int8_t_relu_atomic): Acc NZ 16x32 to NZ
+void case_51([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c51_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c51_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(512);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c51_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c51_dst.out", dst_buf.get(), 512);
+}
+
+// case 52 (int32_t_int8_t_relu_atomic_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_52([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c52_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c52_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int8_t[]>(264);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c52_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c52_dst.out", dst_buf.get(), 264);
+}
+
+// case 53 (int32_t_int8_t_relu_atomic_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_53([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c53_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c53_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int8_t[]>(165);
+    using Global_dst = GlobalTensor<int8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c53_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c53_dst.out", dst_buf.get(), 165);
+}
+
+// case 54 (int32_t_half): Acc NZ 32x32 to ND, a parameter per row
+void case_54([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c54_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c54_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<half[]>(1024);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c54_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
@@ -1460,50 +1567,12 @@ void case_52([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c52_dst.out", dst_buf.get(), 91);
+    store("c54_dst.out", dst_buf.get(), 1024);
 }
 
-// case 53 (int32_t_uint8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
-void case_53([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c53_src.bin", src.data(), 320);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x500);
-    load("c53_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<uint8_t[]>(264);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c53_dst.bin", dst_buf.get(), 264);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c53_dst.out", dst_buf.get(), 264);
-}
-
-// case 54 (int32_t_uint8_t_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_54([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c54_src.bin", src.data(), 256);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x400);
-    load("c54_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<uint8_t[]>(165);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c54_dst.bin", dst_buf.get(), 165);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c54_dst.out", dst_buf.get(), 165);
-}
-
-// case 55 (int32_t_uint8_t_relu): Acc NZ 32x32 to ND, a parameter per row
+// case 55 (int32_t_half): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c55_src.bin", src.data(), 1024);
@@ -1511,94 +1580,84 @@ void case_55([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
     load("c55_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<uint8_t[]>(1024);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<half[]>(570);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c55_dst.bin", dst_buf.get(), 1024);
+    load("c55_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c55_dst.out", dst_buf.get(), 1024);
+    store("c55_dst.out", dst_buf.get(), 570);
 }
 
-// case 56 (int32_t_uint8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+// case 56 (int32_t_half): Acc NZ run-time valid 13x5 of 16x16 to ND
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c56_src.bin", src.data(), 1024);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x1000);
-    load("c56_fp.bin", fp.data(), 32);
-    auto dst_buf = std::make_unique<uint8_t[]>(570);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c56_dst.bin", dst_buf.get(), 570);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
-        break;
-    case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
-        break;
-    }
-    store("c56_dst.out", dst_buf.get(), 570);
-}
-
-// case 57 (int32_t_uint8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
-void case_57([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c57_src.bin", src.data(), 256);
+    load("c56_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
-    load("c57_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<uint8_t[]>(91);
-    using Global_dst =
-        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    load("c56_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(91);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c57_dst.bin", dst_buf.get(), 91);
+    load("c56_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c57_dst.out", dst_buf.get(), 91);
+    store("c56_dst.out", dst_buf.get(), 91);
 }
 
-// case 58 (int32_t_uint8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+// case 57 (int32_t_half): Acc NZ 16x32 to NZ
+void case_57([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c57_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c57_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(512);
+    using Global_dst = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c57_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c57_dst.out", dst_buf.get(), 512);
+}
+
+// case 58 (int32_t_half_1): Vec row-major valid 6x40 to ND, a parameter per column
 void case_58([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
@@ -1608,17 +1667,16 @@ void case_58([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x500);
     load("c58_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<uint8_t[]>(264);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    auto dst_buf = std::make_unique<half[]>(264);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
     load("c58_dst.bin", dst_buf.get(), 264);
-    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-        dst, src, fp);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
     store("c58_dst.out", dst_buf.get(), 264);
 }
 
-// case 59 (int32_t_uint8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+// case 59 (int32_t_half_1): Vec col-major valid 9x15 of 16x16 to DN
 void case_59([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
@@ -1628,19 +1686,18 @@ void case_59([[maybe_unused]] Prof profile) {
     Tile_fp fp;
     TASSIGN(fp, 0x400);
     load("c59_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<uint8_t[]>(165);
-    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    auto dst_buf = std::make_unique<half[]>(165);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
     load("c59_dst.bin", dst_buf.get(), 165);
-    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-        dst, src, fp);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
     store("c59_dst.out", dst_buf.get(), 165);
 }
 
-// case 60 (float_half): Acc NZ 32x32 to ND, a parameter per row
+// case 60 (int32_t_half_relu): Acc NZ 32x32 to ND, a parameter per row
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c60_src.bin", src.data(), 1024);
@@ -1655,21 +1712,24 @@ void case_60([[maybe_unused]] Prof profile) {
     load("c60_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
     store("c60_dst.out", dst_buf.get(), 1024);
 }
 
-// case 61 (float_half): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+// case 61 (int32_t_half_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c61_src.bin", src.data(), 1024);
@@ -1684,21 +1744,24 @@ void case_61([[maybe_unused]] Prof profile) {
     load("c61_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
     store("c61_dst.out", dst_buf.get(), 570);
 }
 
-// case 62 (float_half): Acc NZ run-time valid 13x5 of 16x16 to ND
+// case 62 (int32_t_half_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
     load("c62_src.bin", src.data(), 256);
@@ -1713,6 +1776,110 @@ void case_62([[maybe_unused]] Prof profile) {
     load("c62_dst.bin", dst_buf.get(), 91);
     switch (profile) {
     case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c62_dst.out", dst_buf.get(), 91);
+}
+
+// case 63 (int32_t_half_relu): Acc NZ 16x32 to NZ
+void case_63([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c63_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c63_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(512);
+    using Global_dst = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c63_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c63_dst.out", dst_buf.get(), 512);
+}
+
+// case 64 (int32_t_half_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_64([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c64_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c64_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<half[]>(264);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c64_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c64_dst.out", dst_buf.get(), 264);
+}
+
+// case 65 (int32_t_half_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_65([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c65_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c65_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(165);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c65_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c65_dst.out", dst_buf.get(), 165);
+}
+
+// case 66 (int32_t_int16_t): Acc NZ 32x32 to ND, a parameter per row
+void case_66([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c66_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c66_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int16_t[]>(1024);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c66_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
         break;
     case Prof::A5:
@@ -1722,126 +1889,1135 @@ void case_62([[maybe_unused]] Prof profile) {
         profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c62_dst.out", dst_buf.get(), 91);
+    store("c66_dst.out", dst_buf.get(), 1024);
 }
 
-// case 63 (float_half_1): Vec row-major valid 6x40 to ND, a parameter per column
-void case_63([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
+// case 67 (int32_t_int16_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_67([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c63_src.bin", src.data(), 320);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x500);
-    load("c63_fp.bin", fp.data(), 40);
-    auto dst_buf = std::make_unique<half[]>(264);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
-    Global_dst dst(dst_buf.get());
-
-    load("c63_dst.bin", dst_buf.get(), 264);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c63_dst.out", dst_buf.get(), 264);
-}
-
-// case 64 (float_half_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_64([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c64_src.bin", src.data(), 256);
-    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
-    Tile_fp fp;
-    TASSIGN(fp, 0x400);
-    load("c64_fp.bin", fp.data(), 16);
-    auto dst_buf = std::make_unique<half[]>(165);
-    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
-    Global_dst dst(dst_buf.get());
-
-    load("c64_dst.bin", dst_buf.get(), 165);
-    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
-    store("c64_dst.out", dst_buf.get(), 165);
-}
-
-// case 65 (float_half_relu): Acc NZ 32x32 to ND, a parameter per row
-void case_65([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c65_src.bin", src.data(), 1024);
+    load("c67_src.bin", src.data(), 1024);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
-    load("c65_fp.bin", fp.data(), 32);
+    load("c67_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int16_t[]>(570);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c67_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c67_dst.out", dst_buf.get(), 570);
+}
+
+// case 68 (int32_t_int16_t): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_68([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c68_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c68_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c68_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c68_dst.out", dst_buf.get(), 91);
+}
+
+// case 69 (int32_t_int16_t): Acc NZ 16x32 to NZ
+void case_69([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c69_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c69_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(512);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c69_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c69_dst.out", dst_buf.get(), 512);
+}
+
+// case 70 (int32_t_int16_t_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_70([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c70_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c70_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int16_t[]>(264);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c70_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c70_dst.out", dst_buf.get(), 264);
+}
+
+// case 71 (int32_t_int16_t_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_71([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c71_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c71_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(165);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c71_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c71_dst.out", dst_buf.get(), 165);
+}
+
+// case 72 (int32_t_int16_t_relu): Acc NZ 32x32 to ND, a parameter per row
+void case_72([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c72_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c72_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int16_t[]>(1024);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c72_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c72_dst.out", dst_buf.get(), 1024);
+}
+
+// case 73 (int32_t_int16_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_73([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c73_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c73_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int16_t[]>(570);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c73_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c73_dst.out", dst_buf.get(), 570);
+}
+
+// case 74 (int32_t_int16_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_74([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c74_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c74_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c74_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c74_dst.out", dst_buf.get(), 91);
+}
+
+// case 75 (int32_t_int16_t_relu): Acc NZ 16x32 to NZ
+void case_75([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c75_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c75_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(512);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c75_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c75_dst.out", dst_buf.get(), 512);
+}
+
+// case 76 (int32_t_int16_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_76([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c76_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c76_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int16_t[]>(264);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c76_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c76_dst.out", dst_buf.get(), 264);
+}
+
+// case 77 (int32_t_int16_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_77([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c77_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c77_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(165);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c77_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c77_dst.out", dst_buf.get(), 165);
+}
+
+// case 78 (int32_t_int16_t_relu_atomic): Acc NZ 32x32 to ND, a parameter per row
+void case_78([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c78_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c78_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int16_t[]>(1024);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c78_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c78_dst.out", dst_buf.get(), 1024);
+}
+
+// case 79 (int32_t_int16_t_relu_atomic): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_79([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c79_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c79_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<int16_t[]>(570);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c79_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c79_dst.out", dst_buf.get(), 570);
+}
+
+// case 80 (int32_t_int16_t_relu_atomic): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_80([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c80_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c80_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(91);
+    using Global_dst =
+        GlobalTensor<int16_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c80_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c80_dst.out", dst_buf.get(), 91);
+}
+
+// case 81 (int32_t_int16_t_relu_atomic): Acc NZ 16x32 to NZ
+void case_81([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c81_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c81_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(512);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c81_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c81_dst.out", dst_buf.get(), 512);
+}
+
+// case 82 (int32_t_int16_t_relu_atomic_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_82([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c82_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c82_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<int16_t[]>(264);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c82_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c82_dst.out", dst_buf.get(), 264);
+}
+
+// case 83 (int32_t_int16_t_relu_atomic_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_83([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c83_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c83_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<int16_t[]>(165);
+    using Global_dst = GlobalTensor<int16_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c83_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c83_dst.out", dst_buf.get(), 165);
+}
+
+// case 84 (int32_t_uint8_t): Acc NZ 32x32 to ND, a parameter per row
+void case_84([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c84_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c84_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c84_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c84_dst.out", dst_buf.get(), 1024);
+}
+
+// case 85 (int32_t_uint8_t): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_85([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c85_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c85_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c85_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c85_dst.out", dst_buf.get(), 570);
+}
+
+// case 86 (int32_t_uint8_t): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_86([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c86_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c86_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c86_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c86_dst.out", dst_buf.get(), 91);
+}
+
+// case 87 (int32_t_uint8_t): Acc NZ 16x32 to NZ
+void case_87([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c87_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c87_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(512);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c87_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c87_dst.out", dst_buf.get(), 512);
+}
+
+// case 88 (int32_t_uint8_t_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_88([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c88_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c88_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<uint8_t[]>(264);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c88_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c88_dst.out", dst_buf.get(), 264);
+}
+
+// case 89 (int32_t_uint8_t_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_89([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c89_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c89_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(165);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c89_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c89_dst.out", dst_buf.get(), 165);
+}
+
+// case 90 (int32_t_uint8_t_relu): Acc NZ 32x32 to ND, a parameter per row
+void case_90([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c90_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c90_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c90_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c90_dst.out", dst_buf.get(), 1024);
+}
+
+// case 91 (int32_t_uint8_t_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_91([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c91_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c91_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c91_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c91_dst.out", dst_buf.get(), 570);
+}
+
+// case 92 (int32_t_uint8_t_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_92([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c92_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c92_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c92_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c92_dst.out", dst_buf.get(), 91);
+}
+
+// case 93 (int32_t_uint8_t_relu): Acc NZ 16x32 to NZ
+void case_93([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c93_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c93_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(512);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c93_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c93_dst.out", dst_buf.get(), 512);
+}
+
+// case 94 (int32_t_uint8_t_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_94([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c94_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c94_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<uint8_t[]>(264);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c94_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c94_dst.out", dst_buf.get(), 264);
+}
+
+// case 95 (int32_t_uint8_t_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_95([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c95_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c95_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(165);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c95_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c95_dst.out", dst_buf.get(), 165);
+}
+
+// case 96 (int32_t_uint8_t_relu_atomic): Acc NZ 32x32 to ND, a parameter per row
+void case_96([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c96_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c96_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(1024);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c96_dst.bin", dst_buf.get(), 1024);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c96_dst.out", dst_buf.get(), 1024);
+}
+
+// case 97 (int32_t_uint8_t_relu_atomic): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_97([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c97_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c97_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<uint8_t[]>(570);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c97_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c97_dst.out", dst_buf.get(), 570);
+}
+
+// case 98 (int32_t_uint8_t_relu_atomic): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_98([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c98_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c98_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(91);
+    using Global_dst =
+        GlobalTensor<uint8_t, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c98_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c98_dst.out", dst_buf.get(), 91);
+}
+
+// case 99 (int32_t_uint8_t_relu_atomic): Acc NZ 16x32 to NZ
+void case_99([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, int32_t, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c99_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c99_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(512);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 16, 32>, Stride<512, 512, 512, 32, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c99_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    }
+    store("c99_dst.out", dst_buf.get(), 512);
+}
+
+// case 100 (int32_t_uint8_t_relu_atomic_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_100([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c100_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c100_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<uint8_t[]>(264);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c100_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c100_dst.out", dst_buf.get(), 264);
+}
+
+// case 101 (int32_t_uint8_t_relu_atomic_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_101([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c101_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c101_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<uint8_t[]>(165);
+    using Global_dst = GlobalTensor<uint8_t, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c101_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicAdd, ReluPreMode::NormalRelu>(
+        dst, src, fp);
+    store("c101_dst.out", dst_buf.get(), 165);
+}
+
+// case 102 (float_half): Acc NZ 32x32 to ND, a parameter per row
+void case_102([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c102_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c102_fp.bin", fp.data(), 32);
     auto dst_buf = std::make_unique<half[]>(1024);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c65_dst.bin", dst_buf.get(), 1024);
+    load("c102_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c65_dst.out", dst_buf.get(), 1024);
+    store("c102_dst.out", dst_buf.get(), 1024);
 }
 
-// case 66 (float_half_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
-void case_66([[maybe_unused]] Prof profile) {
+// case 103 (float_half): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_103([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c66_src.bin", src.data(), 1024);
+    load("c103_src.bin", src.data(), 1024);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
     Tile_fp fp;
     TASSIGN(fp, 0x1000);
-    load("c66_fp.bin", fp.data(), 32);
+    load("c103_fp.bin", fp.data(), 32);
     auto dst_buf = std::make_unique<half[]>(570);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c66_dst.bin", dst_buf.get(), 570);
+    load("c103_dst.bin", dst_buf.get(), 570);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
         break;
     case Prof::A5:
-        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
-            dst, src, fp);
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
         break;
     case Prof::CPU:
-        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
-                            ReluPreMode::NormalRelu>(dst, src, fp);
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
         break;
     }
-    store("c66_dst.out", dst_buf.get(), 570);
+    store("c103_dst.out", dst_buf.get(), 570);
 }
 
-// case 67 (float_half_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
-void case_67([[maybe_unused]] Prof profile) {
+// case 104 (float_half): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_104([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
     Tile_src src(13, 5);
     TASSIGN(src, 0x0);
-    load("c67_src.bin", src.data(), 256);
+    load("c104_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
-    load("c67_fp.bin", fp.data(), 16);
+    load("c104_fp.bin", fp.data(), 16);
     auto dst_buf = std::make_unique<half[]>(91);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
 
-    load("c67_dst.bin", dst_buf.get(), 91);
+    load("c104_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c104_dst.out", dst_buf.get(), 91);
+}
+
+// case 105 (float_half): Acc NZ 16x32 to NZ
+void case_105([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c105_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c105_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(512);
+    using Global_dst = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c105_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5>(dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+        break;
+    }
+    store("c105_dst.out", dst_buf.get(), 512);
+}
+
+// case 106 (float_half_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_106([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c106_src.bin", src.data(), 320);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x500);
+    load("c106_fp.bin", fp.data(), 40);
+    auto dst_buf = std::make_unique<half[]>(264);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c106_dst.bin", dst_buf.get(), 264);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c106_dst.out", dst_buf.get(), 264);
+}
+
+// case 107 (float_half_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_107([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c107_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c107_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(165);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
+    Global_dst dst(dst_buf.get());
+
+    load("c107_dst.bin", dst_buf.get(), 165);
+    profiled::TSTORE_FP<profile_cpu>(dst, src, fp);
+    store("c107_dst.out", dst_buf.get(), 165);
+}
+
+// case 108 (float_half_relu): Acc NZ 32x32 to ND, a parameter per row
+void case_108([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c108_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c108_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<half[]>(1024);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 32, 32>, Stride<1024, 1024, 1024, 32, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c108_dst.bin", dst_buf.get(), 1024);
     switch (profile) {
     case Prof::A2A3:
         profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
@@ -1856,47 +3032,143 @@ void case_67([[maybe_unused]] Prof profile) {
                             ReluPreMode::NormalRelu>(dst, src, fp);
         break;
     }
-    store("c67_dst.out", dst_buf.get(), 91);
+    store("c108_dst.out", dst_buf.get(), 1024);
 }
 
-// case 68 (float_half_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
-void case_68([[maybe_unused]] Prof profile) {
+// case 109 (float_half_relu): Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30
+void case_109([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 32, 32, BLayout::ColMajor, 19, 27, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c109_src.bin", src.data(), 1024);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 32, BLayout::RowMajor, 1, 32>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x1000);
+    load("c109_fp.bin", fp.data(), 32);
+    auto dst_buf = std::make_unique<half[]>(570);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 19, 27>, Stride<570, 570, 570, 30, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get());
+
+    load("c109_dst.bin", dst_buf.get(), 570);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c109_dst.out", dst_buf.get(), 570);
+}
+
+// case 110 (float_half_relu): Acc NZ run-time valid 13x5 of 16x16 to ND
+void case_110([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC, SLayout::RowMajor, 1024>;
+    Tile_src src(13, 5);
+    TASSIGN(src, 0x0);
+    load("c110_src.bin", src.data(), 256);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x400);
+    load("c110_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(91);
+    using Global_dst = GlobalTensor<half, Shape<1, 1, 1, DYNAMIC, DYNAMIC>, Stride<91, 91, 91, DYNAMIC, 1>, Layout::ND>;
+    Global_dst dst(dst_buf.get(), Global_dst::Shape(13, 5), Global_dst::Stride(7));
+
+    load("c110_dst.bin", dst_buf.get(), 91);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c110_dst.out", dst_buf.get(), 91);
+}
+
+// case 111 (float_half_relu): Acc NZ 16x32 to NZ
+void case_111([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Acc, float, 16, 32, BLayout::ColMajor, 16, 32, SLayout::RowMajor, 1024>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c111_src.bin", src.data(), 512);
+    using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
+    Tile_fp fp;
+    TASSIGN(fp, 0x800);
+    load("c111_fp.bin", fp.data(), 16);
+    auto dst_buf = std::make_unique<half[]>(512);
+    using Global_dst = GlobalTensor<half, Shape<1, 2, 1, 16, 16>, Stride<512, 256, 256, 16, 1>, Layout::NZ>;
+    Global_dst dst(dst_buf.get());
+
+    load("c111_dst.bin", dst_buf.get(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TSTORE_FP<profile_a2a3, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    case Prof::A5:
+        profiled::TSTORE_FP<profile_a5, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
+            dst, src, fp);
+        break;
+    case Prof::CPU:
+        profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone,
+                            ReluPreMode::NormalRelu>(dst, src, fp);
+        break;
+    }
+    store("c111_dst.out", dst_buf.get(), 512);
+}
+
+// case 112 (float_half_relu_1): Vec row-major valid 6x40 to ND, a parameter per column
+void case_112([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, float, 8, 40, BLayout::RowMajor, 6, 40>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c68_src.bin", src.data(), 320);
+    load("c112_src.bin", src.data(), 320);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 40, BLayout::RowMajor, 1, 40>;
     Tile_fp fp;
     TASSIGN(fp, 0x500);
-    load("c68_fp.bin", fp.data(), 40);
+    load("c112_fp.bin", fp.data(), 40);
     auto dst_buf = std::make_unique<half[]>(264);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 6, 40>, Stride<264, 264, 264, 44, 1>, Layout::ND>;
     Global_dst dst(dst_buf.get());
 
-    load("c68_dst.bin", dst_buf.get(), 264);
+    load("c112_dst.bin", dst_buf.get(), 264);
     profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
         dst, src, fp);
-    store("c68_dst.out", dst_buf.get(), 264);
+    store("c112_dst.out", dst_buf.get(), 264);
 }
 
-// case 69 (float_half_relu_1): Vec col-major valid 9x15 of 16x16 to DN
-void case_69([[maybe_unused]] Prof profile) {
+// case 113 (float_half_relu_1): Vec col-major valid 9x15 of 16x16 to DN
+void case_113([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, float, 16, 16, BLayout::ColMajor, 9, 15>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c69_src.bin", src.data(), 256);
+    load("c113_src.bin", src.data(), 256);
     using Tile_fp = Tile<TileType::Vec, uint64_t, 1, 16, BLayout::RowMajor, 1, 16>;
     Tile_fp fp;
     TASSIGN(fp, 0x400);
-    load("c69_fp.bin", fp.data(), 16);
+    load("c113_fp.bin", fp.data(), 16);
     auto dst_buf = std::make_unique<half[]>(165);
     using Global_dst = GlobalTensor<half, Shape<1, 1, 1, 9, 15>, Stride<165, 165, 165, 1, 11>, Layout::DN>;
     Global_dst dst(dst_buf.get());
 
-    load("c69_dst.bin", dst_buf.get(), 165);
+    load("c113_dst.bin", dst_buf.get(), 165);
     profiled::TSTORE_FP<profile_cpu, Tile_src, Global_dst, Tile_fp, AtomicType::AtomicNone, ReluPreMode::NormalRelu>(
         dst, src, fp);
-    store("c69_dst.out", dst_buf.get(), 165);
+    store("c113_dst.out", dst_buf.get(), 165);
 }
 
 struct Entry {
@@ -1906,58 +3178,95 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
-    {"c3@CPU", case_3, Prof::CPU},     {"c4@CPU", case_4, Prof::CPU},     {"c5@A2A3", case_5, Prof::A2A3},
-    {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},     {"c6@A2A3", case_6, Prof::A2A3},
-    {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},     {"c7@A2A3", case_7, Prof::A2A3},
-    {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},     {"c8@CPU", case_8, Prof::CPU},
-    {"c9@CPU", case_9, Prof::CPU},     {"c10@A2A3", case_10, Prof::A2A3}, {"c10@A5", case_10, Prof::A5},
-    {"c10@CPU", case_10, Prof::CPU},   {"c11@A2A3", case_11, Prof::A2A3}, {"c11@A5", case_11, Prof::A5},
-    {"c11@CPU", case_11, Prof::CPU},   {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5},
-    {"c12@CPU", case_12, Prof::CPU},   {"c13@CPU", case_13, Prof::CPU},   {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5},     {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5},     {"c17@CPU", case_17, Prof::CPU},
-    {"c18@CPU", case_18, Prof::CPU},   {"c19@CPU", case_19, Prof::CPU},   {"c20@A2A3", case_20, Prof::A2A3},
-    {"c20@A5", case_20, Prof::A5},     {"c20@CPU", case_20, Prof::CPU},   {"c21@A2A3", case_21, Prof::A2A3},
-    {"c21@A5", case_21, Prof::A5},     {"c21@CPU", case_21, Prof::CPU},   {"c22@A2A3", case_22, Prof::A2A3},
-    {"c22@A5", case_22, Prof::A5},     {"c22@CPU", case_22, Prof::CPU},   {"c23@CPU", case_23, Prof::CPU},
-    {"c24@CPU", case_24, Prof::CPU},   {"c25@A2A3", case_25, Prof::A2A3}, {"c25@A5", case_25, Prof::A5},
-    {"c25@CPU", case_25, Prof::CPU},   {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5},
-    {"c26@CPU", case_26, Prof::CPU},   {"c27@A2A3", case_27, Prof::A2A3}, {"c27@A5", case_27, Prof::A5},
-    {"c27@CPU", case_27, Prof::CPU},   {"c28@CPU", case_28, Prof::CPU},   {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A2A3", case_30, Prof::A2A3}, {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A2A3", case_31, Prof::A2A3}, {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU},
-    {"c32@A2A3", case_32, Prof::A2A3}, {"c32@A5", case_32, Prof::A5},     {"c32@CPU", case_32, Prof::CPU},
-    {"c33@CPU", case_33, Prof::CPU},   {"c34@CPU", case_34, Prof::CPU},   {"c35@A2A3", case_35, Prof::A2A3},
-    {"c35@A5", case_35, Prof::A5},     {"c35@CPU", case_35, Prof::CPU},   {"c36@A2A3", case_36, Prof::A2A3},
-    {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU},   {"c37@A2A3", case_37, Prof::A2A3},
-    {"c37@A5", case_37, Prof::A5},     {"c37@CPU", case_37, Prof::CPU},   {"c38@CPU", case_38, Prof::CPU},
-    {"c39@CPU", case_39, Prof::CPU},   {"c40@A2A3", case_40, Prof::A2A3}, {"c40@A5", case_40, Prof::A5},
-    {"c40@CPU", case_40, Prof::CPU},   {"c41@A2A3", case_41, Prof::A2A3}, {"c41@A5", case_41, Prof::A5},
-    {"c41@CPU", case_41, Prof::CPU},   {"c42@A2A3", case_42, Prof::A2A3}, {"c42@A5", case_42, Prof::A5},
-    {"c42@CPU", case_42, Prof::CPU},   {"c43@CPU", case_43, Prof::CPU},   {"c44@CPU", case_44, Prof::CPU},
-    {"c45@A2A3", case_45, Prof::A2A3}, {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU},
-    {"c46@A2A3", case_46, Prof::A2A3}, {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU},
-    {"c47@A2A3", case_47, Prof::A2A3}, {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU},
-    {"c48@CPU", case_48, Prof::CPU},   {"c49@CPU", case_49, Prof::CPU},   {"c50@A2A3", case_50, Prof::A2A3},
-    {"c50@A5", case_50, Prof::A5},     {"c50@CPU", case_50, Prof::CPU},   {"c51@A2A3", case_51, Prof::A2A3},
-    {"c51@A5", case_51, Prof::A5},     {"c51@CPU", case_51, Prof::CPU},   {"c52@A2A3", case_52, Prof::A2A3},
-    {"c52@A5", case_52, Prof::A5},     {"c52@CPU", case_52, Prof::CPU},   {"c53@CPU", case_53, Prof::CPU},
-    {"c54@CPU", case_54, Prof::CPU},   {"c55@A2A3", case_55, Prof::A2A3}, {"c55@A5", case_55, Prof::A5},
-    {"c55@CPU", case_55, Prof::CPU},   {"c56@A2A3", case_56, Prof::A2A3}, {"c56@A5", case_56, Prof::A5},
-    {"c56@CPU", case_56, Prof::CPU},   {"c57@A2A3", case_57, Prof::A2A3}, {"c57@A5", case_57, Prof::A5},
-    {"c57@CPU", case_57, Prof::CPU},   {"c58@CPU", case_58, Prof::CPU},   {"c59@CPU", case_59, Prof::CPU},
-    {"c60@A2A3", case_60, Prof::A2A3}, {"c60@A5", case_60, Prof::A5},     {"c60@CPU", case_60, Prof::CPU},
-    {"c61@A2A3", case_61, Prof::A2A3}, {"c61@A5", case_61, Prof::A5},     {"c61@CPU", case_61, Prof::CPU},
-    {"c62@A2A3", case_62, Prof::A2A3}, {"c62@A5", case_62, Prof::A5},     {"c62@CPU", case_62, Prof::CPU},
-    {"c63@CPU", case_63, Prof::CPU},   {"c64@CPU", case_64, Prof::CPU},   {"c65@A2A3", case_65, Prof::A2A3},
-    {"c65@A5", case_65, Prof::A5},     {"c65@CPU", case_65, Prof::CPU},   {"c66@A2A3", case_66, Prof::A2A3},
-    {"c66@A5", case_66, Prof::A5},     {"c66@CPU", case_66, Prof::CPU},   {"c67@A2A3", case_67, Prof::A2A3},
-    {"c67@A5", case_67, Prof::A5},     {"c67@CPU", case_67, Prof::CPU},   {"c68@CPU", case_68, Prof::CPU},
-    {"c69@CPU", case_69, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3},     {"c0@A5", case_0, Prof::A5},         {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},     {"c1@A5", case_1, Prof::A5},         {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},     {"c2@A5", case_2, Prof::A5},         {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},     {"c3@A5", case_3, Prof::A5},         {"c3@CPU", case_3, Prof::CPU},
+    {"c4@CPU", case_4, Prof::CPU},       {"c5@CPU", case_5, Prof::CPU},       {"c6@A2A3", case_6, Prof::A2A3},
+    {"c6@A5", case_6, Prof::A5},         {"c6@CPU", case_6, Prof::CPU},       {"c7@A2A3", case_7, Prof::A2A3},
+    {"c7@A5", case_7, Prof::A5},         {"c7@CPU", case_7, Prof::CPU},       {"c8@A2A3", case_8, Prof::A2A3},
+    {"c8@A5", case_8, Prof::A5},         {"c8@CPU", case_8, Prof::CPU},       {"c9@A2A3", case_9, Prof::A2A3},
+    {"c9@A5", case_9, Prof::A5},         {"c9@CPU", case_9, Prof::CPU},       {"c10@CPU", case_10, Prof::CPU},
+    {"c11@CPU", case_11, Prof::CPU},     {"c12@A2A3", case_12, Prof::A2A3},   {"c12@A5", case_12, Prof::A5},
+    {"c12@CPU", case_12, Prof::CPU},     {"c13@A2A3", case_13, Prof::A2A3},   {"c13@A5", case_13, Prof::A5},
+    {"c13@CPU", case_13, Prof::CPU},     {"c14@A2A3", case_14, Prof::A2A3},   {"c14@A5", case_14, Prof::A5},
+    {"c14@CPU", case_14, Prof::CPU},     {"c15@A2A3", case_15, Prof::A2A3},   {"c15@A5", case_15, Prof::A5},
+    {"c15@CPU", case_15, Prof::CPU},     {"c16@CPU", case_16, Prof::CPU},     {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A2A3", case_18, Prof::A2A3},   {"c18@A5", case_18, Prof::A5},       {"c18@CPU", case_18, Prof::CPU},
+    {"c19@A2A3", case_19, Prof::A2A3},   {"c19@A5", case_19, Prof::A5},       {"c19@CPU", case_19, Prof::CPU},
+    {"c20@A2A3", case_20, Prof::A2A3},   {"c20@A5", case_20, Prof::A5},       {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A2A3", case_21, Prof::A2A3},   {"c21@A5", case_21, Prof::A5},       {"c21@CPU", case_21, Prof::CPU},
+    {"c22@CPU", case_22, Prof::CPU},     {"c23@CPU", case_23, Prof::CPU},     {"c24@A2A3", case_24, Prof::A2A3},
+    {"c24@A5", case_24, Prof::A5},       {"c24@CPU", case_24, Prof::CPU},     {"c25@A2A3", case_25, Prof::A2A3},
+    {"c25@A5", case_25, Prof::A5},       {"c25@CPU", case_25, Prof::CPU},     {"c26@A2A3", case_26, Prof::A2A3},
+    {"c26@A5", case_26, Prof::A5},       {"c26@CPU", case_26, Prof::CPU},     {"c27@A2A3", case_27, Prof::A2A3},
+    {"c27@A5", case_27, Prof::A5},       {"c27@CPU", case_27, Prof::CPU},     {"c28@CPU", case_28, Prof::CPU},
+    {"c29@CPU", case_29, Prof::CPU},     {"c30@A2A3", case_30, Prof::A2A3},   {"c30@A5", case_30, Prof::A5},
+    {"c30@CPU", case_30, Prof::CPU},     {"c31@A2A3", case_31, Prof::A2A3},   {"c31@A5", case_31, Prof::A5},
+    {"c31@CPU", case_31, Prof::CPU},     {"c32@A2A3", case_32, Prof::A2A3},   {"c32@A5", case_32, Prof::A5},
+    {"c32@CPU", case_32, Prof::CPU},     {"c33@A2A3", case_33, Prof::A2A3},   {"c33@A5", case_33, Prof::A5},
+    {"c33@CPU", case_33, Prof::CPU},     {"c34@CPU", case_34, Prof::CPU},     {"c35@CPU", case_35, Prof::CPU},
+    {"c36@A2A3", case_36, Prof::A2A3},   {"c36@A5", case_36, Prof::A5},       {"c36@CPU", case_36, Prof::CPU},
+    {"c37@A2A3", case_37, Prof::A2A3},   {"c37@A5", case_37, Prof::A5},       {"c37@CPU", case_37, Prof::CPU},
+    {"c38@A2A3", case_38, Prof::A2A3},   {"c38@A5", case_38, Prof::A5},       {"c38@CPU", case_38, Prof::CPU},
+    {"c39@A2A3", case_39, Prof::A2A3},   {"c39@A5", case_39, Prof::A5},       {"c39@CPU", case_39, Prof::CPU},
+    {"c40@CPU", case_40, Prof::CPU},     {"c41@CPU", case_41, Prof::CPU},     {"c42@A2A3", case_42, Prof::A2A3},
+    {"c42@A5", case_42, Prof::A5},       {"c42@CPU", case_42, Prof::CPU},     {"c43@A2A3", case_43, Prof::A2A3},
+    {"c43@A5", case_43, Prof::A5},       {"c43@CPU", case_43, Prof::CPU},     {"c44@A2A3", case_44, Prof::A2A3},
+    {"c44@A5", case_44, Prof::A5},       {"c44@CPU", case_44, Prof::CPU},     {"c45@A2A3", case_45, Prof::A2A3},
+    {"c45@A5", case_45, Prof::A5},       {"c45@CPU", case_45, Prof::CPU},     {"c46@CPU", case_46, Prof::CPU},
+    {"c47@CPU", case_47, Prof::CPU},     {"c48@A2A3", case_48, Prof::A2A3},   {"c48@A5", case_48, Prof::A5},
+    {"c48@CPU", case_48, Prof::CPU},     {"c49@A2A3", case_49, Prof::A2A3},   {"c49@A5", case_49, Prof::A5},
+    {"c49@CPU", case_49, Prof::CPU},     {"c50@A2A3", case_50, Prof::A2A3},   {"c50@A5", case_50, Prof::A5},
+    {"c50@CPU", case_50, Prof::CPU},     {"c51@A2A3", case_51, Prof::A2A3},   {"c51@A5", case_51, Prof::A5},
+    {"c51@CPU", case_51, Prof::CPU},     {"c52@CPU", case_52, Prof::CPU},     {"c53@CPU", case_53, Prof::CPU},
+    {"c54@A2A3", case_54, Prof::A2A3},   {"c54@A5", case_54, Prof::A5},       {"c54@CPU", case_54, Prof::CPU},
+    {"c55@A2A3", case_55, Prof::A2A3},   {"c55@A5", case_55, Prof::A5},       {"c55@CPU", case_55, Prof::CPU},
+    {"c56@A2A3", case_56, Prof::A2A3},   {"c56@A5", case_56, Prof::A5},       {"c56@CPU", case_56, Prof::CPU},
+    {"c57@A2A3", case_57, Prof::A2A3},   {"c57@A5", case_57, Prof::A5},       {"c57@CPU", case_57, Prof::CPU},
+    {"c58@CPU", case_58, Prof::CPU},     {"c59@CPU", case_59, Prof::CPU},     {"c60@A2A3", case_60, Prof::A2A3},
+    {"c60@A5", case_60, Prof::A5},       {"c60@CPU", case_60, Prof::CPU},     {"c61@A2A3", case_61, Prof::A2A3},
+    {"c61@A5", case_61, Prof::A5},       {"c61@CPU", case_61, Prof::CPU},     {"c62@A2A3", case_62, Prof::A2A3},
+    {"c62@A5", case_62, Prof::A5},       {"c62@CPU", case_62, Prof::CPU},     {"c63@A2A3", case_63, Prof::A2A3},
+    {"c63@A5", case_63, Prof::A5},       {"c63@CPU", case_63, Prof::CPU},     {"c64@CPU", case_64, Prof::CPU},
+    {"c65@CPU", case_65, Prof::CPU},     {"c66@A2A3", case_66, Prof::A2A3},   {"c66@A5", case_66, Prof::A5},
+    {"c66@CPU", case_66, Prof::CPU},     {"c67@A2A3", case_67, Prof::A2A3},   {"c67@A5", case_67, Prof::A5},
+    {"c67@CPU", case_67, Prof::CPU},     {"c68@A2A3", case_68, Prof::A2A3},   {"c68@A5", case_68, Prof::A5},
+    {"c68@CPU", case_68, Prof::CPU},     {"c69@A2A3", case_69, Prof::A2A3},   {"c69@A5", case_69, Prof::A5},
+    {"c69@CPU", case_69, Prof::CPU},     {"c70@CPU", case_70, Prof::CPU},     {"c71@CPU", case_71, Prof::CPU},
+    {"c72@A2A3", case_72, Prof::A2A3},   {"c72@A5", case_72, Prof::A5},       {"c72@CPU", case_72, Prof::CPU},
+    {"c73@A2A3", case_73, Prof::A2A3},   {"c73@A5", case_73, Prof::A5},       {"c73@CPU", case_73, Prof::CPU},
+    {"c74@A2A3", case_74, Prof::A2A3},   {"c74@A5", case_74, Prof::A5},       {"c74@CPU", case_74, Prof::CPU},
+    {"c75@A2A3", case_75, Prof::A2A3},   {"c75@A5", case_75, Prof::A5},       {"c75@CPU", case_75, Prof::CPU},
+    {"c76@CPU", case_76, Prof::CPU},     {"c77@CPU", case_77, Prof::CPU},     {"c78@A2A3", case_78, Prof::A2A3},
+    {"c78@A5", case_78, Prof::A5},       {"c78@CPU", case_78, Prof::CPU},     {"c79@A2A3", case_79, Prof::A2A3},
+    {"c79@A5", case_79, Prof::A5},       {"c79@CPU", case_79, Prof::CPU},     {"c80@A2A3", case_80, Prof::A2A3},
+    {"c80@A5", case_80, Prof::A5},       {"c80@CPU", case_80, Prof::CPU},     {"c81@A2A3", case_81, Prof::A2A3},
+    {"c81@A5", case_81, Prof::A5},       {"c81@CPU", case_81, Prof::CPU},     {"c82@CPU", case_82, Prof::CPU},
+    {"c83@CPU", case_83, Prof::CPU},     {"c84@A2A3", case_84, Prof::A2A3},   {"c84@A5", case_84, Prof::A5},
+    {"c84@CPU", case_84, Prof::CPU},     {"c85@A2A3", case_85, Prof::A2A3},   {"c85@A5", case_85, Prof::A5},
+    {"c85@CPU", case_85, Prof::CPU},     {"c86@A2A3", case_86, Prof::A2A3},   {"c86@A5", case_86, Prof::A5},
+    {"c86@CPU", case_86, Prof::CPU},     {"c87@A2A3", case_87, Prof::A2A3},   {"c87@A5", case_87, Prof::A5},
+    {"c87@CPU", case_87, Prof::CPU},     {"c88@CPU", case_88, Prof::CPU},     {"c89@CPU", case_89, Prof::CPU},
+    {"c90@A2A3", case_90, Prof::A2A3},   {"c90@A5", case_90, Prof::A5},       {"c90@CPU", case_90, Prof::CPU},
+    {"c91@A2A3", case_91, Prof::A2A3},   {"c91@A5", case_91, Prof::A5},       {"c91@CPU", case_91, Prof::CPU},
+    {"c92@A2A3", case_92, Prof::A2A3},   {"c92@A5", case_92, Prof::A5},       {"c92@CPU", case_92, Prof::CPU},
+    {"c93@A2A3", case_93, Prof::A2A3},   {"c93@A5", case_93, Prof::A5},       {"c93@CPU", case_93, Prof::CPU},
+    {"c94@CPU", case_94, Prof::CPU},     {"c95@CPU", case_95, Prof::CPU},     {"c96@A2A3", case_96, Prof::A2A3},
+    {"c96@A5", case_96, Prof::A5},       {"c96@CPU", case_96, Prof::CPU},     {"c97@A2A3", case_97, Prof::A2A3},
+    {"c97@A5", case_97, Prof::A5},       {"c97@CPU", case_97, Prof::CPU},     {"c98@A2A3", case_98, Prof::A2A3},
+    {"c98@A5", case_98, Prof::A5},       {"c98@CPU", case_98, Prof::CPU},     {"c99@A2A3", case_99, Prof::A2A3},
+    {"c99@A5", case_99, Prof::A5},       {"c99@CPU", case_99, Prof::CPU},     {"c100@CPU", case_100, Prof::CPU},
+    {"c101@CPU", case_101, Prof::CPU},   {"c102@A2A3", case_102, Prof::A2A3}, {"c102@A5", case_102, Prof::A5},
+    {"c102@CPU", case_102, Prof::CPU},   {"c103@A2A3", case_103, Prof::A2A3}, {"c103@A5", case_103, Prof::A5},
+    {"c103@CPU", case_103, Prof::CPU},   {"c104@A2A3", case_104, Prof::A2A3}, {"c104@A5", case_104, Prof::A5},
+    {"c104@CPU", case_104, Prof::CPU},   {"c105@A2A3", case_105, Prof::A2A3}, {"c105@A5", case_105, Prof::A5},
+    {"c105@CPU", case_105, Prof::CPU},   {"c106@CPU", case_106, Prof::CPU},   {"c107@CPU", case_107, Prof::CPU},
+    {"c108@A2A3", case_108, Prof::A2A3}, {"c108@A5", case_108, Prof::A5},     {"c108@CPU", case_108, Prof::CPU},
+    {"c109@A2A3", case_109, Prof::A2A3}, {"c109@A5", case_109, Prof::A5},     {"c109@CPU", case_109, Prof::CPU},
+    {"c110@A2A3", case_110, Prof::A2A3}, {"c110@A5", case_110, Prof::A5},     {"c110@CPU", case_110, Prof::CPU},
+    {"c111@A2A3", case_111, Prof::A2A3}, {"c111@A5", case_111, Prof::A5},     {"c111@CPU", case_111, Prof::CPU},
+    {"c112@CPU", case_112, Prof::CPU},   {"c113@CPU", case_113, Prof::CPU},
 };
 
 } // namespace
