@@ -146,6 +146,13 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "cannot read" in capsys.readouterr().err
 
 
+# Intrinsics whose declarations depart from upstream's, each argued by a spec note.
+ARGUED_DEPARTURES = {"TFILLPAD"}
+TFILLPAD_MODE_FORM = (
+    "TFILLPAD",
+    "<TFillPadMode _ = TFillPadMode::Normal, typename, typename, typename...>(T0&, T1&, P&...)",
+)
+
 UPSTREAM_TOKENS = [
     line.split(" ", 1)
     for line in (ROOT / "tests/fixtures/upstream_declaration_tokens.txt").read_text().splitlines()
@@ -160,8 +167,14 @@ def test_generated_header_has_upstream_declarations_token_for_token() -> None:
     for d in public_declarations(GENERATED):
         ours.setdefault(d.name, set()).add(d.text)
     pinned = [(name, text) for name, text in UPSTREAM_TOKENS if name in ours]
-    assert len(pinned) == 158  # 128 + the 17 of TMOV, TMOV_FP and TTRANS + the 13 of the matrix set
-    assert [(name, text) for name, text in pinned if text not in ours[name]] == []
+    # 128 + the 17 of TMOV, TMOV_FP and TTRANS + the 13 of the matrix set + TFILLPAD's 2, TFILLPAD_INPLACE,
+    # TFILLPAD_EXPAND and TSTORE_FP
+    assert len(pinned) == 163
+    differing = [(name, text) for name, text in pinned if text not in ours[name]]
+    # TFILLPAD's two forms leave out upstream's location guards, which tfillpad.yaml's notes argue
+    assert {name for name, _ in differing} <= ARGUED_DEPARTURES and len(differing) == 2
+    notes = arguing_notes(load_specs(ROOT / "specs", ROOT))
+    assert all(name in notes for name in ARGUED_DEPARTURES)
 
 
 def test_generated_header_dispatches_as_upstream() -> None:
@@ -174,11 +187,15 @@ def test_generated_header_dispatches_as_upstream() -> None:
     for name, rest in upstream:
         shape, dispatch = rest.split(" => ")
         if name in ours and shape in ours[name]:
-            assert ours[name][shape] == dispatch, (name, shape)
+            # TFILLPAD's Vec form passes `mode` to one _IMPL where upstream's body picks one of three
+            # with `if constexpr` (argued in tfillpad.yaml's notes)
+            assert ours[name][shape] == dispatch or (name, shape) == TFILLPAD_MODE_FORM, (name, shape)
             compared.add((name, shape))
     # Every generated declaration that upstream has is compared (the rest are pinned gaps).
     # TPRELU's three-tile form, and TALIAS, which upstream's header does not declare (its notes);
     # TSYNC's event form calls WaitAllEvents, no backend's _IMPL, in both headers.
     dispatching = sum(d is not None for forms in ours.values() for d in forms.values())
     assert ours["TSYNC"]["<typename...>(P&...)"] is None
-    assert len(compared) == dispatching - 1 - len(ours.get("TALIAS", {}))
+    # TFILLPAD_INPLACE and TFILLPAD_EXPAND, whose upstream bodies call TFILLPAD<mode> (no _IMPL; their notes).
+    aliases = sum(len(ours.get(name, {})) for name in ("TFILLPAD_INPLACE", "TFILLPAD_EXPAND"))
+    assert len(compared) == dispatching - 1 - len(ours.get("TALIAS", {})) - aliases

@@ -39,7 +39,11 @@ def test_forms_share_the_cpu_impl_where_upstream_does() -> None:
     """The main form fixes AtomicType::AtomicNone where the atomic form passes `atomicType`: one
     `_IMPL<TileData, GlobalData, AtomicType>` serves both (two would be ambiguous in C++)."""
     keys = [a.key for a in TSTORE.adapters]
-    assert len(keys) == len(set(keys)) == 6
+    assert len(keys) == len(set(keys)) == 7  # the six of TSTORE's forms and TSTORE_FP's
+    fp = [a for a in TSTORE.adapters if "fp" in a.target_args]
+    assert [(a.target_args, len(a.template)) for a in fp] == [
+        (["dst", "src", "fp", "reluPreMode", "atomicType"], 5)
+    ]
     main_form, atomic = TSTORE.forms[0].adapter, TSTORE.forms[2].adapter
     assert main_form is not None and atomic is not None
     assert main_form.key == atomic.key and main_form.runs == atomic.runs

@@ -280,7 +280,13 @@ def _syntax_mnemonic(facts: PageFacts, mnemonic: str) -> str:
     """The mnemonic the page's syntax lines spell, where the title names the intrinsic instead
     (the reference page TSUBVIEW.md of `pto.subview`); else `mnemonic`."""
     lines = [line for forms in facts.syntax.values() for line in forms]
-    spelled = {m.group(0) for line in lines for m in re.finditer(r"(?<![!#\w.])pto\.[a-z][a-z0-9_]*", line)}
+    # a dotted spelling names the mnemonic with underscores (`pto.tstore.fp` of `pto.tstore_fp`)
+    found = (
+        m.group(0)
+        for line in lines
+        for m in re.finditer(r"(?<![!#\w.])pto\.[a-z][a-z0-9_]*(?:\.[a-z]\w*)*", line)
+    )
+    spelled = {"pto." + s[4:].replace(".", "_") for s in found}
     if mnemonic in spelled or len(spelled) != 1:
         return mnemonic
     return spelled.pop()

@@ -608,7 +608,10 @@ class FormView:
                     # a form without events (MGATHER's GM -> L1 forms) passes none
                     out += head + ([f"{pack}..."] if pack is not None else [])
                 elif t.kind == "value":
-                    out.append(t.name)
+                    # a value this form does not declare (TFILLPAD's one-type form has no `mode`):
+                    # the main declaration's default
+                    declared = any(u.name == t.name for u in self.template)
+                    out.append(t.name if declared or t.default is None else str(t.default))
                 else:
                     types = mapped[t.name]
                     out.append(types[min(i, len(types) - 1)])

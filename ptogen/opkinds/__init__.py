@@ -19,6 +19,7 @@ from .base import OpKind, PageOp
 from .bind import Bind
 from .convert import Convert
 from .elementwise import Elementwise
+from .fillpad import FillPad
 from .hint import Hint
 from .indexed import Indexed
 from .lane import VectorLane
@@ -49,6 +50,7 @@ KINDS: dict[str, OpKind] = {
         Move(),
         Transpose(),
         Matmul(),
+        FillPad(),
     )
 }
 

@@ -68,6 +68,10 @@ class OpKind:
     # Its spec writes the semantics as index notation (`dst[i,j] = ...`), which `ptogen import` reads
     # back from the page's formula as such.
     index_notation: ClassVar[bool] = False
+    # Its overloads declare every value template parameter of the main declaration (the loader says
+    # so when one is missing). A kind whose declarations take different value parameters (TFILLPAD's
+    # `TFillPadMode mode` and its one-type form's `PadValue PadVal`) turns this off.
+    overloads_keep_values: ClassVar[bool] = True
     # It rebinds its domain tile to other storage (TASSIGN): before each further declaration the
     # test kernels bind the tile back to its own bytes instead of reloading them through the binding.
     rebinds: ClassVar[bool] = False

@@ -22,6 +22,7 @@ Other template arguments (`STPhase`, a scheduling hint) do not change what is st
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -41,6 +42,8 @@ from ..testing.plan import (
 )
 from ..testing.results import Outcome
 from .base import OPERANDS, NamesOperand, PageOp, fixed_type
+from .move import PARAM_DTYPE, QUANTISED, quantisation_parameters
+from .move import quantise as vector_quantise
 
 if TYPE_CHECKING:
     from ..kind_api import EnumView, FormViewAPI, OpViewAPI, ProjectViewAPI
@@ -154,6 +157,47 @@ ACC_SHAPES = [
 ]
 
 
+# Stores with a parameter tile (TSTORE_FP): (label, tile rows, cols, valid rows, valid cols, dynamic,
+# (location, BLayout, SLayout, box bytes), global layout, leading dimension). A row-major source takes a
+# parameter per column, a column-major one per row; the accumulator (NZ boxes) is column-major.
+ACC_NZ = ("Acc", "ColMajor", "RowMajor", 1024)
+PARAM_SHAPES = [
+    ("Acc NZ 32x32 to ND, a parameter per row", 32, 32, 32, 32, False, ACC_NZ, "ND", 32),
+    ("Acc NZ partial valid 19x27 of 32x32 to ND, row stride 30", 32, 32, 19, 27, False, ACC_NZ, "ND", 30),
+    ("Acc NZ run-time valid 13x5 of 16x16 to ND", 16, 16, 13, 5, True, ACC_NZ, "ND", 7),
+    ("Acc NZ 16x32 to NZ", 16, 32, 16, 32, False, ACC_NZ, "NZ", 32),
+    (
+        "Vec row-major valid 6x40 to ND, a parameter per column",
+        8,
+        40,
+        6,
+        40,
+        False,
+        ("Vec", "RowMajor", None, None),
+        "ND",
+        44,
+    ),
+    (
+        "Vec col-major valid 9x15 of 16x16 to DN",
+        16,
+        16,
+        9,
+        15,
+        False,
+        ("Vec", "ColMajor", None, None),
+        "DN",
+        11,
+    ),
+]
+# (source, destination) of the parameter-tile stores: the pairs the vector path quantises (move.py's
+# QUANTISED and int32_t to uint8_t, sim_quant.hpp's vector_quant) and a pair it does not (the parameters
+# are not read).
+VECTOR_QUANTISED = [*QUANTISED, ("int32_t", "uint8_t")]  # sim_quant.hpp's vector_quant, every pair
+PARAM_PAIRS = [*VECTOR_QUANTISED, ("float", "half")]
+# Group id tags of the parameter-tile stores run with ReluPreMode::NormalRelu and AtomicType::AtomicAdd.
+RELU_TAG, ATOMIC_TAG = "relu", "atomic"
+
+
 class Transfer(NamesOperand):
     name: ClassVar[str] = "transfer"
     domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
@@ -161,15 +205,26 @@ class Transfer(NamesOperand):
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
         # Between a GlobalTensor and (at most) one tile (a hint has a context and no tile instead).
-        if page.vector or not page.has("global") or page.count("tile") > 1:
+        if page.vector or not page.has("global") or page.count("tile") > 2:
             return None
+        if page.count("tile") == 2:  # a store with a parameter tile (TSTORE_FP), by its domain paragraph
+            return OPERANDS if page.intro_says("of the GlobalTensor seen as a matrix") else None
         return None if page.has("context") and not page.has("tile") else OPERANDS
 
     # ----------------------------------------------------------------- spec checks
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         kinds = sorted(o.kind for o in spec.operands)
-        if kinds != ["global", "tile"]:
+        params = [o for o in spec.operands if o.kind == "tile"][1:]
+        stored = spec.semantics.domain == next((o.name for o in spec.operands if o.kind == "global"), None)
+        if kinds[:2] != ["global", "tile"] or any(k != "tile" for k in kinds[2:]):
             return [(("operands",), "a transfer op has one tile and one GlobalTensor (`global`) operand")]
+        if params and (not stored or any(o.role != "src" for o in params) or len(params) > 1):
+            return [
+                (
+                    ("operands",),
+                    "a transfer op's second tile is a store's parameter tile (role `src`, TSTORE_FP's `fp`)",
+                )
+            ]
         return []
 
     # ----------------------------------------------------------------- naming
@@ -181,6 +236,21 @@ class Transfer(NamesOperand):
     @staticmethod
     def tile_operand(op: OpViewAPI) -> str:
         return next(o.name for o in op.spec.operands if o.kind == "tile")
+
+    @staticmethod
+    def param_operand(op: OpViewAPI) -> str | None:
+        """A store's parameter tile (TSTORE_FP's `fp`: one vector-quantisation parameter per column of
+        a row-major source, per row of a column-major one), or None."""
+        tiles = [o.name for o in op.spec.operands if o.kind == "tile"]
+        return tiles[1] if len(tiles) > 1 else None
+
+    @staticmethod
+    def param_tiles(form: FormViewAPI) -> list[str]:
+        """The form's tile parameters besides the transferred ones (TSTORE_FP's `fp`), which its
+        simulator function takes after the transferred two."""
+        main = set(form.impl_args)
+        tiles = {o.name for o in form.op.spec.operands if o.kind == "tile"}
+        return [p.name for p in form.params if p.operand in tiles and p.name not in main and not p.events]
 
     def loads(self, op: OpViewAPI) -> bool:
         """True for global -> tile (TLOAD), False for tile -> global (TSTORE)."""
@@ -200,8 +270,6 @@ class Transfer(NamesOperand):
         order the simulator applies them: value maps first, then the combination with the prior
         destination element."""
         call = form.dispatch
-        if call.impl != op.name:
-            return []
         enums = {e.name: e for e in op.project_enums}
         tparams = {t.name: t for t in form.template}
         out = []
@@ -248,15 +316,25 @@ class Transfer(NamesOperand):
                 out.append(sig)
         return out
 
+    def param_tile_signatures(self, op: OpViewAPI) -> list[list[EnumView]]:
+        """Mode lists of the store functions that take a parameter tile (TSTORE_FP, which dispatches
+        to TSTORE's `_IMPL` with a parameter tile): those of the forms that pass a quantisation scalar,
+        whose modes TSTORE_FP's declaration repeats. Loads have none."""
+        return [] if self.loads(op) else self.scalar_signatures(op)
+
     def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
         return any(value != self.identity(e) for _, e, value in self.modes(op, form))
 
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
-        return [*form.impl_args, *(name for name, _, _ in self.modes(op, form)), *self.scalars(form)]
+        modes = (name for name, _, _ in self.modes(op, form))
+        return [*form.impl_args, *self.param_tiles(form), *modes, *self.scalars(form)]
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
-        """The overloads judged against their own golden, with the modes their tests apply."""
+        """The overloads judged against their own golden, with the modes their tests apply, and a
+        store's parameter tile."""
+        param = self.param_operand(op)
         return {
+            **({"param_tile": param} if param else {}),
             "mode_forms": [
                 {
                     "index": f.index,
@@ -265,13 +343,26 @@ class Transfer(NamesOperand):
                 }
                 for f in op.forms[1:]
                 if f.own_result
-            ]
+            ],
         }
 
     # ----------------------------------------------------------------- outputs
 
     # ----------------------------------------------------------------- tests
+    def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
+        """A store with a parameter tile stores an accumulator (NZ in 1 KiB boxes) in the rule
+        cases, the location every profile admits."""
+        t = super().shaped_tile(op, tile)
+        if self.param_operand(op) is None or tile.name != self.tile_operand(op):
+            return t
+        loc, layout, slayout, fractal = ACC_NZ
+        return replace(t, loc=loc, layout=layout, slayout=slayout, fractal=fractal)
+
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        if self.param_operand(op) is not None:
+            self._plan_param_stores(project, op, tests)
+            plan_rule_cases(project, op, tests)
+            return
         tile, glob = self.tile_operand(op), self.global_operand(op)
         for dtype, on in self.dtype_profiles(project, op):
             first = sum(len(k.cases) for k in tests.runtime)
@@ -392,20 +483,70 @@ class Transfer(NamesOperand):
             dtypes = {tile: src_type, glob: dst_type}
             tests.runtime.append(RuntimeKernel(f"{src_type}_{dst_type}_acc", dtypes, {}, where, cases))
 
+    def _plan_param_stores(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        """Stores with a parameter tile: each pair of PARAM_PAIRS from accumulators and (the CPU
+        profile) Vec tiles of either layout, ReLU off and on; the parameter tile is one row of
+        uint64_t, one parameter per column (row-major source) or row (column-major)."""
+        tile, glob = self.tile_operand(op), self.global_operand(op)
+        fp = self.param_operand(op)
+        assert fp is not None
+        offered = dict(self.dtype_profiles(project, op))
+        relu = next((t.name for t in op.forms[0].template if str(t.type) == "ReluPreMode"), None)
+        atomic = next((t.name for t in op.forms[0].template if str(t.type) == "AtomicType"), None)
+        for src_type, dst_type in PARAM_PAIRS:
+            block = 256 // next(d.bits for d in project.targets.dtypes if d.name == dst_type)
+            integer = next(d.kind for d in project.targets.dtypes if d.name == dst_type) != "float"
+            variants: list[tuple[str, dict[str, str]]] = [("", {})]
+            if relu is not None:
+                variants.append((RELU_TAG, {relu: "ReluPreMode::NormalRelu"}))
+            if relu is not None and atomic is not None and integer:  # a float sum's NaN keeps no payload
+                both = {atomic: "AtomicType::AtomicAdd", relu: "ReluPreMode::NormalRelu"}
+                variants.append((f"{RELU_TAG}_{ATOMIC_TAG}", both))
+            for tag, variant in variants:
+                kernels: dict[tuple[str, ...], list[RuntimeCase]] = {}
+                for label, rows, cols, vr, vc, dyn, (loc, bl, sl, fr), layout, ld in PARAM_SHAPES:
+                    where = tuple(self._admitting(op, offered.get(src_type, []), tile, loc))
+                    if not where:
+                        continue
+                    t = TileDecl(tile, src_type, rows, cols, vr, vc, dyn, loc, bl, slayout=sl, fractal=fr)
+                    n = cols if bl == "RowMajor" else rows
+                    f = TileDecl(fp, PARAM_DTYPE, 1, n, 1, n)
+                    if layout == "NZ":
+                        g = GlobalDecl(glob, dst_type, rows, cols, cols, "NZ", block=block)
+                    else:
+                        g = GlobalDecl(glob, dst_type, vr, vc, ld, layout, dyn)
+                    call = make_call(op, {tile: t, fp: f}, {**op.default_values, **variant}, {})
+                    addresses = layout_addresses(project, [t, f])
+                    cases = kernels.setdefault(where, [])
+                    cases.append(RuntimeCase(0, label, [t, f], {}, call, addresses, globals=[g]))
+                for k, (where, cases) in enumerate(kernels.items()):
+                    first = sum(len(x.cases) for x in tests.runtime)
+                    for i, case in enumerate(cases):
+                        case.index = first + i
+                    gid = f"{src_type}_{dst_type}{f'_{tag}' if tag else ''}{f'_{k}' if k else ''}"
+                    dtypes = {tile: src_type, glob: dst_type, fp: PARAM_DTYPE}
+                    tests.runtime.append(RuntimeKernel(gid, dtypes, variant, list(where), cases))
+
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         op = gx.op
         dst = op.domain
-        src = next(n for n in op.operands if n != dst)
+        fp = op.extra.get("param_tile")
+        tags = gx.group.group.split("_")
+        relu, atomic = RELU_TAG in tags, ATOMIC_TAG in tags
         checks: list[Check] = []
         for case in gx.group.cases:
             k = case.index
-            t_name = next(iter(case.tiles))
+            t_name = next(n for n in case.tiles if n != fp)
             g_name = next(iter(case.globals))
             t, g = case.tiles[t_name], case.globals[g_name]
             tile_type = gx.np_type(gx.group.dtypes[t_name])
             dtype = gx.np_type(gx.group.dtypes[g_name])  # the stored (or loaded) element type
             seed = f"{gx.op_name}/{gx.entry.group}/{k}"
             tile_flat = inputs(tile_type, t.rows * t.cols, f"{seed}/{t_name}")
+            if (
+                fp in case.tiles and tile_type.kind == "f"
+            ):  # a NaN has no 8-bit result (the cast is undefined)
+                tile_flat = np.where(np.isnan(tile_flat), tile_type.type(0), tile_flat).astype(tile_type)
             buf = inputs(dtype, g.size, f"{seed}/{g_name}")
             tile_flat.tofile(data / f"c{k}_{t_name}.bin")
             buf.tofile(data / f"c{k}_{g_name}.bin")
@@ -422,13 +563,30 @@ class Transfer(NamesOperand):
                 want = want_tile
                 region[:vr, :vc] = True
                 out: TileShape | GlobalShape = t
+            elif fp in case.tiles:  # store with a parameter tile: quantised per column or row
+                n = case.tiles[fp].cols
+                params = quantisation_parameters(n, signed=dtype == np.dtype(np.int8))
+                params.tofile(data / f"c{k}_{fp}.bin")
+                want = buf.copy()
+                stored = param_store(tile[:vr, :vc], params, t.layout == "RowMajor", dtype, relu)
+                if atomic:  # added to the prior element in the stored type's compute type, as TSTORE's
+                    C = compute_dtype(dtype)
+                    with np.errstate(over="ignore"):
+                        total = gx.reference.apply_AtomicType(
+                            C.type, "AtomicAdd", buf[addr].astype(C), stored.astype(C)
+                        )
+                    stored = np.asarray(total).astype(dtype)
+                want[addr] = stored
+                region = np.zeros(want.shape, dtype=bool)
+                region[addr] = True
+                out = g
             else:  # store: the buffer's mapped positions take the tile's valid region
                 want = buf.copy()
                 want[addr] = store_cast(tile[:vr, :vc], dtype)
                 region = np.zeros(want.shape, dtype=bool)
                 region[addr] = True
                 out = g
-            label = f"{gx.label} case {k} ({case.label}; {src} -> {dst})"
+            label = f"{gx.label} case {k} ({case.label}; {g_name if dst == t_name else t_name} -> {dst})"
 
             def check(
                 data_dir: Path,
@@ -644,3 +802,37 @@ def quantise(values: np.ndarray, dst: np.dtype, q: int) -> np.ndarray:
         shift = ((q >> 32) & 0xF) + 1
         out = (values.astype(np.int64) >> shift).astype(np.int16).astype(np.float32)
     return out
+
+
+def param_store(
+    values: np.ndarray, params: np.ndarray, row_major: bool, dtype: np.dtype, relu: bool
+) -> np.ndarray:
+    """What a store with a parameter tile writes for a valid region: a pair the vector path quantises
+    uses the parameter of each element's column (row-major source) or row (move.py's quantise, the
+    numpy twin of sim_quant.hpp), ReLU on its float result (which commutes with the monotone
+    conversion, 0 kept); any other pair stores as the ReLU store does (ReLU on the source value,
+    then the host's cast)."""
+    pair = (values.dtype, dtype)
+    quantised = any((np.dtype(_NUMPY[s]), np.dtype(_NUMPY[d])) == pair for s, d in VECTOR_QUANTISED)
+    with np.errstate(all="ignore"):
+        if not quantised:
+            if relu:
+                values = np.where(values > 0, values, values.dtype.type(0)).astype(values.dtype)
+            return store_cast(values, dtype)
+        if row_major:
+            out = vector_quantise(values, params[: values.shape[1]], dtype)
+        else:
+            out = vector_quantise(values.T, params[: values.shape[0]], dtype).T
+        if relu:
+            out = np.where(out > 0, out, dtype.type(0)).astype(dtype)
+        return np.ascontiguousarray(out)
+
+
+_NUMPY = {
+    "float": "float32",
+    "int32_t": "int32",
+    "int8_t": "int8",
+    "uint8_t": "uint8",
+    "half": "float16",
+    "int16_t": "int16",
+}

@@ -628,8 +628,11 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
         problems.append(((*at, "operands"), f"operand {name!r} is not carried by any parameter"))
     problems += _check_dispatch(at, intr.name, ov.template, ov.params, ov.dispatch)
     values = {t.name for t in ov.template if t.kind == "value"}
+    from ..opkinds import KINDS  # the registry of op kinds (it depends on nothing of this module)
+
+    op_kind = KINDS.get(spec.semantics.kind)
     for t in intr.template:
-        if t.kind == "value" and t.name not in values:
+        if t.kind == "value" and t.name not in values and (op_kind is None or op_kind.overloads_keep_values):
             problems.append(((*at, "template"), f"value template parameter {t.name!r} is missing"))
     if ov.value_output is not None:
         out = own.get(ov.value_output)

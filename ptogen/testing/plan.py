@@ -36,6 +36,11 @@ from .manifest import (
 )
 
 
+def global_type_name(name: str) -> str:
+    """The C++ type name a test kernel declares for a GlobalTensor operand."""
+    return f"Global_{name}"
+
+
 @dataclass(frozen=True)
 class GlobalDecl:
     """A GlobalTensor operand over a host buffer, seen as a rows x cols matrix: rows contiguous (ND,
@@ -54,7 +59,7 @@ class GlobalDecl:
 
     @property
     def type_name(self) -> str:
-        return f"Global_{self.name}"
+        return global_type_name(self.name)
 
     @property
     def shape(self) -> list[int]:
@@ -286,18 +291,26 @@ def make_call(
     intr = op.spec.intrinsic
     assert intr is not None
     explicit: list[str] = []
+    spelled: list[str] = []  # every template argument so far, a type by its operand's declaration
     seen_type = False
     for t in intr.template:
+        if t.kind == "pack":
+            continue
         if t.kind != "value":
             seen_type = True
+            holder = next((p for p in intr.params if p.type == t.name and not p.events), None)
+            name = str(holder.operand) if holder is not None else ""
+            spelled.append(tiles[name].type_name if name in tiles else global_type_name(name))
             continue
         value = variant.get(t.name, t.default)
+        spelled.append(str(value))
         if value != t.default:
-            if seen_type:
+            if seen_type and intr.overloads:  # overloads share the main form's explicit values
                 raise GenerationError(
                     f"{op.path}: cannot test value parameter {t.name} after type parameters"
                 )
-            explicit.append(str(value))
+            # a value after type parameters (TSTORE_FP's reluPreMode): the types are spelled too
+            explicit = list(spelled) if seen_type else [*explicit, str(value)]
     args: list[str] = []
     for p in intr.params:
         if p.events:

@@ -54,6 +54,8 @@ enum class AccPhase : uint8_t { Unspecified = 0, Unknown = 0, Partial = 2, Final
 
 enum class AccToVecMode : uint8_t { SingleModeVec0, SingleModeVec1, DualModeSplitM, DualModeSplitN };
 
+enum class TFillPadMode : uint8_t { Normal, InPlace, Expand };
+
 enum class SaturationMode : uint8_t { ON, OFF };
 
 enum class RoundMode : uint8_t { CAST_RINT = 1, CAST_ROUND = 2, CAST_FLOOR = 3, CAST_CEIL = 4, CAST_TRUNC = 5 };

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <pto/common/sim_convert.hpp>
+#include <pto/cpu/sim_quant.hpp>
 #include <pto/common/pto_enums.hpp>
 #include <pto/common/sim_arith.hpp>
 
@@ -236,6 +237,45 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, ReluPreMode mode0, AtomicT
     }
 }
 
+// With the store modes ReluPreMode, AtomicType and a parameter tile `fp` (TSTORE_FP): a store
+// that converts float to int8_t or uint8_t, or int32_t to int8_t, uint8_t, half or int16_t, quantises each element
+// with its own parameter, fp's element (0, j) for column j of a row-major src, (0, i) for row i of a
+// column-major one (sim_quant.hpp's vector_quantised; the one-parameter modes act on its float result) before the
+// two-parameter modes; any other store stores as without the parameters (fp is not read).
+template <typename T_dst, typename T_src, typename T_fp>
+PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, T_fp& fp, ReluPreMode mode0, AtomicType mode1) {
+    using T = typename T_dst::DType;
+    using S = typename T_src::DType;
+    constexpr sim::VectorQuant quant = sim::vector_quant<S, T>();
+    if constexpr (is_packed_v<T> || is_packed_v<S> || quant == sim::VectorQuant::None) {
+        (void)fp;
+        TSTORE_impl(dst, src, mode0, mode1);
+    } else {
+        static_assert(std::is_same_v<typename T_fp::DType, std::uint64_t>, "TSTORE: the parameter tile holds uint64_t");
+        using C = sim::compute_t<T>;
+        const int rows = src.GetValidRow();
+        const int cols = src.GetValidCol();
+        if constexpr (is_global_tensor_v<T_dst>) {
+            sim::check(dst.covers(rows, cols), "TSTORE",
+                       "the transferred region must lie within the memory the GlobalTensor's Shape and Stride span");
+        } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
+            sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
+                       "the transferred region must lie within the source tile's valid region");
+        }
+        sim::check((T_src::isRowMajor ? cols : rows) <= fp.GetValidCol(), "TSTORE",
+                   "fp must hold a parameter for every column (row-major source) or row (column-major source)");
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c) {
+                const std::uint64_t param = sim::element_at(fp, 0, T_src::isRowMajor ? c : r);
+                float q = sim::vector_quantised<S, quant>(sim::element_at(src, r, c), param);
+                q = apply_ReluPreMode<float>(mode0, q);
+                C v = static_cast<C>(tstore_detail::cast<T>(q));
+                v = apply_AtomicType<C>(mode1, static_cast<C>(sim::element_at(dst, r, c)), v);
+                sim::element_at(dst, r, c) = sim::narrow<T>(v);
+            }
+    }
+}
+
 } // namespace pto::cpu
 
 namespace pto {
@@ -270,6 +310,12 @@ template <typename TileData, typename GlobalData, AtomicType atomicType, ReluPre
 PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]] TileData& src,
                               [[maybe_unused]] uint64_t preQuantScalar) {
     cpu::TSTORE_impl(dst, src, reluPreMode, atomicType, preQuantScalar);
+}
+
+template <typename TileData, typename GlobalData, typename FpTileData, AtomicType atomicType, ReluPreMode reluPreMode>
+PTO_INTERNAL void TSTORE_IMPL([[maybe_unused]] GlobalData& dst, [[maybe_unused]] TileData& src,
+                              [[maybe_unused]] FpTileData& fp) {
+    cpu::TSTORE_impl(dst, src, fp, reluPreMode, atomicType);
 }
 
 } // namespace pto

@@ -1,5 +1,5 @@
 // Vector quantisation of the cube's fix-pipe as the CPU simulator computes it (TMOV and TMOV_FP with
-// a parameter tile; TEXTRACT, TINSERT and TSTORE with one may share it). Written for ptogen; the
+// a parameter tile, TSTORE_FP; TEXTRACT and TINSERT with one may share it). Written for ptogen; the
 // arithmetic follows upstream's CPU simulator so that both give the same bytes.
 //
 // A 64-bit parameter holds, per destination column:
@@ -53,8 +53,10 @@ inline float vector_scale(std::uint64_t q) {
     return (negative ? -1.0f : 1.0f) * significand * power;
 }
 
-template <typename D, typename S, VectorQuant mode>
-D vector_quantise(S x, std::uint64_t q, bool relu) {
+// The float an element quantises to with parameter q, before any ReLU and the conversion to the
+// destination type (TSTORE_FP applies its store modes to this value, as the scalar store does).
+template <typename S, VectorQuant mode>
+float vector_quantised(S x, std::uint64_t q) {
     float y = static_cast<float>(x) * vector_scale(q);
     if constexpr (mode == VectorQuant::ToByte || mode == VectorQuant::Int32ToByte) {
         const auto offset = static_cast<std::uint32_t>((q >> 37) & 0x1FFu);
@@ -68,6 +70,12 @@ D vector_quantise(S x, std::uint64_t q, bool relu) {
         const auto shifted = static_cast<int32_t>(x) >> shift;
         y = static_cast<float>(static_cast<int16_t>(shifted));
     }
+    return y;
+}
+
+template <typename D, typename S, VectorQuant mode>
+D vector_quantise(S x, std::uint64_t q, bool relu) {
+    float y = vector_quantised<S, mode>(x, q);
     if (relu)
         y = y > 0 ? y : 0;
     return static_cast<D>(y);
