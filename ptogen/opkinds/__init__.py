@@ -24,6 +24,7 @@ from .indexed import Indexed
 from .lane import VectorLane
 from .matmul import Matmul
 from .move import Move
+from .partial import Partial
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
 from .sync import Sync
@@ -49,6 +50,7 @@ KINDS: dict[str, OpKind] = {
         Move(),
         Transpose(),
         Matmul(),
+        Partial(),
     )
 }
 

@@ -71,6 +71,8 @@ class OpKind:
     # It rebinds its domain tile to other storage (TASSIGN): before each further declaration the
     # test kernels bind the tile back to its own bytes instead of reloading them through the binding.
     rebinds: ClassVar[bool] = False
+    # A tile op of this kind may write further outputs (`semantics.extra_outputs`), as vector ops may.
+    tile_extra_outputs: ClassVar[bool] = False
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""
