@@ -19,6 +19,7 @@ from .base import OpKind, PageOp
 from .bind import Bind
 from .convert import Convert
 from .elementwise import Elementwise
+from .generate import Generate
 from .hint import Hint
 from .indexed import Indexed
 from .lane import VectorLane
@@ -51,6 +52,7 @@ KINDS: dict[str, OpKind] = {
         Transpose(),
         Matmul(),
         Partial(),
+        Generate(),
     )
 }
 

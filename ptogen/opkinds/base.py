@@ -208,6 +208,22 @@ class OpKind:
         return form.impl_args
 
     # ----------------------------------------------------------------- tests
+    def test_call(
+        self, op: OpViewAPI, tiles: dict[str, TileDecl], variant: dict[str, str], scalar_expr: dict[str, str]
+    ) -> tuple[list[str], list[str]] | None:
+        """(template arguments, call arguments) of a test kernel's call of the main declaration when
+        the kind spells it itself (every template argument explicit, as TCI's `TCI<TileT, T, 1>`), or
+        None: the planner's default (value template arguments only where a variant sets them)."""
+        return None
+
+    def form_template_args(
+        self, form: FormViewAPI, main_explicit: list[str], type_names: dict[str, str]
+    ) -> list[str] | None:
+        """Explicit template arguments of a test call of a further declaration, given the main call's
+        (`main_explicit`, from `test_call`) and the C++ types of the test's tiles, when the kind
+        spells its calls itself; None: the default (lower/testcalls.py)."""
+        return None
+
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         """Facts of the op that this kind's `prepare_cases` needs beyond the common manifest."""
         return {}

@@ -106,18 +106,21 @@ class Partial(Elementwise):
     def math(self, op: OpViewAPI) -> str | None:
         s0, s1 = self.sources(op)
 
+        def tex(name: str) -> str:
+            return name.replace("_", r"\_")  # an underscore in \mathrm is a subscript
+
         def ref(name: str) -> str:
-            return rf"\mathrm{{{name}}}_{{i,j}}"
+            return rf"\mathrm{{{tex(name)}}}_{{i,j}}"
 
         def region(name: str) -> str:
-            return rf"V(\mathrm{{{name}}})"
+            return rf"V(\mathrm{{{tex(name)}}})"
 
         lines = []
         nodes = {op.domain: op.loaded.expr, **op.extra_exprs}
         for name, node in nodes.items():
             p0, p1 = self.partners(op, name)
             lines.append(
-                rf"\mathrm{{{name}}}_{{i,j}} = \begin{{cases}}"
+                rf"{ref(name)} = \begin{{cases}}"
                 rf"{semantics.to_latex(node, ref)} & (i,j) \in {region(s0)} \cap {region(s1)} \\ "
                 rf"{ref(p0)} & (i,j) \in {region(s0)} \setminus {region(s1)} \\ "
                 rf"{ref(p1)} & (i,j) \in {region(s1)} \setminus {region(s0)} \\ "
