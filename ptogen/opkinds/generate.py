@@ -82,7 +82,9 @@ class Generate(OpKind):
     @staticmethod
     def template_scalars(op: OpViewAPI, form: FormViewAPI | None = None) -> dict[str, str]:
         """Scalar operands carried by a value template parameter: operand -> the parameter."""
-        template = form.template if form is not None else (op.spec.intrinsic.template if op.spec.intrinsic else [])
+        template = (
+            form.template if form is not None else (op.spec.intrinsic.template if op.spec.intrinsic else [])
+        )
         return {str(t.operand): t.name for t in template if t.operand is not None}
 
     def call_scalars(self, op: OpViewAPI) -> list[str]:
@@ -220,11 +222,23 @@ class Generate(OpKind):
                 ]
                 if not ok or (layout == "ColMajor" and not self.uses_rows(op)):
                     continue
-                shapes = (SHAPES if self.uses_rows(op) else ROW_SHAPES) if layout == "RowMajor" else COL_MAJOR_SHAPES
-                plan: list[tuple[tuple[str, int, int, int, int, bool], dict[str, int], dict[str, float | int]]] = []
+                shapes = (
+                    (SHAPES if self.uses_rows(op) else ROW_SHAPES)
+                    if layout == "RowMajor"
+                    else COL_MAJOR_SHAPES
+                )
+                plan: list[
+                    tuple[tuple[str, int, int, int, int, bool], dict[str, int], dict[str, float | int]]
+                ] = []
                 for shape in shapes:
                     for v in TEMPLATE_VALUES:
-                        plan.append((shape, dict.fromkeys(carried, v), {s: self._values(op, dtypes[s])[-1] for s in scalars}))
+                        plan.append(
+                            (
+                                shape,
+                                dict.fromkeys(carried, v),
+                                {s: self._values(op, dtypes[s])[-1] for s in scalars},
+                            )
+                        )
                 for s in scalars:
                     for value in self._values(op, dtypes[s])[:-1]:
                         for v in TEMPLATE_VALUES:
@@ -237,7 +251,9 @@ class Generate(OpKind):
                     variant = {carried[n]: str(v) for n, v in tvals.items()}
                     call = make_call(op, tiles, variant, {s: f"{s}_value" for s in scalars})
                     decls = list(tiles.values())
-                    what = ", ".join([f"{n} {v}" for n, v in tvals.items()] + [f"{n} {v}" for n, v in svals.items()])
+                    what = ", ".join(
+                        [f"{n} {v}" for n, v in tvals.items()] + [f"{n} {v}" for n, v in svals.items()]
+                    )
                     cases.append(
                         RuntimeCase(
                             index,
@@ -287,7 +303,9 @@ class Generate(OpKind):
                 want = gx.reference.reference(cdt.type, storage.type, *[args[n] for n in op.inputs])
             want = narrow(np.broadcast_to(np.asarray(want), (vr, vc)), storage)
             label = f"{gx.label} case {k} ({case.label})"
-            checks.append(_region_check(f"c{k}_{dst}.out", t, want, before, label, dict(case.scalars), storage, op))
+            checks.append(
+                _region_check(f"c{k}_{dst}.out", t, want, before, label, dict(case.scalars), storage, op)
+            )
         return checks
 
 

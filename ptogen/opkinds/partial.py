@@ -27,7 +27,7 @@ import numpy as np
 from ..spec import expr as semantics
 from ..testing import refmath as rm
 from ..testing.golden import Check, GoldenContext, compute_dtype, inputs, logical
-from ..testing.plan import OpTests, RuntimeCase, TileDecl, plan_rule_cases
+from ..testing.plan import OpTests, plan_rule_cases
 from ..testing.refmath import narrow
 from .base import DOMAIN, PageOp
 from .elementwise import Elementwise, _region_check, plan_runtime_groups
@@ -87,8 +87,8 @@ class Partial(Elementwise):
         return [
             {
                 "name": name,
-                "source": op.spec.semantics.extra_outputs.get(name, op.expr_source),
-                "cpp": op.cpp.expr_of(node),
+                "source": op.spec.semantics.extra_outputs.get(name, op.spec.semantics.expr),
+                "cpp": semantics.to_cpp(node, lambda n: f"{n}_v", "C", op.enums_of, op.varying_operands),
                 "reads": _tiles_read(op, node),
                 "partners": self.partners(op, name),
             }
@@ -190,21 +190,8 @@ class Partial(Elementwise):
             d = case.tiles[op.domain]
             vr, vc = d.valid_rows, d.valid_cols
 
-            def covered(name: str, vr: int = vr, vc: int = vc) -> np.ndarray:
-                t = case.tiles[name]
-                rows = np.arange(vr)[:, None] < t.valid_rows
-                return rows & (np.arange(vc)[None, :] < t.valid_cols)
-
-            def region(name: str, vr: int = vr, vc: int = vc) -> np.ndarray:
-                """The operand's elements over the destination's valid region, in their compute type."""
-                a = full[name]
-                out = np.zeros((vr, vc), dtype=a.dtype)
-                r, c = min(vr, a.shape[0]), min(vc, a.shape[1])
-                out[:r, :c] = a[:r, :c]
-                return out.astype(compute_dtype(a.dtype))
-
-            in0, in1 = covered(s0), covered(s1)
-            args = {n: region(n) for n in op.inputs}
+            in0, in1 = (_covered(case.tiles[s], vr, vc) for s in (s0, s1))
+            args = {n: _over(full[n], vr, vc) for n in op.inputs}
             label = f"{gx.label} case {k} ({case.label})"
             for name, (p0, p1) in partners.items():
                 storage = types[name]
@@ -216,15 +203,38 @@ class Partial(Elementwise):
                         scope = {"rm": rm, "C": cdt.type, "T": storage.type, **args}
                         both = eval(op.extra["extra_numpy"][name], scope)  # noqa: S307 - generated numpy of the spec
                     both = narrow(np.broadcast_to(np.asarray(both), (vr, vc)), storage)
-                    one0 = region(p0).astype(storage)
-                    one1 = region(p1).astype(storage)
+                    one0 = _over(full[p0], vr, vc).astype(storage)
+                    one1 = _over(full[p1], vr, vc).astype(storage)
                 want = np.where(in0 & in1, both, np.where(in0, one0, np.where(in1, one1, storage.type(0))))
                 t = case.tiles[name]
                 before = full[name].copy()
                 checks.append(
-                    _region_check(f"c{k}_{name}.out", t, want.astype(storage), before, f"{label}, {name}", {}, storage, op)
+                    _region_check(
+                        f"c{k}_{name}.out",
+                        t,
+                        want.astype(storage),
+                        before,
+                        f"{label}, {name}",
+                        {},
+                        storage,
+                        op,
+                    )
                 )
         return checks
+
+
+def _covered(t: Any, vr: int, vc: int) -> np.ndarray:
+    """Which elements of a vr x vc region lie in tile `t`'s valid region."""
+    rows = np.arange(vr)[:, None] < t.valid_rows
+    return rows & (np.arange(vc)[None, :] < t.valid_cols)
+
+
+def _over(a: np.ndarray, vr: int, vc: int) -> np.ndarray:
+    """A tile's elements (its logical matrix `a`) over a vr x vc region, in their compute type."""
+    out = np.zeros((vr, vc), dtype=a.dtype)
+    r, c = min(vr, a.shape[0]), min(vc, a.shape[1])
+    out[:r, :c] = a[:r, :c]
+    return out.astype(compute_dtype(a.dtype))
 
 
 __all__ = ["Partial"]

@@ -452,7 +452,10 @@ def check_op(
         problems.append((("semantics", "domain"), "must name the dst operand"))
     if spec.semantics.extra_outputs and not (vector or (op_kind is not None and op_kind.tile_extra_outputs)):
         problems.append(
-            (("semantics", "extra_outputs"), "only vector ops and tile kinds that allow it have extra outputs")
+            (
+                ("semantics", "extra_outputs"),
+                "only vector ops and tile kinds that allow it have extra outputs",
+            )
         )
     for name, text in spec.semantics.extra_outputs.items():
         try:
