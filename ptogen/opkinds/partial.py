@@ -152,6 +152,15 @@ class Partial(Elementwise):
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         plan_runtime_groups(project, op, tests)
+        # The element-wise plan repeats the full shape once per scalar test value; a partial op reads
+        # no scalar, so those repeats go, and the cases are numbered again.
+        if not any(o.kind == "scalar" for o in op.spec.operands):
+            index = 0
+            for kernel in tests.runtime:
+                kernel.cases = [c for c in kernel.cases if ", scalar " not in c.label]
+                for case in kernel.cases:
+                    case.index = index
+                    index += 1
         # Each case keeps the element-wise plan's shape on the destination and splits the sources'
         # valid regions by one of PATTERNS (a source's partner tiles follow it).
         followers: dict[str, list[str]] = {s: [s] for s in self.sources(op)}

@@ -202,185 +202,101 @@ void case_4([[maybe_unused]] Prof profile) {
     store("c4_dst.out", dst.data(), 48);
 }
 
-// case 5 (half): full 16x16, scalar 0.0, both whole
+// case 5 (half_colmajor): col-major 12x20 valid 9x15, src1 partial
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c5_dst.bin", dst.data(), 320);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c5_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x280);
+    load("c5_src0.bin", src0.data(), 320);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 6, 10>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c5_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x500);
+    load("c5_src1.bin", src1.data(), 320);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
         break;
     case Prof::CPU:
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
-    store("c5_dst.out", dst.data(), 256);
+    store("c5_dst.out", dst.data(), 320);
 }
 
-// case 6 (half): full 16x16, scalar 1.0, src1 partial
+// case 6 (half_colmajor): col-major run-time valid 5x6 of 8x8, src0 partial
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
     TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c6_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c6_src1.bin", src1.data(), 256);
+    load("c6_dst.bin", dst.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(3, 4);
+    TASSIGN(src0, 0x100);
+    load("c6_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(5, 6);
+    TASSIGN(src1, 0x200);
+    load("c6_src1.bin", src1.data(), 128);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
         break;
     case Prof::CPU:
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
         break;
+    default: // no entry names this case under another profile
+        break;
     }
-    store("c6_dst.out", dst.data(), 256);
+    store("c6_dst.out", dst.data(), 128);
 }
 
-// case 7 (half): full 16x16, scalar -0.5, src0 partial
+// case 7 (bfloat16_t): full 16x16, src1 partial
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c7_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 10, 10>;
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c7_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c7_src1.bin", src1.data(), 256);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
         break;
     case Prof::CPU:
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c7_dst.out", dst.data(), 256);
 }
 
-// case 8 (half_colmajor): col-major 12x20 valid 9x15, src1 partial
+// case 8 (bfloat16_t): partial valid 13x7 of 16x16, src0 partial
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c8_dst.bin", dst.data(), 320);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x280);
-    load("c8_src0.bin", src0.data(), 320);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 6, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x500);
-    load("c8_src1.bin", src1.data(), 320);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c8_dst.out", dst.data(), 320);
-}
-
-// case 9 (half_colmajor): col-major run-time valid 5x6 of 8x8, src0 partial
-void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
-    TASSIGN(dst, 0x0);
-    load("c9_dst.bin", dst.data(), 128);
-    using Tile_src0 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(3, 4);
-    TASSIGN(src0, 0x100);
-    load("c9_src0.bin", src0.data(), 128);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x200);
-    load("c9_src1.bin", src1.data(), 128);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c9_dst.out", dst.data(), 128);
-}
-
-// case 10 (bfloat16_t): full 16x16, src1 partial
-void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c10_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c10_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c10_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c10_dst.out", dst.data(), 256);
-}
-
-// case 11 (bfloat16_t): partial valid 13x7 of 16x16, src0 partial
-void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 256);
+    load("c8_dst.bin", dst.data(), 256);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
-    load("c11_src0.bin", src0.data(), 256);
+    load("c8_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c11_src1.bin", src1.data(), 256);
+    load("c8_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
@@ -391,23 +307,23 @@ void case_11([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c11_dst.out", dst.data(), 256);
+    store("c8_dst.out", dst.data(), 256);
 }
 
-// case 12 (bfloat16_t): non-square 6x40, both whole
-void case_12([[maybe_unused]] Prof profile) {
+// case 9 (bfloat16_t): non-square 6x40, both whole
+void case_9([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c12_dst.bin", dst.data(), 288);
+    load("c9_dst.bin", dst.data(), 288);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c12_src0.bin", src0.data(), 288);
+    load("c9_src0.bin", src0.data(), 288);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c12_src1.bin", src1.data(), 288);
+    load("c9_src1.bin", src1.data(), 288);
     switch (profile) {
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
@@ -418,23 +334,23 @@ void case_12([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c12_dst.out", dst.data(), 288);
+    store("c9_dst.out", dst.data(), 288);
 }
 
-// case 13 (bfloat16_t): run-time valid 11x19 of 16x32, src1 partial
-void case_13([[maybe_unused]] Prof profile) {
+// case 10 (bfloat16_t): run-time valid 11x19 of 16x32, src1 partial
+void case_10([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c13_dst.bin", dst.data(), 512);
+    load("c10_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
-    load("c13_src0.bin", src0.data(), 512);
+    load("c10_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(7, 12);
     TASSIGN(src1, 0x800);
-    load("c13_src1.bin", src1.data(), 512);
+    load("c10_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
@@ -445,23 +361,23 @@ void case_13([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c13_dst.out", dst.data(), 512);
+    store("c10_dst.out", dst.data(), 512);
 }
 
-// case 14 (bfloat16_t): odd 3x5 valid 2x3, src0 partial
-void case_14([[maybe_unused]] Prof profile) {
+// case 11 (bfloat16_t): odd 3x5 valid 2x3, src0 partial
+void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c14_dst.bin", dst.data(), 48);
+    load("c11_dst.bin", dst.data(), 48);
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
-    load("c14_src0.bin", src0.data(), 48);
+    load("c11_src0.bin", src0.data(), 48);
     using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c14_src1.bin", src1.data(), 48);
+    load("c11_src1.bin", src1.data(), 48);
     switch (profile) {
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
@@ -472,104 +388,23 @@ void case_14([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c14_dst.out", dst.data(), 48);
+    store("c11_dst.out", dst.data(), 48);
 }
 
-// case 15 (bfloat16_t): full 16x16, scalar 0.0, both whole
-void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c15_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c15_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c15_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c15_dst.out", dst.data(), 256);
-}
-
-// case 16 (bfloat16_t): full 16x16, scalar 1.0, src1 partial
-void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c16_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c16_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c16_dst.out", dst.data(), 256);
-}
-
-// case 17 (bfloat16_t): full 16x16, scalar -0.5, src0 partial
-void case_17([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c17_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c17_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c17_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c17_dst.out", dst.data(), 256);
-}
-
-// case 18 (float): full 16x16, src1 partial
-void case_18([[maybe_unused]] Prof profile) {
+// case 12 (float): full 16x16, src1 partial
+void case_12([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 256);
+    load("c12_dst.bin", dst.data(), 256);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c18_src0.bin", src0.data(), 256);
+    load("c12_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c18_src1.bin", src1.data(), 256);
+    load("c12_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
@@ -581,23 +416,23 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c18_dst.out", dst.data(), 256);
+    store("c12_dst.out", dst.data(), 256);
 }
 
-// case 19 (float): partial valid 13x7 of 16x16, src0 partial
-void case_19([[maybe_unused]] Prof profile) {
+// case 13 (float): partial valid 13x7 of 16x16, src0 partial
+void case_13([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c19_dst.bin", dst.data(), 256);
+    load("c13_dst.bin", dst.data(), 256);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c19_src0.bin", src0.data(), 256);
+    load("c13_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c19_src1.bin", src1.data(), 256);
+    load("c13_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
@@ -609,23 +444,23 @@ void case_19([[maybe_unused]] Prof profile) {
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c19_dst.out", dst.data(), 256);
+    store("c13_dst.out", dst.data(), 256);
 }
 
-// case 20 (float): non-square 6x40, both whole
-void case_20([[maybe_unused]] Prof profile) {
+// case 14 (float): non-square 6x40, both whole
+void case_14([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 240);
+    load("c14_dst.bin", dst.data(), 240);
     using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
-    load("c20_src0.bin", src0.data(), 240);
+    load("c14_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c20_src1.bin", src1.data(), 240);
+    load("c14_src1.bin", src1.data(), 240);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
@@ -637,23 +472,23 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c20_dst.out", dst.data(), 240);
+    store("c14_dst.out", dst.data(), 240);
 }
 
-// case 21 (float): run-time valid 11x19 of 16x32, src1 partial
-void case_21([[maybe_unused]] Prof profile) {
+// case 15 (float): run-time valid 11x19 of 16x32, src1 partial
+void case_15([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c21_dst.bin", dst.data(), 512);
+    load("c15_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
-    load("c21_src0.bin", src0.data(), 512);
+    load("c15_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(7, 12);
     TASSIGN(src1, 0x1000);
-    load("c21_src1.bin", src1.data(), 512);
+    load("c15_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
@@ -665,23 +500,23 @@ void case_21([[maybe_unused]] Prof profile) {
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c21_dst.out", dst.data(), 512);
+    store("c15_dst.out", dst.data(), 512);
 }
 
-// case 22 (float): odd 3x5 valid 2x3, src0 partial
-void case_22([[maybe_unused]] Prof profile) {
+// case 16 (float): odd 3x5 valid 2x3, src0 partial
+void case_16([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c22_dst.bin", dst.data(), 24);
+    load("c16_dst.bin", dst.data(), 24);
     using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
-    load("c22_src0.bin", src0.data(), 24);
+    load("c16_src0.bin", src0.data(), 24);
     using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c22_src1.bin", src1.data(), 24);
+    load("c16_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
@@ -693,107 +528,212 @@ void case_22([[maybe_unused]] Prof profile) {
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c22_dst.out", dst.data(), 24);
+    store("c16_dst.out", dst.data(), 24);
 }
 
-// case 23 (float): full 16x16, scalar 0.0, both whole
-void case_23([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+// case 17 (int8_t): full 16x16, src1 partial
+void case_17([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c23_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    load("c17_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c23_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x200);
+    load("c17_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c23_src1.bin", src1.data(), 256);
+    TASSIGN(src1, 0x400);
+    load("c17_src1.bin", src1.data(), 512);
     switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
         break;
     case Prof::CPU:
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c17_dst.out", dst.data(), 512);
+}
+
+// case 18 (int8_t): partial valid 13x7 of 16x16, src0 partial
+void case_18([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c18_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c18_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c18_src1.bin", src1.data(), 512);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c18_dst.out", dst.data(), 512);
+}
+
+// case 19 (int8_t): non-square 6x40, both whole
+void case_19([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c19_dst.bin", dst.data(), 384);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x180);
+    load("c19_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x300);
+    load("c19_src1.bin", src1.data(), 384);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c19_dst.out", dst.data(), 384);
+}
+
+// case 20 (int8_t): run-time valid 11x19 of 16x32, src1 partial
+void case_20([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c20_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x200);
+    load("c20_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x400);
+    load("c20_src1.bin", src1.data(), 512);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c20_dst.out", dst.data(), 512);
+}
+
+// case 21 (int8_t): odd 3x5 valid 2x3, src0 partial
+void case_21([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c21_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c21_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x100);
+    load("c21_src1.bin", src1.data(), 96);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c21_dst.out", dst.data(), 96);
+}
+
+// case 22 (int8_t_colmajor): col-major 12x20 valid 9x15, src1 partial
+void case_22([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c22_dst.bin", dst.data(), 640);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x280);
+    load("c22_src0.bin", src0.data(), 640);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 6, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x500);
+    load("c22_src1.bin", src1.data(), 640);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c22_dst.out", dst.data(), 640);
+}
+
+// case 23 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8, src0 partial
+void case_23([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c23_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(3, 4);
+    TASSIGN(src0, 0x100);
+    load("c23_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(5, 6);
+    TASSIGN(src1, 0x200);
+    load("c23_src1.bin", src1.data(), 256);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
         break;
     }
     store("c23_dst.out", dst.data(), 256);
 }
 
-// case 24 (float): full 16x16, scalar 1.0, src1 partial
+// case 24 (uint8_t): full 16x16, src1 partial
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c24_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c24_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c24_dst.out", dst.data(), 256);
-}
-
-// case 25 (float): full 16x16, scalar -0.5, src0 partial
-void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c25_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c25_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c25_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c25_dst.out", dst.data(), 256);
-}
-
-// case 26 (int8_t): full 16x16, src1 partial
-void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c26_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    load("c24_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
-    load("c26_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    load("c24_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c26_src1.bin", src1.data(), 512);
+    load("c24_src1.bin", src1.data(), 512);
     switch (profile) {
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
@@ -804,21 +744,75 @@ void case_26([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c26_dst.out", dst.data(), 512);
+    store("c24_dst.out", dst.data(), 512);
 }
 
-// case 27 (int8_t): partial valid 13x7 of 16x16, src0 partial
-void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+// case 25 (uint8_t): partial valid 13x7 of 16x16, src0 partial
+void case_25([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c27_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 4>;
+    load("c25_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 4>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
-    load("c27_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    load("c25_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c25_src1.bin", src1.data(), 512);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c25_dst.out", dst.data(), 512);
+}
+
+// case 26 (uint8_t): non-square 6x40, both whole
+void case_26([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c26_dst.bin", dst.data(), 384);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x180);
+    load("c26_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x300);
+    load("c26_src1.bin", src1.data(), 384);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c26_dst.out", dst.data(), 384);
+}
+
+// case 27 (uint8_t): run-time valid 11x19 of 16x32, src1 partial
+void case_27([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c27_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x200);
+    load("c27_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
     TASSIGN(src1, 0x400);
     load("c27_src1.bin", src1.data(), 512);
     switch (profile) {
@@ -834,74 +828,20 @@ void case_27([[maybe_unused]] Prof profile) {
     store("c27_dst.out", dst.data(), 512);
 }
 
-// case 28 (int8_t): non-square 6x40, both whole
+// case 28 (uint8_t): odd 3x5 valid 2x3, src0 partial
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c28_dst.bin", dst.data(), 384);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x180);
-    load("c28_src0.bin", src0.data(), 384);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x300);
-    load("c28_src1.bin", src1.data(), 384);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c28_dst.out", dst.data(), 384);
-}
-
-// case 29 (int8_t): run-time valid 11x19 of 16x32, src1 partial
-void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c29_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x200);
-    load("c29_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 12);
-    TASSIGN(src1, 0x400);
-    load("c29_src1.bin", src1.data(), 512);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c29_dst.out", dst.data(), 512);
-}
-
-// case 30 (int8_t): odd 3x5 valid 2x3, src0 partial
-void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c30_dst.bin", dst.data(), 96);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    load("c28_dst.bin", dst.data(), 96);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 1, 2>;
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
-    load("c30_src0.bin", src0.data(), 96);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    load("c28_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c30_src1.bin", src1.data(), 96);
+    load("c28_src1.bin", src1.data(), 96);
     switch (profile) {
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
@@ -912,809 +852,365 @@ void case_30([[maybe_unused]] Prof profile) {
     default: // no entry names this case under another profile
         break;
     }
-    store("c30_dst.out", dst.data(), 96);
+    store("c28_dst.out", dst.data(), 96);
 }
 
-// case 31 (int8_t): full 16x16, scalar 0, both whole
-void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+// case 29 (int16_t): full 16x16, src1 partial
+void case_29([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c31_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    load("c29_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
-    load("c31_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    load("c29_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c31_src1.bin", src1.data(), 512);
+    load("c29_src1.bin", src1.data(), 256);
     switch (profile) {
+    case Prof::A2A3:
+        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
+        break;
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
         break;
     case Prof::CPU:
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
         break;
-    default: // no entry names this case under another profile
-        break;
     }
-    store("c31_dst.out", dst.data(), 512);
+    store("c29_dst.out", dst.data(), 256);
 }
 
-// case 32 (int8_t): full 16x16, scalar 1, src1 partial
-void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+// case 30 (int16_t): partial valid 13x7 of 16x16, src0 partial
+void case_30([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c30_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c30_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c30_src1.bin", src1.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c30_dst.out", dst.data(), 256);
+}
+
+// case 31 (int16_t): non-square 6x40, both whole
+void case_31([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c31_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x240);
+    load("c31_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x480);
+    load("c31_src1.bin", src1.data(), 288);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c31_dst.out", dst.data(), 288);
+}
+
+// case 32 (int16_t): run-time valid 11x19 of 16x32, src1 partial
+void case_32([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c32_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x400);
     load("c32_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x800);
     load("c32_src1.bin", src1.data(), 512);
     switch (profile) {
+    case Prof::A2A3:
+        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
+        break;
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
         break;
     case Prof::CPU:
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
         break;
     }
     store("c32_dst.out", dst.data(), 512);
 }
 
-// case 33 (int8_t): full 16x16, scalar -3, src0 partial
+// case 33 (int16_t): odd 3x5 valid 2x3, src0 partial
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c33_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    load("c33_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c33_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x100);
+    load("c33_src1.bin", src1.data(), 48);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c33_dst.out", dst.data(), 48);
+}
+
+// case 34 (uint16_t): full 16x16, src1 partial
+void case_34([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c34_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
-    load("c33_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    load("c34_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 10, 10>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c33_src1.bin", src1.data(), 512);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c33_dst.out", dst.data(), 512);
+    load("c34_src1.bin", src1.data(), 256);
+    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+    store("c34_dst.out", dst.data(), 256);
 }
 
-// case 34 (int8_t_colmajor): col-major 12x20 valid 9x15, src1 partial
-void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
+// case 35 (uint16_t): partial valid 13x7 of 16x16, src0 partial
+void case_35([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c34_dst.bin", dst.data(), 640);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x280);
-    load("c34_src0.bin", src0.data(), 640);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 6, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x500);
-    load("c34_src1.bin", src1.data(), 640);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c34_dst.out", dst.data(), 640);
-}
-
-// case 35 (int8_t_colmajor): col-major run-time valid 5x6 of 8x8, src0 partial
-void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(5, 6);
-    TASSIGN(dst, 0x0);
     load("c35_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(3, 4);
-    TASSIGN(src0, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
     load("c35_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(5, 6);
-    TASSIGN(src1, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
     load("c35_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
     store("c35_dst.out", dst.data(), 256);
 }
 
-// case 36 (uint8_t): full 16x16, src1 partial
+// case 36 (uint16_t): non-square 6x40, both whole
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c36_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    load("c36_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c36_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    TASSIGN(src0, 0x240);
+    load("c36_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c36_src1.bin", src1.data(), 512);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c36_dst.out", dst.data(), 512);
+    TASSIGN(src1, 0x480);
+    load("c36_src1.bin", src1.data(), 288);
+    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+    store("c36_dst.out", dst.data(), 288);
 }
 
-// case 37 (uint8_t): partial valid 13x7 of 16x16, src0 partial
+// case 37 (uint16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c37_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 4>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x400);
     load("c37_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x800);
     load("c37_src1.bin", src1.data(), 512);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
+    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
     store("c37_dst.out", dst.data(), 512);
 }
 
-// case 38 (uint8_t): non-square 6x40, both whole
+// case 38 (uint16_t): odd 3x5 valid 2x3, src0 partial
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c38_dst.bin", dst.data(), 384);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x180);
-    load("c38_src0.bin", src0.data(), 384);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x300);
-    load("c38_src1.bin", src1.data(), 384);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c38_dst.out", dst.data(), 384);
-}
-
-// case 39 (uint8_t): run-time valid 11x19 of 16x32, src1 partial
-void case_39([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c39_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x200);
-    load("c39_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 12);
-    TASSIGN(src1, 0x400);
-    load("c39_src1.bin", src1.data(), 512);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c39_dst.out", dst.data(), 512);
-}
-
-// case 40 (uint8_t): odd 3x5 valid 2x3, src0 partial
-void case_40([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c40_dst.bin", dst.data(), 96);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    load("c38_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
-    load("c40_src0.bin", src0.data(), 96);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    load("c38_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c40_src1.bin", src1.data(), 96);
-    switch (profile) {
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
-        break;
-    }
-    store("c40_dst.out", dst.data(), 96);
+    load("c38_src1.bin", src1.data(), 48);
+    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+    store("c38_dst.out", dst.data(), 48);
 }
 
-// case 41 (uint8_t): full 16x16, scalar 0, both whole
-void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+// case 39 (int32_t): full 16x16, src1 partial
+void case_39([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c41_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    load("c39_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c41_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    TASSIGN(src0, 0x400);
+    load("c39_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c41_src1.bin", src1.data(), 512);
+    TASSIGN(src1, 0x800);
+    load("c39_src1.bin", src1.data(), 256);
     switch (profile) {
+    case Prof::A2A3:
+        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
+        break;
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
         break;
     case Prof::CPU:
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
         break;
-    default: // no entry names this case under another profile
-        break;
     }
-    store("c41_dst.out", dst.data(), 512);
+    store("c39_dst.out", dst.data(), 256);
 }
 
-// case 42 (uint8_t): full 16x16, scalar 1, src1 partial
-void case_42([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+// case 40 (int32_t): partial valid 13x7 of 16x16, src0 partial
+void case_40([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c40_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c40_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c40_src1.bin", src1.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c40_dst.out", dst.data(), 256);
+}
+
+// case 41 (int32_t): non-square 6x40, both whole
+void case_41([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c41_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x3c0);
+    load("c41_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x780);
+    load("c41_src1.bin", src1.data(), 240);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c41_dst.out", dst.data(), 240);
+}
+
+// case 42 (int32_t): run-time valid 11x19 of 16x32, src1 partial
+void case_42([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c42_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x800);
     load("c42_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1000);
     load("c42_src1.bin", src1.data(), 512);
     switch (profile) {
+    case Prof::A2A3:
+        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
+        break;
     case Prof::A5:
         profiled::TPARTMUL<profile_a5>(dst, src0, src1);
         break;
     case Prof::CPU:
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    default: // no entry names this case under another profile
         break;
     }
     store("c42_dst.out", dst.data(), 512);
 }
 
-// case 43 (int16_t): full 16x16, src1 partial
+// case 43 (int32_t): odd 3x5 valid 2x3, src0 partial
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c43_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c43_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c43_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c43_dst.out", dst.data(), 256);
-}
-
-// case 44 (int16_t): partial valid 13x7 of 16x16, src0 partial
-void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c44_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c44_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c44_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c44_dst.out", dst.data(), 256);
-}
-
-// case 45 (int16_t): non-square 6x40, both whole
-void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c45_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c45_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x480);
-    load("c45_src1.bin", src1.data(), 288);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c45_dst.out", dst.data(), 288);
-}
-
-// case 46 (int16_t): run-time valid 11x19 of 16x32, src1 partial
-void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c46_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x400);
-    load("c46_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 12);
-    TASSIGN(src1, 0x800);
-    load("c46_src1.bin", src1.data(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c46_dst.out", dst.data(), 512);
-}
-
-// case 47 (int16_t): odd 3x5 valid 2x3, src0 partial
-void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 48);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c47_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x100);
-    load("c47_src1.bin", src1.data(), 48);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c47_dst.out", dst.data(), 48);
-}
-
-// case 48 (int16_t): full 16x16, scalar 0, both whole
-void case_48([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c48_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c48_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c48_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c48_dst.out", dst.data(), 256);
-}
-
-// case 49 (int16_t): full 16x16, scalar 1, src1 partial
-void case_49([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c49_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c49_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c49_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c49_dst.out", dst.data(), 256);
-}
-
-// case 50 (int16_t): full 16x16, scalar -3, src0 partial
-void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c50_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c50_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c50_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c50_dst.out", dst.data(), 256);
-}
-
-// case 51 (uint16_t): full 16x16, src1 partial
-void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c51_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c51_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c51_src1.bin", src1.data(), 256);
-    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c51_dst.out", dst.data(), 256);
-}
-
-// case 52 (uint16_t): partial valid 13x7 of 16x16, src0 partial
-void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c52_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c52_src1.bin", src1.data(), 256);
-    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c52_dst.out", dst.data(), 256);
-}
-
-// case 53 (uint16_t): non-square 6x40, both whole
-void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c53_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x240);
-    load("c53_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x480);
-    load("c53_src1.bin", src1.data(), 288);
-    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c53_dst.out", dst.data(), 288);
-}
-
-// case 54 (uint16_t): run-time valid 11x19 of 16x32, src1 partial
-void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c54_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x400);
-    load("c54_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 12);
-    TASSIGN(src1, 0x800);
-    load("c54_src1.bin", src1.data(), 512);
-    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c54_dst.out", dst.data(), 512);
-}
-
-// case 55 (uint16_t): odd 3x5 valid 2x3, src0 partial
-void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c55_dst.bin", dst.data(), 48);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x80);
-    load("c55_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x100);
-    load("c55_src1.bin", src1.data(), 48);
-    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c55_dst.out", dst.data(), 48);
-}
-
-// case 56 (uint16_t): full 16x16, scalar 0, both whole
-void case_56([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c56_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c56_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c56_src1.bin", src1.data(), 256);
-    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c56_dst.out", dst.data(), 256);
-}
-
-// case 57 (uint16_t): full 16x16, scalar 1, src1 partial
-void case_57([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c57_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x200);
-    load("c57_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x400);
-    load("c57_src1.bin", src1.data(), 256);
-    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c57_dst.out", dst.data(), 256);
-}
-
-// case 58 (int32_t): full 16x16, src1 partial
-void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c58_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c58_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c58_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c58_dst.out", dst.data(), 256);
-}
-
-// case 59 (int32_t): partial valid 13x7 of 16x16, src0 partial
-void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c59_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c59_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c59_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c59_dst.out", dst.data(), 256);
-}
-
-// case 60 (int32_t): non-square 6x40, both whole
-void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c60_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x3c0);
-    load("c60_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x780);
-    load("c60_src1.bin", src1.data(), 240);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c60_dst.out", dst.data(), 240);
-}
-
-// case 61 (int32_t): run-time valid 11x19 of 16x32, src1 partial
-void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(11, 19);
-    TASSIGN(dst, 0x0);
-    load("c61_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x800);
-    load("c61_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 12);
-    TASSIGN(src1, 0x1000);
-    load("c61_src1.bin", src1.data(), 512);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c61_dst.out", dst.data(), 512);
-}
-
-// case 62 (int32_t): odd 3x5 valid 2x3, src0 partial
-void case_62([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c62_dst.bin", dst.data(), 24);
+    load("c43_dst.bin", dst.data(), 24);
     using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
-    load("c62_src0.bin", src0.data(), 24);
+    load("c43_src0.bin", src0.data(), 24);
     using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c62_src1.bin", src1.data(), 24);
+    load("c43_src1.bin", src1.data(), 24);
     switch (profile) {
     case Prof::A2A3:
         profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
@@ -1726,217 +1222,125 @@ void case_62([[maybe_unused]] Prof profile) {
         profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c62_dst.out", dst.data(), 24);
+    store("c43_dst.out", dst.data(), 24);
 }
 
-// case 63 (int32_t): full 16x16, scalar 0, both whole
-void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c63_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c63_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c63_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c63_dst.out", dst.data(), 256);
-}
-
-// case 64 (int32_t): full 16x16, scalar 1, src1 partial
-void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c64_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c64_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c64_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c64_dst.out", dst.data(), 256);
-}
-
-// case 65 (int32_t): full 16x16, scalar -3, src0 partial
-void case_65([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
-    TASSIGN(dst, 0x0);
-    load("c65_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c65_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c65_src1.bin", src1.data(), 256);
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
-        break;
-    case Prof::A5:
-        profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-        break;
-    case Prof::CPU:
-        profiled::TPARTMUL<profile_cpu>(dst, src0, src1);
-        break;
-    }
-    store("c65_dst.out", dst.data(), 256);
-}
-
-// case 66 (uint32_t): full 16x16, src1 partial
-void case_66([[maybe_unused]] Prof profile) {
+// case 44 (uint32_t): full 16x16, src1 partial
+void case_44([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c66_dst.bin", dst.data(), 256);
+    load("c44_dst.bin", dst.data(), 256);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c66_src0.bin", src0.data(), 256);
+    load("c44_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 10, 10>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c66_src1.bin", src1.data(), 256);
+    load("c44_src1.bin", src1.data(), 256);
     profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c66_dst.out", dst.data(), 256);
+    store("c44_dst.out", dst.data(), 256);
 }
 
-// case 67 (uint32_t): partial valid 13x7 of 16x16, src0 partial
-void case_67([[maybe_unused]] Prof profile) {
+// case 45 (uint32_t): partial valid 13x7 of 16x16, src0 partial
+void case_45([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c67_dst.bin", dst.data(), 256);
+    load("c45_dst.bin", dst.data(), 256);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0 src0;
     TASSIGN(src0, 0x400);
-    load("c67_src0.bin", src0.data(), 256);
+    load("c45_src0.bin", src0.data(), 256);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
     TASSIGN(src1, 0x800);
-    load("c67_src1.bin", src1.data(), 256);
+    load("c45_src1.bin", src1.data(), 256);
     profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c67_dst.out", dst.data(), 256);
+    store("c45_dst.out", dst.data(), 256);
 }
 
-// case 68 (uint32_t): non-square 6x40, both whole
-void case_68([[maybe_unused]] Prof profile) {
+// case 46 (uint32_t): non-square 6x40, both whole
+void case_46([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c68_dst.bin", dst.data(), 240);
+    load("c46_dst.bin", dst.data(), 240);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
-    load("c68_src0.bin", src0.data(), 240);
+    load("c46_src0.bin", src0.data(), 240);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c68_src1.bin", src1.data(), 240);
+    load("c46_src1.bin", src1.data(), 240);
     profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c68_dst.out", dst.data(), 240);
+    store("c46_dst.out", dst.data(), 240);
 }
 
-// case 69 (uint32_t): run-time valid 11x19 of 16x32, src1 partial
-void case_69([[maybe_unused]] Prof profile) {
+// case 47 (uint32_t): run-time valid 11x19 of 16x32, src1 partial
+void case_47([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
-    load("c69_dst.bin", dst.data(), 512);
+    load("c47_dst.bin", dst.data(), 512);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x800);
-    load("c69_src0.bin", src0.data(), 512);
+    load("c47_src0.bin", src0.data(), 512);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(7, 12);
     TASSIGN(src1, 0x1000);
-    load("c69_src1.bin", src1.data(), 512);
+    load("c47_src1.bin", src1.data(), 512);
     profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c69_dst.out", dst.data(), 512);
+    store("c47_dst.out", dst.data(), 512);
 }
 
-// case 70 (uint32_t): odd 3x5 valid 2x3, src0 partial
-void case_70([[maybe_unused]] Prof profile) {
+// case 48 (uint32_t): odd 3x5 valid 2x3, src0 partial
+void case_48([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c70_dst.bin", dst.data(), 24);
+    load("c48_dst.bin", dst.data(), 24);
     using Tile_src0 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
-    load("c70_src0.bin", src0.data(), 24);
+    load("c48_src0.bin", src0.data(), 24);
     using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c70_src1.bin", src1.data(), 24);
+    load("c48_src1.bin", src1.data(), 24);
     profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c70_dst.out", dst.data(), 24);
+    store("c48_dst.out", dst.data(), 24);
 }
 
-// case 71 (uint32_t): full 16x16, scalar 0, both whole
-void case_71([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
+// rf_a2a3_07_union_region: breaks run-time rule 07_union_region of A2A3; must stop with: PTO runtime error: TPARTMUL [A2A3]: src0 or src1 must have the valid region of dst and the other's must lie within it
+void rf_a2a3_07_union_region(Prof) {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    load("c71_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c71_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c71_src1.bin", src1.data(), 256);
-    profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c71_dst.out", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 7);
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 8);
+    TASSIGN(src1, 0x200);
+    profiled::TPARTMUL<profile_a2a3>(dst, src0, src1);
 }
 
-// case 72 (uint32_t): full 16x16, scalar 1, src1 partial
-void case_72([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst dst;
+// rf_a5_07_union_region: breaks run-time rule 07_union_region of A5; must stop with: PTO runtime error: TPARTMUL [A5]: src0 or src1 must have the valid region of dst and the other's must lie within it
+void rf_a5_07_union_region(Prof) {
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
-    load("c72_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0 src0;
-    TASSIGN(src0, 0x400);
-    load("c72_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c72_src1.bin", src1.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 7);
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 8);
+    TASSIGN(src1, 0x200);
     profiled::TPARTMUL<profile_a5>(dst, src0, src1);
-    store("c72_dst.out", dst.data(), 256);
 }
 
 struct Entry {
@@ -1946,61 +1350,116 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},       {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},
-    {"c6@A2A3", case_6, Prof::A2A3},   {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},
-    {"c7@A2A3", case_7, Prof::A2A3},   {"c7@A5", case_7, Prof::A5},       {"c7@CPU", case_7, Prof::CPU},
-    {"c8@A5", case_8, Prof::A5},       {"c8@CPU", case_8, Prof::CPU},     {"c9@A5", case_9, Prof::A5},
-    {"c9@CPU", case_9, Prof::CPU},     {"c10@A5", case_10, Prof::A5},     {"c10@CPU", case_10, Prof::CPU},
-    {"c11@A5", case_11, Prof::A5},     {"c11@CPU", case_11, Prof::CPU},   {"c12@A5", case_12, Prof::A5},
-    {"c12@CPU", case_12, Prof::CPU},   {"c13@A5", case_13, Prof::A5},     {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A5", case_14, Prof::A5},     {"c14@CPU", case_14, Prof::CPU},   {"c15@A5", case_15, Prof::A5},
-    {"c15@CPU", case_15, Prof::CPU},   {"c16@A5", case_16, Prof::A5},     {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A5", case_17, Prof::A5},     {"c17@CPU", case_17, Prof::CPU},   {"c18@A2A3", case_18, Prof::A2A3},
-    {"c18@A5", case_18, Prof::A5},     {"c18@CPU", case_18, Prof::CPU},   {"c19@A2A3", case_19, Prof::A2A3},
-    {"c19@A5", case_19, Prof::A5},     {"c19@CPU", case_19, Prof::CPU},   {"c20@A2A3", case_20, Prof::A2A3},
-    {"c20@A5", case_20, Prof::A5},     {"c20@CPU", case_20, Prof::CPU},   {"c21@A2A3", case_21, Prof::A2A3},
-    {"c21@A5", case_21, Prof::A5},     {"c21@CPU", case_21, Prof::CPU},   {"c22@A2A3", case_22, Prof::A2A3},
-    {"c22@A5", case_22, Prof::A5},     {"c22@CPU", case_22, Prof::CPU},   {"c23@A2A3", case_23, Prof::A2A3},
-    {"c23@A5", case_23, Prof::A5},     {"c23@CPU", case_23, Prof::CPU},   {"c24@A2A3", case_24, Prof::A2A3},
-    {"c24@A5", case_24, Prof::A5},     {"c24@CPU", case_24, Prof::CPU},   {"c25@A2A3", case_25, Prof::A2A3},
-    {"c25@A5", case_25, Prof::A5},     {"c25@CPU", case_25, Prof::CPU},   {"c26@A5", case_26, Prof::A5},
-    {"c26@CPU", case_26, Prof::CPU},   {"c27@A5", case_27, Prof::A5},     {"c27@CPU", case_27, Prof::CPU},
-    {"c28@A5", case_28, Prof::A5},     {"c28@CPU", case_28, Prof::CPU},   {"c29@A5", case_29, Prof::A5},
-    {"c29@CPU", case_29, Prof::CPU},   {"c30@A5", case_30, Prof::A5},     {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A5", case_31, Prof::A5},     {"c31@CPU", case_31, Prof::CPU},   {"c32@A5", case_32, Prof::A5},
-    {"c32@CPU", case_32, Prof::CPU},   {"c33@A5", case_33, Prof::A5},     {"c33@CPU", case_33, Prof::CPU},
-    {"c34@A5", case_34, Prof::A5},     {"c34@CPU", case_34, Prof::CPU},   {"c35@A5", case_35, Prof::A5},
-    {"c35@CPU", case_35, Prof::CPU},   {"c36@A5", case_36, Prof::A5},     {"c36@CPU", case_36, Prof::CPU},
-    {"c37@A5", case_37, Prof::A5},     {"c37@CPU", case_37, Prof::CPU},   {"c38@A5", case_38, Prof::A5},
-    {"c38@CPU", case_38, Prof::CPU},   {"c39@A5", case_39, Prof::A5},     {"c39@CPU", case_39, Prof::CPU},
-    {"c40@A5", case_40, Prof::A5},     {"c40@CPU", case_40, Prof::CPU},   {"c41@A5", case_41, Prof::A5},
-    {"c41@CPU", case_41, Prof::CPU},   {"c42@A5", case_42, Prof::A5},     {"c42@CPU", case_42, Prof::CPU},
-    {"c43@A2A3", case_43, Prof::A2A3}, {"c43@A5", case_43, Prof::A5},     {"c43@CPU", case_43, Prof::CPU},
-    {"c44@A2A3", case_44, Prof::A2A3}, {"c44@A5", case_44, Prof::A5},     {"c44@CPU", case_44, Prof::CPU},
-    {"c45@A2A3", case_45, Prof::A2A3}, {"c45@A5", case_45, Prof::A5},     {"c45@CPU", case_45, Prof::CPU},
-    {"c46@A2A3", case_46, Prof::A2A3}, {"c46@A5", case_46, Prof::A5},     {"c46@CPU", case_46, Prof::CPU},
-    {"c47@A2A3", case_47, Prof::A2A3}, {"c47@A5", case_47, Prof::A5},     {"c47@CPU", case_47, Prof::CPU},
-    {"c48@A2A3", case_48, Prof::A2A3}, {"c48@A5", case_48, Prof::A5},     {"c48@CPU", case_48, Prof::CPU},
-    {"c49@A2A3", case_49, Prof::A2A3}, {"c49@A5", case_49, Prof::A5},     {"c49@CPU", case_49, Prof::CPU},
-    {"c50@A2A3", case_50, Prof::A2A3}, {"c50@A5", case_50, Prof::A5},     {"c50@CPU", case_50, Prof::CPU},
-    {"c51@A5", case_51, Prof::A5},     {"c52@A5", case_52, Prof::A5},     {"c53@A5", case_53, Prof::A5},
-    {"c54@A5", case_54, Prof::A5},     {"c55@A5", case_55, Prof::A5},     {"c56@A5", case_56, Prof::A5},
-    {"c57@A5", case_57, Prof::A5},     {"c58@A2A3", case_58, Prof::A2A3}, {"c58@A5", case_58, Prof::A5},
-    {"c58@CPU", case_58, Prof::CPU},   {"c59@A2A3", case_59, Prof::A2A3}, {"c59@A5", case_59, Prof::A5},
-    {"c59@CPU", case_59, Prof::CPU},   {"c60@A2A3", case_60, Prof::A2A3}, {"c60@A5", case_60, Prof::A5},
-    {"c60@CPU", case_60, Prof::CPU},   {"c61@A2A3", case_61, Prof::A2A3}, {"c61@A5", case_61, Prof::A5},
-    {"c61@CPU", case_61, Prof::CPU},   {"c62@A2A3", case_62, Prof::A2A3}, {"c62@A5", case_62, Prof::A5},
-    {"c62@CPU", case_62, Prof::CPU},   {"c63@A2A3", case_63, Prof::A2A3}, {"c63@A5", case_63, Prof::A5},
-    {"c63@CPU", case_63, Prof::CPU},   {"c64@A2A3", case_64, Prof::A2A3}, {"c64@A5", case_64, Prof::A5},
-    {"c64@CPU", case_64, Prof::CPU},   {"c65@A2A3", case_65, Prof::A2A3}, {"c65@A5", case_65, Prof::A5},
-    {"c65@CPU", case_65, Prof::CPU},   {"c66@A5", case_66, Prof::A5},     {"c67@A5", case_67, Prof::A5},
-    {"c68@A5", case_68, Prof::A5},     {"c69@A5", case_69, Prof::A5},     {"c70@A5", case_70, Prof::A5},
-    {"c71@A5", case_71, Prof::A5},     {"c72@A5", case_72, Prof::A5},
+    {"c0@A2A3", case_0, Prof::A2A3},
+    {"c0@A5", case_0, Prof::A5},
+    {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3},
+    {"c1@A5", case_1, Prof::A5},
+    {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3},
+    {"c2@A5", case_2, Prof::A5},
+    {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3},
+    {"c3@A5", case_3, Prof::A5},
+    {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3},
+    {"c4@A5", case_4, Prof::A5},
+    {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A5", case_5, Prof::A5},
+    {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A5", case_6, Prof::A5},
+    {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A5", case_7, Prof::A5},
+    {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A5", case_8, Prof::A5},
+    {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A5", case_9, Prof::A5},
+    {"c9@CPU", case_9, Prof::CPU},
+    {"c10@A5", case_10, Prof::A5},
+    {"c10@CPU", case_10, Prof::CPU},
+    {"c11@A5", case_11, Prof::A5},
+    {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A2A3", case_12, Prof::A2A3},
+    {"c12@A5", case_12, Prof::A5},
+    {"c12@CPU", case_12, Prof::CPU},
+    {"c13@A2A3", case_13, Prof::A2A3},
+    {"c13@A5", case_13, Prof::A5},
+    {"c13@CPU", case_13, Prof::CPU},
+    {"c14@A2A3", case_14, Prof::A2A3},
+    {"c14@A5", case_14, Prof::A5},
+    {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A2A3", case_15, Prof::A2A3},
+    {"c15@A5", case_15, Prof::A5},
+    {"c15@CPU", case_15, Prof::CPU},
+    {"c16@A2A3", case_16, Prof::A2A3},
+    {"c16@A5", case_16, Prof::A5},
+    {"c16@CPU", case_16, Prof::CPU},
+    {"c17@A5", case_17, Prof::A5},
+    {"c17@CPU", case_17, Prof::CPU},
+    {"c18@A5", case_18, Prof::A5},
+    {"c18@CPU", case_18, Prof::CPU},
+    {"c19@A5", case_19, Prof::A5},
+    {"c19@CPU", case_19, Prof::CPU},
+    {"c20@A5", case_20, Prof::A5},
+    {"c20@CPU", case_20, Prof::CPU},
+    {"c21@A5", case_21, Prof::A5},
+    {"c21@CPU", case_21, Prof::CPU},
+    {"c22@A5", case_22, Prof::A5},
+    {"c22@CPU", case_22, Prof::CPU},
+    {"c23@A5", case_23, Prof::A5},
+    {"c23@CPU", case_23, Prof::CPU},
+    {"c24@A5", case_24, Prof::A5},
+    {"c24@CPU", case_24, Prof::CPU},
+    {"c25@A5", case_25, Prof::A5},
+    {"c25@CPU", case_25, Prof::CPU},
+    {"c26@A5", case_26, Prof::A5},
+    {"c26@CPU", case_26, Prof::CPU},
+    {"c27@A5", case_27, Prof::A5},
+    {"c27@CPU", case_27, Prof::CPU},
+    {"c28@A5", case_28, Prof::A5},
+    {"c28@CPU", case_28, Prof::CPU},
+    {"c29@A2A3", case_29, Prof::A2A3},
+    {"c29@A5", case_29, Prof::A5},
+    {"c29@CPU", case_29, Prof::CPU},
+    {"c30@A2A3", case_30, Prof::A2A3},
+    {"c30@A5", case_30, Prof::A5},
+    {"c30@CPU", case_30, Prof::CPU},
+    {"c31@A2A3", case_31, Prof::A2A3},
+    {"c31@A5", case_31, Prof::A5},
+    {"c31@CPU", case_31, Prof::CPU},
+    {"c32@A2A3", case_32, Prof::A2A3},
+    {"c32@A5", case_32, Prof::A5},
+    {"c32@CPU", case_32, Prof::CPU},
+    {"c33@A2A3", case_33, Prof::A2A3},
+    {"c33@A5", case_33, Prof::A5},
+    {"c33@CPU", case_33, Prof::CPU},
+    {"c34@A5", case_34, Prof::A5},
+    {"c35@A5", case_35, Prof::A5},
+    {"c36@A5", case_36, Prof::A5},
+    {"c37@A5", case_37, Prof::A5},
+    {"c38@A5", case_38, Prof::A5},
+    {"c39@A2A3", case_39, Prof::A2A3},
+    {"c39@A5", case_39, Prof::A5},
+    {"c39@CPU", case_39, Prof::CPU},
+    {"c40@A2A3", case_40, Prof::A2A3},
+    {"c40@A5", case_40, Prof::A5},
+    {"c40@CPU", case_40, Prof::CPU},
+    {"c41@A2A3", case_41, Prof::A2A3},
+    {"c41@A5", case_41, Prof::A5},
+    {"c41@CPU", case_41, Prof::CPU},
+    {"c42@A2A3", case_42, Prof::A2A3},
+    {"c42@A5", case_42, Prof::A5},
+    {"c42@CPU", case_42, Prof::CPU},
+    {"c43@A2A3", case_43, Prof::A2A3},
+    {"c43@A5", case_43, Prof::A5},
+    {"c43@CPU", case_43, Prof::CPU},
+    {"c44@A5", case_44, Prof::A5},
+    {"c45@A5", case_45, Prof::A5},
+    {"c46@A5", case_46, Prof::A5},
+    {"c47@A5", case_47, Prof::A5},
+    {"c48@A5", case_48, Prof::A5},
+    {"rf_a2a3_07_union_region", rf_a2a3_07_union_region, Prof::A2A3},
+    {"rf_a5_07_union_region", rf_a5_07_union_region, Prof::A5},
 };
 
 } // namespace

@@ -4036,7 +4036,14 @@ struct profile_a5 {
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TPARTADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
-                                [[maybe_unused]] const TileDataSrc1& src1) {}
+                                [[maybe_unused]] const TileDataSrc1& src1) {
+        if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol() &&
+               src1.GetValidRow() <= dst.GetValidRow() && src1.GetValidCol() <= dst.GetValidCol()) ||
+              (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
+               src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
+            sim::fail("TPARTADD [A5]",
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+    }
 
     // pto.tpartmul (specs/ops/irregular_and_complex/tpartmul.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -4079,7 +4086,14 @@ struct profile_a5 {
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TPARTMUL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
-                                [[maybe_unused]] const TileDataSrc1& src1) {}
+                                [[maybe_unused]] const TileDataSrc1& src1) {
+        if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol() &&
+               src1.GetValidRow() <= dst.GetValidRow() && src1.GetValidCol() <= dst.GetValidCol()) ||
+              (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
+               src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
+            sim::fail("TPARTMUL [A5]",
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+    }
 
     // pto.tpartmax (specs/ops/irregular_and_complex/tpartmax.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -4122,7 +4136,14 @@ struct profile_a5 {
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TPARTMAX([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
-                                [[maybe_unused]] const TileDataSrc1& src1) {}
+                                [[maybe_unused]] const TileDataSrc1& src1) {
+        if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol() &&
+               src1.GetValidRow() <= dst.GetValidRow() && src1.GetValidCol() <= dst.GetValidCol()) ||
+              (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
+               src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
+            sim::fail("TPARTMAX [A5]",
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+    }
 
     // pto.tpartmin (specs/ops/irregular_and_complex/tpartmin.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -4165,7 +4186,14 @@ struct profile_a5 {
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TPARTMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
-                                [[maybe_unused]] const TileDataSrc1& src1) {}
+                                [[maybe_unused]] const TileDataSrc1& src1) {
+        if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol() &&
+               src1.GetValidRow() <= dst.GetValidRow() && src1.GetValidCol() <= dst.GetValidCol()) ||
+              (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol() &&
+               src0.GetValidRow() <= dst.GetValidRow() && src0.GetValidCol() <= dst.GetValidCol())))
+            sim::fail("TPARTMIN [A5]",
+                      "src0 or src1 must have the valid region of dst and the other's must lie within it");
+    }
 
     // pto.tpartargmax (specs/ops/irregular_and_complex/tpartargmax.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -4231,6 +4259,9 @@ struct profile_a5 {
                        [[maybe_unused]] const TileDataSrc1& src1_val, [[maybe_unused]] const TileDataDstIdx& dst_idx,
                        [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
                        [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
+        if (!((src0_val.GetValidRow() == dst_val.GetValidRow() && src0_val.GetValidCol() == dst_val.GetValidCol()) ||
+              (src1_val.GetValidRow() == dst_val.GetValidRow() && src1_val.GetValidCol() == dst_val.GetValidCol())))
+            sim::fail("TPARTARGMAX [A5]", "src0_val or src1_val must have the valid region of dst_val");
         if (!(src0_val.GetValidRow() == src0_idx.GetValidRow() && src0_val.GetValidCol() == src0_idx.GetValidCol()))
             sim::fail("TPARTARGMAX [A5]", "src0_val and src0_idx must have the same valid row/col");
         if (!(src1_val.GetValidRow() == src1_idx.GetValidRow() && src1_val.GetValidCol() == src1_idx.GetValidCol()))
@@ -4303,6 +4334,9 @@ struct profile_a5 {
                        [[maybe_unused]] const TileDataSrc1& src1_val, [[maybe_unused]] const TileDataDstIdx& dst_idx,
                        [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
                        [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
+        if (!((src0_val.GetValidRow() == dst_val.GetValidRow() && src0_val.GetValidCol() == dst_val.GetValidCol()) ||
+              (src1_val.GetValidRow() == dst_val.GetValidRow() && src1_val.GetValidCol() == dst_val.GetValidCol())))
+            sim::fail("TPARTARGMIN [A5]", "src0_val or src1_val must have the valid region of dst_val");
         if (!(src0_val.GetValidRow() == src0_idx.GetValidRow() && src0_val.GetValidCol() == src0_idx.GetValidCol()))
             sim::fail("TPARTARGMIN [A5]", "src0_val and src0_idx must have the same valid row/col");
         if (!(src1_val.GetValidRow() == src1_idx.GetValidRow() && src1_val.GetValidCol() == src1_idx.GetValidCol()))
