@@ -53,7 +53,9 @@ class UnionRegionRule(RuleBase):
         dst, a, b = self.operands
         if not self.within:
             return f"({self._equal(a, dst)}) || ({self._equal(b, dst)})"
-        return f"({self._equal(a, dst)} && {self._inside(b, dst)}) || ({self._equal(b, dst)} && {self._inside(a, dst)})"
+        first = f"{self._equal(a, dst)} && {self._inside(b, dst)}"
+        second = f"{self._equal(b, dst)} && {self._inside(a, dst)}"
+        return f"({first}) || ({second})"
 
     def text(self, op: OpView) -> str:
         dst, a, b = self.operands
