@@ -96,6 +96,12 @@ class OpKind:
         page names none. By default its first destination."""
         return next((o["name"] for o in operands if o["role"] == "dst"), None)
 
+    def import_formulas(self, math: str) -> list[tuple[str | None, str]]:
+        """The plain formulas a page's formula (LaTeX) holds, each with the result it gives: the
+        main result's first (its name may be None), then further results' (`extra_outputs`). By
+        default the whole formula is the main result's."""
+        return [(None, math)]
+
     def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
         """Adjust an imported spec's `semantics` and `operands` to what a page of this kind implies
         (default: nothing to adjust)."""

@@ -2,7 +2,8 @@
 
 The spec writes the op in index notation with the index letters as values of the right side,
 `dst[i,j] = select(descending == 1, start - j, start + j)` or
-`dst[i,j] = select(upper_or_lower == 0, select(j <= i + diagonal, 1, 0), select(j < i + diagonal, 0, 1))`.
+`dst[i,j] = select(is_upper_or_lower == 0, j <= i + diagonal, j >= i + diagonal)` (a comparison's
+truth is 1 or 0).
 One parse tree gives the page's formula, the simulator's loop nest over the destination's valid
 region (`expr.to_cpp_loops`, each index a loop variable) and the golden's numpy (`rm.index_values`
 lays each index over the region, `rm.index_extents` gives its extent). Index arithmetic is exact: for

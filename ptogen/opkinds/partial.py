@@ -19,6 +19,7 @@ output is narrowed to its own element type.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -129,6 +130,24 @@ class Partial(Elementwise):
         if len(lines) == 1:
             return lines[0]
         return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+
+    def import_formulas(self, math: str) -> list[tuple[str | None, str]]:
+        # `math` writes each result as `lhs = \begin{cases}EXPR & (both valid) \\ ...`; the
+        # element formula of a result is its first case.
+        body = math.removeprefix(r"\begin{aligned}").removesuffix(r"\end{aligned}")
+        out: list[tuple[str | None, str]] = []
+        for m in re.finditer(r"\\mathrm\{([\w\\]+)\}_\{i,j\} = \\begin\{cases\}(.*?) & ", body):
+            name = m.group(1).replace(r"\_", "_")
+            out.append((name, rf"\mathrm{{{m.group(1)}}}_{{i,j}} = {m.group(2)}"))
+        return out or [(None, math)]
+
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        # A further result is a destination (a page without an operand table cannot say so), and
+        # destinations come first.
+        for o in operands:
+            if o["name"] in semantics.get("extra_outputs", {}):
+                o["role"] = "dst"
+        operands.sort(key=lambda o: o["role"] != "dst")
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/partial/domain.md.j2: "For each element ... over the union of the valid regions"

@@ -72,7 +72,10 @@ class UnionRegionRule(RuleBase):
         m = re.match(r"Runtime region: (\w+) or (\w+) has the valid region of (\w+)(,)?", line.text)
         if m is None or not {m.group(1), m.group(2), m.group(3)} <= set(page.data):
             return None
-        return {"operands": [m.group(3), m.group(1), m.group(2)], "within": m.group(4) is not None}
+        found: dict[str, Any] = {"operands": [m.group(3), m.group(1), m.group(2)]}
+        if m.group(4) is None:
+            found["within"] = False
+        return found
 
     def break_runtime(
         self, tiles: dict[str, TileDecl], addresses: dict[str, int]

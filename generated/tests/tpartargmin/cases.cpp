@@ -64,22 +64,22 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
 
 // case 0 (half_int16_t): full 16x16, src1 partial
 void case_0([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c0_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c0_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c0_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c0_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c0_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c0_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c0_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -90,37 +90,37 @@ void case_0([[maybe_unused]] Prof profile) {
     load("c0_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c0_dst_val.out", dst_val.data(), 256);
+    store("c0_dst.out", dst.data(), 256);
     store("c0_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 1 (half_int16_t): partial valid 13x7 of 16x16, src0 partial
 void case_1([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c1_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c1_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c1_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c1_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c1_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c1_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c1_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -131,37 +131,37 @@ void case_1([[maybe_unused]] Prof profile) {
     load("c1_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c1_dst_val.out", dst_val.data(), 256);
+    store("c1_dst.out", dst.data(), 256);
     store("c1_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 2 (half_int16_t): non-square 6x40, both whole
 void case_2([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c2_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c2_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c2_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c2_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c2_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x480);
+    load("c2_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x6c0);
+    load("c2_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x900);
@@ -172,37 +172,37 @@ void case_2([[maybe_unused]] Prof profile) {
     load("c2_src1_idx.bin", src1_idx.data(), 288);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c2_dst_val.out", dst_val.data(), 288);
+    store("c2_dst.out", dst.data(), 288);
     store("c2_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 3 (half_int16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_3([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c3_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c3_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c3_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c3_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c3_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x800);
+    load("c3_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0xc00);
+    load("c3_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1000);
@@ -213,37 +213,37 @@ void case_3([[maybe_unused]] Prof profile) {
     load("c3_src1_idx.bin", src1_idx.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c3_dst_val.out", dst_val.data(), 512);
+    store("c3_dst.out", dst.data(), 512);
     store("c3_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 4 (half_int16_t): odd 3x5 valid 2x3, src0 partial
 void case_4([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c4_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c4_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c4_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c4_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c4_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c4_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c4_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -254,37 +254,37 @@ void case_4([[maybe_unused]] Prof profile) {
     load("c4_src1_idx.bin", src1_idx.data(), 48);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c4_dst_val.out", dst_val.data(), 48);
+    store("c4_dst.out", dst.data(), 48);
     store("c4_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 5 (half_int16_t_colmajor): col-major 12x20 valid 9x15, src1 partial
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c5_dst_val.bin", dst_val.data(), 320);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x280);
-    load("c5_src0_val.bin", src0_val.data(), 320);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 6, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x500);
-    load("c5_src1_val.bin", src1_val.data(), 320);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c5_dst.bin", dst.data(), 320);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x780);
+    TASSIGN(dst_idx, 0x280);
     load("c5_dst_idx.bin", dst_idx.data(), 320);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 9, 15>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x500);
+    load("c5_src0.bin", src0.data(), 320);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 20, BLayout::ColMajor, 6, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x780);
+    load("c5_src1.bin", src1.data(), 320);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -295,36 +295,36 @@ void case_5([[maybe_unused]] Prof profile) {
     load("c5_src1_idx.bin", src1_idx.data(), 320);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c5_dst_val.out", dst_val.data(), 320);
+    store("c5_dst.out", dst.data(), 320);
     store("c5_dst_idx.out", dst_idx.data(), 320); // a further output
 }
 
 // case 6 (half_int16_t_colmajor): col-major run-time valid 5x6 of 8x8, src0 partial
 void case_6([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(5, 6);
-    TASSIGN(dst_val, 0x0);
-    load("c6_dst_val.bin", dst_val.data(), 128);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(3, 4);
-    TASSIGN(src0_val, 0x100);
-    load("c6_src0_val.bin", src0_val.data(), 128);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(5, 6);
-    TASSIGN(src1_val, 0x200);
-    load("c6_src1_val.bin", src1_val.data(), 128);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c6_dst.bin", dst.data(), 128);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(5, 6);
-    TASSIGN(dst_idx, 0x300);
+    TASSIGN(dst_idx, 0x100);
     load("c6_dst_idx.bin", dst_idx.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(3, 4);
+    TASSIGN(src0, 0x200);
+    load("c6_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(5, 6);
+    TASSIGN(src1, 0x300);
+    load("c6_src1.bin", src1.data(), 128);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(3, 4);
     TASSIGN(src0_idx, 0x400);
@@ -335,36 +335,36 @@ void case_6([[maybe_unused]] Prof profile) {
     load("c6_src1_idx.bin", src1_idx.data(), 128);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c6_dst_val.out", dst_val.data(), 128);
+    store("c6_dst.out", dst.data(), 128);
     store("c6_dst_idx.out", dst_idx.data(), 128); // a further output
 }
 
 // case 7 (half_uint16_t): full 16x16, src1 partial
 void case_7([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c7_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c7_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c7_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c7_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c7_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c7_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c7_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -375,37 +375,37 @@ void case_7([[maybe_unused]] Prof profile) {
     load("c7_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c7_dst_val.out", dst_val.data(), 256);
+    store("c7_dst.out", dst.data(), 256);
     store("c7_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 8 (half_uint16_t): partial valid 13x7 of 16x16, src0 partial
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c8_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c8_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c8_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c8_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c8_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c8_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c8_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -416,37 +416,37 @@ void case_8([[maybe_unused]] Prof profile) {
     load("c8_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c8_dst_val.out", dst_val.data(), 256);
+    store("c8_dst.out", dst.data(), 256);
     store("c8_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 9 (half_uint16_t): non-square 6x40, both whole
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c9_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c9_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c9_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c9_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c9_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x480);
+    load("c9_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x6c0);
+    load("c9_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x900);
@@ -457,37 +457,37 @@ void case_9([[maybe_unused]] Prof profile) {
     load("c9_src1_idx.bin", src1_idx.data(), 288);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c9_dst_val.out", dst_val.data(), 288);
+    store("c9_dst.out", dst.data(), 288);
     store("c9_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 10 (half_uint16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c10_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c10_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c10_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c10_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c10_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x800);
+    load("c10_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0xc00);
+    load("c10_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1000);
@@ -498,37 +498,37 @@ void case_10([[maybe_unused]] Prof profile) {
     load("c10_src1_idx.bin", src1_idx.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c10_dst_val.out", dst_val.data(), 512);
+    store("c10_dst.out", dst.data(), 512);
     store("c10_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 11 (half_uint16_t): odd 3x5 valid 2x3, src0 partial
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c11_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c11_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c11_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c11_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c11_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c11_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c11_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -539,37 +539,37 @@ void case_11([[maybe_unused]] Prof profile) {
     load("c11_src1_idx.bin", src1_idx.data(), 48);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c11_dst_val.out", dst_val.data(), 48);
+    store("c11_dst.out", dst.data(), 48);
     store("c11_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 12 (half_int32_t): full 16x16, src1 partial
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c12_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c12_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c12_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c12_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c12_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c12_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c12_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -580,37 +580,37 @@ void case_12([[maybe_unused]] Prof profile) {
     load("c12_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c12_dst_val.out", dst_val.data(), 256);
+    store("c12_dst.out", dst.data(), 256);
     store("c12_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 13 (half_int32_t): partial valid 13x7 of 16x16, src0 partial
 void case_13([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c13_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c13_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c13_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c13_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c13_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c13_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c13_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -621,37 +621,37 @@ void case_13([[maybe_unused]] Prof profile) {
     load("c13_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c13_dst_val.out", dst_val.data(), 256);
+    store("c13_dst.out", dst.data(), 256);
     store("c13_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 14 (half_int32_t): non-square 6x40, both whole
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c14_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c14_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c14_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c14_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c14_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c14_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x840);
+    load("c14_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa80);
@@ -662,37 +662,37 @@ void case_14([[maybe_unused]] Prof profile) {
     load("c14_src1_idx.bin", src1_idx.data(), 240);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c14_dst_val.out", dst_val.data(), 288);
+    store("c14_dst.out", dst.data(), 288);
     store("c14_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 15 (half_int32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c15_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c15_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c15_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c15_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c15_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xc00);
+    load("c15_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1000);
+    load("c15_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1400);
@@ -703,37 +703,37 @@ void case_15([[maybe_unused]] Prof profile) {
     load("c15_src1_idx.bin", src1_idx.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c15_dst_val.out", dst_val.data(), 512);
+    store("c15_dst.out", dst.data(), 512);
     store("c15_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 16 (half_int32_t): odd 3x5 valid 2x3, src0 partial
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c16_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c16_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c16_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c16_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c16_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c16_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c16_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -744,37 +744,37 @@ void case_16([[maybe_unused]] Prof profile) {
     load("c16_src1_idx.bin", src1_idx.data(), 24);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c16_dst_val.out", dst_val.data(), 48);
+    store("c16_dst.out", dst.data(), 48);
     store("c16_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 17 (half_uint32_t): full 16x16, src1 partial
 void case_17([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c17_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c17_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c17_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c17_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c17_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c17_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c17_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -785,37 +785,37 @@ void case_17([[maybe_unused]] Prof profile) {
     load("c17_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c17_dst_val.out", dst_val.data(), 256);
+    store("c17_dst.out", dst.data(), 256);
     store("c17_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 18 (half_uint32_t): partial valid 13x7 of 16x16, src0 partial
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c18_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c18_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c18_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c18_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c18_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c18_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c18_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -826,37 +826,37 @@ void case_18([[maybe_unused]] Prof profile) {
     load("c18_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c18_dst_val.out", dst_val.data(), 256);
+    store("c18_dst.out", dst.data(), 256);
     store("c18_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 19 (half_uint32_t): non-square 6x40, both whole
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c19_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c19_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c19_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c19_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c19_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c19_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x840);
+    load("c19_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa80);
@@ -867,37 +867,37 @@ void case_19([[maybe_unused]] Prof profile) {
     load("c19_src1_idx.bin", src1_idx.data(), 240);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c19_dst_val.out", dst_val.data(), 288);
+    store("c19_dst.out", dst.data(), 288);
     store("c19_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 20 (half_uint32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c20_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c20_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c20_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c20_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c20_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xc00);
+    load("c20_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1000);
+    load("c20_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1400);
@@ -908,37 +908,37 @@ void case_20([[maybe_unused]] Prof profile) {
     load("c20_src1_idx.bin", src1_idx.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c20_dst_val.out", dst_val.data(), 512);
+    store("c20_dst.out", dst.data(), 512);
     store("c20_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 21 (half_uint32_t): odd 3x5 valid 2x3, src0 partial
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c21_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c21_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c21_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c21_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c21_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c21_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c21_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -949,37 +949,37 @@ void case_21([[maybe_unused]] Prof profile) {
     load("c21_src1_idx.bin", src1_idx.data(), 24);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c21_dst_val.out", dst_val.data(), 48);
+    store("c21_dst.out", dst.data(), 48);
     store("c21_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 22 (bfloat16_t_int16_t): full 16x16, src1 partial
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c22_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c22_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c22_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c22_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c22_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c22_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c22_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -988,29 +988,29 @@ void case_22([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c22_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c22_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c22_dst.out", dst.data(), 256);
     store("c22_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 23 (bfloat16_t_int16_t): partial valid 13x7 of 16x16, src0 partial
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c23_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c23_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c23_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c23_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c23_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c23_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c23_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -1019,29 +1019,29 @@ void case_23([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c23_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c23_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c23_dst.out", dst.data(), 256);
     store("c23_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 24 (bfloat16_t_int16_t): non-square 6x40, both whole
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c24_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c24_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c24_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c24_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c24_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x480);
+    load("c24_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x6c0);
+    load("c24_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x900);
@@ -1050,29 +1050,29 @@ void case_24([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xb40);
     load("c24_src1_idx.bin", src1_idx.data(), 288);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c24_dst_val.out", dst_val.data(), 288);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c24_dst.out", dst.data(), 288);
     store("c24_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 25 (bfloat16_t_int16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_25([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c25_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c25_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c25_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c25_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c25_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x800);
+    load("c25_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0xc00);
+    load("c25_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1000);
@@ -1081,29 +1081,29 @@ void case_25([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1400);
     load("c25_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c25_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c25_dst.out", dst.data(), 512);
     store("c25_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 26 (bfloat16_t_int16_t): odd 3x5 valid 2x3, src0 partial
 void case_26([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c26_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c26_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c26_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c26_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c26_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c26_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c26_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -1112,29 +1112,29 @@ void case_26([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c26_src1_idx.bin", src1_idx.data(), 48);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c26_dst_val.out", dst_val.data(), 48);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c26_dst.out", dst.data(), 48);
     store("c26_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 27 (bfloat16_t_uint16_t): full 16x16, src1 partial
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c27_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c27_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c27_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c27_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c27_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c27_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c27_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -1143,29 +1143,29 @@ void case_27([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c27_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c27_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c27_dst.out", dst.data(), 256);
     store("c27_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 28 (bfloat16_t_uint16_t): partial valid 13x7 of 16x16, src0 partial
 void case_28([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c28_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c28_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c28_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c28_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c28_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c28_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c28_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -1174,29 +1174,29 @@ void case_28([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c28_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c28_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c28_dst.out", dst.data(), 256);
     store("c28_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 29 (bfloat16_t_uint16_t): non-square 6x40, both whole
 void case_29([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c29_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c29_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c29_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c29_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c29_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x480);
+    load("c29_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x6c0);
+    load("c29_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x900);
@@ -1205,29 +1205,29 @@ void case_29([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xb40);
     load("c29_src1_idx.bin", src1_idx.data(), 288);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c29_dst_val.out", dst_val.data(), 288);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c29_dst.out", dst.data(), 288);
     store("c29_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 30 (bfloat16_t_uint16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_30([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c30_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c30_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c30_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c30_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c30_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x800);
+    load("c30_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0xc00);
+    load("c30_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1000);
@@ -1236,29 +1236,29 @@ void case_30([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1400);
     load("c30_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c30_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c30_dst.out", dst.data(), 512);
     store("c30_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 31 (bfloat16_t_uint16_t): odd 3x5 valid 2x3, src0 partial
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c31_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c31_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c31_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c31_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c31_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c31_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c31_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -1267,29 +1267,29 @@ void case_31([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c31_src1_idx.bin", src1_idx.data(), 48);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c31_dst_val.out", dst_val.data(), 48);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c31_dst.out", dst.data(), 48);
     store("c31_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 32 (bfloat16_t_int32_t): full 16x16, src1 partial
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c32_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c32_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c32_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c32_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c32_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c32_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c32_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -1298,29 +1298,29 @@ void case_32([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c32_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c32_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c32_dst.out", dst.data(), 256);
     store("c32_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 33 (bfloat16_t_int32_t): partial valid 13x7 of 16x16, src0 partial
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c33_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c33_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c33_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c33_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c33_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c33_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c33_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -1329,29 +1329,29 @@ void case_33([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c33_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c33_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c33_dst.out", dst.data(), 256);
     store("c33_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 34 (bfloat16_t_int32_t): non-square 6x40, both whole
 void case_34([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c34_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c34_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c34_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c34_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c34_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c34_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x840);
+    load("c34_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa80);
@@ -1360,29 +1360,29 @@ void case_34([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe40);
     load("c34_src1_idx.bin", src1_idx.data(), 240);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c34_dst_val.out", dst_val.data(), 288);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c34_dst.out", dst.data(), 288);
     store("c34_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 35 (bfloat16_t_int32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_35([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c35_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c35_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c35_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c35_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c35_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xc00);
+    load("c35_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1000);
+    load("c35_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1400);
@@ -1391,29 +1391,29 @@ void case_35([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1c00);
     load("c35_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c35_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c35_dst.out", dst.data(), 512);
     store("c35_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 36 (bfloat16_t_int32_t): odd 3x5 valid 2x3, src0 partial
 void case_36([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c36_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c36_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c36_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c36_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c36_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c36_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c36_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -1422,29 +1422,29 @@ void case_36([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c36_src1_idx.bin", src1_idx.data(), 24);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c36_dst_val.out", dst_val.data(), 48);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c36_dst.out", dst.data(), 48);
     store("c36_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 37 (bfloat16_t_uint32_t): full 16x16, src1 partial
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c37_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c37_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c37_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c37_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c37_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c37_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c37_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -1453,29 +1453,29 @@ void case_37([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c37_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c37_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c37_dst.out", dst.data(), 256);
     store("c37_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 38 (bfloat16_t_uint32_t): partial valid 13x7 of 16x16, src0 partial
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c38_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c38_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c38_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c38_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c38_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c38_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c38_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -1484,29 +1484,29 @@ void case_38([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c38_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c38_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c38_dst.out", dst.data(), 256);
     store("c38_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 39 (bfloat16_t_uint32_t): non-square 6x40, both whole
 void case_39([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c39_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c39_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c39_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c39_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c39_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c39_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x840);
+    load("c39_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa80);
@@ -1515,29 +1515,29 @@ void case_39([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe40);
     load("c39_src1_idx.bin", src1_idx.data(), 240);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c39_dst_val.out", dst_val.data(), 288);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c39_dst.out", dst.data(), 288);
     store("c39_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 40 (bfloat16_t_uint32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_40([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c40_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c40_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c40_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c40_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c40_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xc00);
+    load("c40_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1000);
+    load("c40_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1400);
@@ -1546,29 +1546,29 @@ void case_40([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1c00);
     load("c40_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c40_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c40_dst.out", dst.data(), 512);
     store("c40_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 41 (bfloat16_t_uint32_t): odd 3x5 valid 2x3, src0 partial
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c41_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c41_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c41_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c41_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c41_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c41_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c41_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -1577,29 +1577,29 @@ void case_41([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c41_src1_idx.bin", src1_idx.data(), 24);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c41_dst_val.out", dst_val.data(), 48);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c41_dst.out", dst.data(), 48);
     store("c41_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 42 (float_int16_t): full 16x16, src1 partial
 void case_42([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c42_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c42_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c42_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c42_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c42_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c42_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xa00);
+    load("c42_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xe00);
@@ -1610,36 +1610,36 @@ void case_42([[maybe_unused]] Prof profile) {
     load("c42_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c42_dst_val.out", dst_val.data(), 256);
+    store("c42_dst.out", dst.data(), 256);
     store("c42_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 43 (float_int16_t): partial valid 13x7 of 16x16, src0 partial
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c43_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c43_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c43_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c43_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c43_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c43_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xa00);
+    load("c43_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xe00);
@@ -1650,36 +1650,36 @@ void case_43([[maybe_unused]] Prof profile) {
     load("c43_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c43_dst_val.out", dst_val.data(), 256);
+    store("c43_dst.out", dst.data(), 256);
     store("c43_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 44 (float_int16_t): non-square 6x40, both whole
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c44_dst_val.bin", dst_val.data(), 240);
-    using Tile_src0_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x3c0);
-    load("c44_src0_val.bin", src0_val.data(), 240);
-    using Tile_src1_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x780);
-    load("c44_src1_val.bin", src1_val.data(), 240);
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c44_dst.bin", dst.data(), 240);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xb40);
+    TASSIGN(dst_idx, 0x3c0);
     load("c44_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c44_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x9c0);
+    load("c44_src1.bin", src1.data(), 240);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xd80);
@@ -1690,36 +1690,36 @@ void case_44([[maybe_unused]] Prof profile) {
     load("c44_src1_idx.bin", src1_idx.data(), 288);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c44_dst_val.out", dst_val.data(), 240);
+    store("c44_dst.out", dst.data(), 240);
     store("c44_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 45 (float_int16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c45_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x800);
-    load("c45_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x1000);
-    load("c45_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c45_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x1800);
+    TASSIGN(dst_idx, 0x800);
     load("c45_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xc00);
+    load("c45_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1400);
+    load("c45_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1c00);
@@ -1730,36 +1730,36 @@ void case_45([[maybe_unused]] Prof profile) {
     load("c45_src1_idx.bin", src1_idx.data(), 512);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c45_dst_val.out", dst_val.data(), 512);
+    store("c45_dst.out", dst.data(), 512);
     store("c45_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 46 (float_int16_t): odd 3x5 valid 2x3, src0 partial
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c46_dst_val.bin", dst_val.data(), 24);
-    using Tile_src0_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c46_src0_val.bin", src0_val.data(), 24);
-    using Tile_src1_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c46_src1_val.bin", src1_val.data(), 24);
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c46_dst.bin", dst.data(), 24);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c46_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c46_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c46_src1.bin", src1.data(), 24);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -1770,36 +1770,36 @@ void case_46([[maybe_unused]] Prof profile) {
     load("c46_src1_idx.bin", src1_idx.data(), 48);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c46_dst_val.out", dst_val.data(), 24);
+    store("c46_dst.out", dst.data(), 24);
     store("c46_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 47 (float_uint16_t): full 16x16, src1 partial
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c47_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c47_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c47_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c47_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c47_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c47_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xa00);
+    load("c47_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xe00);
@@ -1810,36 +1810,36 @@ void case_47([[maybe_unused]] Prof profile) {
     load("c47_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c47_dst_val.out", dst_val.data(), 256);
+    store("c47_dst.out", dst.data(), 256);
     store("c47_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 48 (float_uint16_t): partial valid 13x7 of 16x16, src0 partial
 void case_48([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c48_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c48_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c48_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c48_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c48_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c48_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xa00);
+    load("c48_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xe00);
@@ -1850,36 +1850,36 @@ void case_48([[maybe_unused]] Prof profile) {
     load("c48_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c48_dst_val.out", dst_val.data(), 256);
+    store("c48_dst.out", dst.data(), 256);
     store("c48_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 49 (float_uint16_t): non-square 6x40, both whole
 void case_49([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c49_dst_val.bin", dst_val.data(), 240);
-    using Tile_src0_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x3c0);
-    load("c49_src0_val.bin", src0_val.data(), 240);
-    using Tile_src1_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x780);
-    load("c49_src1_val.bin", src1_val.data(), 240);
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c49_dst.bin", dst.data(), 240);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xb40);
+    TASSIGN(dst_idx, 0x3c0);
     load("c49_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c49_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x9c0);
+    load("c49_src1.bin", src1.data(), 240);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xd80);
@@ -1890,36 +1890,36 @@ void case_49([[maybe_unused]] Prof profile) {
     load("c49_src1_idx.bin", src1_idx.data(), 288);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c49_dst_val.out", dst_val.data(), 240);
+    store("c49_dst.out", dst.data(), 240);
     store("c49_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 50 (float_uint16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_50([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c50_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x800);
-    load("c50_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x1000);
-    load("c50_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c50_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x1800);
+    TASSIGN(dst_idx, 0x800);
     load("c50_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xc00);
+    load("c50_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1400);
+    load("c50_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1c00);
@@ -1930,36 +1930,36 @@ void case_50([[maybe_unused]] Prof profile) {
     load("c50_src1_idx.bin", src1_idx.data(), 512);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c50_dst_val.out", dst_val.data(), 512);
+    store("c50_dst.out", dst.data(), 512);
     store("c50_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 51 (float_uint16_t): odd 3x5 valid 2x3, src0 partial
 void case_51([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c51_dst_val.bin", dst_val.data(), 24);
-    using Tile_src0_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c51_src0_val.bin", src0_val.data(), 24);
-    using Tile_src1_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c51_src1_val.bin", src1_val.data(), 24);
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c51_dst.bin", dst.data(), 24);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c51_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c51_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c51_src1.bin", src1.data(), 24);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -1970,36 +1970,36 @@ void case_51([[maybe_unused]] Prof profile) {
     load("c51_src1_idx.bin", src1_idx.data(), 48);
     switch (profile) {
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     default: // no entry names this case under another profile
         break;
     }
-    store("c51_dst_val.out", dst_val.data(), 24);
+    store("c51_dst.out", dst.data(), 24);
     store("c51_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 52 (float_int32_t): full 16x16, src1 partial
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c52_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c52_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c52_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c52_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c52_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c52_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xc00);
+    load("c52_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x1000);
@@ -2010,37 +2010,37 @@ void case_52([[maybe_unused]] Prof profile) {
     load("c52_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c52_dst_val.out", dst_val.data(), 256);
+    store("c52_dst.out", dst.data(), 256);
     store("c52_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 53 (float_int32_t): partial valid 13x7 of 16x16, src0 partial
 void case_53([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c53_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c53_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c53_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c53_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c53_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c53_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xc00);
+    load("c53_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x1000);
@@ -2051,37 +2051,37 @@ void case_53([[maybe_unused]] Prof profile) {
     load("c53_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c53_dst_val.out", dst_val.data(), 256);
+    store("c53_dst.out", dst.data(), 256);
     store("c53_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 54 (float_int32_t): non-square 6x40, both whole
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c54_dst_val.bin", dst_val.data(), 240);
-    using Tile_src0_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x3c0);
-    load("c54_src0_val.bin", src0_val.data(), 240);
-    using Tile_src1_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x780);
-    load("c54_src1_val.bin", src1_val.data(), 240);
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c54_dst.bin", dst.data(), 240);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xb40);
+    TASSIGN(dst_idx, 0x3c0);
     load("c54_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x780);
+    load("c54_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xb40);
+    load("c54_src1.bin", src1.data(), 240);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xf00);
@@ -2092,37 +2092,37 @@ void case_54([[maybe_unused]] Prof profile) {
     load("c54_src1_idx.bin", src1_idx.data(), 240);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c54_dst_val.out", dst_val.data(), 240);
+    store("c54_dst.out", dst.data(), 240);
     store("c54_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 55 (float_int32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c55_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x800);
-    load("c55_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x1000);
-    load("c55_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c55_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x1800);
+    TASSIGN(dst_idx, 0x800);
     load("c55_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x1000);
+    load("c55_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1800);
+    load("c55_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x2000);
@@ -2133,37 +2133,37 @@ void case_55([[maybe_unused]] Prof profile) {
     load("c55_src1_idx.bin", src1_idx.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c55_dst_val.out", dst_val.data(), 512);
+    store("c55_dst.out", dst.data(), 512);
     store("c55_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 56 (float_int32_t): odd 3x5 valid 2x3, src0 partial
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c56_dst_val.bin", dst_val.data(), 24);
-    using Tile_src0_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c56_src0_val.bin", src0_val.data(), 24);
-    using Tile_src1_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c56_src1_val.bin", src1_val.data(), 24);
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c56_dst.bin", dst.data(), 24);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c56_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c56_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c56_src1.bin", src1.data(), 24);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -2174,37 +2174,37 @@ void case_56([[maybe_unused]] Prof profile) {
     load("c56_src1_idx.bin", src1_idx.data(), 24);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c56_dst_val.out", dst_val.data(), 24);
+    store("c56_dst.out", dst.data(), 24);
     store("c56_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 57 (float_uint32_t): full 16x16, src1 partial
 void case_57([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c57_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c57_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c57_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c57_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c57_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c57_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xc00);
+    load("c57_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x1000);
@@ -2215,37 +2215,37 @@ void case_57([[maybe_unused]] Prof profile) {
     load("c57_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c57_dst_val.out", dst_val.data(), 256);
+    store("c57_dst.out", dst.data(), 256);
     store("c57_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 58 (float_uint32_t): partial valid 13x7 of 16x16, src0 partial
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c58_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c58_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c58_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c58_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c58_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c58_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xc00);
+    load("c58_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x1000);
@@ -2256,37 +2256,37 @@ void case_58([[maybe_unused]] Prof profile) {
     load("c58_src1_idx.bin", src1_idx.data(), 256);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c58_dst_val.out", dst_val.data(), 256);
+    store("c58_dst.out", dst.data(), 256);
     store("c58_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 59 (float_uint32_t): non-square 6x40, both whole
 void case_59([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c59_dst_val.bin", dst_val.data(), 240);
-    using Tile_src0_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x3c0);
-    load("c59_src0_val.bin", src0_val.data(), 240);
-    using Tile_src1_val = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x780);
-    load("c59_src1_val.bin", src1_val.data(), 240);
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c59_dst.bin", dst.data(), 240);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xb40);
+    TASSIGN(dst_idx, 0x3c0);
     load("c59_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x780);
+    load("c59_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xb40);
+    load("c59_src1.bin", src1.data(), 240);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xf00);
@@ -2297,37 +2297,37 @@ void case_59([[maybe_unused]] Prof profile) {
     load("c59_src1_idx.bin", src1_idx.data(), 240);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c59_dst_val.out", dst_val.data(), 240);
+    store("c59_dst.out", dst.data(), 240);
     store("c59_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 60 (float_uint32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_60([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c60_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x800);
-    load("c60_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x1000);
-    load("c60_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c60_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x1800);
+    TASSIGN(dst_idx, 0x800);
     load("c60_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x1000);
+    load("c60_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1800);
+    load("c60_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x2000);
@@ -2338,37 +2338,37 @@ void case_60([[maybe_unused]] Prof profile) {
     load("c60_src1_idx.bin", src1_idx.data(), 512);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c60_dst_val.out", dst_val.data(), 512);
+    store("c60_dst.out", dst.data(), 512);
     store("c60_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 61 (float_uint32_t): odd 3x5 valid 2x3, src0 partial
 void case_61([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c61_dst_val.bin", dst_val.data(), 24);
-    using Tile_src0_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c61_src0_val.bin", src0_val.data(), 24);
-    using Tile_src1_val = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c61_src1_val.bin", src1_val.data(), 24);
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c61_dst.bin", dst.data(), 24);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c61_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c61_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c61_src1.bin", src1.data(), 24);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -2379,37 +2379,37 @@ void case_61([[maybe_unused]] Prof profile) {
     load("c61_src1_idx.bin", src1_idx.data(), 24);
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::A5:
-        profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     case Prof::CPU:
-        profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+        profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
         break;
     }
-    store("c61_dst_val.out", dst_val.data(), 24);
+    store("c61_dst.out", dst.data(), 24);
     store("c61_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 62 (int8_t_int16_t): full 16x16, src1 partial
 void case_62([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c62_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c62_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c62_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c62_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c62_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c62_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c62_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -2418,29 +2418,29 @@ void case_62([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c62_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c62_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c62_dst.out", dst.data(), 512);
     store("c62_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 63 (int8_t_int16_t): partial valid 13x7 of 16x16, src0 partial
 void case_63([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c63_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c63_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c63_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c63_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c63_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c63_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c63_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -2449,29 +2449,29 @@ void case_63([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c63_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c63_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c63_dst.out", dst.data(), 512);
     store("c63_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 64 (int8_t_int16_t): non-square 6x40, both whole
 void case_64([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c64_dst_val.bin", dst_val.data(), 384);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x180);
-    load("c64_src0_val.bin", src0_val.data(), 384);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x300);
-    load("c64_src1_val.bin", src1_val.data(), 384);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c64_dst.bin", dst.data(), 384);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x480);
+    TASSIGN(dst_idx, 0x180);
     load("c64_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x3c0);
+    load("c64_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x540);
+    load("c64_src1.bin", src1.data(), 384);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x6c0);
@@ -2480,29 +2480,29 @@ void case_64([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x900);
     load("c64_src1_idx.bin", src1_idx.data(), 288);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c64_dst_val.out", dst_val.data(), 384);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c64_dst.out", dst.data(), 384);
     store("c64_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 65 (int8_t_int16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_65([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c65_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x200);
-    load("c65_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x400);
-    load("c65_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c65_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c65_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x600);
+    load("c65_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x800);
+    load("c65_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0xa00);
@@ -2511,29 +2511,29 @@ void case_65([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0xe00);
     load("c65_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c65_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c65_dst.out", dst.data(), 512);
     store("c65_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 66 (int8_t_int16_t): odd 3x5 valid 2x3, src0 partial
 void case_66([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c66_dst_val.bin", dst_val.data(), 96);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c66_src0_val.bin", src0_val.data(), 96);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c66_src1_val.bin", src1_val.data(), 96);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c66_dst.bin", dst.data(), 96);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c66_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c66_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c66_src1.bin", src1.data(), 96);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -2542,29 +2542,29 @@ void case_66([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c66_src1_idx.bin", src1_idx.data(), 48);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c66_dst_val.out", dst_val.data(), 96);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c66_dst.out", dst.data(), 96);
     store("c66_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 67 (int8_t_int16_t_colmajor): col-major 12x20 valid 9x15, src1 partial
 void case_67([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c67_dst_val.bin", dst_val.data(), 640);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x280);
-    load("c67_src0_val.bin", src0_val.data(), 640);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 6, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x500);
-    load("c67_src1_val.bin", src1_val.data(), 640);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c67_dst.bin", dst.data(), 640);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x780);
+    TASSIGN(dst_idx, 0x280);
     load("c67_dst_idx.bin", dst_idx.data(), 320);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 9, 15>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x500);
+    load("c67_src0.bin", src0.data(), 640);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 20, BLayout::ColMajor, 6, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x780);
+    load("c67_src1.bin", src1.data(), 640);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 20, BLayout::ColMajor, 9, 15>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -2573,29 +2573,29 @@ void case_67([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xc80);
     load("c67_src1_idx.bin", src1_idx.data(), 320);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c67_dst_val.out", dst_val.data(), 640);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c67_dst.out", dst.data(), 640);
     store("c67_dst_idx.out", dst_idx.data(), 320); // a further output
 }
 
 // case 68 (int8_t_int16_t_colmajor): col-major run-time valid 5x6 of 8x8, src0 partial
 void case_68([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(5, 6);
-    TASSIGN(dst_val, 0x0);
-    load("c68_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(3, 4);
-    TASSIGN(src0_val, 0x100);
-    load("c68_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(5, 6);
-    TASSIGN(src1_val, 0x200);
-    load("c68_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(5, 6);
+    TASSIGN(dst, 0x0);
+    load("c68_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(5, 6);
-    TASSIGN(dst_idx, 0x300);
+    TASSIGN(dst_idx, 0x100);
     load("c68_dst_idx.bin", dst_idx.data(), 128);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(3, 4);
+    TASSIGN(src0, 0x200);
+    load("c68_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(5, 6);
+    TASSIGN(src1, 0x300);
+    load("c68_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(3, 4);
     TASSIGN(src0_idx, 0x400);
@@ -2604,29 +2604,29 @@ void case_68([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(5, 6);
     TASSIGN(src1_idx, 0x500);
     load("c68_src1_idx.bin", src1_idx.data(), 128);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c68_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c68_dst.out", dst.data(), 256);
     store("c68_dst_idx.out", dst_idx.data(), 128); // a further output
 }
 
 // case 69 (int8_t_uint16_t): full 16x16, src1 partial
 void case_69([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c69_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c69_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c69_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c69_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c69_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c69_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c69_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -2635,29 +2635,29 @@ void case_69([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c69_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c69_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c69_dst.out", dst.data(), 512);
     store("c69_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 70 (int8_t_uint16_t): partial valid 13x7 of 16x16, src0 partial
 void case_70([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c70_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c70_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c70_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c70_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c70_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c70_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c70_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -2666,29 +2666,29 @@ void case_70([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c70_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c70_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c70_dst.out", dst.data(), 512);
     store("c70_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 71 (int8_t_uint16_t): non-square 6x40, both whole
 void case_71([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c71_dst_val.bin", dst_val.data(), 384);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x180);
-    load("c71_src0_val.bin", src0_val.data(), 384);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x300);
-    load("c71_src1_val.bin", src1_val.data(), 384);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c71_dst.bin", dst.data(), 384);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x480);
+    TASSIGN(dst_idx, 0x180);
     load("c71_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x3c0);
+    load("c71_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x540);
+    load("c71_src1.bin", src1.data(), 384);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x6c0);
@@ -2697,29 +2697,29 @@ void case_71([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x900);
     load("c71_src1_idx.bin", src1_idx.data(), 288);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c71_dst_val.out", dst_val.data(), 384);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c71_dst.out", dst.data(), 384);
     store("c71_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 72 (int8_t_uint16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_72([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c72_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x200);
-    load("c72_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x400);
-    load("c72_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c72_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c72_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x600);
+    load("c72_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x800);
+    load("c72_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0xa00);
@@ -2728,29 +2728,29 @@ void case_72([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0xe00);
     load("c72_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c72_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c72_dst.out", dst.data(), 512);
     store("c72_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 73 (int8_t_uint16_t): odd 3x5 valid 2x3, src0 partial
 void case_73([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c73_dst_val.bin", dst_val.data(), 96);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c73_src0_val.bin", src0_val.data(), 96);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c73_src1_val.bin", src1_val.data(), 96);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c73_dst.bin", dst.data(), 96);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c73_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c73_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c73_src1.bin", src1.data(), 96);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -2759,29 +2759,29 @@ void case_73([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c73_src1_idx.bin", src1_idx.data(), 48);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c73_dst_val.out", dst_val.data(), 96);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c73_dst.out", dst.data(), 96);
     store("c73_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 74 (int8_t_int32_t): full 16x16, src1 partial
 void case_74([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c74_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c74_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c74_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c74_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c74_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c74_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c74_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -2790,29 +2790,29 @@ void case_74([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c74_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c74_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c74_dst.out", dst.data(), 512);
     store("c74_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 75 (int8_t_int32_t): partial valid 13x7 of 16x16, src0 partial
 void case_75([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c75_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c75_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c75_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c75_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c75_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c75_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c75_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -2821,29 +2821,29 @@ void case_75([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c75_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c75_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c75_dst.out", dst.data(), 512);
     store("c75_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 76 (int8_t_int32_t): non-square 6x40, both whole
 void case_76([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c76_dst_val.bin", dst_val.data(), 384);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x180);
-    load("c76_src0_val.bin", src0_val.data(), 384);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x300);
-    load("c76_src1_val.bin", src1_val.data(), 384);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c76_dst.bin", dst.data(), 384);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x480);
+    TASSIGN(dst_idx, 0x180);
     load("c76_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x540);
+    load("c76_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x6c0);
+    load("c76_src1.bin", src1.data(), 384);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x840);
@@ -2852,29 +2852,29 @@ void case_76([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xc00);
     load("c76_src1_idx.bin", src1_idx.data(), 240);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c76_dst_val.out", dst_val.data(), 384);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c76_dst.out", dst.data(), 384);
     store("c76_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 77 (int8_t_int32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_77([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c77_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x200);
-    load("c77_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x400);
-    load("c77_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c77_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c77_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xa00);
+    load("c77_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0xc00);
+    load("c77_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0xe00);
@@ -2883,29 +2883,29 @@ void case_77([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1600);
     load("c77_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c77_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c77_dst.out", dst.data(), 512);
     store("c77_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 78 (int8_t_int32_t): odd 3x5 valid 2x3, src0 partial
 void case_78([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c78_dst_val.bin", dst_val.data(), 96);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c78_src0_val.bin", src0_val.data(), 96);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c78_src1_val.bin", src1_val.data(), 96);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c78_dst.bin", dst.data(), 96);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c78_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c78_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c78_src1.bin", src1.data(), 96);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -2914,29 +2914,29 @@ void case_78([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c78_src1_idx.bin", src1_idx.data(), 24);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c78_dst_val.out", dst_val.data(), 96);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c78_dst.out", dst.data(), 96);
     store("c78_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 79 (int8_t_uint32_t): full 16x16, src1 partial
 void case_79([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c79_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c79_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c79_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c79_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c79_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c79_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c79_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -2945,29 +2945,29 @@ void case_79([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c79_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c79_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c79_dst.out", dst.data(), 512);
     store("c79_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 80 (int8_t_uint32_t): partial valid 13x7 of 16x16, src0 partial
 void case_80([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c80_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c80_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c80_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c80_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c80_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c80_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c80_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -2976,29 +2976,29 @@ void case_80([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c80_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c80_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c80_dst.out", dst.data(), 512);
     store("c80_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 81 (int8_t_uint32_t): non-square 6x40, both whole
 void case_81([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c81_dst_val.bin", dst_val.data(), 384);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x180);
-    load("c81_src0_val.bin", src0_val.data(), 384);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x300);
-    load("c81_src1_val.bin", src1_val.data(), 384);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c81_dst.bin", dst.data(), 384);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x480);
+    TASSIGN(dst_idx, 0x180);
     load("c81_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x540);
+    load("c81_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x6c0);
+    load("c81_src1.bin", src1.data(), 384);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x840);
@@ -3007,29 +3007,29 @@ void case_81([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xc00);
     load("c81_src1_idx.bin", src1_idx.data(), 240);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c81_dst_val.out", dst_val.data(), 384);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c81_dst.out", dst.data(), 384);
     store("c81_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 82 (int8_t_uint32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_82([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c82_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x200);
-    load("c82_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x400);
-    load("c82_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c82_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c82_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xa00);
+    load("c82_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0xc00);
+    load("c82_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0xe00);
@@ -3038,29 +3038,29 @@ void case_82([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1600);
     load("c82_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c82_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c82_dst.out", dst.data(), 512);
     store("c82_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 83 (int8_t_uint32_t): odd 3x5 valid 2x3, src0 partial
 void case_83([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c83_dst_val.bin", dst_val.data(), 96);
-    using Tile_src0_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c83_src0_val.bin", src0_val.data(), 96);
-    using Tile_src1_val = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c83_src1_val.bin", src1_val.data(), 96);
+    using Tile_dst = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c83_dst.bin", dst.data(), 96);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c83_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c83_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, int8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c83_src1.bin", src1.data(), 96);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -3069,29 +3069,29 @@ void case_83([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c83_src1_idx.bin", src1_idx.data(), 24);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c83_dst_val.out", dst_val.data(), 96);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c83_dst.out", dst.data(), 96);
     store("c83_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 84 (uint8_t_int16_t): full 16x16, src1 partial
 void case_84([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c84_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c84_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c84_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c84_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c84_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c84_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c84_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -3100,29 +3100,29 @@ void case_84([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c84_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c84_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c84_dst.out", dst.data(), 512);
     store("c84_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 85 (uint8_t_int16_t): partial valid 13x7 of 16x16, src0 partial
 void case_85([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c85_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c85_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c85_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c85_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c85_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c85_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c85_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -3131,29 +3131,29 @@ void case_85([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c85_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c85_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c85_dst.out", dst.data(), 512);
     store("c85_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 86 (uint8_t_int16_t): non-square 6x40, both whole
 void case_86([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c86_dst_val.bin", dst_val.data(), 384);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x180);
-    load("c86_src0_val.bin", src0_val.data(), 384);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x300);
-    load("c86_src1_val.bin", src1_val.data(), 384);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c86_dst.bin", dst.data(), 384);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x480);
+    TASSIGN(dst_idx, 0x180);
     load("c86_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x3c0);
+    load("c86_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x540);
+    load("c86_src1.bin", src1.data(), 384);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x6c0);
@@ -3162,29 +3162,29 @@ void case_86([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x900);
     load("c86_src1_idx.bin", src1_idx.data(), 288);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c86_dst_val.out", dst_val.data(), 384);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c86_dst.out", dst.data(), 384);
     store("c86_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 87 (uint8_t_int16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_87([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c87_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x200);
-    load("c87_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x400);
-    load("c87_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c87_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c87_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x600);
+    load("c87_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x800);
+    load("c87_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0xa00);
@@ -3193,29 +3193,29 @@ void case_87([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0xe00);
     load("c87_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c87_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c87_dst.out", dst.data(), 512);
     store("c87_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 88 (uint8_t_int16_t): odd 3x5 valid 2x3, src0 partial
 void case_88([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c88_dst_val.bin", dst_val.data(), 96);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c88_src0_val.bin", src0_val.data(), 96);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c88_src1_val.bin", src1_val.data(), 96);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c88_dst.bin", dst.data(), 96);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c88_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c88_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c88_src1.bin", src1.data(), 96);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -3224,29 +3224,29 @@ void case_88([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c88_src1_idx.bin", src1_idx.data(), 48);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c88_dst_val.out", dst_val.data(), 96);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c88_dst.out", dst.data(), 96);
     store("c88_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 89 (uint8_t_uint16_t): full 16x16, src1 partial
 void case_89([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c89_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c89_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c89_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c89_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c89_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c89_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c89_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -3255,29 +3255,29 @@ void case_89([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c89_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c89_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c89_dst.out", dst.data(), 512);
     store("c89_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 90 (uint8_t_uint16_t): partial valid 13x7 of 16x16, src0 partial
 void case_90([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c90_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c90_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c90_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c90_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c90_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c90_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c90_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -3286,29 +3286,29 @@ void case_90([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c90_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c90_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c90_dst.out", dst.data(), 512);
     store("c90_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 91 (uint8_t_uint16_t): non-square 6x40, both whole
 void case_91([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c91_dst_val.bin", dst_val.data(), 384);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x180);
-    load("c91_src0_val.bin", src0_val.data(), 384);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x300);
-    load("c91_src1_val.bin", src1_val.data(), 384);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c91_dst.bin", dst.data(), 384);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x480);
+    TASSIGN(dst_idx, 0x180);
     load("c91_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x3c0);
+    load("c91_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x540);
+    load("c91_src1.bin", src1.data(), 384);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x6c0);
@@ -3317,29 +3317,29 @@ void case_91([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x900);
     load("c91_src1_idx.bin", src1_idx.data(), 288);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c91_dst_val.out", dst_val.data(), 384);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c91_dst.out", dst.data(), 384);
     store("c91_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 92 (uint8_t_uint16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_92([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c92_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x200);
-    load("c92_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x400);
-    load("c92_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c92_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c92_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x600);
+    load("c92_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x800);
+    load("c92_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0xa00);
@@ -3348,29 +3348,29 @@ void case_92([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0xe00);
     load("c92_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c92_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c92_dst.out", dst.data(), 512);
     store("c92_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 93 (uint8_t_uint16_t): odd 3x5 valid 2x3, src0 partial
 void case_93([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c93_dst_val.bin", dst_val.data(), 96);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c93_src0_val.bin", src0_val.data(), 96);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c93_src1_val.bin", src1_val.data(), 96);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c93_dst.bin", dst.data(), 96);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c93_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c93_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c93_src1.bin", src1.data(), 96);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -3379,29 +3379,29 @@ void case_93([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c93_src1_idx.bin", src1_idx.data(), 48);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c93_dst_val.out", dst_val.data(), 96);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c93_dst.out", dst.data(), 96);
     store("c93_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 94 (uint8_t_int32_t): full 16x16, src1 partial
 void case_94([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c94_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c94_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c94_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c94_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c94_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c94_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c94_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -3410,29 +3410,29 @@ void case_94([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c94_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c94_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c94_dst.out", dst.data(), 512);
     store("c94_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 95 (uint8_t_int32_t): partial valid 13x7 of 16x16, src0 partial
 void case_95([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c95_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c95_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c95_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c95_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c95_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c95_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c95_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -3441,29 +3441,29 @@ void case_95([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c95_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c95_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c95_dst.out", dst.data(), 512);
     store("c95_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 96 (uint8_t_int32_t): non-square 6x40, both whole
 void case_96([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c96_dst_val.bin", dst_val.data(), 384);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x180);
-    load("c96_src0_val.bin", src0_val.data(), 384);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x300);
-    load("c96_src1_val.bin", src1_val.data(), 384);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c96_dst.bin", dst.data(), 384);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x480);
+    TASSIGN(dst_idx, 0x180);
     load("c96_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x540);
+    load("c96_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x6c0);
+    load("c96_src1.bin", src1.data(), 384);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x840);
@@ -3472,29 +3472,29 @@ void case_96([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xc00);
     load("c96_src1_idx.bin", src1_idx.data(), 240);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c96_dst_val.out", dst_val.data(), 384);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c96_dst.out", dst.data(), 384);
     store("c96_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 97 (uint8_t_int32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_97([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c97_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x200);
-    load("c97_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x400);
-    load("c97_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c97_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c97_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xa00);
+    load("c97_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0xc00);
+    load("c97_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0xe00);
@@ -3503,29 +3503,29 @@ void case_97([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1600);
     load("c97_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c97_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c97_dst.out", dst.data(), 512);
     store("c97_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 98 (uint8_t_int32_t): odd 3x5 valid 2x3, src0 partial
 void case_98([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c98_dst_val.bin", dst_val.data(), 96);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c98_src0_val.bin", src0_val.data(), 96);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c98_src1_val.bin", src1_val.data(), 96);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c98_dst.bin", dst.data(), 96);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c98_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c98_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c98_src1.bin", src1.data(), 96);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -3534,29 +3534,29 @@ void case_98([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c98_src1_idx.bin", src1_idx.data(), 24);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c98_dst_val.out", dst_val.data(), 96);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c98_dst.out", dst.data(), 96);
     store("c98_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 99 (uint8_t_uint32_t): full 16x16, src1 partial
 void case_99([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c99_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c99_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c99_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c99_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c99_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c99_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c99_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -3565,29 +3565,29 @@ void case_99([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c99_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c99_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c99_dst.out", dst.data(), 512);
     store("c99_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 100 (uint8_t_uint32_t): partial valid 13x7 of 16x16, src0 partial
 void case_100([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c100_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c100_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c100_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c100_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c100_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c100_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c100_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -3596,29 +3596,29 @@ void case_100([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c100_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c100_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c100_dst.out", dst.data(), 512);
     store("c100_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 101 (uint8_t_uint32_t): non-square 6x40, both whole
 void case_101([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c101_dst_val.bin", dst_val.data(), 384);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x180);
-    load("c101_src0_val.bin", src0_val.data(), 384);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x300);
-    load("c101_src1_val.bin", src1_val.data(), 384);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c101_dst.bin", dst.data(), 384);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x480);
+    TASSIGN(dst_idx, 0x180);
     load("c101_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x540);
+    load("c101_src0.bin", src0.data(), 384);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 64, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x6c0);
+    load("c101_src1.bin", src1.data(), 384);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x840);
@@ -3627,29 +3627,29 @@ void case_101([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xc00);
     load("c101_src1_idx.bin", src1_idx.data(), 240);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c101_dst_val.out", dst_val.data(), 384);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c101_dst.out", dst.data(), 384);
     store("c101_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 102 (uint8_t_uint32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_102([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c102_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x200);
-    load("c102_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x400);
-    load("c102_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c102_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c102_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xa00);
+    load("c102_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0xc00);
+    load("c102_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0xe00);
@@ -3658,29 +3658,29 @@ void case_102([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1600);
     load("c102_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c102_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c102_dst.out", dst.data(), 512);
     store("c102_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 103 (uint8_t_uint32_t): odd 3x5 valid 2x3, src0 partial
 void case_103([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c103_dst_val.bin", dst_val.data(), 96);
-    using Tile_src0_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c103_src0_val.bin", src0_val.data(), 96);
-    using Tile_src1_val = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c103_src1_val.bin", src1_val.data(), 96);
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c103_dst.bin", dst.data(), 96);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c103_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c103_src0.bin", src0.data(), 96);
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c103_src1.bin", src1.data(), 96);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -3689,29 +3689,29 @@ void case_103([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c103_src1_idx.bin", src1_idx.data(), 24);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c103_dst_val.out", dst_val.data(), 96);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c103_dst.out", dst.data(), 96);
     store("c103_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 104 (int16_t): full 16x16, src1 partial
 void case_104([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c104_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c104_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c104_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c104_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c104_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c104_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c104_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -3720,29 +3720,29 @@ void case_104([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c104_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c104_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c104_dst.out", dst.data(), 256);
     store("c104_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 105 (int16_t): partial valid 13x7 of 16x16, src0 partial
 void case_105([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c105_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c105_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c105_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c105_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c105_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c105_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c105_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -3751,29 +3751,29 @@ void case_105([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c105_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c105_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c105_dst.out", dst.data(), 256);
     store("c105_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 106 (int16_t): non-square 6x40, both whole
 void case_106([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c106_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c106_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c106_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c106_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c106_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x480);
+    load("c106_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x6c0);
+    load("c106_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x900);
@@ -3782,29 +3782,29 @@ void case_106([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xb40);
     load("c106_src1_idx.bin", src1_idx.data(), 288);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c106_dst_val.out", dst_val.data(), 288);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c106_dst.out", dst.data(), 288);
     store("c106_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 107 (int16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_107([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c107_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c107_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c107_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c107_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c107_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x800);
+    load("c107_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0xc00);
+    load("c107_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1000);
@@ -3813,29 +3813,29 @@ void case_107([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1400);
     load("c107_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c107_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c107_dst.out", dst.data(), 512);
     store("c107_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 108 (int16_t): odd 3x5 valid 2x3, src0 partial
 void case_108([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c108_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c108_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c108_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c108_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c108_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c108_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c108_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -3844,29 +3844,29 @@ void case_108([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c108_src1_idx.bin", src1_idx.data(), 48);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c108_dst_val.out", dst_val.data(), 48);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c108_dst.out", dst.data(), 48);
     store("c108_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 109 (int16_t_uint16_t): full 16x16, src1 partial
 void case_109([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c109_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c109_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c109_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c109_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c109_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c109_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c109_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -3875,29 +3875,29 @@ void case_109([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c109_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c109_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c109_dst.out", dst.data(), 256);
     store("c109_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 110 (int16_t_uint16_t): partial valid 13x7 of 16x16, src0 partial
 void case_110([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c110_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c110_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c110_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c110_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c110_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c110_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c110_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x800);
@@ -3906,29 +3906,29 @@ void case_110([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xa00);
     load("c110_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c110_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c110_dst.out", dst.data(), 256);
     store("c110_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 111 (int16_t_uint16_t): non-square 6x40, both whole
 void case_111([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c111_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c111_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c111_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c111_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c111_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x480);
+    load("c111_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x6c0);
+    load("c111_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x900);
@@ -3937,29 +3937,29 @@ void case_111([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xb40);
     load("c111_src1_idx.bin", src1_idx.data(), 288);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c111_dst_val.out", dst_val.data(), 288);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c111_dst.out", dst.data(), 288);
     store("c111_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 112 (int16_t_uint16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_112([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c112_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c112_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c112_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c112_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c112_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x800);
+    load("c112_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0xc00);
+    load("c112_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1000);
@@ -3968,29 +3968,29 @@ void case_112([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1400);
     load("c112_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c112_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c112_dst.out", dst.data(), 512);
     store("c112_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 113 (int16_t_uint16_t): odd 3x5 valid 2x3, src0 partial
 void case_113([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c113_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c113_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c113_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c113_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c113_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c113_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c113_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -3999,29 +3999,29 @@ void case_113([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c113_src1_idx.bin", src1_idx.data(), 48);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c113_dst_val.out", dst_val.data(), 48);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c113_dst.out", dst.data(), 48);
     store("c113_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 114 (int16_t_int32_t): full 16x16, src1 partial
 void case_114([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c114_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c114_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c114_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c114_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c114_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c114_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c114_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -4030,29 +4030,29 @@ void case_114([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c114_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c114_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c114_dst.out", dst.data(), 256);
     store("c114_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 115 (int16_t_int32_t): partial valid 13x7 of 16x16, src0 partial
 void case_115([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c115_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c115_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c115_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c115_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c115_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c115_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c115_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -4061,29 +4061,29 @@ void case_115([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c115_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c115_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c115_dst.out", dst.data(), 256);
     store("c115_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 116 (int16_t_int32_t): non-square 6x40, both whole
 void case_116([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c116_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c116_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c116_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c116_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c116_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c116_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x840);
+    load("c116_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa80);
@@ -4092,29 +4092,29 @@ void case_116([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe40);
     load("c116_src1_idx.bin", src1_idx.data(), 240);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c116_dst_val.out", dst_val.data(), 288);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c116_dst.out", dst.data(), 288);
     store("c116_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 117 (int16_t_int32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_117([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c117_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c117_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c117_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c117_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c117_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xc00);
+    load("c117_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1000);
+    load("c117_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1400);
@@ -4123,29 +4123,29 @@ void case_117([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1c00);
     load("c117_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c117_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c117_dst.out", dst.data(), 512);
     store("c117_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 118 (int16_t_int32_t): odd 3x5 valid 2x3, src0 partial
 void case_118([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c118_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c118_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c118_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c118_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c118_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c118_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c118_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -4154,29 +4154,29 @@ void case_118([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c118_src1_idx.bin", src1_idx.data(), 24);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c118_dst_val.out", dst_val.data(), 48);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c118_dst.out", dst.data(), 48);
     store("c118_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 119 (int16_t_uint32_t): full 16x16, src1 partial
 void case_119([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c119_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c119_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c119_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c119_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c119_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c119_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c119_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -4185,29 +4185,29 @@ void case_119([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c119_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c119_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c119_dst.out", dst.data(), 256);
     store("c119_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 120 (int16_t_uint32_t): partial valid 13x7 of 16x16, src0 partial
 void case_120([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c120_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x200);
-    load("c120_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x400);
-    load("c120_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c120_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x600);
+    TASSIGN(dst_idx, 0x200);
     load("c120_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c120_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c120_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa00);
@@ -4216,29 +4216,29 @@ void case_120([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe00);
     load("c120_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c120_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c120_dst.out", dst.data(), 256);
     store("c120_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 121 (int16_t_uint32_t): non-square 6x40, both whole
 void case_121([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c121_dst_val.bin", dst_val.data(), 288);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x240);
-    load("c121_src0_val.bin", src0_val.data(), 288);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x480);
-    load("c121_src1_val.bin", src1_val.data(), 288);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c121_dst.bin", dst.data(), 288);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x6c0);
+    TASSIGN(dst_idx, 0x240);
     load("c121_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c121_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x840);
+    load("c121_src1.bin", src1.data(), 288);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xa80);
@@ -4247,29 +4247,29 @@ void case_121([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xe40);
     load("c121_src1_idx.bin", src1_idx.data(), 240);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c121_dst_val.out", dst_val.data(), 288);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c121_dst.out", dst.data(), 288);
     store("c121_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 122 (int16_t_uint32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_122([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c122_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x400);
-    load("c122_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x800);
-    load("c122_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c122_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c122_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xc00);
+    load("c122_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1000);
+    load("c122_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1400);
@@ -4278,29 +4278,29 @@ void case_122([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x1c00);
     load("c122_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c122_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c122_dst.out", dst.data(), 512);
     store("c122_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 123 (int16_t_uint32_t): odd 3x5 valid 2x3, src0 partial
 void case_123([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c123_dst_val.bin", dst_val.data(), 48);
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c123_src0_val.bin", src0_val.data(), 48);
-    using Tile_src1_val = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c123_src1_val.bin", src1_val.data(), 48);
+    using Tile_dst = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c123_dst.bin", dst.data(), 48);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c123_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c123_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c123_src1.bin", src1.data(), 48);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -4309,29 +4309,29 @@ void case_123([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c123_src1_idx.bin", src1_idx.data(), 24);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c123_dst_val.out", dst_val.data(), 48);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c123_dst.out", dst.data(), 48);
     store("c123_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 124 (int32_t_int16_t): full 16x16, src1 partial
 void case_124([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c124_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c124_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c124_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c124_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c124_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c124_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xa00);
+    load("c124_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xe00);
@@ -4340,29 +4340,29 @@ void case_124([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x1000);
     load("c124_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c124_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c124_dst.out", dst.data(), 256);
     store("c124_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 125 (int32_t_int16_t): partial valid 13x7 of 16x16, src0 partial
 void case_125([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c125_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c125_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c125_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c125_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c125_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c125_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xa00);
+    load("c125_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xe00);
@@ -4371,29 +4371,29 @@ void case_125([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x1000);
     load("c125_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c125_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c125_dst.out", dst.data(), 256);
     store("c125_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 126 (int32_t_int16_t): non-square 6x40, both whole
 void case_126([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c126_dst_val.bin", dst_val.data(), 240);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x3c0);
-    load("c126_src0_val.bin", src0_val.data(), 240);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x780);
-    load("c126_src1_val.bin", src1_val.data(), 240);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c126_dst.bin", dst.data(), 240);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xb40);
+    TASSIGN(dst_idx, 0x3c0);
     load("c126_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c126_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x9c0);
+    load("c126_src1.bin", src1.data(), 240);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xd80);
@@ -4402,29 +4402,29 @@ void case_126([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xfc0);
     load("c126_src1_idx.bin", src1_idx.data(), 288);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c126_dst_val.out", dst_val.data(), 240);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c126_dst.out", dst.data(), 240);
     store("c126_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 127 (int32_t_int16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_127([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c127_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x800);
-    load("c127_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x1000);
-    load("c127_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c127_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x1800);
+    TASSIGN(dst_idx, 0x800);
     load("c127_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xc00);
+    load("c127_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1400);
+    load("c127_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1c00);
@@ -4433,29 +4433,29 @@ void case_127([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x2000);
     load("c127_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c127_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c127_dst.out", dst.data(), 512);
     store("c127_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 128 (int32_t_int16_t): odd 3x5 valid 2x3, src0 partial
 void case_128([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c128_dst_val.bin", dst_val.data(), 24);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c128_src0_val.bin", src0_val.data(), 24);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c128_src1_val.bin", src1_val.data(), 24);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c128_dst.bin", dst.data(), 24);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c128_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c128_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c128_src1.bin", src1.data(), 24);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -4464,29 +4464,29 @@ void case_128([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c128_src1_idx.bin", src1_idx.data(), 48);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c128_dst_val.out", dst_val.data(), 24);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c128_dst.out", dst.data(), 24);
     store("c128_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 129 (int32_t_uint16_t): full 16x16, src1 partial
 void case_129([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c129_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c129_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c129_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c129_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c129_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c129_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xa00);
+    load("c129_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xe00);
@@ -4495,29 +4495,29 @@ void case_129([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x1000);
     load("c129_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c129_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c129_dst.out", dst.data(), 256);
     store("c129_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 130 (int32_t_uint16_t): partial valid 13x7 of 16x16, src0 partial
 void case_130([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c130_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c130_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c130_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c130_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c130_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c130_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xa00);
+    load("c130_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xe00);
@@ -4526,29 +4526,29 @@ void case_130([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x1000);
     load("c130_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c130_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c130_dst.out", dst.data(), 256);
     store("c130_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 131 (int32_t_uint16_t): non-square 6x40, both whole
 void case_131([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c131_dst_val.bin", dst_val.data(), 240);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x3c0);
-    load("c131_src0_val.bin", src0_val.data(), 240);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x780);
-    load("c131_src1_val.bin", src1_val.data(), 240);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c131_dst.bin", dst.data(), 240);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xb40);
+    TASSIGN(dst_idx, 0x3c0);
     load("c131_dst_idx.bin", dst_idx.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x600);
+    load("c131_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x9c0);
+    load("c131_src1.bin", src1.data(), 240);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xd80);
@@ -4557,29 +4557,29 @@ void case_131([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0xfc0);
     load("c131_src1_idx.bin", src1_idx.data(), 288);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c131_dst_val.out", dst_val.data(), 240);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c131_dst.out", dst.data(), 240);
     store("c131_dst_idx.out", dst_idx.data(), 288); // a further output
 }
 
 // case 132 (int32_t_uint16_t): run-time valid 11x19 of 16x32, src1 partial
 void case_132([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c132_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x800);
-    load("c132_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x1000);
-    load("c132_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c132_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x1800);
+    TASSIGN(dst_idx, 0x800);
     load("c132_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0xc00);
+    load("c132_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1400);
+    load("c132_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x1c00);
@@ -4588,29 +4588,29 @@ void case_132([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x2000);
     load("c132_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c132_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c132_dst.out", dst.data(), 512);
     store("c132_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 133 (int32_t_uint16_t): odd 3x5 valid 2x3, src0 partial
 void case_133([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c133_dst_val.bin", dst_val.data(), 24);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c133_src0_val.bin", src0_val.data(), 24);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c133_src1_val.bin", src1_val.data(), 24);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c133_dst.bin", dst.data(), 24);
     using Tile_dst_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c133_dst_idx.bin", dst_idx.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c133_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c133_src1.bin", src1.data(), 24);
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -4619,29 +4619,29 @@ void case_133([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c133_src1_idx.bin", src1_idx.data(), 48);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c133_dst_val.out", dst_val.data(), 24);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c133_dst.out", dst.data(), 24);
     store("c133_dst_idx.out", dst_idx.data(), 48); // a further output
 }
 
 // case 134 (int32_t): full 16x16, src1 partial
 void case_134([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c134_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c134_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c134_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c134_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c134_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c134_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xc00);
+    load("c134_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x1000);
@@ -4650,29 +4650,29 @@ void case_134([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x1400);
     load("c134_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c134_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c134_dst.out", dst.data(), 256);
     store("c134_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 135 (int32_t): partial valid 13x7 of 16x16, src0 partial
 void case_135([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c135_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c135_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c135_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c135_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c135_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c135_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xc00);
+    load("c135_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x1000);
@@ -4681,29 +4681,29 @@ void case_135([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x1400);
     load("c135_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c135_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c135_dst.out", dst.data(), 256);
     store("c135_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 136 (int32_t): non-square 6x40, both whole
 void case_136([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c136_dst_val.bin", dst_val.data(), 240);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x3c0);
-    load("c136_src0_val.bin", src0_val.data(), 240);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x780);
-    load("c136_src1_val.bin", src1_val.data(), 240);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c136_dst.bin", dst.data(), 240);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xb40);
+    TASSIGN(dst_idx, 0x3c0);
     load("c136_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x780);
+    load("c136_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xb40);
+    load("c136_src1.bin", src1.data(), 240);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xf00);
@@ -4712,29 +4712,29 @@ void case_136([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x12c0);
     load("c136_src1_idx.bin", src1_idx.data(), 240);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c136_dst_val.out", dst_val.data(), 240);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c136_dst.out", dst.data(), 240);
     store("c136_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 137 (int32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_137([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c137_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x800);
-    load("c137_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x1000);
-    load("c137_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c137_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x1800);
+    TASSIGN(dst_idx, 0x800);
     load("c137_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x1000);
+    load("c137_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1800);
+    load("c137_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x2000);
@@ -4743,29 +4743,29 @@ void case_137([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x2800);
     load("c137_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c137_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c137_dst.out", dst.data(), 512);
     store("c137_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 138 (int32_t): odd 3x5 valid 2x3, src0 partial
 void case_138([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c138_dst_val.bin", dst_val.data(), 24);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c138_src0_val.bin", src0_val.data(), 24);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c138_src1_val.bin", src1_val.data(), 24);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c138_dst.bin", dst.data(), 24);
     using Tile_dst_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c138_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c138_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c138_src1.bin", src1.data(), 24);
     using Tile_src0_idx = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -4774,29 +4774,29 @@ void case_138([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c138_src1_idx.bin", src1_idx.data(), 24);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c138_dst_val.out", dst_val.data(), 24);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c138_dst.out", dst.data(), 24);
     store("c138_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
 // case 139 (int32_t_uint32_t): full 16x16, src1 partial
 void case_139([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c139_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c139_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c139_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c139_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c139_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c139_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 10, 10>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xc00);
+    load("c139_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x1000);
@@ -4805,29 +4805,29 @@ void case_139([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x1400);
     load("c139_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c139_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c139_dst.out", dst.data(), 256);
     store("c139_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 140 (int32_t_uint32_t): partial valid 13x7 of 16x16, src0 partial
 void case_140([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c140_dst_val.bin", dst_val.data(), 256);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x400);
-    load("c140_src0_val.bin", src0_val.data(), 256);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x800);
-    load("c140_src1_val.bin", src1_val.data(), 256);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c140_dst.bin", dst.data(), 256);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xc00);
+    TASSIGN(dst_idx, 0x400);
     load("c140_dst_idx.bin", dst_idx.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 8, 4>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x800);
+    load("c140_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xc00);
+    load("c140_src1.bin", src1.data(), 256);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 8, 4>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x1000);
@@ -4836,29 +4836,29 @@ void case_140([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x1400);
     load("c140_src1_idx.bin", src1_idx.data(), 256);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c140_dst_val.out", dst_val.data(), 256);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c140_dst.out", dst.data(), 256);
     store("c140_dst_idx.out", dst_idx.data(), 256); // a further output
 }
 
 // case 141 (int32_t_uint32_t): non-square 6x40, both whole
 void case_141([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c141_dst_val.bin", dst_val.data(), 240);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x3c0);
-    load("c141_src0_val.bin", src0_val.data(), 240);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x780);
-    load("c141_src1_val.bin", src1_val.data(), 240);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c141_dst.bin", dst.data(), 240);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0xb40);
+    TASSIGN(dst_idx, 0x3c0);
     load("c141_dst_idx.bin", dst_idx.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x780);
+    load("c141_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0xb40);
+    load("c141_src1.bin", src1.data(), 240);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 6, 40, BLayout::RowMajor, 6, 40>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0xf00);
@@ -4867,29 +4867,29 @@ void case_141([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x12c0);
     load("c141_src1_idx.bin", src1_idx.data(), 240);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c141_dst_val.out", dst_val.data(), 240);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c141_dst.out", dst.data(), 240);
     store("c141_dst_idx.out", dst_idx.data(), 240); // a further output
 }
 
 // case 142 (int32_t_uint32_t): run-time valid 11x19 of 16x32, src1 partial
 void case_142([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(11, 19);
-    TASSIGN(dst_val, 0x0);
-    load("c142_dst_val.bin", dst_val.data(), 512);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(11, 19);
-    TASSIGN(src0_val, 0x800);
-    load("c142_src0_val.bin", src0_val.data(), 512);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 12);
-    TASSIGN(src1_val, 0x1000);
-    load("c142_src1_val.bin", src1_val.data(), 512);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c142_dst.bin", dst.data(), 512);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(11, 19);
-    TASSIGN(dst_idx, 0x1800);
+    TASSIGN(dst_idx, 0x800);
     load("c142_dst_idx.bin", dst_idx.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x1000);
+    load("c142_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 12);
+    TASSIGN(src1, 0x1800);
+    load("c142_src1.bin", src1.data(), 512);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(11, 19);
     TASSIGN(src0_idx, 0x2000);
@@ -4898,29 +4898,29 @@ void case_142([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx(7, 12);
     TASSIGN(src1_idx, 0x2800);
     load("c142_src1_idx.bin", src1_idx.data(), 512);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c142_dst_val.out", dst_val.data(), 512);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c142_dst.out", dst.data(), 512);
     store("c142_dst_idx.out", dst_idx.data(), 512); // a further output
 }
 
 // case 143 (int32_t_uint32_t): odd 3x5 valid 2x3, src0 partial
 void case_143([[maybe_unused]] Prof profile) {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_dst_val dst_val;
-    TASSIGN(dst_val, 0x0);
-    load("c143_dst_val.bin", dst_val.data(), 24);
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
-    Tile_src0_val src0_val;
-    TASSIGN(src0_val, 0x80);
-    load("c143_src0_val.bin", src0_val.data(), 24);
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
-    Tile_src1_val src1_val;
-    TASSIGN(src1_val, 0x100);
-    load("c143_src1_val.bin", src1_val.data(), 24);
+    using Tile_dst = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c143_dst.bin", dst.data(), 24);
     using Tile_dst_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 3>;
     Tile_dst_idx dst_idx;
-    TASSIGN(dst_idx, 0x180);
+    TASSIGN(dst_idx, 0x80);
     load("c143_dst_idx.bin", dst_idx.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 1, 2>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x100);
+    load("c143_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c143_src1.bin", src1.data(), 24);
     using Tile_src0_idx = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 1, 2>;
     Tile_src0_idx src0_idx;
     TASSIGN(src0_idx, 0x200);
@@ -4929,193 +4929,193 @@ void case_143([[maybe_unused]] Prof profile) {
     Tile_src1_idx src1_idx;
     TASSIGN(src1_idx, 0x280);
     load("c143_src1_idx.bin", src1_idx.data(), 24);
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
-    store("c143_dst_val.out", dst_val.data(), 24);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
+    store("c143_dst.out", dst.data(), 24);
     store("c143_dst_idx.out", dst_idx.data(), 24); // a further output
 }
 
-// rf_a2a3_09_union_region: breaks run-time rule 09_union_region of A2A3; must stop with: PTO runtime error: TPARTARGMIN [A2A3]: src0_val or src1_val must have the valid region of dst_val
+// rf_a2a3_09_union_region: breaks run-time rule 09_union_region of A2A3; must stop with: PTO runtime error: TPARTARGMIN [A2A3]: src0 or src1 must have the valid region of dst
 void rf_a2a3_09_union_region(Prof) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(8, 8);
-    TASSIGN(dst_val, 0x0);
-    using Tile_src0_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(8, 7);
-    TASSIGN(src0_val, 0x100);
-    using Tile_src1_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 8);
-    TASSIGN(src1_val, 0x200);
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(8, 8);
-    TASSIGN(dst_idx, 0x300);
+    TASSIGN(dst_idx, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 7);
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 8);
+    TASSIGN(src1, 0x300);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(8, 8);
     TASSIGN(src0_idx, 0x400);
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1_idx src1_idx(8, 8);
     TASSIGN(src1_idx, 0x500);
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
-// rf_a2a3_10_same_valid_shape: breaks run-time rule 10_same_valid_shape of A2A3; must stop with: PTO runtime error: TPARTARGMIN [A2A3]: src0_val and src0_idx must have the same valid row/col
+// rf_a2a3_10_same_valid_shape: breaks run-time rule 10_same_valid_shape of A2A3; must stop with: PTO runtime error: TPARTARGMIN [A2A3]: src0 and src0_idx must have the same valid row/col
 void rf_a2a3_10_same_valid_shape(Prof) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(8, 8);
-    TASSIGN(dst_val, 0x0);
-    using Tile_src0_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(8, 8);
-    TASSIGN(src0_val, 0x100);
-    using Tile_src1_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(8, 8);
-    TASSIGN(src1_val, 0x200);
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(8, 8);
-    TASSIGN(dst_idx, 0x300);
+    TASSIGN(dst_idx, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x300);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(8, 7);
     TASSIGN(src0_idx, 0x400);
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1_idx src1_idx(8, 8);
     TASSIGN(src1_idx, 0x500);
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
-// rf_a2a3_11_same_valid_shape: breaks run-time rule 11_same_valid_shape of A2A3; must stop with: PTO runtime error: TPARTARGMIN [A2A3]: src1_val and src1_idx must have the same valid row/col
+// rf_a2a3_11_same_valid_shape: breaks run-time rule 11_same_valid_shape of A2A3; must stop with: PTO runtime error: TPARTARGMIN [A2A3]: src1 and src1_idx must have the same valid row/col
 void rf_a2a3_11_same_valid_shape(Prof) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(8, 8);
-    TASSIGN(dst_val, 0x0);
-    using Tile_src0_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(8, 8);
-    TASSIGN(src0_val, 0x100);
-    using Tile_src1_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(8, 8);
-    TASSIGN(src1_val, 0x200);
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(8, 8);
-    TASSIGN(dst_idx, 0x300);
+    TASSIGN(dst_idx, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x300);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(8, 8);
     TASSIGN(src0_idx, 0x400);
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1_idx src1_idx(8, 7);
     TASSIGN(src1_idx, 0x500);
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
-// rf_a2a3_12_same_valid_shape: breaks run-time rule 12_same_valid_shape of A2A3; must stop with: PTO runtime error: TPARTARGMIN [A2A3]: dst_val and dst_idx must have the same valid row/col
+// rf_a2a3_12_same_valid_shape: breaks run-time rule 12_same_valid_shape of A2A3; must stop with: PTO runtime error: TPARTARGMIN [A2A3]: dst and dst_idx must have the same valid row/col
 void rf_a2a3_12_same_valid_shape(Prof) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(8, 8);
-    TASSIGN(dst_val, 0x0);
-    using Tile_src0_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(8, 8);
-    TASSIGN(src0_val, 0x100);
-    using Tile_src1_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(8, 8);
-    TASSIGN(src1_val, 0x200);
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(8, 7);
-    TASSIGN(dst_idx, 0x300);
+    TASSIGN(dst_idx, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x300);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(8, 8);
     TASSIGN(src0_idx, 0x400);
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1_idx src1_idx(8, 8);
     TASSIGN(src1_idx, 0x500);
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
-// rf_a5_09_union_region: breaks run-time rule 09_union_region of A5; must stop with: PTO runtime error: TPARTARGMIN [A5]: src0_val or src1_val must have the valid region of dst_val
+// rf_a5_09_union_region: breaks run-time rule 09_union_region of A5; must stop with: PTO runtime error: TPARTARGMIN [A5]: src0 or src1 must have the valid region of dst
 void rf_a5_09_union_region(Prof) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(8, 8);
-    TASSIGN(dst_val, 0x0);
-    using Tile_src0_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(8, 7);
-    TASSIGN(src0_val, 0x100);
-    using Tile_src1_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(7, 8);
-    TASSIGN(src1_val, 0x200);
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(8, 8);
-    TASSIGN(dst_idx, 0x300);
+    TASSIGN(dst_idx, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 7);
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(7, 8);
+    TASSIGN(src1, 0x300);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(8, 8);
     TASSIGN(src0_idx, 0x400);
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1_idx src1_idx(8, 8);
     TASSIGN(src1_idx, 0x500);
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
-// rf_a5_10_same_valid_shape: breaks run-time rule 10_same_valid_shape of A5; must stop with: PTO runtime error: TPARTARGMIN [A5]: src0_val and src0_idx must have the same valid row/col
+// rf_a5_10_same_valid_shape: breaks run-time rule 10_same_valid_shape of A5; must stop with: PTO runtime error: TPARTARGMIN [A5]: src0 and src0_idx must have the same valid row/col
 void rf_a5_10_same_valid_shape(Prof) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(8, 8);
-    TASSIGN(dst_val, 0x0);
-    using Tile_src0_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(8, 8);
-    TASSIGN(src0_val, 0x100);
-    using Tile_src1_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(8, 8);
-    TASSIGN(src1_val, 0x200);
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(8, 8);
-    TASSIGN(dst_idx, 0x300);
+    TASSIGN(dst_idx, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x300);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(8, 7);
     TASSIGN(src0_idx, 0x400);
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1_idx src1_idx(8, 8);
     TASSIGN(src1_idx, 0x500);
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
-// rf_a5_11_same_valid_shape: breaks run-time rule 11_same_valid_shape of A5; must stop with: PTO runtime error: TPARTARGMIN [A5]: src1_val and src1_idx must have the same valid row/col
+// rf_a5_11_same_valid_shape: breaks run-time rule 11_same_valid_shape of A5; must stop with: PTO runtime error: TPARTARGMIN [A5]: src1 and src1_idx must have the same valid row/col
 void rf_a5_11_same_valid_shape(Prof) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(8, 8);
-    TASSIGN(dst_val, 0x0);
-    using Tile_src0_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(8, 8);
-    TASSIGN(src0_val, 0x100);
-    using Tile_src1_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(8, 8);
-    TASSIGN(src1_val, 0x200);
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(8, 8);
-    TASSIGN(dst_idx, 0x300);
+    TASSIGN(dst_idx, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x300);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(8, 8);
     TASSIGN(src0_idx, 0x400);
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1_idx src1_idx(8, 7);
     TASSIGN(src1_idx, 0x500);
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
-// rf_a5_12_same_valid_shape: breaks run-time rule 12_same_valid_shape of A5; must stop with: PTO runtime error: TPARTARGMIN [A5]: dst_val and dst_idx must have the same valid row/col
+// rf_a5_12_same_valid_shape: breaks run-time rule 12_same_valid_shape of A5; must stop with: PTO runtime error: TPARTARGMIN [A5]: dst and dst_idx must have the same valid row/col
 void rf_a5_12_same_valid_shape(Prof) {
-    using Tile_dst_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst_val dst_val(8, 8);
-    TASSIGN(dst_val, 0x0);
-    using Tile_src0_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0_val src0_val(8, 8);
-    TASSIGN(src0_val, 0x100);
-    using Tile_src1_val = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1_val src1_val(8, 8);
-    TASSIGN(src1_val, 0x200);
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst_idx dst_idx(8, 7);
-    TASSIGN(dst_idx, 0x300);
+    TASSIGN(dst_idx, 0x100);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x200);
+    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 8);
+    TASSIGN(src1, 0x300);
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0_idx src0_idx(8, 8);
     TASSIGN(src0_idx, 0x400);
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1_idx src1_idx(8, 8);
     TASSIGN(src1_idx, 0x500);
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 struct Entry {

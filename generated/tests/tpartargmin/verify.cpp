@@ -9,435 +9,435 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a2a3() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 00_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TPARTARGMIN [A2A3]: DType must be one of: half, float}}
-// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst_val, src0_val, src1_val, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
 void fail_a2a3_00_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 02_dtype (dtype) of the A2A3 profile
 // expected-error@*:* {{TPARTARGMIN [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t}}
-// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst_val, src0_val, src1_val, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
 void fail_a2a3_02_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 03_dtype_tuples (dtype_tuples) of the A2A3 profile
-// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst_val, src0_val, src1_val, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
 void fail_a2a3_03_dtype_tuples() {
-    using Tile_dst_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 04_same_dtype (same_dtype) of the A2A3 profile
-// expected-error@*:* {{TPARTARGMIN [A2A3]: dst_val, src0_val and src1_val must have the same DType}}
-// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst_val, src0_val, src1_val, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: dst, src0 and src1 must have the same DType}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
 void fail_a2a3_04_same_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 05_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TPARTARGMIN [A2A3]: dst_idx, src0_idx and src1_idx must have the same DType}}
-// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst_val, src0_val, src1_val, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
+// expected-error@*:* {{TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of the documented tuples}}
 void fail_a2a3_05_same_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 06_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TPARTARGMIN [A2A3]: tile layout must be row-major}}
 void fail_a2a3_06_row_major() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 07_location (location) of the A2A3 profile
 // expected-error@*:* {{TPARTARGMIN [A2A3]: tile location must be TileType::Vec}}
 void fail_a2a3_07_location() {
-    using Tile_dst_val = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 08_valid_bounds (valid_bounds) of the A2A3 profile
 // expected-error@*:* {{TPARTARGMIN [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a2a3_08_valid_bounds() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a2a3>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a2a3>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 00_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TPARTARGMIN [A5]: DType must be one of: half, float}}
 void fail_a5_00_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 02_dtype (dtype) of the A5 profile
 // expected-error@*:* {{TPARTARGMIN [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t}}
 void fail_a5_02_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 04_same_dtype (same_dtype) of the A5 profile
-// expected-error@*:* {{TPARTARGMIN [A5]: dst_val, src0_val and src1_val must have the same DType}}
+// expected-error@*:* {{TPARTARGMIN [A5]: dst, src0 and src1 must have the same DType}}
 void fail_a5_04_same_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 05_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TPARTARGMIN [A5]: dst_idx, src0_idx and src1_idx must have the same DType}}
 void fail_a5_05_same_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 07_location (location) of the A5 profile
 // expected-error@*:* {{TPARTARGMIN [A5]: tile location must be TileType::Vec}}
 void fail_a5_07_location() {
-    using Tile_dst_val = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Mat, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 08_valid_bounds (valid_bounds) of the A5 profile
 // expected-error@*:* {{TPARTARGMIN [A5]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_a5_08_valid_bounds() {
-    using Tile_dst_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 17, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_a5>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_a5>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 01_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TPARTARGMIN [CPU]: DType must be one of: int32_t, int16_t, half, bfloat16_t, float, int8_t, uint8_t}}
 void fail_cpu_01_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TPARTARGMIN [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t}}
 void fail_cpu_02_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 04_same_dtype (same_dtype) of the CPU profile
-// expected-error@*:* {{TPARTARGMIN [CPU]: dst_val, src0_val and src1_val must have the same DType}}
+// expected-error@*:* {{TPARTARGMIN [CPU]: dst, src0 and src1 must have the same DType}}
 void fail_cpu_04_same_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 05_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TPARTARGMIN [CPU]: dst_idx, src0_idx and src1_idx must have the same DType}}
 void fail_cpu_05_same_dtype() {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 07_location (location) of the CPU profile
 // expected-error@*:* {{TPARTARGMIN [CPU]: tile location must be TileType::Vec}}
 void fail_cpu_07_location() {
-    using Tile_dst_val = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Mat, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }
 
 // breaks rule 08_valid_bounds (valid_bounds) of the CPU profile
 // expected-error@*:* {{TPARTARGMIN [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols}}
 void fail_cpu_08_valid_bounds() {
-    using Tile_dst_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 17, 16>;
-    Tile_dst_val dst_val;
-    using Tile_src0_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src0_val src0_val;
-    using Tile_src1_val = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
-    Tile_src1_val src1_val;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 17, 16>;
+    Tile_dst dst;
     using Tile_dst_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst_idx dst_idx;
+    using Tile_src0 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
     using Tile_src0_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0_idx src0_idx;
     using Tile_src1_idx = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1_idx src1_idx;
     // expected-note@+1 {{requested here}}
-    profiled::TPARTARGMIN<profile_cpu>(dst_val, src0_val, src1_val, dst_idx, src0_idx, src1_idx);
+    profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
 }

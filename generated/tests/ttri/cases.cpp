@@ -62,7 +62,7 @@ void same_bytes(const char* what, const std::vector<unsigned char>& want, const 
     }
 }
 
-// case 0 (half): 16x16, upper_or_lower 0, diagonal 2
+// case 0 (half): 16x16, is_upper_or_lower 0, diagonal 2
 void case_0([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -84,7 +84,7 @@ void case_0([[maybe_unused]] Prof profile) {
     store("c0_dst.out", dst.data(), 256);
 }
 
-// case 1 (half): 16x16, upper_or_lower 1, diagonal 2
+// case 1 (half): 16x16, is_upper_or_lower 1, diagonal 2
 void case_1([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -106,7 +106,7 @@ void case_1([[maybe_unused]] Prof profile) {
     store("c1_dst.out", dst.data(), 256);
 }
 
-// case 2 (half): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 2 (half): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_2([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -128,7 +128,7 @@ void case_2([[maybe_unused]] Prof profile) {
     store("c2_dst.out", dst.data(), 256);
 }
 
-// case 3 (half): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 3 (half): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_3([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -150,7 +150,7 @@ void case_3([[maybe_unused]] Prof profile) {
     store("c3_dst.out", dst.data(), 256);
 }
 
-// case 4 (half): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 4 (half): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_4([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -172,7 +172,7 @@ void case_4([[maybe_unused]] Prof profile) {
     store("c4_dst.out", dst.data(), 256);
 }
 
-// case 5 (half): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 5 (half): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_5([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -194,7 +194,7 @@ void case_5([[maybe_unused]] Prof profile) {
     store("c5_dst.out", dst.data(), 256);
 }
 
-// case 6 (half): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 6 (half): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_6([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 4, 48, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -216,7 +216,7 @@ void case_6([[maybe_unused]] Prof profile) {
     store("c6_dst.out", dst.data(), 192);
 }
 
-// case 7 (half): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 7 (half): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_7([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 4, 48, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -238,7 +238,7 @@ void case_7([[maybe_unused]] Prof profile) {
     store("c7_dst.out", dst.data(), 192);
 }
 
-// case 8 (half): 16x16, upper_or_lower 0, diagonal 0
+// case 8 (half): 16x16, is_upper_or_lower 0, diagonal 0
 void case_8([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -260,7 +260,7 @@ void case_8([[maybe_unused]] Prof profile) {
     store("c8_dst.out", dst.data(), 256);
 }
 
-// case 9 (half): 16x16, upper_or_lower 1, diagonal 0
+// case 9 (half): 16x16, is_upper_or_lower 1, diagonal 0
 void case_9([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -282,7 +282,7 @@ void case_9([[maybe_unused]] Prof profile) {
     store("c9_dst.out", dst.data(), 256);
 }
 
-// case 10 (half): 16x16, upper_or_lower 0, diagonal -1
+// case 10 (half): 16x16, is_upper_or_lower 0, diagonal -1
 void case_10([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -304,7 +304,7 @@ void case_10([[maybe_unused]] Prof profile) {
     store("c10_dst.out", dst.data(), 256);
 }
 
-// case 11 (half): 16x16, upper_or_lower 1, diagonal -1
+// case 11 (half): 16x16, is_upper_or_lower 1, diagonal -1
 void case_11([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -326,7 +326,7 @@ void case_11([[maybe_unused]] Prof profile) {
     store("c11_dst.out", dst.data(), 256);
 }
 
-// case 12 (half): 16x16, upper_or_lower 0, diagonal 3
+// case 12 (half): 16x16, is_upper_or_lower 0, diagonal 3
 void case_12([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -348,7 +348,7 @@ void case_12([[maybe_unused]] Prof profile) {
     store("c12_dst.out", dst.data(), 256);
 }
 
-// case 13 (half): 16x16, upper_or_lower 1, diagonal 3
+// case 13 (half): 16x16, is_upper_or_lower 1, diagonal 3
 void case_13([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -370,7 +370,7 @@ void case_13([[maybe_unused]] Prof profile) {
     store("c13_dst.out", dst.data(), 256);
 }
 
-// case 14 (half): 16x16, upper_or_lower 0, diagonal -20
+// case 14 (half): 16x16, is_upper_or_lower 0, diagonal -20
 void case_14([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -392,7 +392,7 @@ void case_14([[maybe_unused]] Prof profile) {
     store("c14_dst.out", dst.data(), 256);
 }
 
-// case 15 (half): 16x16, upper_or_lower 1, diagonal -20
+// case 15 (half): 16x16, is_upper_or_lower 1, diagonal -20
 void case_15([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -414,7 +414,7 @@ void case_15([[maybe_unused]] Prof profile) {
     store("c15_dst.out", dst.data(), 256);
 }
 
-// case 16 (half): 16x16, upper_or_lower 0, diagonal 40
+// case 16 (half): 16x16, is_upper_or_lower 0, diagonal 40
 void case_16([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -436,7 +436,7 @@ void case_16([[maybe_unused]] Prof profile) {
     store("c16_dst.out", dst.data(), 256);
 }
 
-// case 17 (half): 16x16, upper_or_lower 1, diagonal 40
+// case 17 (half): 16x16, is_upper_or_lower 1, diagonal 40
 void case_17([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -458,7 +458,7 @@ void case_17([[maybe_unused]] Prof profile) {
     store("c17_dst.out", dst.data(), 256);
 }
 
-// case 18 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 18 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_18([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -470,7 +470,7 @@ void case_18([[maybe_unused]] Prof profile) {
     store("c18_dst.out", dst.data(), 128);
 }
 
-// case 19 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 19 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_19([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -482,7 +482,7 @@ void case_19([[maybe_unused]] Prof profile) {
     store("c19_dst.out", dst.data(), 128);
 }
 
-// case 20 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 20 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_20([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -494,7 +494,7 @@ void case_20([[maybe_unused]] Prof profile) {
     store("c20_dst.out", dst.data(), 128);
 }
 
-// case 21 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 21 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_21([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -506,7 +506,7 @@ void case_21([[maybe_unused]] Prof profile) {
     store("c21_dst.out", dst.data(), 128);
 }
 
-// case 22 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 22 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_22([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -518,7 +518,7 @@ void case_22([[maybe_unused]] Prof profile) {
     store("c22_dst.out", dst.data(), 128);
 }
 
-// case 23 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 23 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_23([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -530,7 +530,7 @@ void case_23([[maybe_unused]] Prof profile) {
     store("c23_dst.out", dst.data(), 128);
 }
 
-// case 24 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 24 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_24([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -542,7 +542,7 @@ void case_24([[maybe_unused]] Prof profile) {
     store("c24_dst.out", dst.data(), 128);
 }
 
-// case 25 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 25 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_25([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -554,7 +554,7 @@ void case_25([[maybe_unused]] Prof profile) {
     store("c25_dst.out", dst.data(), 128);
 }
 
-// case 26 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 26 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_26([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -566,7 +566,7 @@ void case_26([[maybe_unused]] Prof profile) {
     store("c26_dst.out", dst.data(), 128);
 }
 
-// case 27 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 27 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_27([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -578,7 +578,7 @@ void case_27([[maybe_unused]] Prof profile) {
     store("c27_dst.out", dst.data(), 128);
 }
 
-// case 28 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 28 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_28([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -590,7 +590,7 @@ void case_28([[maybe_unused]] Prof profile) {
     store("c28_dst.out", dst.data(), 128);
 }
 
-// case 29 (half_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 29 (half_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_29([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -602,7 +602,7 @@ void case_29([[maybe_unused]] Prof profile) {
     store("c29_dst.out", dst.data(), 128);
 }
 
-// case 30 (bfloat16_t): 16x16, upper_or_lower 0, diagonal 2
+// case 30 (bfloat16_t): 16x16, is_upper_or_lower 0, diagonal 2
 void case_30([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -623,7 +623,7 @@ void case_30([[maybe_unused]] Prof profile) {
     store("c30_dst.out", dst.data(), 256);
 }
 
-// case 31 (bfloat16_t): 16x16, upper_or_lower 1, diagonal 2
+// case 31 (bfloat16_t): 16x16, is_upper_or_lower 1, diagonal 2
 void case_31([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -644,7 +644,7 @@ void case_31([[maybe_unused]] Prof profile) {
     store("c31_dst.out", dst.data(), 256);
 }
 
-// case 32 (bfloat16_t): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 32 (bfloat16_t): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_32([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -665,7 +665,7 @@ void case_32([[maybe_unused]] Prof profile) {
     store("c32_dst.out", dst.data(), 256);
 }
 
-// case 33 (bfloat16_t): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 33 (bfloat16_t): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_33([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -686,7 +686,7 @@ void case_33([[maybe_unused]] Prof profile) {
     store("c33_dst.out", dst.data(), 256);
 }
 
-// case 34 (bfloat16_t): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 34 (bfloat16_t): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_34([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -707,7 +707,7 @@ void case_34([[maybe_unused]] Prof profile) {
     store("c34_dst.out", dst.data(), 256);
 }
 
-// case 35 (bfloat16_t): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 35 (bfloat16_t): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_35([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -728,7 +728,7 @@ void case_35([[maybe_unused]] Prof profile) {
     store("c35_dst.out", dst.data(), 256);
 }
 
-// case 36 (bfloat16_t): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 36 (bfloat16_t): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_36([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 48, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -749,7 +749,7 @@ void case_36([[maybe_unused]] Prof profile) {
     store("c36_dst.out", dst.data(), 192);
 }
 
-// case 37 (bfloat16_t): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 37 (bfloat16_t): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_37([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 4, 48, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -770,7 +770,7 @@ void case_37([[maybe_unused]] Prof profile) {
     store("c37_dst.out", dst.data(), 192);
 }
 
-// case 38 (bfloat16_t): 16x16, upper_or_lower 0, diagonal 0
+// case 38 (bfloat16_t): 16x16, is_upper_or_lower 0, diagonal 0
 void case_38([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -791,7 +791,7 @@ void case_38([[maybe_unused]] Prof profile) {
     store("c38_dst.out", dst.data(), 256);
 }
 
-// case 39 (bfloat16_t): 16x16, upper_or_lower 1, diagonal 0
+// case 39 (bfloat16_t): 16x16, is_upper_or_lower 1, diagonal 0
 void case_39([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -812,7 +812,7 @@ void case_39([[maybe_unused]] Prof profile) {
     store("c39_dst.out", dst.data(), 256);
 }
 
-// case 40 (bfloat16_t): 16x16, upper_or_lower 0, diagonal -1
+// case 40 (bfloat16_t): 16x16, is_upper_or_lower 0, diagonal -1
 void case_40([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -833,7 +833,7 @@ void case_40([[maybe_unused]] Prof profile) {
     store("c40_dst.out", dst.data(), 256);
 }
 
-// case 41 (bfloat16_t): 16x16, upper_or_lower 1, diagonal -1
+// case 41 (bfloat16_t): 16x16, is_upper_or_lower 1, diagonal -1
 void case_41([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -854,7 +854,7 @@ void case_41([[maybe_unused]] Prof profile) {
     store("c41_dst.out", dst.data(), 256);
 }
 
-// case 42 (bfloat16_t): 16x16, upper_or_lower 0, diagonal 3
+// case 42 (bfloat16_t): 16x16, is_upper_or_lower 0, diagonal 3
 void case_42([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -875,7 +875,7 @@ void case_42([[maybe_unused]] Prof profile) {
     store("c42_dst.out", dst.data(), 256);
 }
 
-// case 43 (bfloat16_t): 16x16, upper_or_lower 1, diagonal 3
+// case 43 (bfloat16_t): 16x16, is_upper_or_lower 1, diagonal 3
 void case_43([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -896,7 +896,7 @@ void case_43([[maybe_unused]] Prof profile) {
     store("c43_dst.out", dst.data(), 256);
 }
 
-// case 44 (bfloat16_t): 16x16, upper_or_lower 0, diagonal -20
+// case 44 (bfloat16_t): 16x16, is_upper_or_lower 0, diagonal -20
 void case_44([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -917,7 +917,7 @@ void case_44([[maybe_unused]] Prof profile) {
     store("c44_dst.out", dst.data(), 256);
 }
 
-// case 45 (bfloat16_t): 16x16, upper_or_lower 1, diagonal -20
+// case 45 (bfloat16_t): 16x16, is_upper_or_lower 1, diagonal -20
 void case_45([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -938,7 +938,7 @@ void case_45([[maybe_unused]] Prof profile) {
     store("c45_dst.out", dst.data(), 256);
 }
 
-// case 46 (bfloat16_t): 16x16, upper_or_lower 0, diagonal 40
+// case 46 (bfloat16_t): 16x16, is_upper_or_lower 0, diagonal 40
 void case_46([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -959,7 +959,7 @@ void case_46([[maybe_unused]] Prof profile) {
     store("c46_dst.out", dst.data(), 256);
 }
 
-// case 47 (bfloat16_t): 16x16, upper_or_lower 1, diagonal 40
+// case 47 (bfloat16_t): 16x16, is_upper_or_lower 1, diagonal 40
 void case_47([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -980,7 +980,7 @@ void case_47([[maybe_unused]] Prof profile) {
     store("c47_dst.out", dst.data(), 256);
 }
 
-// case 48 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 48 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_48([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -992,7 +992,7 @@ void case_48([[maybe_unused]] Prof profile) {
     store("c48_dst.out", dst.data(), 128);
 }
 
-// case 49 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 49 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_49([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1004,7 +1004,7 @@ void case_49([[maybe_unused]] Prof profile) {
     store("c49_dst.out", dst.data(), 128);
 }
 
-// case 50 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 50 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_50([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1016,7 +1016,7 @@ void case_50([[maybe_unused]] Prof profile) {
     store("c50_dst.out", dst.data(), 128);
 }
 
-// case 51 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 51 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_51([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1028,7 +1028,7 @@ void case_51([[maybe_unused]] Prof profile) {
     store("c51_dst.out", dst.data(), 128);
 }
 
-// case 52 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 52 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_52([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1040,7 +1040,7 @@ void case_52([[maybe_unused]] Prof profile) {
     store("c52_dst.out", dst.data(), 128);
 }
 
-// case 53 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 53 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_53([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1052,7 +1052,7 @@ void case_53([[maybe_unused]] Prof profile) {
     store("c53_dst.out", dst.data(), 128);
 }
 
-// case 54 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 54 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_54([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1064,7 +1064,7 @@ void case_54([[maybe_unused]] Prof profile) {
     store("c54_dst.out", dst.data(), 128);
 }
 
-// case 55 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 55 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_55([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1076,7 +1076,7 @@ void case_55([[maybe_unused]] Prof profile) {
     store("c55_dst.out", dst.data(), 128);
 }
 
-// case 56 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 56 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_56([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1088,7 +1088,7 @@ void case_56([[maybe_unused]] Prof profile) {
     store("c56_dst.out", dst.data(), 128);
 }
 
-// case 57 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 57 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_57([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1100,7 +1100,7 @@ void case_57([[maybe_unused]] Prof profile) {
     store("c57_dst.out", dst.data(), 128);
 }
 
-// case 58 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 58 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_58([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1112,7 +1112,7 @@ void case_58([[maybe_unused]] Prof profile) {
     store("c58_dst.out", dst.data(), 128);
 }
 
-// case 59 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 59 (bfloat16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_59([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1124,7 +1124,7 @@ void case_59([[maybe_unused]] Prof profile) {
     store("c59_dst.out", dst.data(), 128);
 }
 
-// case 60 (float): 16x16, upper_or_lower 0, diagonal 2
+// case 60 (float): 16x16, is_upper_or_lower 0, diagonal 2
 void case_60([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1146,7 +1146,7 @@ void case_60([[maybe_unused]] Prof profile) {
     store("c60_dst.out", dst.data(), 256);
 }
 
-// case 61 (float): 16x16, upper_or_lower 1, diagonal 2
+// case 61 (float): 16x16, is_upper_or_lower 1, diagonal 2
 void case_61([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1168,7 +1168,7 @@ void case_61([[maybe_unused]] Prof profile) {
     store("c61_dst.out", dst.data(), 256);
 }
 
-// case 62 (float): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 62 (float): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_62([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -1190,7 +1190,7 @@ void case_62([[maybe_unused]] Prof profile) {
     store("c62_dst.out", dst.data(), 256);
 }
 
-// case 63 (float): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 63 (float): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_63([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -1212,7 +1212,7 @@ void case_63([[maybe_unused]] Prof profile) {
     store("c63_dst.out", dst.data(), 256);
 }
 
-// case 64 (float): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 64 (float): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_64([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -1234,7 +1234,7 @@ void case_64([[maybe_unused]] Prof profile) {
     store("c64_dst.out", dst.data(), 256);
 }
 
-// case 65 (float): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 65 (float): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_65([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -1256,7 +1256,7 @@ void case_65([[maybe_unused]] Prof profile) {
     store("c65_dst.out", dst.data(), 256);
 }
 
-// case 66 (float): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 66 (float): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_66([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 4, 40, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -1278,7 +1278,7 @@ void case_66([[maybe_unused]] Prof profile) {
     store("c66_dst.out", dst.data(), 160);
 }
 
-// case 67 (float): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 67 (float): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_67([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 4, 40, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -1300,7 +1300,7 @@ void case_67([[maybe_unused]] Prof profile) {
     store("c67_dst.out", dst.data(), 160);
 }
 
-// case 68 (float): 16x16, upper_or_lower 0, diagonal 0
+// case 68 (float): 16x16, is_upper_or_lower 0, diagonal 0
 void case_68([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1322,7 +1322,7 @@ void case_68([[maybe_unused]] Prof profile) {
     store("c68_dst.out", dst.data(), 256);
 }
 
-// case 69 (float): 16x16, upper_or_lower 1, diagonal 0
+// case 69 (float): 16x16, is_upper_or_lower 1, diagonal 0
 void case_69([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1344,7 +1344,7 @@ void case_69([[maybe_unused]] Prof profile) {
     store("c69_dst.out", dst.data(), 256);
 }
 
-// case 70 (float): 16x16, upper_or_lower 0, diagonal -1
+// case 70 (float): 16x16, is_upper_or_lower 0, diagonal -1
 void case_70([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1366,7 +1366,7 @@ void case_70([[maybe_unused]] Prof profile) {
     store("c70_dst.out", dst.data(), 256);
 }
 
-// case 71 (float): 16x16, upper_or_lower 1, diagonal -1
+// case 71 (float): 16x16, is_upper_or_lower 1, diagonal -1
 void case_71([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1388,7 +1388,7 @@ void case_71([[maybe_unused]] Prof profile) {
     store("c71_dst.out", dst.data(), 256);
 }
 
-// case 72 (float): 16x16, upper_or_lower 0, diagonal 3
+// case 72 (float): 16x16, is_upper_or_lower 0, diagonal 3
 void case_72([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1410,7 +1410,7 @@ void case_72([[maybe_unused]] Prof profile) {
     store("c72_dst.out", dst.data(), 256);
 }
 
-// case 73 (float): 16x16, upper_or_lower 1, diagonal 3
+// case 73 (float): 16x16, is_upper_or_lower 1, diagonal 3
 void case_73([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1432,7 +1432,7 @@ void case_73([[maybe_unused]] Prof profile) {
     store("c73_dst.out", dst.data(), 256);
 }
 
-// case 74 (float): 16x16, upper_or_lower 0, diagonal -20
+// case 74 (float): 16x16, is_upper_or_lower 0, diagonal -20
 void case_74([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1454,7 +1454,7 @@ void case_74([[maybe_unused]] Prof profile) {
     store("c74_dst.out", dst.data(), 256);
 }
 
-// case 75 (float): 16x16, upper_or_lower 1, diagonal -20
+// case 75 (float): 16x16, is_upper_or_lower 1, diagonal -20
 void case_75([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1476,7 +1476,7 @@ void case_75([[maybe_unused]] Prof profile) {
     store("c75_dst.out", dst.data(), 256);
 }
 
-// case 76 (float): 16x16, upper_or_lower 0, diagonal 40
+// case 76 (float): 16x16, is_upper_or_lower 0, diagonal 40
 void case_76([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1498,7 +1498,7 @@ void case_76([[maybe_unused]] Prof profile) {
     store("c76_dst.out", dst.data(), 256);
 }
 
-// case 77 (float): 16x16, upper_or_lower 1, diagonal 40
+// case 77 (float): 16x16, is_upper_or_lower 1, diagonal 40
 void case_77([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1520,7 +1520,7 @@ void case_77([[maybe_unused]] Prof profile) {
     store("c77_dst.out", dst.data(), 256);
 }
 
-// case 78 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 78 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_78([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1532,7 +1532,7 @@ void case_78([[maybe_unused]] Prof profile) {
     store("c78_dst.out", dst.data(), 128);
 }
 
-// case 79 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 79 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_79([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1544,7 +1544,7 @@ void case_79([[maybe_unused]] Prof profile) {
     store("c79_dst.out", dst.data(), 128);
 }
 
-// case 80 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 80 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_80([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1556,7 +1556,7 @@ void case_80([[maybe_unused]] Prof profile) {
     store("c80_dst.out", dst.data(), 128);
 }
 
-// case 81 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 81 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_81([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1568,7 +1568,7 @@ void case_81([[maybe_unused]] Prof profile) {
     store("c81_dst.out", dst.data(), 128);
 }
 
-// case 82 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 82 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_82([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1580,7 +1580,7 @@ void case_82([[maybe_unused]] Prof profile) {
     store("c82_dst.out", dst.data(), 128);
 }
 
-// case 83 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 83 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_83([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1592,7 +1592,7 @@ void case_83([[maybe_unused]] Prof profile) {
     store("c83_dst.out", dst.data(), 128);
 }
 
-// case 84 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 84 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_84([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1604,7 +1604,7 @@ void case_84([[maybe_unused]] Prof profile) {
     store("c84_dst.out", dst.data(), 128);
 }
 
-// case 85 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 85 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_85([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1616,7 +1616,7 @@ void case_85([[maybe_unused]] Prof profile) {
     store("c85_dst.out", dst.data(), 128);
 }
 
-// case 86 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 86 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_86([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1628,7 +1628,7 @@ void case_86([[maybe_unused]] Prof profile) {
     store("c86_dst.out", dst.data(), 128);
 }
 
-// case 87 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 87 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_87([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1640,7 +1640,7 @@ void case_87([[maybe_unused]] Prof profile) {
     store("c87_dst.out", dst.data(), 128);
 }
 
-// case 88 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 88 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_88([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1652,7 +1652,7 @@ void case_88([[maybe_unused]] Prof profile) {
     store("c88_dst.out", dst.data(), 128);
 }
 
-// case 89 (float_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 89 (float_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_89([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1664,7 +1664,7 @@ void case_89([[maybe_unused]] Prof profile) {
     store("c89_dst.out", dst.data(), 128);
 }
 
-// case 90 (int8_t): 16x16, upper_or_lower 0, diagonal 2
+// case 90 (int8_t): 16x16, is_upper_or_lower 0, diagonal 2
 void case_90([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1676,7 +1676,7 @@ void case_90([[maybe_unused]] Prof profile) {
     store("c90_dst.out", dst.data(), 512);
 }
 
-// case 91 (int8_t): 16x16, upper_or_lower 1, diagonal 2
+// case 91 (int8_t): 16x16, is_upper_or_lower 1, diagonal 2
 void case_91([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1688,7 +1688,7 @@ void case_91([[maybe_unused]] Prof profile) {
     store("c91_dst.out", dst.data(), 512);
 }
 
-// case 92 (int8_t): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 92 (int8_t): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_92([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -1700,7 +1700,7 @@ void case_92([[maybe_unused]] Prof profile) {
     store("c92_dst.out", dst.data(), 512);
 }
 
-// case 93 (int8_t): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 93 (int8_t): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_93([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -1712,7 +1712,7 @@ void case_93([[maybe_unused]] Prof profile) {
     store("c93_dst.out", dst.data(), 512);
 }
 
-// case 94 (int8_t): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 94 (int8_t): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_94([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -1724,7 +1724,7 @@ void case_94([[maybe_unused]] Prof profile) {
     store("c94_dst.out", dst.data(), 256);
 }
 
-// case 95 (int8_t): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 95 (int8_t): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_95([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -1736,7 +1736,7 @@ void case_95([[maybe_unused]] Prof profile) {
     store("c95_dst.out", dst.data(), 256);
 }
 
-// case 96 (int8_t): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 96 (int8_t): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_96([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 4, 64, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -1748,7 +1748,7 @@ void case_96([[maybe_unused]] Prof profile) {
     store("c96_dst.out", dst.data(), 256);
 }
 
-// case 97 (int8_t): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 97 (int8_t): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_97([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 4, 64, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -1760,7 +1760,7 @@ void case_97([[maybe_unused]] Prof profile) {
     store("c97_dst.out", dst.data(), 256);
 }
 
-// case 98 (int8_t): 16x16, upper_or_lower 0, diagonal 0
+// case 98 (int8_t): 16x16, is_upper_or_lower 0, diagonal 0
 void case_98([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1772,7 +1772,7 @@ void case_98([[maybe_unused]] Prof profile) {
     store("c98_dst.out", dst.data(), 512);
 }
 
-// case 99 (int8_t): 16x16, upper_or_lower 1, diagonal 0
+// case 99 (int8_t): 16x16, is_upper_or_lower 1, diagonal 0
 void case_99([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1784,7 +1784,7 @@ void case_99([[maybe_unused]] Prof profile) {
     store("c99_dst.out", dst.data(), 512);
 }
 
-// case 100 (int8_t): 16x16, upper_or_lower 0, diagonal -1
+// case 100 (int8_t): 16x16, is_upper_or_lower 0, diagonal -1
 void case_100([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1796,7 +1796,7 @@ void case_100([[maybe_unused]] Prof profile) {
     store("c100_dst.out", dst.data(), 512);
 }
 
-// case 101 (int8_t): 16x16, upper_or_lower 1, diagonal -1
+// case 101 (int8_t): 16x16, is_upper_or_lower 1, diagonal -1
 void case_101([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1808,7 +1808,7 @@ void case_101([[maybe_unused]] Prof profile) {
     store("c101_dst.out", dst.data(), 512);
 }
 
-// case 102 (int8_t): 16x16, upper_or_lower 0, diagonal 3
+// case 102 (int8_t): 16x16, is_upper_or_lower 0, diagonal 3
 void case_102([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1820,7 +1820,7 @@ void case_102([[maybe_unused]] Prof profile) {
     store("c102_dst.out", dst.data(), 512);
 }
 
-// case 103 (int8_t): 16x16, upper_or_lower 1, diagonal 3
+// case 103 (int8_t): 16x16, is_upper_or_lower 1, diagonal 3
 void case_103([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1832,7 +1832,7 @@ void case_103([[maybe_unused]] Prof profile) {
     store("c103_dst.out", dst.data(), 512);
 }
 
-// case 104 (int8_t): 16x16, upper_or_lower 0, diagonal -20
+// case 104 (int8_t): 16x16, is_upper_or_lower 0, diagonal -20
 void case_104([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1844,7 +1844,7 @@ void case_104([[maybe_unused]] Prof profile) {
     store("c104_dst.out", dst.data(), 512);
 }
 
-// case 105 (int8_t): 16x16, upper_or_lower 1, diagonal -20
+// case 105 (int8_t): 16x16, is_upper_or_lower 1, diagonal -20
 void case_105([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1856,7 +1856,7 @@ void case_105([[maybe_unused]] Prof profile) {
     store("c105_dst.out", dst.data(), 512);
 }
 
-// case 106 (int8_t): 16x16, upper_or_lower 0, diagonal 40
+// case 106 (int8_t): 16x16, is_upper_or_lower 0, diagonal 40
 void case_106([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1868,7 +1868,7 @@ void case_106([[maybe_unused]] Prof profile) {
     store("c106_dst.out", dst.data(), 512);
 }
 
-// case 107 (int8_t): 16x16, upper_or_lower 1, diagonal 40
+// case 107 (int8_t): 16x16, is_upper_or_lower 1, diagonal 40
 void case_107([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -1880,7 +1880,7 @@ void case_107([[maybe_unused]] Prof profile) {
     store("c107_dst.out", dst.data(), 512);
 }
 
-// case 108 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 108 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_108([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1892,7 +1892,7 @@ void case_108([[maybe_unused]] Prof profile) {
     store("c108_dst.out", dst.data(), 256);
 }
 
-// case 109 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 109 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_109([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1904,7 +1904,7 @@ void case_109([[maybe_unused]] Prof profile) {
     store("c109_dst.out", dst.data(), 256);
 }
 
-// case 110 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 110 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_110([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1916,7 +1916,7 @@ void case_110([[maybe_unused]] Prof profile) {
     store("c110_dst.out", dst.data(), 256);
 }
 
-// case 111 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 111 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_111([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1928,7 +1928,7 @@ void case_111([[maybe_unused]] Prof profile) {
     store("c111_dst.out", dst.data(), 256);
 }
 
-// case 112 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 112 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_112([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1940,7 +1940,7 @@ void case_112([[maybe_unused]] Prof profile) {
     store("c112_dst.out", dst.data(), 256);
 }
 
-// case 113 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 113 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_113([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1952,7 +1952,7 @@ void case_113([[maybe_unused]] Prof profile) {
     store("c113_dst.out", dst.data(), 256);
 }
 
-// case 114 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 114 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_114([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1964,7 +1964,7 @@ void case_114([[maybe_unused]] Prof profile) {
     store("c114_dst.out", dst.data(), 256);
 }
 
-// case 115 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 115 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_115([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1976,7 +1976,7 @@ void case_115([[maybe_unused]] Prof profile) {
     store("c115_dst.out", dst.data(), 256);
 }
 
-// case 116 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 116 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_116([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -1988,7 +1988,7 @@ void case_116([[maybe_unused]] Prof profile) {
     store("c116_dst.out", dst.data(), 256);
 }
 
-// case 117 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 117 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_117([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2000,7 +2000,7 @@ void case_117([[maybe_unused]] Prof profile) {
     store("c117_dst.out", dst.data(), 256);
 }
 
-// case 118 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 118 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_118([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2012,7 +2012,7 @@ void case_118([[maybe_unused]] Prof profile) {
     store("c118_dst.out", dst.data(), 256);
 }
 
-// case 119 (int8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 119 (int8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_119([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2024,7 +2024,7 @@ void case_119([[maybe_unused]] Prof profile) {
     store("c119_dst.out", dst.data(), 256);
 }
 
-// case 120 (uint8_t): 16x16, upper_or_lower 0, diagonal 2
+// case 120 (uint8_t): 16x16, is_upper_or_lower 0, diagonal 2
 void case_120([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2036,7 +2036,7 @@ void case_120([[maybe_unused]] Prof profile) {
     store("c120_dst.out", dst.data(), 512);
 }
 
-// case 121 (uint8_t): 16x16, upper_or_lower 1, diagonal 2
+// case 121 (uint8_t): 16x16, is_upper_or_lower 1, diagonal 2
 void case_121([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2048,7 +2048,7 @@ void case_121([[maybe_unused]] Prof profile) {
     store("c121_dst.out", dst.data(), 512);
 }
 
-// case 122 (uint8_t): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 122 (uint8_t): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_122([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -2060,7 +2060,7 @@ void case_122([[maybe_unused]] Prof profile) {
     store("c122_dst.out", dst.data(), 512);
 }
 
-// case 123 (uint8_t): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 123 (uint8_t): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_123([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -2072,7 +2072,7 @@ void case_123([[maybe_unused]] Prof profile) {
     store("c123_dst.out", dst.data(), 512);
 }
 
-// case 124 (uint8_t): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 124 (uint8_t): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_124([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -2084,7 +2084,7 @@ void case_124([[maybe_unused]] Prof profile) {
     store("c124_dst.out", dst.data(), 256);
 }
 
-// case 125 (uint8_t): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 125 (uint8_t): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_125([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -2096,7 +2096,7 @@ void case_125([[maybe_unused]] Prof profile) {
     store("c125_dst.out", dst.data(), 256);
 }
 
-// case 126 (uint8_t): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 126 (uint8_t): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_126([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 64, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -2108,7 +2108,7 @@ void case_126([[maybe_unused]] Prof profile) {
     store("c126_dst.out", dst.data(), 256);
 }
 
-// case 127 (uint8_t): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 127 (uint8_t): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_127([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 64, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -2120,7 +2120,7 @@ void case_127([[maybe_unused]] Prof profile) {
     store("c127_dst.out", dst.data(), 256);
 }
 
-// case 128 (uint8_t): 16x16, upper_or_lower 0, diagonal 0
+// case 128 (uint8_t): 16x16, is_upper_or_lower 0, diagonal 0
 void case_128([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2132,7 +2132,7 @@ void case_128([[maybe_unused]] Prof profile) {
     store("c128_dst.out", dst.data(), 512);
 }
 
-// case 129 (uint8_t): 16x16, upper_or_lower 1, diagonal 0
+// case 129 (uint8_t): 16x16, is_upper_or_lower 1, diagonal 0
 void case_129([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2144,7 +2144,7 @@ void case_129([[maybe_unused]] Prof profile) {
     store("c129_dst.out", dst.data(), 512);
 }
 
-// case 130 (uint8_t): 16x16, upper_or_lower 0, diagonal -1
+// case 130 (uint8_t): 16x16, is_upper_or_lower 0, diagonal -1
 void case_130([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2156,7 +2156,7 @@ void case_130([[maybe_unused]] Prof profile) {
     store("c130_dst.out", dst.data(), 512);
 }
 
-// case 131 (uint8_t): 16x16, upper_or_lower 1, diagonal -1
+// case 131 (uint8_t): 16x16, is_upper_or_lower 1, diagonal -1
 void case_131([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2168,7 +2168,7 @@ void case_131([[maybe_unused]] Prof profile) {
     store("c131_dst.out", dst.data(), 512);
 }
 
-// case 132 (uint8_t): 16x16, upper_or_lower 0, diagonal 3
+// case 132 (uint8_t): 16x16, is_upper_or_lower 0, diagonal 3
 void case_132([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2180,7 +2180,7 @@ void case_132([[maybe_unused]] Prof profile) {
     store("c132_dst.out", dst.data(), 512);
 }
 
-// case 133 (uint8_t): 16x16, upper_or_lower 1, diagonal 3
+// case 133 (uint8_t): 16x16, is_upper_or_lower 1, diagonal 3
 void case_133([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2192,7 +2192,7 @@ void case_133([[maybe_unused]] Prof profile) {
     store("c133_dst.out", dst.data(), 512);
 }
 
-// case 134 (uint8_t): 16x16, upper_or_lower 0, diagonal -20
+// case 134 (uint8_t): 16x16, is_upper_or_lower 0, diagonal -20
 void case_134([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2204,7 +2204,7 @@ void case_134([[maybe_unused]] Prof profile) {
     store("c134_dst.out", dst.data(), 512);
 }
 
-// case 135 (uint8_t): 16x16, upper_or_lower 1, diagonal -20
+// case 135 (uint8_t): 16x16, is_upper_or_lower 1, diagonal -20
 void case_135([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2216,7 +2216,7 @@ void case_135([[maybe_unused]] Prof profile) {
     store("c135_dst.out", dst.data(), 512);
 }
 
-// case 136 (uint8_t): 16x16, upper_or_lower 0, diagonal 40
+// case 136 (uint8_t): 16x16, is_upper_or_lower 0, diagonal 40
 void case_136([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2228,7 +2228,7 @@ void case_136([[maybe_unused]] Prof profile) {
     store("c136_dst.out", dst.data(), 512);
 }
 
-// case 137 (uint8_t): 16x16, upper_or_lower 1, diagonal 40
+// case 137 (uint8_t): 16x16, is_upper_or_lower 1, diagonal 40
 void case_137([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2240,7 +2240,7 @@ void case_137([[maybe_unused]] Prof profile) {
     store("c137_dst.out", dst.data(), 512);
 }
 
-// case 138 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 138 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_138([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2252,7 +2252,7 @@ void case_138([[maybe_unused]] Prof profile) {
     store("c138_dst.out", dst.data(), 256);
 }
 
-// case 139 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 139 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_139([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2264,7 +2264,7 @@ void case_139([[maybe_unused]] Prof profile) {
     store("c139_dst.out", dst.data(), 256);
 }
 
-// case 140 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 140 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_140([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2276,7 +2276,7 @@ void case_140([[maybe_unused]] Prof profile) {
     store("c140_dst.out", dst.data(), 256);
 }
 
-// case 141 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 141 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_141([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2288,7 +2288,7 @@ void case_141([[maybe_unused]] Prof profile) {
     store("c141_dst.out", dst.data(), 256);
 }
 
-// case 142 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 142 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_142([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2300,7 +2300,7 @@ void case_142([[maybe_unused]] Prof profile) {
     store("c142_dst.out", dst.data(), 256);
 }
 
-// case 143 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 143 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_143([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2312,7 +2312,7 @@ void case_143([[maybe_unused]] Prof profile) {
     store("c143_dst.out", dst.data(), 256);
 }
 
-// case 144 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 144 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_144([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2324,7 +2324,7 @@ void case_144([[maybe_unused]] Prof profile) {
     store("c144_dst.out", dst.data(), 256);
 }
 
-// case 145 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 145 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_145([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2336,7 +2336,7 @@ void case_145([[maybe_unused]] Prof profile) {
     store("c145_dst.out", dst.data(), 256);
 }
 
-// case 146 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 146 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_146([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2348,7 +2348,7 @@ void case_146([[maybe_unused]] Prof profile) {
     store("c146_dst.out", dst.data(), 256);
 }
 
-// case 147 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 147 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_147([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2360,7 +2360,7 @@ void case_147([[maybe_unused]] Prof profile) {
     store("c147_dst.out", dst.data(), 256);
 }
 
-// case 148 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 148 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_148([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2372,7 +2372,7 @@ void case_148([[maybe_unused]] Prof profile) {
     store("c148_dst.out", dst.data(), 256);
 }
 
-// case 149 (uint8_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 149 (uint8_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_149([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2384,7 +2384,7 @@ void case_149([[maybe_unused]] Prof profile) {
     store("c149_dst.out", dst.data(), 256);
 }
 
-// case 150 (int16_t): 16x16, upper_or_lower 0, diagonal 2
+// case 150 (int16_t): 16x16, is_upper_or_lower 0, diagonal 2
 void case_150([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2406,7 +2406,7 @@ void case_150([[maybe_unused]] Prof profile) {
     store("c150_dst.out", dst.data(), 256);
 }
 
-// case 151 (int16_t): 16x16, upper_or_lower 1, diagonal 2
+// case 151 (int16_t): 16x16, is_upper_or_lower 1, diagonal 2
 void case_151([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2428,7 +2428,7 @@ void case_151([[maybe_unused]] Prof profile) {
     store("c151_dst.out", dst.data(), 256);
 }
 
-// case 152 (int16_t): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 152 (int16_t): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_152([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -2450,7 +2450,7 @@ void case_152([[maybe_unused]] Prof profile) {
     store("c152_dst.out", dst.data(), 256);
 }
 
-// case 153 (int16_t): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 153 (int16_t): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_153([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -2472,7 +2472,7 @@ void case_153([[maybe_unused]] Prof profile) {
     store("c153_dst.out", dst.data(), 256);
 }
 
-// case 154 (int16_t): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 154 (int16_t): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_154([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -2494,7 +2494,7 @@ void case_154([[maybe_unused]] Prof profile) {
     store("c154_dst.out", dst.data(), 256);
 }
 
-// case 155 (int16_t): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 155 (int16_t): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_155([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -2516,7 +2516,7 @@ void case_155([[maybe_unused]] Prof profile) {
     store("c155_dst.out", dst.data(), 256);
 }
 
-// case 156 (int16_t): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 156 (int16_t): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_156([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 4, 48, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -2538,7 +2538,7 @@ void case_156([[maybe_unused]] Prof profile) {
     store("c156_dst.out", dst.data(), 192);
 }
 
-// case 157 (int16_t): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 157 (int16_t): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_157([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 4, 48, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -2560,7 +2560,7 @@ void case_157([[maybe_unused]] Prof profile) {
     store("c157_dst.out", dst.data(), 192);
 }
 
-// case 158 (int16_t): 16x16, upper_or_lower 0, diagonal 0
+// case 158 (int16_t): 16x16, is_upper_or_lower 0, diagonal 0
 void case_158([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2582,7 +2582,7 @@ void case_158([[maybe_unused]] Prof profile) {
     store("c158_dst.out", dst.data(), 256);
 }
 
-// case 159 (int16_t): 16x16, upper_or_lower 1, diagonal 0
+// case 159 (int16_t): 16x16, is_upper_or_lower 1, diagonal 0
 void case_159([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2604,7 +2604,7 @@ void case_159([[maybe_unused]] Prof profile) {
     store("c159_dst.out", dst.data(), 256);
 }
 
-// case 160 (int16_t): 16x16, upper_or_lower 0, diagonal -1
+// case 160 (int16_t): 16x16, is_upper_or_lower 0, diagonal -1
 void case_160([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2626,7 +2626,7 @@ void case_160([[maybe_unused]] Prof profile) {
     store("c160_dst.out", dst.data(), 256);
 }
 
-// case 161 (int16_t): 16x16, upper_or_lower 1, diagonal -1
+// case 161 (int16_t): 16x16, is_upper_or_lower 1, diagonal -1
 void case_161([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2648,7 +2648,7 @@ void case_161([[maybe_unused]] Prof profile) {
     store("c161_dst.out", dst.data(), 256);
 }
 
-// case 162 (int16_t): 16x16, upper_or_lower 0, diagonal 3
+// case 162 (int16_t): 16x16, is_upper_or_lower 0, diagonal 3
 void case_162([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2670,7 +2670,7 @@ void case_162([[maybe_unused]] Prof profile) {
     store("c162_dst.out", dst.data(), 256);
 }
 
-// case 163 (int16_t): 16x16, upper_or_lower 1, diagonal 3
+// case 163 (int16_t): 16x16, is_upper_or_lower 1, diagonal 3
 void case_163([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2692,7 +2692,7 @@ void case_163([[maybe_unused]] Prof profile) {
     store("c163_dst.out", dst.data(), 256);
 }
 
-// case 164 (int16_t): 16x16, upper_or_lower 0, diagonal -20
+// case 164 (int16_t): 16x16, is_upper_or_lower 0, diagonal -20
 void case_164([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2714,7 +2714,7 @@ void case_164([[maybe_unused]] Prof profile) {
     store("c164_dst.out", dst.data(), 256);
 }
 
-// case 165 (int16_t): 16x16, upper_or_lower 1, diagonal -20
+// case 165 (int16_t): 16x16, is_upper_or_lower 1, diagonal -20
 void case_165([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2736,7 +2736,7 @@ void case_165([[maybe_unused]] Prof profile) {
     store("c165_dst.out", dst.data(), 256);
 }
 
-// case 166 (int16_t): 16x16, upper_or_lower 0, diagonal 40
+// case 166 (int16_t): 16x16, is_upper_or_lower 0, diagonal 40
 void case_166([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2758,7 +2758,7 @@ void case_166([[maybe_unused]] Prof profile) {
     store("c166_dst.out", dst.data(), 256);
 }
 
-// case 167 (int16_t): 16x16, upper_or_lower 1, diagonal 40
+// case 167 (int16_t): 16x16, is_upper_or_lower 1, diagonal 40
 void case_167([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2780,7 +2780,7 @@ void case_167([[maybe_unused]] Prof profile) {
     store("c167_dst.out", dst.data(), 256);
 }
 
-// case 168 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 168 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_168([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2792,7 +2792,7 @@ void case_168([[maybe_unused]] Prof profile) {
     store("c168_dst.out", dst.data(), 128);
 }
 
-// case 169 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 169 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_169([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2804,7 +2804,7 @@ void case_169([[maybe_unused]] Prof profile) {
     store("c169_dst.out", dst.data(), 128);
 }
 
-// case 170 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 170 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_170([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2816,7 +2816,7 @@ void case_170([[maybe_unused]] Prof profile) {
     store("c170_dst.out", dst.data(), 128);
 }
 
-// case 171 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 171 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_171([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2828,7 +2828,7 @@ void case_171([[maybe_unused]] Prof profile) {
     store("c171_dst.out", dst.data(), 128);
 }
 
-// case 172 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 172 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_172([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2840,7 +2840,7 @@ void case_172([[maybe_unused]] Prof profile) {
     store("c172_dst.out", dst.data(), 128);
 }
 
-// case 173 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 173 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_173([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2852,7 +2852,7 @@ void case_173([[maybe_unused]] Prof profile) {
     store("c173_dst.out", dst.data(), 128);
 }
 
-// case 174 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 174 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_174([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2864,7 +2864,7 @@ void case_174([[maybe_unused]] Prof profile) {
     store("c174_dst.out", dst.data(), 128);
 }
 
-// case 175 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 175 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_175([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2876,7 +2876,7 @@ void case_175([[maybe_unused]] Prof profile) {
     store("c175_dst.out", dst.data(), 128);
 }
 
-// case 176 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 176 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_176([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2888,7 +2888,7 @@ void case_176([[maybe_unused]] Prof profile) {
     store("c176_dst.out", dst.data(), 128);
 }
 
-// case 177 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 177 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_177([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2900,7 +2900,7 @@ void case_177([[maybe_unused]] Prof profile) {
     store("c177_dst.out", dst.data(), 128);
 }
 
-// case 178 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 178 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_178([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2912,7 +2912,7 @@ void case_178([[maybe_unused]] Prof profile) {
     store("c178_dst.out", dst.data(), 128);
 }
 
-// case 179 (int16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 179 (int16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_179([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -2924,7 +2924,7 @@ void case_179([[maybe_unused]] Prof profile) {
     store("c179_dst.out", dst.data(), 128);
 }
 
-// case 180 (uint16_t): 16x16, upper_or_lower 0, diagonal 2
+// case 180 (uint16_t): 16x16, is_upper_or_lower 0, diagonal 2
 void case_180([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2946,7 +2946,7 @@ void case_180([[maybe_unused]] Prof profile) {
     store("c180_dst.out", dst.data(), 256);
 }
 
-// case 181 (uint16_t): 16x16, upper_or_lower 1, diagonal 2
+// case 181 (uint16_t): 16x16, is_upper_or_lower 1, diagonal 2
 void case_181([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -2968,7 +2968,7 @@ void case_181([[maybe_unused]] Prof profile) {
     store("c181_dst.out", dst.data(), 256);
 }
 
-// case 182 (uint16_t): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 182 (uint16_t): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_182([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -2990,7 +2990,7 @@ void case_182([[maybe_unused]] Prof profile) {
     store("c182_dst.out", dst.data(), 256);
 }
 
-// case 183 (uint16_t): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 183 (uint16_t): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_183([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -3012,7 +3012,7 @@ void case_183([[maybe_unused]] Prof profile) {
     store("c183_dst.out", dst.data(), 256);
 }
 
-// case 184 (uint16_t): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 184 (uint16_t): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_184([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -3034,7 +3034,7 @@ void case_184([[maybe_unused]] Prof profile) {
     store("c184_dst.out", dst.data(), 256);
 }
 
-// case 185 (uint16_t): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 185 (uint16_t): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_185([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -3056,7 +3056,7 @@ void case_185([[maybe_unused]] Prof profile) {
     store("c185_dst.out", dst.data(), 256);
 }
 
-// case 186 (uint16_t): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 186 (uint16_t): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_186([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 48, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -3078,7 +3078,7 @@ void case_186([[maybe_unused]] Prof profile) {
     store("c186_dst.out", dst.data(), 192);
 }
 
-// case 187 (uint16_t): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 187 (uint16_t): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_187([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 4, 48, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -3100,7 +3100,7 @@ void case_187([[maybe_unused]] Prof profile) {
     store("c187_dst.out", dst.data(), 192);
 }
 
-// case 188 (uint16_t): 16x16, upper_or_lower 0, diagonal 0
+// case 188 (uint16_t): 16x16, is_upper_or_lower 0, diagonal 0
 void case_188([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3122,7 +3122,7 @@ void case_188([[maybe_unused]] Prof profile) {
     store("c188_dst.out", dst.data(), 256);
 }
 
-// case 189 (uint16_t): 16x16, upper_or_lower 1, diagonal 0
+// case 189 (uint16_t): 16x16, is_upper_or_lower 1, diagonal 0
 void case_189([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3144,7 +3144,7 @@ void case_189([[maybe_unused]] Prof profile) {
     store("c189_dst.out", dst.data(), 256);
 }
 
-// case 190 (uint16_t): 16x16, upper_or_lower 0, diagonal -1
+// case 190 (uint16_t): 16x16, is_upper_or_lower 0, diagonal -1
 void case_190([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3166,7 +3166,7 @@ void case_190([[maybe_unused]] Prof profile) {
     store("c190_dst.out", dst.data(), 256);
 }
 
-// case 191 (uint16_t): 16x16, upper_or_lower 1, diagonal -1
+// case 191 (uint16_t): 16x16, is_upper_or_lower 1, diagonal -1
 void case_191([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3188,7 +3188,7 @@ void case_191([[maybe_unused]] Prof profile) {
     store("c191_dst.out", dst.data(), 256);
 }
 
-// case 192 (uint16_t): 16x16, upper_or_lower 0, diagonal 3
+// case 192 (uint16_t): 16x16, is_upper_or_lower 0, diagonal 3
 void case_192([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3210,7 +3210,7 @@ void case_192([[maybe_unused]] Prof profile) {
     store("c192_dst.out", dst.data(), 256);
 }
 
-// case 193 (uint16_t): 16x16, upper_or_lower 1, diagonal 3
+// case 193 (uint16_t): 16x16, is_upper_or_lower 1, diagonal 3
 void case_193([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3232,7 +3232,7 @@ void case_193([[maybe_unused]] Prof profile) {
     store("c193_dst.out", dst.data(), 256);
 }
 
-// case 194 (uint16_t): 16x16, upper_or_lower 0, diagonal -20
+// case 194 (uint16_t): 16x16, is_upper_or_lower 0, diagonal -20
 void case_194([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3254,7 +3254,7 @@ void case_194([[maybe_unused]] Prof profile) {
     store("c194_dst.out", dst.data(), 256);
 }
 
-// case 195 (uint16_t): 16x16, upper_or_lower 1, diagonal -20
+// case 195 (uint16_t): 16x16, is_upper_or_lower 1, diagonal -20
 void case_195([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3276,7 +3276,7 @@ void case_195([[maybe_unused]] Prof profile) {
     store("c195_dst.out", dst.data(), 256);
 }
 
-// case 196 (uint16_t): 16x16, upper_or_lower 0, diagonal 40
+// case 196 (uint16_t): 16x16, is_upper_or_lower 0, diagonal 40
 void case_196([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3298,7 +3298,7 @@ void case_196([[maybe_unused]] Prof profile) {
     store("c196_dst.out", dst.data(), 256);
 }
 
-// case 197 (uint16_t): 16x16, upper_or_lower 1, diagonal 40
+// case 197 (uint16_t): 16x16, is_upper_or_lower 1, diagonal 40
 void case_197([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3320,7 +3320,7 @@ void case_197([[maybe_unused]] Prof profile) {
     store("c197_dst.out", dst.data(), 256);
 }
 
-// case 198 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 198 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_198([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3332,7 +3332,7 @@ void case_198([[maybe_unused]] Prof profile) {
     store("c198_dst.out", dst.data(), 128);
 }
 
-// case 199 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 199 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_199([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3344,7 +3344,7 @@ void case_199([[maybe_unused]] Prof profile) {
     store("c199_dst.out", dst.data(), 128);
 }
 
-// case 200 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 200 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_200([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3356,7 +3356,7 @@ void case_200([[maybe_unused]] Prof profile) {
     store("c200_dst.out", dst.data(), 128);
 }
 
-// case 201 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 201 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_201([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3368,7 +3368,7 @@ void case_201([[maybe_unused]] Prof profile) {
     store("c201_dst.out", dst.data(), 128);
 }
 
-// case 202 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 202 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_202([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3380,7 +3380,7 @@ void case_202([[maybe_unused]] Prof profile) {
     store("c202_dst.out", dst.data(), 128);
 }
 
-// case 203 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 203 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_203([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3392,7 +3392,7 @@ void case_203([[maybe_unused]] Prof profile) {
     store("c203_dst.out", dst.data(), 128);
 }
 
-// case 204 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 204 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_204([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3404,7 +3404,7 @@ void case_204([[maybe_unused]] Prof profile) {
     store("c204_dst.out", dst.data(), 128);
 }
 
-// case 205 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 205 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_205([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3416,7 +3416,7 @@ void case_205([[maybe_unused]] Prof profile) {
     store("c205_dst.out", dst.data(), 128);
 }
 
-// case 206 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 206 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_206([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3428,7 +3428,7 @@ void case_206([[maybe_unused]] Prof profile) {
     store("c206_dst.out", dst.data(), 128);
 }
 
-// case 207 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 207 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_207([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3440,7 +3440,7 @@ void case_207([[maybe_unused]] Prof profile) {
     store("c207_dst.out", dst.data(), 128);
 }
 
-// case 208 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 208 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_208([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3452,7 +3452,7 @@ void case_208([[maybe_unused]] Prof profile) {
     store("c208_dst.out", dst.data(), 128);
 }
 
-// case 209 (uint16_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 209 (uint16_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_209([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3464,7 +3464,7 @@ void case_209([[maybe_unused]] Prof profile) {
     store("c209_dst.out", dst.data(), 128);
 }
 
-// case 210 (int32_t): 16x16, upper_or_lower 0, diagonal 2
+// case 210 (int32_t): 16x16, is_upper_or_lower 0, diagonal 2
 void case_210([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3486,7 +3486,7 @@ void case_210([[maybe_unused]] Prof profile) {
     store("c210_dst.out", dst.data(), 256);
 }
 
-// case 211 (int32_t): 16x16, upper_or_lower 1, diagonal 2
+// case 211 (int32_t): 16x16, is_upper_or_lower 1, diagonal 2
 void case_211([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3508,7 +3508,7 @@ void case_211([[maybe_unused]] Prof profile) {
     store("c211_dst.out", dst.data(), 256);
 }
 
-// case 212 (int32_t): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 212 (int32_t): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_212([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -3530,7 +3530,7 @@ void case_212([[maybe_unused]] Prof profile) {
     store("c212_dst.out", dst.data(), 256);
 }
 
-// case 213 (int32_t): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 213 (int32_t): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_213([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -3552,7 +3552,7 @@ void case_213([[maybe_unused]] Prof profile) {
     store("c213_dst.out", dst.data(), 256);
 }
 
-// case 214 (int32_t): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 214 (int32_t): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_214([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -3574,7 +3574,7 @@ void case_214([[maybe_unused]] Prof profile) {
     store("c214_dst.out", dst.data(), 256);
 }
 
-// case 215 (int32_t): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 215 (int32_t): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_215([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -3596,7 +3596,7 @@ void case_215([[maybe_unused]] Prof profile) {
     store("c215_dst.out", dst.data(), 256);
 }
 
-// case 216 (int32_t): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 216 (int32_t): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_216([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 4, 40, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -3618,7 +3618,7 @@ void case_216([[maybe_unused]] Prof profile) {
     store("c216_dst.out", dst.data(), 160);
 }
 
-// case 217 (int32_t): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 217 (int32_t): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_217([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 4, 40, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -3640,7 +3640,7 @@ void case_217([[maybe_unused]] Prof profile) {
     store("c217_dst.out", dst.data(), 160);
 }
 
-// case 218 (int32_t): 16x16, upper_or_lower 0, diagonal 0
+// case 218 (int32_t): 16x16, is_upper_or_lower 0, diagonal 0
 void case_218([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3662,7 +3662,7 @@ void case_218([[maybe_unused]] Prof profile) {
     store("c218_dst.out", dst.data(), 256);
 }
 
-// case 219 (int32_t): 16x16, upper_or_lower 1, diagonal 0
+// case 219 (int32_t): 16x16, is_upper_or_lower 1, diagonal 0
 void case_219([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3684,7 +3684,7 @@ void case_219([[maybe_unused]] Prof profile) {
     store("c219_dst.out", dst.data(), 256);
 }
 
-// case 220 (int32_t): 16x16, upper_or_lower 0, diagonal -1
+// case 220 (int32_t): 16x16, is_upper_or_lower 0, diagonal -1
 void case_220([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3706,7 +3706,7 @@ void case_220([[maybe_unused]] Prof profile) {
     store("c220_dst.out", dst.data(), 256);
 }
 
-// case 221 (int32_t): 16x16, upper_or_lower 1, diagonal -1
+// case 221 (int32_t): 16x16, is_upper_or_lower 1, diagonal -1
 void case_221([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3728,7 +3728,7 @@ void case_221([[maybe_unused]] Prof profile) {
     store("c221_dst.out", dst.data(), 256);
 }
 
-// case 222 (int32_t): 16x16, upper_or_lower 0, diagonal 3
+// case 222 (int32_t): 16x16, is_upper_or_lower 0, diagonal 3
 void case_222([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3750,7 +3750,7 @@ void case_222([[maybe_unused]] Prof profile) {
     store("c222_dst.out", dst.data(), 256);
 }
 
-// case 223 (int32_t): 16x16, upper_or_lower 1, diagonal 3
+// case 223 (int32_t): 16x16, is_upper_or_lower 1, diagonal 3
 void case_223([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3772,7 +3772,7 @@ void case_223([[maybe_unused]] Prof profile) {
     store("c223_dst.out", dst.data(), 256);
 }
 
-// case 224 (int32_t): 16x16, upper_or_lower 0, diagonal -20
+// case 224 (int32_t): 16x16, is_upper_or_lower 0, diagonal -20
 void case_224([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3794,7 +3794,7 @@ void case_224([[maybe_unused]] Prof profile) {
     store("c224_dst.out", dst.data(), 256);
 }
 
-// case 225 (int32_t): 16x16, upper_or_lower 1, diagonal -20
+// case 225 (int32_t): 16x16, is_upper_or_lower 1, diagonal -20
 void case_225([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3816,7 +3816,7 @@ void case_225([[maybe_unused]] Prof profile) {
     store("c225_dst.out", dst.data(), 256);
 }
 
-// case 226 (int32_t): 16x16, upper_or_lower 0, diagonal 40
+// case 226 (int32_t): 16x16, is_upper_or_lower 0, diagonal 40
 void case_226([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3838,7 +3838,7 @@ void case_226([[maybe_unused]] Prof profile) {
     store("c226_dst.out", dst.data(), 256);
 }
 
-// case 227 (int32_t): 16x16, upper_or_lower 1, diagonal 40
+// case 227 (int32_t): 16x16, is_upper_or_lower 1, diagonal 40
 void case_227([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -3860,7 +3860,7 @@ void case_227([[maybe_unused]] Prof profile) {
     store("c227_dst.out", dst.data(), 256);
 }
 
-// case 228 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 228 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_228([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3872,7 +3872,7 @@ void case_228([[maybe_unused]] Prof profile) {
     store("c228_dst.out", dst.data(), 128);
 }
 
-// case 229 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 229 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_229([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3884,7 +3884,7 @@ void case_229([[maybe_unused]] Prof profile) {
     store("c229_dst.out", dst.data(), 128);
 }
 
-// case 230 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 230 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_230([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3896,7 +3896,7 @@ void case_230([[maybe_unused]] Prof profile) {
     store("c230_dst.out", dst.data(), 128);
 }
 
-// case 231 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 231 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_231([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3908,7 +3908,7 @@ void case_231([[maybe_unused]] Prof profile) {
     store("c231_dst.out", dst.data(), 128);
 }
 
-// case 232 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 232 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_232([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3920,7 +3920,7 @@ void case_232([[maybe_unused]] Prof profile) {
     store("c232_dst.out", dst.data(), 128);
 }
 
-// case 233 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 233 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_233([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3932,7 +3932,7 @@ void case_233([[maybe_unused]] Prof profile) {
     store("c233_dst.out", dst.data(), 128);
 }
 
-// case 234 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 234 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_234([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3944,7 +3944,7 @@ void case_234([[maybe_unused]] Prof profile) {
     store("c234_dst.out", dst.data(), 128);
 }
 
-// case 235 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 235 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_235([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3956,7 +3956,7 @@ void case_235([[maybe_unused]] Prof profile) {
     store("c235_dst.out", dst.data(), 128);
 }
 
-// case 236 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 236 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_236([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3968,7 +3968,7 @@ void case_236([[maybe_unused]] Prof profile) {
     store("c236_dst.out", dst.data(), 128);
 }
 
-// case 237 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 237 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_237([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3980,7 +3980,7 @@ void case_237([[maybe_unused]] Prof profile) {
     store("c237_dst.out", dst.data(), 128);
 }
 
-// case 238 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 238 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_238([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -3992,7 +3992,7 @@ void case_238([[maybe_unused]] Prof profile) {
     store("c238_dst.out", dst.data(), 128);
 }
 
-// case 239 (int32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 239 (int32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_239([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4004,7 +4004,7 @@ void case_239([[maybe_unused]] Prof profile) {
     store("c239_dst.out", dst.data(), 128);
 }
 
-// case 240 (uint32_t): 16x16, upper_or_lower 0, diagonal 2
+// case 240 (uint32_t): 16x16, is_upper_or_lower 0, diagonal 2
 void case_240([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4026,7 +4026,7 @@ void case_240([[maybe_unused]] Prof profile) {
     store("c240_dst.out", dst.data(), 256);
 }
 
-// case 241 (uint32_t): 16x16, upper_or_lower 1, diagonal 2
+// case 241 (uint32_t): 16x16, is_upper_or_lower 1, diagonal 2
 void case_241([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4048,7 +4048,7 @@ void case_241([[maybe_unused]] Prof profile) {
     store("c241_dst.out", dst.data(), 256);
 }
 
-// case 242 (uint32_t): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 242 (uint32_t): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_242([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -4070,7 +4070,7 @@ void case_242([[maybe_unused]] Prof profile) {
     store("c242_dst.out", dst.data(), 256);
 }
 
-// case 243 (uint32_t): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 243 (uint32_t): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_243([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -4092,7 +4092,7 @@ void case_243([[maybe_unused]] Prof profile) {
     store("c243_dst.out", dst.data(), 256);
 }
 
-// case 244 (uint32_t): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 244 (uint32_t): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_244([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -4114,7 +4114,7 @@ void case_244([[maybe_unused]] Prof profile) {
     store("c244_dst.out", dst.data(), 256);
 }
 
-// case 245 (uint32_t): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 245 (uint32_t): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_245([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -4136,7 +4136,7 @@ void case_245([[maybe_unused]] Prof profile) {
     store("c245_dst.out", dst.data(), 256);
 }
 
-// case 246 (uint32_t): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 246 (uint32_t): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_246([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 4, 40, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -4158,7 +4158,7 @@ void case_246([[maybe_unused]] Prof profile) {
     store("c246_dst.out", dst.data(), 160);
 }
 
-// case 247 (uint32_t): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 247 (uint32_t): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_247([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 4, 40, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -4180,7 +4180,7 @@ void case_247([[maybe_unused]] Prof profile) {
     store("c247_dst.out", dst.data(), 160);
 }
 
-// case 248 (uint32_t): 16x16, upper_or_lower 0, diagonal 0
+// case 248 (uint32_t): 16x16, is_upper_or_lower 0, diagonal 0
 void case_248([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4202,7 +4202,7 @@ void case_248([[maybe_unused]] Prof profile) {
     store("c248_dst.out", dst.data(), 256);
 }
 
-// case 249 (uint32_t): 16x16, upper_or_lower 1, diagonal 0
+// case 249 (uint32_t): 16x16, is_upper_or_lower 1, diagonal 0
 void case_249([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4224,7 +4224,7 @@ void case_249([[maybe_unused]] Prof profile) {
     store("c249_dst.out", dst.data(), 256);
 }
 
-// case 250 (uint32_t): 16x16, upper_or_lower 0, diagonal -1
+// case 250 (uint32_t): 16x16, is_upper_or_lower 0, diagonal -1
 void case_250([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4246,7 +4246,7 @@ void case_250([[maybe_unused]] Prof profile) {
     store("c250_dst.out", dst.data(), 256);
 }
 
-// case 251 (uint32_t): 16x16, upper_or_lower 1, diagonal -1
+// case 251 (uint32_t): 16x16, is_upper_or_lower 1, diagonal -1
 void case_251([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4268,7 +4268,7 @@ void case_251([[maybe_unused]] Prof profile) {
     store("c251_dst.out", dst.data(), 256);
 }
 
-// case 252 (uint32_t): 16x16, upper_or_lower 0, diagonal 3
+// case 252 (uint32_t): 16x16, is_upper_or_lower 0, diagonal 3
 void case_252([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4290,7 +4290,7 @@ void case_252([[maybe_unused]] Prof profile) {
     store("c252_dst.out", dst.data(), 256);
 }
 
-// case 253 (uint32_t): 16x16, upper_or_lower 1, diagonal 3
+// case 253 (uint32_t): 16x16, is_upper_or_lower 1, diagonal 3
 void case_253([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4312,7 +4312,7 @@ void case_253([[maybe_unused]] Prof profile) {
     store("c253_dst.out", dst.data(), 256);
 }
 
-// case 254 (uint32_t): 16x16, upper_or_lower 0, diagonal -20
+// case 254 (uint32_t): 16x16, is_upper_or_lower 0, diagonal -20
 void case_254([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4334,7 +4334,7 @@ void case_254([[maybe_unused]] Prof profile) {
     store("c254_dst.out", dst.data(), 256);
 }
 
-// case 255 (uint32_t): 16x16, upper_or_lower 1, diagonal -20
+// case 255 (uint32_t): 16x16, is_upper_or_lower 1, diagonal -20
 void case_255([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4356,7 +4356,7 @@ void case_255([[maybe_unused]] Prof profile) {
     store("c255_dst.out", dst.data(), 256);
 }
 
-// case 256 (uint32_t): 16x16, upper_or_lower 0, diagonal 40
+// case 256 (uint32_t): 16x16, is_upper_or_lower 0, diagonal 40
 void case_256([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4378,7 +4378,7 @@ void case_256([[maybe_unused]] Prof profile) {
     store("c256_dst.out", dst.data(), 256);
 }
 
-// case 257 (uint32_t): 16x16, upper_or_lower 1, diagonal 40
+// case 257 (uint32_t): 16x16, is_upper_or_lower 1, diagonal 40
 void case_257([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4400,7 +4400,7 @@ void case_257([[maybe_unused]] Prof profile) {
     store("c257_dst.out", dst.data(), 256);
 }
 
-// case 258 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 258 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_258([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4412,7 +4412,7 @@ void case_258([[maybe_unused]] Prof profile) {
     store("c258_dst.out", dst.data(), 128);
 }
 
-// case 259 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 259 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_259([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4424,7 +4424,7 @@ void case_259([[maybe_unused]] Prof profile) {
     store("c259_dst.out", dst.data(), 128);
 }
 
-// case 260 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 260 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_260([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4436,7 +4436,7 @@ void case_260([[maybe_unused]] Prof profile) {
     store("c260_dst.out", dst.data(), 128);
 }
 
-// case 261 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 261 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_261([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4448,7 +4448,7 @@ void case_261([[maybe_unused]] Prof profile) {
     store("c261_dst.out", dst.data(), 128);
 }
 
-// case 262 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 262 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_262([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4460,7 +4460,7 @@ void case_262([[maybe_unused]] Prof profile) {
     store("c262_dst.out", dst.data(), 128);
 }
 
-// case 263 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 263 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_263([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4472,7 +4472,7 @@ void case_263([[maybe_unused]] Prof profile) {
     store("c263_dst.out", dst.data(), 128);
 }
 
-// case 264 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 264 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_264([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4484,7 +4484,7 @@ void case_264([[maybe_unused]] Prof profile) {
     store("c264_dst.out", dst.data(), 128);
 }
 
-// case 265 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 265 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_265([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4496,7 +4496,7 @@ void case_265([[maybe_unused]] Prof profile) {
     store("c265_dst.out", dst.data(), 128);
 }
 
-// case 266 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 266 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_266([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4508,7 +4508,7 @@ void case_266([[maybe_unused]] Prof profile) {
     store("c266_dst.out", dst.data(), 128);
 }
 
-// case 267 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 267 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_267([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4520,7 +4520,7 @@ void case_267([[maybe_unused]] Prof profile) {
     store("c267_dst.out", dst.data(), 128);
 }
 
-// case 268 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 268 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_268([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4532,7 +4532,7 @@ void case_268([[maybe_unused]] Prof profile) {
     store("c268_dst.out", dst.data(), 128);
 }
 
-// case 269 (uint32_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 269 (uint32_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_269([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4544,7 +4544,7 @@ void case_269([[maybe_unused]] Prof profile) {
     store("c269_dst.out", dst.data(), 128);
 }
 
-// case 270 (int64_t): 16x16, upper_or_lower 0, diagonal 2
+// case 270 (int64_t): 16x16, is_upper_or_lower 0, diagonal 2
 void case_270([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4556,7 +4556,7 @@ void case_270([[maybe_unused]] Prof profile) {
     store("c270_dst.out", dst.data(), 256);
 }
 
-// case 271 (int64_t): 16x16, upper_or_lower 1, diagonal 2
+// case 271 (int64_t): 16x16, is_upper_or_lower 1, diagonal 2
 void case_271([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4568,7 +4568,7 @@ void case_271([[maybe_unused]] Prof profile) {
     store("c271_dst.out", dst.data(), 256);
 }
 
-// case 272 (int64_t): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 272 (int64_t): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_272([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -4580,7 +4580,7 @@ void case_272([[maybe_unused]] Prof profile) {
     store("c272_dst.out", dst.data(), 256);
 }
 
-// case 273 (int64_t): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 273 (int64_t): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_273([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -4592,7 +4592,7 @@ void case_273([[maybe_unused]] Prof profile) {
     store("c273_dst.out", dst.data(), 256);
 }
 
-// case 274 (int64_t): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 274 (int64_t): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_274([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -4604,7 +4604,7 @@ void case_274([[maybe_unused]] Prof profile) {
     store("c274_dst.out", dst.data(), 256);
 }
 
-// case 275 (int64_t): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 275 (int64_t): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_275([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -4616,7 +4616,7 @@ void case_275([[maybe_unused]] Prof profile) {
     store("c275_dst.out", dst.data(), 256);
 }
 
-// case 276 (int64_t): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 276 (int64_t): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_276([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 4, 40, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -4628,7 +4628,7 @@ void case_276([[maybe_unused]] Prof profile) {
     store("c276_dst.out", dst.data(), 160);
 }
 
-// case 277 (int64_t): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 277 (int64_t): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_277([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 4, 40, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -4640,7 +4640,7 @@ void case_277([[maybe_unused]] Prof profile) {
     store("c277_dst.out", dst.data(), 160);
 }
 
-// case 278 (int64_t): 16x16, upper_or_lower 0, diagonal 0
+// case 278 (int64_t): 16x16, is_upper_or_lower 0, diagonal 0
 void case_278([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4652,7 +4652,7 @@ void case_278([[maybe_unused]] Prof profile) {
     store("c278_dst.out", dst.data(), 256);
 }
 
-// case 279 (int64_t): 16x16, upper_or_lower 1, diagonal 0
+// case 279 (int64_t): 16x16, is_upper_or_lower 1, diagonal 0
 void case_279([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4664,7 +4664,7 @@ void case_279([[maybe_unused]] Prof profile) {
     store("c279_dst.out", dst.data(), 256);
 }
 
-// case 280 (int64_t): 16x16, upper_or_lower 0, diagonal -1
+// case 280 (int64_t): 16x16, is_upper_or_lower 0, diagonal -1
 void case_280([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4676,7 +4676,7 @@ void case_280([[maybe_unused]] Prof profile) {
     store("c280_dst.out", dst.data(), 256);
 }
 
-// case 281 (int64_t): 16x16, upper_or_lower 1, diagonal -1
+// case 281 (int64_t): 16x16, is_upper_or_lower 1, diagonal -1
 void case_281([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4688,7 +4688,7 @@ void case_281([[maybe_unused]] Prof profile) {
     store("c281_dst.out", dst.data(), 256);
 }
 
-// case 282 (int64_t): 16x16, upper_or_lower 0, diagonal 3
+// case 282 (int64_t): 16x16, is_upper_or_lower 0, diagonal 3
 void case_282([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4700,7 +4700,7 @@ void case_282([[maybe_unused]] Prof profile) {
     store("c282_dst.out", dst.data(), 256);
 }
 
-// case 283 (int64_t): 16x16, upper_or_lower 1, diagonal 3
+// case 283 (int64_t): 16x16, is_upper_or_lower 1, diagonal 3
 void case_283([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4712,7 +4712,7 @@ void case_283([[maybe_unused]] Prof profile) {
     store("c283_dst.out", dst.data(), 256);
 }
 
-// case 284 (int64_t): 16x16, upper_or_lower 0, diagonal -20
+// case 284 (int64_t): 16x16, is_upper_or_lower 0, diagonal -20
 void case_284([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4724,7 +4724,7 @@ void case_284([[maybe_unused]] Prof profile) {
     store("c284_dst.out", dst.data(), 256);
 }
 
-// case 285 (int64_t): 16x16, upper_or_lower 1, diagonal -20
+// case 285 (int64_t): 16x16, is_upper_or_lower 1, diagonal -20
 void case_285([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4736,7 +4736,7 @@ void case_285([[maybe_unused]] Prof profile) {
     store("c285_dst.out", dst.data(), 256);
 }
 
-// case 286 (int64_t): 16x16, upper_or_lower 0, diagonal 40
+// case 286 (int64_t): 16x16, is_upper_or_lower 0, diagonal 40
 void case_286([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4748,7 +4748,7 @@ void case_286([[maybe_unused]] Prof profile) {
     store("c286_dst.out", dst.data(), 256);
 }
 
-// case 287 (int64_t): 16x16, upper_or_lower 1, diagonal 40
+// case 287 (int64_t): 16x16, is_upper_or_lower 1, diagonal 40
 void case_287([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4760,7 +4760,7 @@ void case_287([[maybe_unused]] Prof profile) {
     store("c287_dst.out", dst.data(), 256);
 }
 
-// case 288 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 288 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_288([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4772,7 +4772,7 @@ void case_288([[maybe_unused]] Prof profile) {
     store("c288_dst.out", dst.data(), 128);
 }
 
-// case 289 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 289 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_289([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4784,7 +4784,7 @@ void case_289([[maybe_unused]] Prof profile) {
     store("c289_dst.out", dst.data(), 128);
 }
 
-// case 290 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 290 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_290([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4796,7 +4796,7 @@ void case_290([[maybe_unused]] Prof profile) {
     store("c290_dst.out", dst.data(), 128);
 }
 
-// case 291 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 291 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_291([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4808,7 +4808,7 @@ void case_291([[maybe_unused]] Prof profile) {
     store("c291_dst.out", dst.data(), 128);
 }
 
-// case 292 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 292 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_292([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4820,7 +4820,7 @@ void case_292([[maybe_unused]] Prof profile) {
     store("c292_dst.out", dst.data(), 128);
 }
 
-// case 293 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 293 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_293([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4832,7 +4832,7 @@ void case_293([[maybe_unused]] Prof profile) {
     store("c293_dst.out", dst.data(), 128);
 }
 
-// case 294 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 294 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_294([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4844,7 +4844,7 @@ void case_294([[maybe_unused]] Prof profile) {
     store("c294_dst.out", dst.data(), 128);
 }
 
-// case 295 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 295 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_295([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4856,7 +4856,7 @@ void case_295([[maybe_unused]] Prof profile) {
     store("c295_dst.out", dst.data(), 128);
 }
 
-// case 296 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 296 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_296([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4868,7 +4868,7 @@ void case_296([[maybe_unused]] Prof profile) {
     store("c296_dst.out", dst.data(), 128);
 }
 
-// case 297 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 297 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_297([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4880,7 +4880,7 @@ void case_297([[maybe_unused]] Prof profile) {
     store("c297_dst.out", dst.data(), 128);
 }
 
-// case 298 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 298 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_298([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4892,7 +4892,7 @@ void case_298([[maybe_unused]] Prof profile) {
     store("c298_dst.out", dst.data(), 128);
 }
 
-// case 299 (int64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 299 (int64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_299([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -4904,7 +4904,7 @@ void case_299([[maybe_unused]] Prof profile) {
     store("c299_dst.out", dst.data(), 128);
 }
 
-// case 300 (uint64_t): 16x16, upper_or_lower 0, diagonal 2
+// case 300 (uint64_t): 16x16, is_upper_or_lower 0, diagonal 2
 void case_300([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4916,7 +4916,7 @@ void case_300([[maybe_unused]] Prof profile) {
     store("c300_dst.out", dst.data(), 256);
 }
 
-// case 301 (uint64_t): 16x16, upper_or_lower 1, diagonal 2
+// case 301 (uint64_t): 16x16, is_upper_or_lower 1, diagonal 2
 void case_301([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -4928,7 +4928,7 @@ void case_301([[maybe_unused]] Prof profile) {
     store("c301_dst.out", dst.data(), 256);
 }
 
-// case 302 (uint64_t): partial valid 13x7 of 16x16, upper_or_lower 0, diagonal 2
+// case 302 (uint64_t): partial valid 13x7 of 16x16, is_upper_or_lower 0, diagonal 2
 void case_302([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -4940,7 +4940,7 @@ void case_302([[maybe_unused]] Prof profile) {
     store("c302_dst.out", dst.data(), 256);
 }
 
-// case 303 (uint64_t): partial valid 13x7 of 16x16, upper_or_lower 1, diagonal 2
+// case 303 (uint64_t): partial valid 13x7 of 16x16, is_upper_or_lower 1, diagonal 2
 void case_303([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
@@ -4952,7 +4952,7 @@ void case_303([[maybe_unused]] Prof profile) {
     store("c303_dst.out", dst.data(), 256);
 }
 
-// case 304 (uint64_t): run-time valid 5x19 of 8x32, upper_or_lower 0, diagonal 2
+// case 304 (uint64_t): run-time valid 5x19 of 8x32, is_upper_or_lower 0, diagonal 2
 void case_304([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -4964,7 +4964,7 @@ void case_304([[maybe_unused]] Prof profile) {
     store("c304_dst.out", dst.data(), 256);
 }
 
-// case 305 (uint64_t): run-time valid 5x19 of 8x32, upper_or_lower 1, diagonal 2
+// case 305 (uint64_t): run-time valid 5x19 of 8x32, is_upper_or_lower 1, diagonal 2
 void case_305([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 8, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(5, 19);
@@ -4976,7 +4976,7 @@ void case_305([[maybe_unused]] Prof profile) {
     store("c305_dst.out", dst.data(), 256);
 }
 
-// case 306 (uint64_t): wide 4x40 valid 4x33, upper_or_lower 0, diagonal 2
+// case 306 (uint64_t): wide 4x40 valid 4x33, is_upper_or_lower 0, diagonal 2
 void case_306([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 4, 40, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -4988,7 +4988,7 @@ void case_306([[maybe_unused]] Prof profile) {
     store("c306_dst.out", dst.data(), 160);
 }
 
-// case 307 (uint64_t): wide 4x40 valid 4x33, upper_or_lower 1, diagonal 2
+// case 307 (uint64_t): wide 4x40 valid 4x33, is_upper_or_lower 1, diagonal 2
 void case_307([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 4, 40, BLayout::RowMajor, 4, 33>;
     Tile_dst dst;
@@ -5000,7 +5000,7 @@ void case_307([[maybe_unused]] Prof profile) {
     store("c307_dst.out", dst.data(), 160);
 }
 
-// case 308 (uint64_t): 16x16, upper_or_lower 0, diagonal 0
+// case 308 (uint64_t): 16x16, is_upper_or_lower 0, diagonal 0
 void case_308([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -5012,7 +5012,7 @@ void case_308([[maybe_unused]] Prof profile) {
     store("c308_dst.out", dst.data(), 256);
 }
 
-// case 309 (uint64_t): 16x16, upper_or_lower 1, diagonal 0
+// case 309 (uint64_t): 16x16, is_upper_or_lower 1, diagonal 0
 void case_309([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -5024,7 +5024,7 @@ void case_309([[maybe_unused]] Prof profile) {
     store("c309_dst.out", dst.data(), 256);
 }
 
-// case 310 (uint64_t): 16x16, upper_or_lower 0, diagonal -1
+// case 310 (uint64_t): 16x16, is_upper_or_lower 0, diagonal -1
 void case_310([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -5036,7 +5036,7 @@ void case_310([[maybe_unused]] Prof profile) {
     store("c310_dst.out", dst.data(), 256);
 }
 
-// case 311 (uint64_t): 16x16, upper_or_lower 1, diagonal -1
+// case 311 (uint64_t): 16x16, is_upper_or_lower 1, diagonal -1
 void case_311([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -5048,7 +5048,7 @@ void case_311([[maybe_unused]] Prof profile) {
     store("c311_dst.out", dst.data(), 256);
 }
 
-// case 312 (uint64_t): 16x16, upper_or_lower 0, diagonal 3
+// case 312 (uint64_t): 16x16, is_upper_or_lower 0, diagonal 3
 void case_312([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -5060,7 +5060,7 @@ void case_312([[maybe_unused]] Prof profile) {
     store("c312_dst.out", dst.data(), 256);
 }
 
-// case 313 (uint64_t): 16x16, upper_or_lower 1, diagonal 3
+// case 313 (uint64_t): 16x16, is_upper_or_lower 1, diagonal 3
 void case_313([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -5072,7 +5072,7 @@ void case_313([[maybe_unused]] Prof profile) {
     store("c313_dst.out", dst.data(), 256);
 }
 
-// case 314 (uint64_t): 16x16, upper_or_lower 0, diagonal -20
+// case 314 (uint64_t): 16x16, is_upper_or_lower 0, diagonal -20
 void case_314([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -5084,7 +5084,7 @@ void case_314([[maybe_unused]] Prof profile) {
     store("c314_dst.out", dst.data(), 256);
 }
 
-// case 315 (uint64_t): 16x16, upper_or_lower 1, diagonal -20
+// case 315 (uint64_t): 16x16, is_upper_or_lower 1, diagonal -20
 void case_315([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -5096,7 +5096,7 @@ void case_315([[maybe_unused]] Prof profile) {
     store("c315_dst.out", dst.data(), 256);
 }
 
-// case 316 (uint64_t): 16x16, upper_or_lower 0, diagonal 40
+// case 316 (uint64_t): 16x16, is_upper_or_lower 0, diagonal 40
 void case_316([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -5108,7 +5108,7 @@ void case_316([[maybe_unused]] Prof profile) {
     store("c316_dst.out", dst.data(), 256);
 }
 
-// case 317 (uint64_t): 16x16, upper_or_lower 1, diagonal 40
+// case 317 (uint64_t): 16x16, is_upper_or_lower 1, diagonal 40
 void case_317([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
@@ -5120,7 +5120,7 @@ void case_317([[maybe_unused]] Prof profile) {
     store("c317_dst.out", dst.data(), 256);
 }
 
-// case 318 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 2
+// case 318 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 2
 void case_318([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5132,7 +5132,7 @@ void case_318([[maybe_unused]] Prof profile) {
     store("c318_dst.out", dst.data(), 128);
 }
 
-// case 319 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 2
+// case 319 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 2
 void case_319([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5144,7 +5144,7 @@ void case_319([[maybe_unused]] Prof profile) {
     store("c319_dst.out", dst.data(), 128);
 }
 
-// case 320 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 0
+// case 320 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 0
 void case_320([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5156,7 +5156,7 @@ void case_320([[maybe_unused]] Prof profile) {
     store("c320_dst.out", dst.data(), 128);
 }
 
-// case 321 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 0
+// case 321 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 0
 void case_321([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5168,7 +5168,7 @@ void case_321([[maybe_unused]] Prof profile) {
     store("c321_dst.out", dst.data(), 128);
 }
 
-// case 322 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -1
+// case 322 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -1
 void case_322([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5180,7 +5180,7 @@ void case_322([[maybe_unused]] Prof profile) {
     store("c322_dst.out", dst.data(), 128);
 }
 
-// case 323 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -1
+// case 323 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -1
 void case_323([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5192,7 +5192,7 @@ void case_323([[maybe_unused]] Prof profile) {
     store("c323_dst.out", dst.data(), 128);
 }
 
-// case 324 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 3
+// case 324 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 3
 void case_324([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5204,7 +5204,7 @@ void case_324([[maybe_unused]] Prof profile) {
     store("c324_dst.out", dst.data(), 128);
 }
 
-// case 325 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 3
+// case 325 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 3
 void case_325([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5216,7 +5216,7 @@ void case_325([[maybe_unused]] Prof profile) {
     store("c325_dst.out", dst.data(), 128);
 }
 
-// case 326 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal -20
+// case 326 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal -20
 void case_326([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5228,7 +5228,7 @@ void case_326([[maybe_unused]] Prof profile) {
     store("c326_dst.out", dst.data(), 128);
 }
 
-// case 327 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal -20
+// case 327 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal -20
 void case_327([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5240,7 +5240,7 @@ void case_327([[maybe_unused]] Prof profile) {
     store("c327_dst.out", dst.data(), 128);
 }
 
-// case 328 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 0, diagonal 40
+// case 328 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 0, diagonal 40
 void case_328([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;
@@ -5252,7 +5252,7 @@ void case_328([[maybe_unused]] Prof profile) {
     store("c328_dst.out", dst.data(), 128);
 }
 
-// case 329 (uint64_t_colmajor): col-major 16x8 valid 11x6, upper_or_lower 1, diagonal 40
+// case 329 (uint64_t_colmajor): col-major 16x8 valid 11x6, is_upper_or_lower 1, diagonal 40
 void case_329([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint64_t, 16, 8, BLayout::ColMajor, 11, 6>;
     Tile_dst dst;

@@ -3356,7 +3356,7 @@ PTO_INTERNAL RecordEvent TPARTARGMAX(TileDataDst& dst, TileDataSrc0& src0, TileD
     if constexpr (Profile::template check_TPARTARGMAX<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataDstIdx,
                                                       TileDataSrc0Idx, TileDataSrc1Idx, WaitEvents...>()) {
         WaitAllEvents(events...);
-        Profile::verify_TPARTARGMAX(dst, src0, src1, dstIdx, src0Idx, src1Idx);
+        Profile::verify_TPARTARGMAX(dst, dstIdx, src0, src1, src0Idx, src1Idx);
         MAP_INSTR_IMPL_ROLES(TPARTARGMAX, "OIIOII", dst, src0, src1, dstIdx, src0Idx, src1Idx);
     }
     return {};
@@ -3382,7 +3382,7 @@ PTO_INTERNAL RecordEvent TPARTARGMIN(TileDataDst& dst, TileDataSrc0& src0, TileD
     if constexpr (Profile::template check_TPARTARGMIN<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataDstIdx,
                                                       TileDataSrc0Idx, TileDataSrc1Idx, WaitEvents...>()) {
         WaitAllEvents(events...);
-        Profile::verify_TPARTARGMIN(dst, src0, src1, dstIdx, src0Idx, src1Idx);
+        Profile::verify_TPARTARGMIN(dst, dstIdx, src0, src1, src0Idx, src1Idx);
         MAP_INSTR_IMPL_ROLES(TPARTARGMIN, "OIIOII", dst, src0, src1, dstIdx, src0Idx, src1Idx);
     }
     return {};

@@ -4092,26 +4092,26 @@ struct profile_a2a3 {
               std::is_same_v<typename TileDataDstIdx::DType, uint32_t> &&
               std::is_same_v<typename TileDataSrc0Idx::DType, uint32_t> &&
               std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>)),
-            "TPARTARGMAX [A2A3]: the element types of dst_val, src0_val, src1_val, dst_idx, src0_idx and src1_idx must "
-            "be one of the documented tuples");
+            "TPARTARGMAX [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of "
+            "the documented tuples");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMAX [A2A3]: dst_val, src0_val and src1_val must have the same DType");
+                      "TPARTARGMAX [A2A3]: dst, src0 and src1 must have the same DType");
         static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                           std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
                       "TPARTARGMAX [A2A3]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor &&
-                          TileDataDstIdx::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataDstIdx::isRowMajor && TileDataSrc0::isRowMajor &&
+                          TileDataSrc1::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor,
                       "TPARTARGMAX [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                           TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
                       "TPARTARGMAX [A2A3]: tile location must be TileType::Vec");
         static_assert(
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
@@ -4163,37 +4163,37 @@ struct profile_a2a3 {
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                 std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor &&
-                TileDataDstIdx::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+               (TileDataDst::isRowMajor && TileDataDstIdx::isRowMajor && TileDataSrc0::isRowMajor &&
+                TileDataSrc1::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                 TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
                 TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
     }
 
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
+    template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx>
-    static void
-    verify_TPARTARGMAX([[maybe_unused]] const TileDataDst& dst_val, [[maybe_unused]] const TileDataSrc0& src0_val,
-                       [[maybe_unused]] const TileDataSrc1& src1_val, [[maybe_unused]] const TileDataDstIdx& dst_idx,
-                       [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
-                       [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
-        if (!((src0_val.GetValidRow() == dst_val.GetValidRow() && src0_val.GetValidCol() == dst_val.GetValidCol()) ||
-              (src1_val.GetValidRow() == dst_val.GetValidRow() && src1_val.GetValidCol() == dst_val.GetValidCol())))
-            sim::fail("TPARTARGMAX [A2A3]", "src0_val or src1_val must have the valid region of dst_val");
-        if (!(src0_val.GetValidRow() == src0_idx.GetValidRow() && src0_val.GetValidCol() == src0_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A2A3]", "src0_val and src0_idx must have the same valid row/col");
-        if (!(src1_val.GetValidRow() == src1_idx.GetValidRow() && src1_val.GetValidCol() == src1_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A2A3]", "src1_val and src1_idx must have the same valid row/col");
-        if (!(dst_val.GetValidRow() == dst_idx.GetValidRow() && dst_val.GetValidCol() == dst_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A2A3]", "dst_val and dst_idx must have the same valid row/col");
+    static void verify_TPARTARGMAX([[maybe_unused]] const TileDataDst& dst,
+                                   [[maybe_unused]] const TileDataDstIdx& dst_idx,
+                                   [[maybe_unused]] const TileDataSrc0& src0, [[maybe_unused]] const TileDataSrc1& src1,
+                                   [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
+                                   [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
+        if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) ||
+              (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol())))
+            sim::fail("TPARTARGMAX [A2A3]", "src0 or src1 must have the valid region of dst");
+        if (!(src0.GetValidRow() == src0_idx.GetValidRow() && src0.GetValidCol() == src0_idx.GetValidCol()))
+            sim::fail("TPARTARGMAX [A2A3]", "src0 and src0_idx must have the same valid row/col");
+        if (!(src1.GetValidRow() == src1_idx.GetValidRow() && src1.GetValidCol() == src1_idx.GetValidCol()))
+            sim::fail("TPARTARGMAX [A2A3]", "src1 and src1_idx must have the same valid row/col");
+        if (!(dst.GetValidRow() == dst_idx.GetValidRow() && dst.GetValidCol() == dst_idx.GetValidCol()))
+            sim::fail("TPARTARGMAX [A2A3]", "dst and dst_idx must have the same valid row/col");
     }
 
     // pto.tpartargmin (specs/ops/irregular_and_complex/tpartargmin.yaml)
@@ -4243,26 +4243,26 @@ struct profile_a2a3 {
               std::is_same_v<typename TileDataDstIdx::DType, uint32_t> &&
               std::is_same_v<typename TileDataSrc0Idx::DType, uint32_t> &&
               std::is_same_v<typename TileDataSrc1Idx::DType, uint32_t>)),
-            "TPARTARGMIN [A2A3]: the element types of dst_val, src0_val, src1_val, dst_idx, src0_idx and src1_idx must "
-            "be one of the documented tuples");
+            "TPARTARGMIN [A2A3]: the element types of dst, src0, src1, dst_idx, src0_idx and src1_idx must be one of "
+            "the documented tuples");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMIN [A2A3]: dst_val, src0_val and src1_val must have the same DType");
+                      "TPARTARGMIN [A2A3]: dst, src0 and src1 must have the same DType");
         static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                           std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
                       "TPARTARGMIN [A2A3]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor &&
-                          TileDataDstIdx::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataDstIdx::isRowMajor && TileDataSrc0::isRowMajor &&
+                          TileDataSrc1::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor,
                       "TPARTARGMIN [A2A3]: tile layout must be row-major");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                           TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
                       "TPARTARGMIN [A2A3]: tile location must be TileType::Vec");
         static_assert(
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
@@ -4314,37 +4314,37 @@ struct profile_a2a3 {
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                 std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor &&
-                TileDataDstIdx::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+               (TileDataDst::isRowMajor && TileDataDstIdx::isRowMajor && TileDataSrc0::isRowMajor &&
+                TileDataSrc1::isRowMajor && TileDataSrc0Idx::isRowMajor && TileDataSrc1Idx::isRowMajor) &&
+               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                 TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
                 TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
     }
 
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
+    template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx>
-    static void
-    verify_TPARTARGMIN([[maybe_unused]] const TileDataDst& dst_val, [[maybe_unused]] const TileDataSrc0& src0_val,
-                       [[maybe_unused]] const TileDataSrc1& src1_val, [[maybe_unused]] const TileDataDstIdx& dst_idx,
-                       [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
-                       [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
-        if (!((src0_val.GetValidRow() == dst_val.GetValidRow() && src0_val.GetValidCol() == dst_val.GetValidCol()) ||
-              (src1_val.GetValidRow() == dst_val.GetValidRow() && src1_val.GetValidCol() == dst_val.GetValidCol())))
-            sim::fail("TPARTARGMIN [A2A3]", "src0_val or src1_val must have the valid region of dst_val");
-        if (!(src0_val.GetValidRow() == src0_idx.GetValidRow() && src0_val.GetValidCol() == src0_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A2A3]", "src0_val and src0_idx must have the same valid row/col");
-        if (!(src1_val.GetValidRow() == src1_idx.GetValidRow() && src1_val.GetValidCol() == src1_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A2A3]", "src1_val and src1_idx must have the same valid row/col");
-        if (!(dst_val.GetValidRow() == dst_idx.GetValidRow() && dst_val.GetValidCol() == dst_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A2A3]", "dst_val and dst_idx must have the same valid row/col");
+    static void verify_TPARTARGMIN([[maybe_unused]] const TileDataDst& dst,
+                                   [[maybe_unused]] const TileDataDstIdx& dst_idx,
+                                   [[maybe_unused]] const TileDataSrc0& src0, [[maybe_unused]] const TileDataSrc1& src1,
+                                   [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
+                                   [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
+        if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) ||
+              (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol())))
+            sim::fail("TPARTARGMIN [A2A3]", "src0 or src1 must have the valid region of dst");
+        if (!(src0.GetValidRow() == src0_idx.GetValidRow() && src0.GetValidCol() == src0_idx.GetValidCol()))
+            sim::fail("TPARTARGMIN [A2A3]", "src0 and src0_idx must have the same valid row/col");
+        if (!(src1.GetValidRow() == src1_idx.GetValidRow() && src1.GetValidCol() == src1_idx.GetValidCol()))
+            sim::fail("TPARTARGMIN [A2A3]", "src1 and src1_idx must have the same valid row/col");
+        if (!(dst.GetValidRow() == dst_idx.GetValidRow() && dst.GetValidCol() == dst_idx.GetValidCol()))
+            sim::fail("TPARTARGMIN [A2A3]", "dst and dst_idx must have the same valid row/col");
     }
 
     // pto.tsync (specs/ops/sync_and_config/tsync.yaml)

@@ -4211,19 +4211,19 @@ struct profile_a5 {
                       "TPARTARGMAX [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMAX [A5]: dst_val, src0_val and src1_val must have the same DType");
+                      "TPARTARGMAX [A5]: dst, src0 and src1 must have the same DType");
         static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                           std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
                       "TPARTARGMAX [A5]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                           TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
                       "TPARTARGMAX [A5]: tile location must be TileType::Vec");
         static_assert(
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
@@ -4239,35 +4239,35 @@ struct profile_a5 {
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                 std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                 TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
                 TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
     }
 
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
+    template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx>
-    static void
-    verify_TPARTARGMAX([[maybe_unused]] const TileDataDst& dst_val, [[maybe_unused]] const TileDataSrc0& src0_val,
-                       [[maybe_unused]] const TileDataSrc1& src1_val, [[maybe_unused]] const TileDataDstIdx& dst_idx,
-                       [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
-                       [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
-        if (!((src0_val.GetValidRow() == dst_val.GetValidRow() && src0_val.GetValidCol() == dst_val.GetValidCol()) ||
-              (src1_val.GetValidRow() == dst_val.GetValidRow() && src1_val.GetValidCol() == dst_val.GetValidCol())))
-            sim::fail("TPARTARGMAX [A5]", "src0_val or src1_val must have the valid region of dst_val");
-        if (!(src0_val.GetValidRow() == src0_idx.GetValidRow() && src0_val.GetValidCol() == src0_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A5]", "src0_val and src0_idx must have the same valid row/col");
-        if (!(src1_val.GetValidRow() == src1_idx.GetValidRow() && src1_val.GetValidCol() == src1_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A5]", "src1_val and src1_idx must have the same valid row/col");
-        if (!(dst_val.GetValidRow() == dst_idx.GetValidRow() && dst_val.GetValidCol() == dst_idx.GetValidCol()))
-            sim::fail("TPARTARGMAX [A5]", "dst_val and dst_idx must have the same valid row/col");
+    static void verify_TPARTARGMAX([[maybe_unused]] const TileDataDst& dst,
+                                   [[maybe_unused]] const TileDataDstIdx& dst_idx,
+                                   [[maybe_unused]] const TileDataSrc0& src0, [[maybe_unused]] const TileDataSrc1& src1,
+                                   [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
+                                   [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
+        if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) ||
+              (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol())))
+            sim::fail("TPARTARGMAX [A5]", "src0 or src1 must have the valid region of dst");
+        if (!(src0.GetValidRow() == src0_idx.GetValidRow() && src0.GetValidCol() == src0_idx.GetValidCol()))
+            sim::fail("TPARTARGMAX [A5]", "src0 and src0_idx must have the same valid row/col");
+        if (!(src1.GetValidRow() == src1_idx.GetValidRow() && src1.GetValidCol() == src1_idx.GetValidCol()))
+            sim::fail("TPARTARGMAX [A5]", "src1 and src1_idx must have the same valid row/col");
+        if (!(dst.GetValidRow() == dst_idx.GetValidRow() && dst.GetValidCol() == dst_idx.GetValidCol()))
+            sim::fail("TPARTARGMAX [A5]", "dst and dst_idx must have the same valid row/col");
     }
 
     // pto.tpartargmin (specs/ops/irregular_and_complex/tpartargmin.yaml)
@@ -4286,19 +4286,19 @@ struct profile_a5 {
                       "TPARTARGMIN [A5]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMIN [A5]: dst_val, src0_val and src1_val must have the same DType");
+                      "TPARTARGMIN [A5]: dst, src0 and src1 must have the same DType");
         static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                           std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
                       "TPARTARGMIN [A5]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                           TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
                       "TPARTARGMIN [A5]: tile location must be TileType::Vec");
         static_assert(
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
@@ -4314,35 +4314,35 @@ struct profile_a5 {
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                 std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                 TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
                 TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
     }
 
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
+    template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx>
-    static void
-    verify_TPARTARGMIN([[maybe_unused]] const TileDataDst& dst_val, [[maybe_unused]] const TileDataSrc0& src0_val,
-                       [[maybe_unused]] const TileDataSrc1& src1_val, [[maybe_unused]] const TileDataDstIdx& dst_idx,
-                       [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
-                       [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
-        if (!((src0_val.GetValidRow() == dst_val.GetValidRow() && src0_val.GetValidCol() == dst_val.GetValidCol()) ||
-              (src1_val.GetValidRow() == dst_val.GetValidRow() && src1_val.GetValidCol() == dst_val.GetValidCol())))
-            sim::fail("TPARTARGMIN [A5]", "src0_val or src1_val must have the valid region of dst_val");
-        if (!(src0_val.GetValidRow() == src0_idx.GetValidRow() && src0_val.GetValidCol() == src0_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A5]", "src0_val and src0_idx must have the same valid row/col");
-        if (!(src1_val.GetValidRow() == src1_idx.GetValidRow() && src1_val.GetValidCol() == src1_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A5]", "src1_val and src1_idx must have the same valid row/col");
-        if (!(dst_val.GetValidRow() == dst_idx.GetValidRow() && dst_val.GetValidCol() == dst_idx.GetValidCol()))
-            sim::fail("TPARTARGMIN [A5]", "dst_val and dst_idx must have the same valid row/col");
+    static void verify_TPARTARGMIN([[maybe_unused]] const TileDataDst& dst,
+                                   [[maybe_unused]] const TileDataDstIdx& dst_idx,
+                                   [[maybe_unused]] const TileDataSrc0& src0, [[maybe_unused]] const TileDataSrc1& src1,
+                                   [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
+                                   [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {
+        if (!((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) ||
+              (src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol())))
+            sim::fail("TPARTARGMIN [A5]", "src0 or src1 must have the valid region of dst");
+        if (!(src0.GetValidRow() == src0_idx.GetValidRow() && src0.GetValidCol() == src0_idx.GetValidCol()))
+            sim::fail("TPARTARGMIN [A5]", "src0 and src0_idx must have the same valid row/col");
+        if (!(src1.GetValidRow() == src1_idx.GetValidRow() && src1.GetValidCol() == src1_idx.GetValidCol()))
+            sim::fail("TPARTARGMIN [A5]", "src1 and src1_idx must have the same valid row/col");
+        if (!(dst.GetValidRow() == dst_idx.GetValidRow() && dst.GetValidCol() == dst_idx.GetValidCol()))
+            sim::fail("TPARTARGMIN [A5]", "dst and dst_idx must have the same valid row/col");
     }
 
     // pto.tsync (specs/ops/sync_and_config/tsync.yaml)

@@ -3960,19 +3960,19 @@ struct profile_cpu {
                       "TPARTARGMAX [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMAX [CPU]: dst_val, src0_val and src1_val must have the same DType");
+                      "TPARTARGMAX [CPU]: dst, src0 and src1 must have the same DType");
         static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                           std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
                       "TPARTARGMAX [CPU]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                           TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
                       "TPARTARGMAX [CPU]: tile location must be TileType::Vec");
         static_assert(
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
@@ -3991,26 +3991,26 @@ struct profile_cpu {
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                 std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                 TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
                 TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
     }
 
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
+    template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx>
-    static void
-    verify_TPARTARGMAX([[maybe_unused]] const TileDataDst& dst_val, [[maybe_unused]] const TileDataSrc0& src0_val,
-                       [[maybe_unused]] const TileDataSrc1& src1_val, [[maybe_unused]] const TileDataDstIdx& dst_idx,
-                       [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
-                       [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {}
+    static void verify_TPARTARGMAX([[maybe_unused]] const TileDataDst& dst,
+                                   [[maybe_unused]] const TileDataDstIdx& dst_idx,
+                                   [[maybe_unused]] const TileDataSrc0& src0, [[maybe_unused]] const TileDataSrc1& src1,
+                                   [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
+                                   [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {}
 
     // pto.tpartargmin (specs/ops/irregular_and_complex/tpartargmin.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
@@ -4031,19 +4031,19 @@ struct profile_cpu {
                       "TPARTARGMIN [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t");
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
-                      "TPARTARGMIN [CPU]: dst_val, src0_val and src1_val must have the same DType");
+                      "TPARTARGMIN [CPU]: dst, src0 and src1 must have the same DType");
         static_assert(std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                           std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>,
                       "TPARTARGMIN [CPU]: dst_idx, src0_idx and src1_idx must have the same DType");
-        static_assert(TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                          TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+        static_assert(TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                          TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                           TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec,
                       "TPARTARGMIN [CPU]: tile location must be TileType::Vec");
         static_assert(
             TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
@@ -4062,26 +4062,26 @@ struct profile_cpu {
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc0Idx::DType> &&
                 std::is_same_v<typename TileDataDstIdx::DType, typename TileDataSrc1Idx::DType>) &&
-               (TileDataDst::Loc == TileType::Vec && TileDataSrc0::Loc == TileType::Vec &&
-                TileDataSrc1::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+               (TileDataDst::Loc == TileType::Vec && TileDataDstIdx::Loc == TileType::Vec &&
+                TileDataSrc0::Loc == TileType::Vec && TileDataSrc1::Loc == TileType::Vec &&
                 TileDataSrc0Idx::Loc == TileType::Vec && TileDataSrc1Idx::Loc == TileType::Vec) &&
                (TileDataDst::ValidRow <= TileDataDst::Rows && TileDataDst::ValidCol <= TileDataDst::Cols &&
+                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0::ValidRow <= TileDataSrc0::Rows && TileDataSrc0::ValidCol <= TileDataSrc0::Cols &&
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols &&
-                TileDataDstIdx::ValidRow <= TileDataDstIdx::Rows && TileDataDstIdx::ValidCol <= TileDataDstIdx::Cols &&
                 TileDataSrc0Idx::ValidRow <= TileDataSrc0Idx::Rows &&
                 TileDataSrc0Idx::ValidCol <= TileDataSrc0Idx::Cols &&
                 TileDataSrc1Idx::ValidRow <= TileDataSrc1Idx::Rows &&
                 TileDataSrc1Idx::ValidCol <= TileDataSrc1Idx::Cols);
     }
 
-    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataDstIdx,
+    template <typename TileDataDst, typename TileDataDstIdx, typename TileDataSrc0, typename TileDataSrc1,
               typename TileDataSrc0Idx, typename TileDataSrc1Idx>
-    static void
-    verify_TPARTARGMIN([[maybe_unused]] const TileDataDst& dst_val, [[maybe_unused]] const TileDataSrc0& src0_val,
-                       [[maybe_unused]] const TileDataSrc1& src1_val, [[maybe_unused]] const TileDataDstIdx& dst_idx,
-                       [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
-                       [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {}
+    static void verify_TPARTARGMIN([[maybe_unused]] const TileDataDst& dst,
+                                   [[maybe_unused]] const TileDataDstIdx& dst_idx,
+                                   [[maybe_unused]] const TileDataSrc0& src0, [[maybe_unused]] const TileDataSrc1& src1,
+                                   [[maybe_unused]] const TileDataSrc0Idx& src0_idx,
+                                   [[maybe_unused]] const TileDataSrc1Idx& src1_idx) {}
 
     // pto.tsync (specs/ops/sync_and_config/tsync.yaml)
     // Each broken rule is one diagnostic; the result tells the intrinsic whether to instantiate the
