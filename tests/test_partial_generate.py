@@ -103,7 +103,7 @@ def test_partial_ops_pair_each_output_with_the_sources_it_copies() -> None:
     assert arg.kind.partners(arg, "dst") == ["src0", "src1"]
     math = arg.kind.math(arg)
     assert r"\mathrm{dst\_idx}_{i,j} = \begin{cases}" in math
-    assert r"\mathrm{src1\_idx}_{i,j} & (i,j) \in V(\mathrm{src1}) \setminus V(\mathrm{src0})" in math
+    assert r"\mathrm{src1\_idx}_{i,j} & (i,j) \in V_1 \setminus V_0" in math
     sim = (ROOT / "generated/include/pto/cpu/sim/tpartargmax.hpp").read_text()
     assert "dst_idx.at(r, c) = src0_idx.at(r, c);" in sim and "= typename T_dst_idx::DType(0);" in sim
 

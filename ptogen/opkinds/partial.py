@@ -113,8 +113,8 @@ class Partial(Elementwise):
         def ref(name: str) -> str:
             return rf"\mathrm{{{tex(name)}}}_{{i,j}}"
 
-        def region(name: str) -> str:
-            return rf"V(\mathrm{{{tex(name)}}})"
+        def region(name: str) -> str:  # V_0, V_1: the sources' valid regions (domain.md.j2)
+            return f"V_{self.sources(op).index(name)}"
 
         lines = []
         nodes = {op.domain: op.loaded.expr, **op.extra_exprs}
