@@ -20,6 +20,7 @@ import pytest
 from ptogen.emit.render import environment
 from ptogen.importer.declarations import _split, declarations
 from ptogen.lower.views import ProjectView
+from ptogen.opkinds.base import OpKind
 from ptogen.paths import Layout
 from ptogen.spec.load import load_specs
 from ptogen.testing.plan import global_decls, plan_op
@@ -152,7 +153,8 @@ def _expected(
         expr = expr.strip()
         t = re.fullmatch(r"T(\d+)", expr)
         if t:
-            holder = next(p for p in params if p.type == types[int(t.group(1))])
+            name = types[int(t.group(1))]  # a tile's type, or a scalar's (TCI's `T start`)
+            holder = next(p for p in params if name in (p.type, p.value_type))
             return f"stub::type<decltype({by_param[holder.name]})>()"
         return f"stub::value({subst(expr)})"
 
@@ -199,7 +201,16 @@ def program(profile: str) -> tuple[str, int, list[str]]:
             args = case.call.args if form.index == 0 else form.test.call_args(case.call.args)
             upstream = None if (op.name, shape) in ARGUED_DISPATCH else UPSTREAM.get((op.name, shape))
             dispatch = upstream or dict(OURS[op.name])[shape]
-            values = _value_args(op, form, case.call.template_args, case.call.args)
+            # A kind that spells its calls itself passes every template argument (TCI<TileT, T, 1>).
+            spelled = type(op.kind).test_call is not OpKind.test_call
+            names = {t.name: t.type_name for t in case.tiles}
+            full = form.test.template_args(case.call.template_args, names) if spelled else []
+            named = [t for t in form.template if t.kind != "pack"]
+            values = (
+                [a for a, t in zip(full, named, strict=True) if t.kind == "value"]
+                if spelled
+                else _value_args(op, form, case.call.template_args, case.call.args)
+            )
             impl, targs, ids = _expected(dispatch, form, args, values)
             lines.append("    {")
             # A form with rules of its own on this profile (TSTORE's accumulator-only forms) gets
@@ -231,6 +242,8 @@ def program(profile: str) -> tuple[str, int, list[str]]:
                 # value parameters after type parameters (TSTORE's atomicType): spell the types too
                 types = {x.name: f"decltype({x.name})" for x in case.tiles + case.globals}
                 explicit = f"<{', '.join(form.test.template_args(case.call.template_args, types))}>"
+            if spelled:
+                explicit = f"<{', '.join(full)}>"
             lines.append("        stub::calls.clear();")
             lines.append(f"        {op.name}{explicit}({', '.join(args)});")
             what = f'"{op.name} form {form.index}"'

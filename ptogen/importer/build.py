@@ -214,6 +214,17 @@ def latex_to_index_notation(math: str, names: set[str], attrs: dict[str, int] | 
             end += 1
         text = f"{text[: m.start()]}sum({m.group(1)}, {text[m.end() : end].strip()}) {text[end:]}"
     text = " ".join(text.split()).replace(" )", ")")
+    # The right side may use the element language around the indexed operands: scalars, index
+    # letters as values, comparisons (`=` is `==` there) and selects (`(c) ? a : b`).
+    lhs, sep, rhs = text.partition(" = ")
+    if sep:
+        rhs = re.sub(r"\\mathrm\{(\w+)\}", r"\1", rhs)
+        for tex, py in ((r"\\le\b", "<="), (r"\\ge\b", ">="), (r"\\ne\b", "!=")):
+            rhs = re.sub(tex, py, rhs)
+        rhs = re.sub(r"(?<![<>=!])=(?!=)", "==", rhs)
+        if "?" in rhs:  # a select: its brackets from the page's `(c) ? (a) : (b)` are redundant
+            rhs = ast.unparse(ast.parse(_ternary(rhs), mode="eval"))
+        text = f"{lhs} = {rhs}"
     semantics.parse(text, names, attrs)  # checks it, with a located error
     return text
 
@@ -816,6 +827,23 @@ def _in_place(main: list[dict[str, Any]], form: list[dict[str, Any]], lacks: set
     )
 
 
+def _carried_by_template(
+    facts: PageFacts,
+    intrinsic: dict[str, Any],
+    operands: list[dict[str, Any]],
+    rows: dict[str, dict[str, str]],
+) -> None:
+    """A scalar the main declaration takes as a value template parameter (TCI's `descending`): the
+    page's formula reads it by the parameter's name in snake case, and no function parameter does."""
+    passed = {p.get("operand") for p in intrinsic["params"]}
+    for t in intrinsic["template"]:
+        name = _carried(t)
+        tex = "\\mathrm{" + name.replace("_", "\\_") + "}"
+        if name and name not in passed and tex in (facts.math or ""):
+            t["operand"] = name
+            operands.append(_operand(name, "scalar", str(t.get("type", "")), rows))
+
+
 def _carried(t: dict[str, Any]) -> str:
     """The parameter name a value template parameter would carry (`Addr` -> `addr`), or ''."""
     return _snake(t["name"]) if t["kind"] == "value" else ""
@@ -1069,6 +1097,7 @@ def _page_to_spec(
         intrinsic["params"] = params
     operands = _operands(facts, params, vector, targets, unplaced)
     if intrinsic is not None:
+        _carried_by_template(facts, intrinsic, operands, _rows(facts))
         _tmp_in_events(facts, operands, intrinsic)
     if intrinsic is not None:
         overloads = []
@@ -1097,6 +1126,7 @@ def _page_to_spec(
     if dst is None:
         raise ImportProblem("the page names no destination operand (no `dst` and no result)")
     expr = None
+    extra: dict[str, str] = {}
     if facts.math and not _rows(facts):
         _name_from_math(facts.math, operands, params, unplaced)
         names = {o["name"] for o in operands if o["kind"] in ("tile", "scalar", "vreg", "global", "mask")}
@@ -1104,8 +1134,12 @@ def _page_to_spec(
     if facts.math:
         attrs = _attr_arity(facts.math, {o["name"] for o in operands if o["kind"] == "attr"})
         read = latex_to_index_notation if KINDS[kind].index_notation else latex_to_expr
+        # A kind whose formula states several results, or more than the element math, says which
+        # plain formula gives which result (the first: the main one).
+        (_, main), *further = KINDS[kind].import_formulas(facts.math)
         try:
-            expr = read(facts.math, names, attrs)
+            expr = read(main, names, attrs)
+            extra = {str(out): read(formula, names, attrs) for out, formula in further}
         except (semantics.ExprError, SyntaxError, ValueError) as exc:
             unplaced.append(f"math not understood ({exc}): {facts.math}")
     if expr is None:
@@ -1126,6 +1160,8 @@ def _page_to_spec(
         except (semantics.ExprError, SyntaxError, ValueError) as exc:
             unplaced.append(f"math of overload {m.group(1)} not understood ({exc}): {formula}")
     sem: dict[str, Any] = {"kind": kind, "expr": expr, "domain": dst, "tolerance": {"kind": "exact"}}
+    if extra:
+        sem["extra_outputs"] = extra
     KINDS[kind].complete_import(sem, operands)
     expr = sem["expr"]
     if vector:

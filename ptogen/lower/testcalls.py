@@ -107,6 +107,9 @@ class FormTestView:
         form states no test values of its own."""
         intr = self.form.op.spec.intrinsic
         assert intr is not None
+        own_call = self.form.op.kind.form_template_args(self.form, main_explicit, type_names)
+        if own_call is not None:  # the kind spells its calls itself (OpKind.test_call)
+            return own_call
         main_values = [t.name for t in intr.template if t.kind == "value"]
         given = dict(zip(main_values, main_explicit, strict=False))
         intr_own = dict(intr.overloads[self.form.index - 1].test_template_args) if self.form.index else {}

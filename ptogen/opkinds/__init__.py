@@ -20,11 +20,13 @@ from .bind import Bind
 from .convert import Convert
 from .elementwise import Elementwise
 from .fillpad import FillPad
+from .generate import Generate
 from .hint import Hint
 from .indexed import Indexed
 from .lane import VectorLane
 from .matmul import Matmul
 from .move import Move
+from .partial import Partial
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
 from .sync import Sync
@@ -51,6 +53,8 @@ KINDS: dict[str, OpKind] = {
         Transpose(),
         Matmul(),
         FillPad(),
+        Partial(),
+        Generate(),
     )
 }
 

@@ -75,6 +75,8 @@ class OpKind:
     # It rebinds its domain tile to other storage (TASSIGN): before each further declaration the
     # test kernels bind the tile back to its own bytes instead of reloading them through the binding.
     rebinds: ClassVar[bool] = False
+    # A tile op of this kind may write further outputs (`semantics.extra_outputs`), as vector ops may.
+    tile_extra_outputs: ClassVar[bool] = False
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""
@@ -97,6 +99,12 @@ class OpKind:
         """The operand an imported op of this kind iterates (its `semantics.domain`), or None: the
         page names none. By default its first destination."""
         return next((o["name"] for o in operands if o["role"] == "dst"), None)
+
+    def import_formulas(self, math: str) -> list[tuple[str | None, str]]:
+        """The plain formulas a page's formula (LaTeX) holds, each with the result it gives: the
+        main result's first (its name may be None), then further results' (`extra_outputs`). By
+        default the whole formula is the main result's."""
+        return [(None, math)]
 
     def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
         """Adjust an imported spec's `semantics` and `operands` to what a page of this kind implies
@@ -210,6 +218,22 @@ class OpKind:
         return form.impl_args
 
     # ----------------------------------------------------------------- tests
+    def test_call(
+        self, op: OpViewAPI, tiles: dict[str, TileDecl], variant: dict[str, str], scalar_expr: dict[str, str]
+    ) -> tuple[list[str], list[str]] | None:
+        """(template arguments, call arguments) of a test kernel's call of the main declaration when
+        the kind spells it itself (every template argument explicit, as TCI's `TCI<TileT, T, 1>`), or
+        None: the planner's default (value template arguments only where a variant sets them)."""
+        return None
+
+    def form_template_args(
+        self, form: FormViewAPI, main_explicit: list[str], type_names: dict[str, str]
+    ) -> list[str] | None:
+        """Explicit template arguments of a test call of a further declaration, given the main call's
+        (`main_explicit`, from `test_call`) and the C++ types of the test's tiles, when the kind
+        spells its calls itself; None: the default (lower/testcalls.py)."""
+        return None
+
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         """Facts of the op that this kind's `prepare_cases` needs beyond the common manifest."""
         return {}

@@ -37,6 +37,7 @@ from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
 from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
+from .union_region import UnionRegionRule
 from .valid_range import ValidRangeRule
 
 __all__ = [
@@ -60,6 +61,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     ShapeRelationRule,
     ValidRangeRule,
     DTypeTuplesRule,
+    UnionRegionRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

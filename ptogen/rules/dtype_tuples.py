@@ -129,7 +129,16 @@ class DTypeTuplesRule(RuleBase):
         # Types each allowed at their position by some tuple, but not together in any.
         table = self._table(bx.op)
         columns = [list(dict.fromkeys(t[i] for t in table)) for i in range(len(self.operands))]
-        for combo in itertools.product(*columns):
+        # Operands of one type in the legal tiles keep one type where some combination allows it, so
+        # that the case breaks no rule that ties them (`same_dtype`), only this one.
+        same = [
+            (a, b)
+            for a, b in itertools.combinations(range(len(self.operands)), 2)
+            if tiles[self.operands[a]].dtype == tiles[self.operands[b]].dtype
+        ]
+        combos = list(itertools.product(*columns))
+        combos.sort(key=lambda c: not all(c[a] == c[b] for a, b in same))
+        for combo in combos:
             if combo not in table:
                 out = dict(tiles)
                 for name, d in zip(self.operands, combo, strict=False):

@@ -9,6 +9,8 @@ Index notation states an op over whole tiles as one assignment: `dst[i,j] = src[
 permutation), `dst[i,j] = sum(k, a[i,k] * b[k,j]) + bias[0,j]` (a contraction, then a broadcast
 row). An index is a letter bound by the left side or by an enclosing `sum(var, term)`, or the
 constant 0; `sum(k, x * y)` folds over k in order, from zero, each step one fused multiply-add.
+A letter in scope may also be a value of the right side (`dst[i,j] = select(j <= i, 1, 0)`): its
+loop index in the compute type.
 """
 
 from __future__ import annotations
@@ -178,7 +180,9 @@ def _convert_indexed(node: ast.AST, names: set[str], attrs: dict[str, int], boun
             raise ExprError(f"{_at(node)}sum over {var!r} does not use {var!r}")
         return Node("contract", (term,), value=var)
     if isinstance(node, ast.Name) and node.id not in names:
-        raise ExprError(f"{_at(node)}{node.id!r} is neither an operand nor usable as a bare index")
+        if node.id in bound:  # an index letter used as a value (TCI's `start + j`)
+            return Node("ivar", value=node.id)
+        raise ExprError(f"{_at(node)}{node.id!r} is neither an operand nor an index in scope")
     # Everything else is the element language; its operands may be indexed.
     rebuilt = _convert_shallow(node, names, attrs, bound)
     return rebuilt
@@ -192,6 +196,8 @@ def _convert_shallow(node: ast.AST, names: set[str], attrs: dict[str, int], boun
         return Node("neg", (sub(node.operand),))
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         return Node("bin", (sub(node.left), sub(node.right)), value=_BINOPS[type(node.op)][0])
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _CMPOPS:
+        return Node("cmp", (sub(node.left), sub(node.comparators[0])), value=_CMPOPS[type(node.ops[0])][0])
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS:
         fn = node.func.id
         if len(node.args) != FUNCTIONS[fn][0] or node.keywords:

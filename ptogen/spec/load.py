@@ -450,8 +450,13 @@ def check_op(
     writes = op_kind is None or op_kind.writes
     if dom is None or (writes and dom.role != "dst"):
         problems.append((("semantics", "domain"), "must name the dst operand"))
-    if spec.semantics.extra_outputs and not vector:
-        problems.append((("semantics", "extra_outputs"), "only vector ops have extra outputs"))
+    if spec.semantics.extra_outputs and not (vector or (op_kind is not None and op_kind.tile_extra_outputs)):
+        problems.append(
+            (
+                ("semantics", "extra_outputs"),
+                "only vector ops and tile kinds that allow it have extra outputs",
+            )
+        )
     for name, text in spec.semantics.extra_outputs.items():
         try:
             parsed[name] = semantics.parse(text, names, attrs)

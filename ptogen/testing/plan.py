@@ -290,6 +290,9 @@ def make_call(
     attrs = attrs or {}
     intr = op.spec.intrinsic
     assert intr is not None
+    own = op.kind.test_call(op, tiles, variant, scalar_expr)
+    if own is not None:
+        return Call(*own)
     explicit: list[str] = []
     spelled: list[str] = []  # every template argument so far, a type by its operand's declaration
     seen_type = False
@@ -339,7 +342,8 @@ def _scalar_default(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, str]
             owner = next(q.operand for q in intr.params if q.type == p.dtype_of)
             out[str(p.operand)] = f"{tiles[str(owner)].type_name}::DType{{}}"
         elif p.value_type is not None:
-            out[str(p.operand)] = f"{tiles[op.compute_operand].type_name}::DType{{}}"
+            owner = op.compute_operand if op.compute_operand in tiles else op.domain  # a scalar may set it
+            out[str(p.operand)] = f"{tiles[owner].type_name}::DType{{}}"
     return out
 
 

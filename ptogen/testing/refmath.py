@@ -7,7 +7,9 @@ Arguments are numpy arrays or 0-d arrays already in the compute type.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import ml_dtypes
@@ -347,9 +349,29 @@ def index_view(x: Array, labels: str, axes: str) -> Array:
     return x.reshape([x.shape[have.index(c)] if c in have else 1 for c in axes])
 
 
+# The extent of each index letter while a golden evaluates index notation whose right side uses an
+# index as a value (`index_extents`); unset, such an expression has no extent to take.
+_EXTENTS: contextvars.ContextVar[dict[str, int] | None] = contextvars.ContextVar("extents", default=None)
+
+
+@contextlib.contextmanager
+def index_extents(extents: dict[str, int]) -> Iterator[None]:
+    """Evaluate index notation with these extents of its index letters (e.g. {"i": 4, "j": 16})."""
+    token = _EXTENTS.set(dict(extents))
+    try:
+        yield
+    finally:
+        _EXTENTS.reset(token)
+
+
 def index_values(C: Any, letter: str, axes: str) -> Array:
-    """The values of an index letter itself (0, 1, ...), as an array over no extent but its own."""
-    raise ValueError(f"index {letter!r} used as a value: its extent is not known to the golden")
+    """The values of an index letter itself (0, 1, ...) in the compute type, as an array over the
+    letters in scope `axes` (size 1 along every axis but its own)."""
+    extents = _EXTENTS.get()
+    if extents is None or letter not in extents:
+        raise ValueError(f"index {letter!r} used as a value: its extent is not known to the golden")
+    shape = [extents[letter] if c == letter else 1 for c in axes]
+    return np.arange(extents[letter]).astype(C).reshape(shape)
 
 
 def _fma_float32(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
