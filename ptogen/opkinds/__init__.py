@@ -26,7 +26,7 @@ from .matmul import Matmul
 from .move import Move
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
-from .sort import BlockSort
+from .sort import BlockSort, MergeSort
 from .sync import Sync
 from .transfer import Transfer
 from .transpose import Transpose
@@ -51,6 +51,7 @@ KINDS: dict[str, OpKind] = {
         Transpose(),
         Matmul(),
         BlockSort(),
+        MergeSort(),
     )
 }
 

@@ -71,6 +71,12 @@ class OpKind:
     # It rebinds its domain tile to other storage (TASSIGN): before each further declaration the
     # test kernels bind the tile back to its own bytes instead of reloading them through the binding.
     rebinds: ClassVar[bool] = False
+    # Its test plan calls each declaration in runtime cases of its own (TMRGSORT's forms take other
+    # operands than its main one): the kernels then call no further overload after a kernel's first case.
+    plans_forms: ClassVar[bool] = False
+    # Its kernels store each context operand of a runtime case (a struct the op writes) after the
+    # call, as `c<k>_<name>.out`, so that its golden judges it too.
+    stores_contexts: ClassVar[bool] = False
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""

@@ -26,6 +26,7 @@ import numpy as np
 from ..testing.golden import Check, GoldenContext, _bits, _describe, inputs
 from ..testing.manifest import TileShape
 from ..testing.plan import (
+    Call,
     OpTests,
     RuntimeCase,
     RuntimeKernel,
@@ -211,3 +212,273 @@ class BlockSort(NamesOperand):
             label = f"{gx.label} case {k} ({case.label})"
             checks.append(region_check(f"c{k}_{dst}.out", td, want, before, label, dt))
         return checks
+
+
+# ----------------------------------------------------------------------------- merge_sort
+
+# Block form cases: (label, records a block, groups, valid records (None: every group), run-time
+# valid, ties). The tiles are one row of `4 * groups` blocks.
+BLOCK_CASES = [
+    ("one group of four blocks of 8 records", 8, 1, None, False, False),
+    ("two groups of blocks of 4 records, values from four levels (ties by block)", 4, 2, None, False, True),
+    (
+        "run-time valid 24 of 32 records: one group of 4-record blocks, the rest untouched",
+        4,
+        2,
+        24,
+        True,
+        False,
+    ),
+]
+
+# List form cases: (label, records of each list, destination records, exhausted, run-time valid, ties).
+LIST_CASES = [
+    ("two lists of 5 and 7 records", (5, 7), 12, False, False, False),
+    ("two lists of 6 and 2 records, exhausted, run-time valid", (6, 2), 8, True, True, False),
+    ("three lists of 4, 6 and 3 records, exhausted", (4, 6, 3), 13, True, False, False),
+    ("three lists of 3, 5 and 4 records", (3, 5, 4), 12, False, False, False),
+    (
+        "four lists of 4 records from four levels, 10 destination records (ties by list)",
+        (4, 4, 4, 4),
+        10,
+        False,
+        False,
+        True,
+    ),
+    ("four lists of 2, 5, 3 and 6 records, exhausted", (2, 5, 3, 6), 16, True, False, False),
+]
+
+
+def record_value(rec: np.ndarray) -> float | int:
+    """The value a record is ordered by (its first element), as a Python number."""
+    v = rec[0]
+    return int(v) if isinstance(v, np.integer) else float(v)
+
+
+def merge(lists: list[np.ndarray], capacity: int, exhausted: bool) -> tuple[list[np.ndarray], list[int]]:
+    """The stated merge: take the largest head (on equal values the lower list) until `capacity`
+    records are written or every list is used up; with `exhausted`, stop once one list is used up.
+    Returns the records taken and how many came from each list."""
+    pos = [0] * len(lists)
+    out: list[np.ndarray] = []
+    while len(out) < capacity:
+        pick, best = -1, 0.0
+        for n, records_of in enumerate(lists):
+            if pos[n] < len(records_of):
+                v = record_value(records_of[pos[n]])
+                if pick < 0 or v > best:
+                    pick, best = n, v
+        if pick < 0:
+            break
+        out.append(lists[pick][pos[pick]])
+        pos[pick] += 1
+        if exhausted and any(pos[n] == len(x) for n, x in enumerate(lists)):
+            break
+    return out, pos
+
+
+def sorted_records(dt: np.dtype, count: int, seed: str, ties: bool) -> np.ndarray:
+    """`count` records (rows of 8 / itemsize elements) in descending order of their values."""
+    per = RECORD_BYTES // dt.itemsize
+    values = no_nan(inputs(dt, count, f"{seed}/values"), dt)
+    if ties:
+        levels = np.array([-1.5, 0.0, 2.0, 7.0] if dt.kind in "fV" else [-3, 0, 2, 7]).astype(dt)
+        values = levels[np.arange(count) * 3 % 4]
+    indices = inputs(np.dtype("<u4"), count, f"{seed}/indices")
+    order = sorted(range(count), key=[sort_key(values[n], int(indices[n])) for n in range(count)].__getitem__)
+    return records(values[order], indices[order], dt).view(dt).reshape(count, per)
+
+
+class MergeSort(NamesOperand):
+    """TMRGSORT: records merged from sorted lists (four blocks of one tile, or 2..4 tiles)."""
+
+    name: ClassVar[str] = "merge_sort"
+    plans_forms: ClassVar[bool] = True
+    stores_contexts: ClassVar[bool] = True
+
+    def recognise(self, page: PageOp) -> int | None:
+        # templates/opkinds/merge_sort/domain.md.j2: "..., merged in descending order of their values"
+        return DOMAIN if not page.vector and page.intro_says("merged in descending order") else None
+
+    def region(self, op: OpViewAPI) -> str:
+        return op.domain
+
+    def result_index(self, op: OpViewAPI) -> str:
+        return "k"
+
+    def operand_index(self, op: OpViewAPI, operand: str) -> str:
+        return "k"
+
+    def math(self, op: OpViewAPI) -> str | None:
+        return (
+            rf"\mathrm{{{op.domain}}} = \mathrm{{merge\_desc}}"
+            r"(\mathrm{src}_0, \mathrm{src}_1, \ldots),\quad "
+            r"\text{each step the largest head, equal values from the lower list first}"
+        )
+
+    @staticmethod
+    def block_length(op: OpViewAPI) -> str:
+        """The main form's scalar: the elements of one sorted block."""
+        return next(o.name for o in op.spec.operands if o.kind == "scalar")
+
+    @staticmethod
+    def form_operands(op: OpViewAPI, form: FormViewAPI) -> list[tuple[str, str]]:
+        """(parameter, operand) of a form's non-event parameters, in order."""
+        return [(p.name, str(p.operand)) for p in form.params if not p.events]
+
+    @staticmethod
+    def own_operands(op: OpViewAPI, form: FormViewAPI) -> dict[str, Any]:
+        """The operands only this form takes, by name (none for the main form)."""
+        intr = op.spec.intrinsic
+        assert intr is not None
+        return {o.name: o for o in intr.overloads[form.index - 1].operands} if form.index else {}
+
+    def list_forms(self, op: OpViewAPI) -> dict[int, FormViewAPI]:
+        """The list forms by their number of lists (the tile sources each merges)."""
+        out = {}
+        for form in op.forms[1:]:
+            extra = self.own_operands(op, form)
+            lists = [o for _, o in self.form_operands(op, form) if o in extra and extra[o].role == "src"]
+            out[len(lists)] = form
+        return out
+
+    def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
+        """Every tile of a merge is one row."""
+        return replace(tile, rows=1, valid_rows=1)
+
+    def stand_in(self, op: OpViewAPI, form: FormViewAPI, operand: str) -> str | None:
+        # A list form's first list plays the main form's source in the rules both share.
+        if operand == self.source(op):
+            return next((o for _, o in self.form_operands(op, form) if o.startswith(operand)), None)
+        return None
+
+    def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
+        return [t.name for t in form.template if t.kind == "value"]
+
+    def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
+        extra = self.own_operands(op, form)
+        return [p for p, o in self.form_operands(op, form) if o not in extra or extra[o].role != "tmp"]
+
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        dst, src, blen = op.domain, self.source(op), self.block_length(op)
+        forms = self.list_forms(op)
+        for dtype, on in self.dtype_profiles(project, op):
+            per = per_record(op, dtype)
+            first = sum(len(k.cases) for k in tests.runtime)
+            cases: list[RuntimeCase] = []
+            for label, block, groups, valid, dyn, _ties in BLOCK_CASES:
+                cols = 4 * block * groups * per
+                vc = (valid or 4 * block * groups) * per
+                tiles = [TileDecl(dst, dtype, 1, cols, 1, vc, dyn), TileDecl(src, dtype, 1, cols, 1, vc, dyn)]
+                call = make_call(op, {t.name: t for t in tiles}, {}, {blen: f"{block * per}u"})
+                attrs = {"form": "blocks", "block": str(block * per)}
+                addresses = layout_addresses(project, tiles)
+                cases.append(RuntimeCase(first + len(cases), label, tiles, {}, call, addresses, attrs))
+            for label, sizes, capacity, exhausted, dyn, _ties in LIST_CASES:
+                form = forms[len(sizes)]
+                pairs = self.form_operands(op, form)
+                extra = self.own_operands(op, form)
+                lists = [o for _, o in pairs if o in extra and extra[o].role == "src"]
+                decls: dict[str, TileDecl] = {
+                    dst: TileDecl(dst, dtype, 1, capacity * per, 1, capacity * per, dyn)
+                }
+                contexts: list[tuple[str, str]] = []
+                for (_, operand), p in zip(pairs, [p for p in form.params if not p.events], strict=True):
+                    if operand in lists:
+                        n = sizes[lists.index(operand)] * per
+                        decls[operand] = TileDecl(operand, dtype, 1, n, 1, n, dyn)
+                    elif operand in extra and extra[operand].role == "tmp":
+                        decls[operand] = TileDecl(operand, dtype, 1, sum(sizes) * per, 1, sum(sizes) * per)
+                    elif operand in extra:
+                        contexts.append((str(p.type), operand))
+                by_type = {p.type: str(p.operand) for p in form.params if p.type and not p.events}
+                targs = [
+                    (
+                        f"Tile_{by_type[t.name]}"
+                        if t.kind == "typename"
+                        else ("true" if exhausted else "false")
+                    )
+                    for t in form.template
+                    if t.kind != "pack"
+                ]
+                call = Call(targs, [o for _, o in pairs])
+                attrs = {"form": "lists", "exhausted": str(exhausted).lower(), "lists": ",".join(lists)}
+                attrs["executed"] = ",".join(name for _, name in contexts)
+                tiles = list(decls.values())
+                addresses = layout_addresses(project, tiles)
+                cases.append(
+                    RuntimeCase(
+                        first + len(cases), label, tiles, {}, call, addresses, attrs, contexts=contexts
+                    )
+                )
+            dtypes = {n: dtype for c in cases for n in (t.name for t in c.tiles)}
+            tests.runtime.append(RuntimeKernel(dtype, dtypes, {}, on, cases))
+        plan_rule_cases(project, op, tests)
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        op = gx.op
+        dst = op.domain
+        checks: list[Check] = []
+        ties = {c[0] for c in BLOCK_CASES if c[-1]} | {c[0] for c in LIST_CASES if c[-1]}
+        for case in gx.group.cases:
+            k = case.index
+            dt = gx.np_type(gx.group.dtypes[dst])
+            per = RECORD_BYTES // dt.itemsize
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            tie = case.label in ties
+            td = case.tiles[dst]
+            before = inputs(dt, td.rows * td.cols, f"{seed}/{dst}")
+            before.tofile(data / f"c{k}_{dst}.bin")
+            label = f"{gx.label} case {k} ({case.label})"
+            if case.attrs["form"] == "blocks":
+                src = next(n for n in case.tiles if n != dst)
+                ts = case.tiles[src]
+                block = int(case.attrs["block"]) // per
+                flat = inputs(dt, ts.rows * ts.cols, f"{seed}/{src}")
+                blocks = ts.cols // (block * per)
+                for b in range(blocks):
+                    recs = sorted_records(dt, block, f"{seed}/{b}", tie)
+                    flat[b * block * per : (b + 1) * block * per] = recs.reshape(-1)
+                flat.tofile(data / f"c{k}_{src}.bin")
+                out: list[np.ndarray] = []
+                group = 4 * block * per
+                for base in range(0, td.valid_cols - group + 1, group):
+                    heads = [
+                        flat[base + b * block * per : base + (b + 1) * block * per].reshape(block, per)
+                        for b in range(4)
+                    ]
+                    out += merge(heads, 4 * block, False)[0]
+                want = np.array(out, dtype=dt).reshape(1, -1)
+                checks.append(region_check(f"c{k}_{dst}.out", td, want, boxed_logical(before, td), label, dt))
+                continue
+            names = case.attrs["lists"].split(",")
+            lists = []
+            for name in names:
+                t = case.tiles[name]
+                recs = sorted_records(dt, t.valid_cols // per, f"{seed}/{name}", tie)
+                flat = inputs(dt, t.rows * t.cols, f"{seed}/{name}/raw")
+                flat[: recs.size] = recs.reshape(-1)
+                flat.tofile(data / f"c{k}_{name}.bin")
+                lists.append(recs)
+            for name, t in case.tiles.items():
+                if name != dst and name not in names:
+                    inputs(dt, t.rows * t.cols, f"{seed}/{name}").tofile(data / f"c{k}_{name}.bin")
+            taken, counts = merge(lists, td.valid_cols // per, case.attrs["exhausted"] == "true")
+            want = np.array(taken, dtype=dt).reshape(1, -1) if taken else np.zeros((1, 0), dtype=dt)
+            checks.append(region_check(f"c{k}_{dst}.out", td, want, boxed_logical(before, td), label, dt))
+            executed = np.array((counts + [0, 0, 0, 0])[:4], dtype="<u2")
+            for context in filter(None, case.attrs["executed"].split(",")):
+                checks.append(counts_check(f"c{k}_{context}.out", executed, f"{label}, {context}"))
+        return checks
+
+
+def counts_check(out: str, want: np.ndarray, label: str) -> Check:
+    """The struct the op wrote holds `want` (four uint16_t counts)."""
+
+    def check(data_dir: Path) -> Outcome:
+        got = np.fromfile(data_dir / out, dtype="<u2")
+        if got.shape != want.shape or (got != want).any():
+            return Outcome("fail", label, f"executed counts {got.tolist()}, want {want.tolist()}")
+        return Outcome("pass", label)
+
+    return check
