@@ -19,6 +19,7 @@ from .base import OpKind, PageOp
 from .bind import Bind
 from .convert import Convert
 from .elementwise import Elementwise
+from .gather import Gather
 from .hint import Hint
 from .indexed import Indexed
 from .lane import VectorLane
@@ -52,6 +53,7 @@ KINDS: dict[str, OpKind] = {
         Matmul(),
         BlockSort(),
         MergeSort(),
+        Gather(),
     )
 }
 

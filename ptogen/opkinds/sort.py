@@ -294,7 +294,9 @@ class MergeSort(NamesOperand):
 
     name: ClassVar[str] = "merge_sort"
     plans_forms: ClassVar[bool] = True
-    stores_contexts: ClassVar[bool] = True
+
+    def stored_after(self, case: Any) -> list[tuple[str, str, int]]:
+        return [(f"c{case.index}_{name}.out", f"&{name}", 1) for _, name in case.contexts]
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/merge_sort/domain.md.j2: "..., merged in descending order of their values"

@@ -22,6 +22,12 @@ enum class ScatterConflict : uint8_t { Last, Default };
 
 enum class MaskPattern : uint8_t { P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7 };
 
+enum class GatherAxis : uint8_t { GATHER_ROW, GATHER_COL };
+
+enum class ScatterAxis : uint8_t { SCATTER_ROW, SCATTER_COL };
+
+enum class HistByte : uint8_t { BYTE_0, BYTE_1, BYTE_2, BYTE_3 };
+
 enum class PowAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
 enum class DivAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
