@@ -19,7 +19,7 @@ from .base import OpKind, PageOp
 from .bind import Bind
 from .convert import Convert
 from .elementwise import Elementwise
-from .gather import Gather
+from .gather import BlockGather, Gather, Scatter
 from .hint import Hint
 from .indexed import Indexed
 from .lane import VectorLane
@@ -54,6 +54,8 @@ KINDS: dict[str, OpKind] = {
         BlockSort(),
         MergeSort(),
         Gather(),
+        BlockGather(),
+        Scatter(),
     )
 }
 

@@ -333,3 +333,201 @@ class Gather(FormsKind):
                 region_check(f"c{k}_dst.out", td, np.where(mask, want, before), mask, before, label)
             )
         return checks
+
+
+# ----------------------------------------------------------------------------- TGATHERB
+
+BLOCK_BYTES = 32
+
+# (label, dst rows, blocks a row, valid rows, valid blocks, src rows, src bytes a row).
+BLOCKB_CASES = [
+    ("4 rows of 2 blocks from a 8-row source", 4, 2, 4, 2, 8, 64),
+    ("valid 3 rows of 1 of 2 blocks, offsets beyond the source skipped", 4, 2, 3, 1, 4, 64),
+]
+
+
+class BlockGather(FormsKind):
+    name: ClassVar[str] = "block_gather"
+    plans_forms: ClassVar[bool] = False
+
+    def recognise(self, page: PageOp) -> int | None:
+        # templates/opkinds/block_gather/domain.md.j2: "..., copied from the source's byte offset"
+        return DOMAIN if not page.vector and page.intro_says("copied from the source's byte offset") else None
+
+    def math(self, op: OpViewAPI) -> str | None:
+        return (
+            rf"\mathrm{{{op.domain}}}[i, 32b \ldots 32b+31]_{{\text{{bytes}}}} = "
+            r"\mathrm{src}[o \ldots o+31]_{\text{bytes}},\quad o = \mathrm{offset}_{i,b}"
+        )
+
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        form = op.forms[0]
+        for dtype, on in self.dtype_profiles(project, op):
+            size = int(next(d.bits for d in op.targets.dtypes if d.name == dtype)) // 8
+            per = BLOCK_BYTES // size
+            cases: list[RuntimeCase] = []
+            for label, r, blocks, vr, vb, sr, sbytes in BLOCKB_CASES:
+                tiles = [
+                    TileDecl("dst", dtype, r, blocks * per, vr, vb * per),
+                    TileDecl("src", dtype, sr, sbytes // size, sr, sbytes // size),
+                    TileDecl("offset", "uint32_t", r, 8, r, 8),
+                ]
+                cases.append(self.case(project, tests, cases, label, tiles, form_call(form, {}, {}), {}))
+            self.kernel(tests, dtype, cases, on)
+        plan_rule_cases(project, op, tests)
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        checks: list[Check] = []
+        for case in gx.group.cases:
+            k = case.index
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            label = f"{gx.label} case {k} ({case.label})"
+            t = case.tiles
+            dt = gx.np_type(gx.group.dtypes["dst"])
+            td, ts, to = t["dst"], t["src"], t["offset"]
+            dst = inputs(dt, td.rows * td.cols, f"{seed}/dst")
+            src = inputs(dt, ts.rows * ts.cols, f"{seed}/src")
+            src_bytes = src.view(np.uint8)
+            rng = np.random.default_rng(k + 17)
+            limit = src_bytes.size - BLOCK_BYTES
+            offsets = rng.integers(0, limit + 1, size=to.rows * to.cols).astype(np.uint32)
+            if "skipped" in case.label:
+                offsets[::3] = limit + 1 + np.arange(len(offsets[::3]), dtype=np.uint32) * 5
+            for name, flat in (("dst", dst), ("src", src), ("offset", offsets)):
+                self.write(data, k, name, flat)
+            want = dst.copy().view(np.uint8)
+            mask = np.zeros(want.size, dtype=bool)
+            per = BLOCK_BYTES // dt.itemsize
+            for i in range(td.valid_rows):
+                for b in range(td.valid_cols // per):
+                    o = int(offsets[i * to.cols + b])
+                    at = (i * td.cols + b * per) * dt.itemsize
+                    if o + BLOCK_BYTES <= src_bytes.size:
+                        want[at : at + BLOCK_BYTES] = src_bytes[o : o + BLOCK_BYTES]
+                        mask[at : at + BLOCK_BYTES] = True
+            want_t = want.view(dt).reshape(td.rows, td.cols)
+            mask_t = mask.reshape(-1, dt.itemsize).all(axis=1).reshape(td.rows, td.cols)
+            before = dst.reshape(td.rows, td.cols)
+            checks.append(region_check(f"c{k}_dst.out", td, want_t, mask_t, before, label))
+        return checks
+
+
+# ----------------------------------------------------------------------------- TSCATTER
+
+# Index form: (label, dst rows, cols, index rows, cols, valid rows, valid cols, repeated indices).
+SCATTER_CASES = [
+    ("8x16 destination, 4x8 indices", 8, 16, 4, 8, 4, 8, False),
+    ("valid 3x5 of 4x8 indices, repeated ones (the last write wins)", 8, 16, 4, 8, 3, 5, True),
+]
+# Mask form: (label, pattern, axis, dst rows, cols).
+SCATTER_MASK_CASES = [
+    ("P0101 rows, 4x32", "P0101", "SCATTER_ROW", 4, 32),
+    ("P1000 rows, 2x32", "P1000", "SCATTER_ROW", 2, 32),
+    ("P0010 columns of rows, 8x16", "P0010", "SCATTER_COL", 8, 16),
+    ("P1111, 4x16", "P1111", "SCATTER_ROW", 4, 16),
+]
+INDEX_OF_SIZE = {1: "uint16_t", 2: "uint16_t", 4: "uint32_t", 8: "uint32_t"}
+
+
+class Scatter(FormsKind):
+    name: ClassVar[str] = "scatter"
+
+    def recognise(self, page: PageOp) -> int | None:
+        # templates/opkinds/scatter/domain.md.j2: "..., scattered to the destination element"
+        return DOMAIN if not page.vector and page.intro_says("scattered to the destination element") else None
+
+    def math(self, op: OpViewAPI) -> str | None:
+        return (
+            rf"\mathrm{{{op.domain}}}_{{\lfloor k/C \rfloor,\, k \bmod C}} = \mathrm{{src}}_{{i,j}},\quad "
+            r"k = \mathrm{indexes}_{i,j}"
+        )
+
+    def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        index_form, mask_form = op.forms[0], op.forms[1]
+        for dtype, on in self.dtype_profiles(project, op):
+            size = int(next(d.bits for d in op.targets.dtypes if d.name == dtype)) // 8
+            cases: list[RuntimeCase] = []
+            for label, r, c, ir, ic, vr, vc, _rep in SCATTER_CASES:
+                tiles = [
+                    TileDecl("dst", dtype, r, c, r, c),
+                    TileDecl("src", dtype, ir, ic, vr, vc),
+                    TileDecl("indexes", INDEX_OF_SIZE[size], ir, ic, vr, vc),
+                ]
+                cases.append(
+                    self.case(
+                        project, tests, cases, label, tiles, form_call(index_form, {}, {}), {"form": "index"}
+                    )
+                )
+            self.kernel(tests, dtype, cases, on)
+            if size not in (2, 4):  # upstream's simulator scatters 2- and 4-byte elements by pattern
+                continue
+            cases = []
+            for label, pattern, axis, r, c in SCATTER_MASK_CASES:
+                kept_c = sum(selected(pattern, j) for j in range(c))
+                kept_r = sum(selected(pattern, i) for i in range(r))
+                sshape = (r, kept_c) if axis == "SCATTER_ROW" else (kept_r, c)
+                tiles = [TileDecl("dst", dtype, r, c, r, c), TileDecl("src", dtype, *sshape, *sshape)]
+                values = {"maskPattern": f"MaskPattern::{pattern}", "ScatterType": f"ScatterAxis::{axis}"}
+                attrs = {"form": "mask", "pattern": pattern, "axis": axis}
+                cases.append(
+                    self.case(project, tests, cases, label, tiles, form_call(mask_form, values, {}), attrs)
+                )
+            self.kernel(tests, f"{dtype}_mask", cases, on)
+        plan_rule_cases(project, op, tests)
+
+    def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        checks: list[Check] = []
+        for case in gx.group.cases:
+            k = case.index
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            label = f"{gx.label} case {k} ({case.label})"
+            t = case.tiles
+            dt = gx.np_type(gx.group.dtypes["dst"])
+            td, ts = t["dst"], t["src"]
+            dst = inputs(dt, td.rows * td.cols, f"{seed}/dst")
+            src = inputs(dt, ts.rows * ts.cols, f"{seed}/src")
+            self.write(data, k, "dst", dst)
+            self.write(data, k, "src", src)
+            before = boxed_logical(dst, td)
+            want = before.copy()
+            mask = np.zeros(want.shape, dtype=bool)
+            s = boxed_logical(src, ts)
+            if case.attrs["form"] == "index":
+                ti = t["indexes"]
+                rng = np.random.default_rng(k + 5)
+                n = td.rows * td.cols
+                idx = rng.permutation(n)[: ti.rows * ti.cols]
+                if "repeated" in case.label:
+                    idx[1 : ti.cols : 2] = idx[0]
+                idx = idx.astype(gx.np_type(gx.group.dtypes["indexes"]))
+                self.write(data, k, "indexes", idx)
+                ind = boxed_logical(idx, ti)
+                flat_want, flat_mask = want.reshape(-1), mask.reshape(-1)
+                for i in range(ti.valid_rows):
+                    for j in range(ti.valid_cols):
+                        flat_want[int(ind[i, j])] = s[i, j]
+                        flat_mask[int(ind[i, j])] = True
+            else:
+                pattern, axis = case.attrs["pattern"], case.attrs["axis"]
+                mask[: td.valid_rows, : td.valid_cols] = True
+                if pattern == "P1111":
+                    want[: td.valid_rows, : td.valid_cols] = s[: td.valid_rows, : td.valid_cols]
+                elif axis == "SCATTER_ROW":
+                    taken = 0
+                    for i in range(td.valid_rows):
+                        for j in range(td.valid_cols):
+                            if selected(pattern, j):
+                                want[i, j] = s[taken // ts.cols, taken % ts.cols]
+                                taken += 1
+                            else:
+                                want[i, j] = 0
+                else:
+                    row = 0
+                    for i in range(td.valid_rows):
+                        if selected(pattern, i):
+                            want[i, : td.valid_cols] = s[row, : td.valid_cols]
+                            row += 1
+                        else:
+                            want[i, : td.valid_cols] = 0
+            checks.append(region_check(f"c{k}_dst.out", td, want, mask, before, label))
+        return checks
