@@ -21,6 +21,7 @@ from .convert import Convert
 from .elementwise import Elementwise
 from .gather import BlockGather, Gather, Scatter
 from .hint import Hint
+from .histogram import Histogram
 from .indexed import Indexed
 from .lane import VectorLane
 from .matmul import Matmul
@@ -56,6 +57,7 @@ KINDS: dict[str, OpKind] = {
         Gather(),
         BlockGather(),
         Scatter(),
+        Histogram(),
     )
 }
 

@@ -292,6 +292,8 @@ def make_call(
             seen_type = True
             continue
         value = variant.get(t.name, t.default)
+        if value is None and any(e.name == str(t.type) for e in op.targets.enums):
+            value = f"{t.type}::{_first_value(op, str(t.type))}"  # no default (THISTOGRAM's HistByte)
         if value != t.default:
             if seen_type:
                 raise GenerationError(
