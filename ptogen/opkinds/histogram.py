@@ -5,6 +5,7 @@ for the page's per-bin counts."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -48,6 +49,10 @@ class Histogram(FormsKind):
             rf"\mathrm{{{op.domain}}}_{{r,b}} = \bigl|\{{\,j \mid B_k(\mathrm{{src}}_{{r,j}}) \le b "
             r"\wedge F_k(r,j)\,\}\bigr|"
         )
+
+    def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
+        """The destination has 256 bins a row."""
+        return replace(tile, cols=BINS, valid_cols=BINS) if tile.name == op.domain else tile
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         form = op.forms[0]

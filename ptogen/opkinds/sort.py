@@ -313,7 +313,7 @@ class MergeSort(NamesOperand):
 
     def math(self, op: OpViewAPI) -> str | None:
         return (
-            rf"\mathrm{{{op.domain}}} = \mathrm{{merge\_desc}}"
+            rf"\mathrm{{{op.domain}}} = \text{{merge}}_{{\downarrow}}"
             r"(\mathrm{src}_0, \mathrm{src}_1, \ldots),\quad "
             r"\text{each step the largest head, equal values from the lower list first}"
         )

@@ -9,7 +9,7 @@ using namespace pto;
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -20,7 +20,7 @@ void legal_a5() {
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -32,7 +32,7 @@ void legal_cpu() {
 // breaks rule 05_unavailable (unavailable) of the A2A3 profile
 // expected-error@*:* {{THISTOGRAM [A2A3]: not available on this target profile}}
 void fail_a2a3_05_unavailable() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -45,7 +45,7 @@ void fail_a2a3_05_unavailable() {
 // breaks rule 00_dtype (dtype) of the A5 profile
 // expected-error@*:* {{THISTOGRAM [A5]: DType must be one of: uint32_t}}
 void fail_a5_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 256, BLayout::RowMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -58,7 +58,7 @@ void fail_a5_00_dtype() {
 // breaks rule 01_dtype (dtype) of the A5 profile
 // expected-error@*:* {{THISTOGRAM [A5]: DType must be one of: uint16_t, uint32_t}}
 void fail_a5_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -71,7 +71,7 @@ void fail_a5_01_dtype() {
 // breaks rule 02_dtype (dtype) of the A5 profile
 // expected-error@*:* {{THISTOGRAM [A5]: DType must be one of: uint8_t}}
 void fail_a5_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -84,7 +84,7 @@ void fail_a5_02_dtype() {
 // breaks rule 03_row_major (row_major) of the A5 profile
 // expected-error@*:* {{THISTOGRAM [A5]: tile layout must be row-major}}
 void fail_a5_03_row_major() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::ColMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::ColMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -97,7 +97,7 @@ void fail_a5_03_row_major() {
 // breaks rule 04_location (location) of the A5 profile
 // expected-error@*:* {{THISTOGRAM [A5]: tile location must be TileType::Vec}}
 void fail_a5_04_location() {
-    using Tile_dst = Tile<TileType::Mat, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Mat, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -110,7 +110,7 @@ void fail_a5_04_location() {
 // breaks rule 00_dtype (dtype) of the CPU profile
 // expected-error@*:* {{THISTOGRAM [CPU]: DType must be one of: uint32_t}}
 void fail_cpu_00_dtype() {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 256, BLayout::RowMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -123,7 +123,7 @@ void fail_cpu_00_dtype() {
 // breaks rule 01_dtype (dtype) of the CPU profile
 // expected-error@*:* {{THISTOGRAM [CPU]: DType must be one of: uint16_t, uint32_t}}
 void fail_cpu_01_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
@@ -136,7 +136,7 @@ void fail_cpu_01_dtype() {
 // breaks rule 02_dtype (dtype) of the CPU profile
 // expected-error@*:* {{THISTOGRAM [CPU]: DType must be one of: uint8_t}}
 void fail_cpu_02_dtype() {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 256, BLayout::RowMajor, 16, 256>;
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src src;
