@@ -208,7 +208,7 @@ class Gather(FormsKind):
     def math(self, op: OpViewAPI) -> str | None:
         return (
             rf"\mathrm{{{op.domain}}}_{{i,j}} = \mathrm{{src0}}_{{\lfloor k/C \rfloor,\, k \bmod C}},\quad "
-            r"k = \mathrm{src1}_{i,j}\ (0 \text{ outside } [0, R \cdot C))"
+            r"k = \mathrm{src1}_{i,j}"
         )
 
     def forms_by_role(self, op: OpViewAPI) -> tuple[FormViewAPI, FormViewAPI, FormViewAPI]:
@@ -356,8 +356,8 @@ class BlockGather(FormsKind):
 
     def math(self, op: OpViewAPI) -> str | None:
         return (
-            rf"\mathrm{{{op.domain}}}[i, 32b \ldots 32b+31]_{{\text{{bytes}}}} = "
-            r"\mathrm{src}[o \ldots o+31]_{\text{bytes}},\quad o = \mathrm{offset}_{i,b}"
+            rf"\mathrm{{{op.domain}}}_{{i,\,b}} = \mathrm{{src}}[o],\quad "
+            r"o = \mathrm{offset}_{i,b}"
         )
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:

@@ -139,11 +139,8 @@ class BlockSort(NamesOperand):
 
     def math(self, op: OpViewAPI) -> str | None:
         src, idx, dst = self.source(op), self.index_operand(op), op.domain
-        return (
-            rf"\mathrm{{{dst}}}_{{i,\,32b+k}} = \bigl(\mathrm{{{src}}}_{{i,\,32b+\pi_b(k)}},\;"
-            rf"\mathrm{{{idx}}}_{{i,\,32b+\pi_b(k)}}\bigr),\quad "
-            rf"\pi_b:\ \mathrm{{{src}}}\ \text{{descending, equal values by smaller }}\mathrm{{{idx}}}"
-        )
+        at = r"i,\,32b+\pi_b(k)"
+        return rf"\mathrm{{{dst}}}_{{i,\,32b+k}} = (\mathrm{{{src}}}_{{{at}}},\ \mathrm{{{idx}}}_{{{at}}})"
 
     def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
         """The destination holds one record (8 bytes) per source element."""
@@ -312,11 +309,8 @@ class MergeSort(NamesOperand):
         return "k"
 
     def math(self, op: OpViewAPI) -> str | None:
-        return (
-            rf"\mathrm{{{op.domain}}} = \text{{merge}}_{{\downarrow}}"
-            r"(\mathrm{src}_0, \mathrm{src}_1, \ldots),\quad "
-            r"\text{each step the largest head, equal values from the lower list first}"
-        )
+        lists = r"(\mathrm{src}_0, \mathrm{src}_1, \ldots)"
+        return rf"\mathrm{{{op.domain}}} = \text{{merge}}_{{\downarrow}}{lists}"
 
     @staticmethod
     def block_length(op: OpViewAPI) -> str:
