@@ -21,9 +21,10 @@ ELEMENT_BYTES: dict[str, int] = {}
 ALIGNED_BYTES = 32
 
 
-def aligned_extent(extent: int, dtype: str) -> int:
-    """`extent` rounded up so that `extent` elements of `dtype` fill whole 32-byte units."""
-    size = ELEMENT_BYTES.get(dtype)
+def aligned_extent(extent: int, dtype: str, size: int | None = None) -> int:
+    """`extent` rounded up so that `extent` elements of `dtype` fill whole 32-byte units. `size` (the
+    element's bytes) for a caller that has not loaded the specs, which fill ELEMENT_BYTES."""
+    size = size if size is not None else ELEMENT_BYTES.get(dtype)
     if size is None or extent <= 0:
         return extent
     step = max(1, ALIGNED_BYTES // size)

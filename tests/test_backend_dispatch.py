@@ -72,10 +72,11 @@ std::string value(V v) {
         return "value:" + std::to_string(static_cast<long double>(static_cast<double>(v)));
 }
 
-// A tile, global tensor or context is identified by its address, anything else by its value.
+// A tile, global tensor, context or struct is identified by its address, anything else by its value.
 template <typename A>
 std::string id(A& a) {
-    if constexpr (requires { a.data(); } || requires { a.GetSession(); })
+    if constexpr (requires { a.data(); } || requires { a.GetSession(); } ||
+                  (std::is_class_v<A> && !requires { static_cast<double>(a); }))
         return "object:" + std::to_string(reinterpret_cast<std::uintptr_t>(&a));
     else
         return value(a);
@@ -172,6 +173,43 @@ ARGUED_DISPATCH = {
 }
 
 
+def _planned_forms(op, tests, profile: str) -> tuple[list[str], int]:  # type: ignore[no-untyped-def]
+    """Calls of each declaration of an op whose kind plans its forms (TMRGSORT, TGATHER, TSCATTER),
+    each from the first runtime case of the profile that calls that declaration (its call names the
+    declaration's template arguments explicitly, or none for the main one)."""
+    lines = [f"{{  // {op.spec.mnemonic}"]
+    shapes = [s for s, _ in OURS[op.name]]
+    cases = [c for k in tests.runtime if profile in k.profiles for c in k.cases]
+    n = 0
+    for form, shape in zip(op.forms, shapes, strict=True):
+        params = [p for p in form.params if not p.events]
+        tparams = [t for t in form.template if t.kind != "pack"]
+
+        def calls_form(c, params=params, tparams=tparams, main=form.index == 0):  # type: ignore[no-untyped-def]
+            n_targs = len(c.call.template_args)
+            return len(c.call.args) == len(params) and (n_targs == len(tparams) or (main and n_targs == 0))
+
+        case = next(c for c in cases if calls_form(c))
+        if case.call.template_args:
+            values = [a for t, a in zip(tparams, case.call.template_args, strict=True) if t.kind == "value"]
+        else:
+            values = _value_args(op, form, [], case.call.args)
+        dispatch = UPSTREAM.get((op.name, shape)) or dict(OURS[op.name])[shape]
+        impl, targs, ids = _expected(dispatch, form, case.call.args, values)
+        lines.append("    {")
+        lines += [f"        {MACROS.tile(t)}" for t in case.tiles]
+        lines += [f"        {ty} {name};" for ty, name in case.contexts]
+        explicit = f"<{', '.join(case.call.template_args)}>" if case.call.template_args else ""
+        lines.append("        stub::calls.clear();")
+        lines.append(f"        {op.name}{explicit}({', '.join(case.call.args)});")
+        what = f'"{op.name} form {form.index}"'
+        lines.append(f"        check({what}, {impl}, {{{', '.join(targs)}}}, {{{', '.join(ids)}}});")
+        lines.append("    }")
+        n += 1
+    lines.append("}")
+    return lines, n
+
+
 def program(profile: str) -> tuple[str, int, list[str]]:
     """The test program for one profile, the number of calls it checks, and ops it cannot call."""
     body: list[str] = []
@@ -183,6 +221,11 @@ def program(profile: str) -> tuple[str, int, list[str]]:
             skipped.append(op.spec.short)
             continue
         case = kernel.cases[0]
+        if op.kind.plans_forms:  # each declaration takes other operands: the case that calls it
+            lines, n = _planned_forms(op, tests, profile)
+            body.append("\n".join(lines))
+            checked += n
+            continue
         lines = [f"{{  // {op.spec.mnemonic}"]
         lines += [f"    {MACROS.tile(t)}" for t in case.tiles]
         lines += [f"    {MACROS.glob(g)}" for g in case.globals]

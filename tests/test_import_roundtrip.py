@@ -54,9 +54,31 @@ NOT_ON_REFERENCE_PAGES: tuple[tuple[str, str], ...] = (
 # tmp passed in the events pack from its `tmp_required` line).
 NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = ()
 
+# Pages whose op has declarations that drop main operands (issue #24: TMRGSORT's list forms, TGATHER's
+# comparison and mask forms, TSCATTER's mask form). The importer keeps only declarations that add
+# operands to the main one, so these pages' further declarations are not read back yet, and where it
+# takes a dropping form for the main one (TSCATTER) or names the operands after the syntax lines
+# (the reference pages of TGATHER and TSCATTER), neither are the operands and the rules on them.
+_DROPPING = ("intrinsic.overloads",)
+_MISREAD = ("intrinsic", "operands", "constraints")
+NOT_READ_BACK_ON: dict[str, tuple[str, ...]] = {
+    "tile/ops/irregular-and-complex/tmrgsort.md": _DROPPING,
+    "TMRGSORT.md": _DROPPING,
+    "tile/ops/irregular-and-complex/tgather.md": _DROPPING,
+    "TGATHER.md": _MISREAD,
+    "tile/ops/irregular-and-complex/tscatter.md": _MISREAD,
+    "TSCATTER.md": _MISREAD,
+}
+
 
 # Pages that round-trip in full, every fact compared (NOT_READ_BACK_YET included).
 EXACT: tuple[str, ...] = (
+    "tile/ops/irregular-and-complex/tsort32.md",
+    "TSORT32.md",
+    "tile/ops/irregular-and-complex/tgatherb.md",
+    "TGATHERB.md",
+    "tile/ops/irregular-and-complex/thistogram.md",
+    "THISTOGRAM.md",
     "tile/ops/layout-and-rearrangement/tmov.md",
     "TMOV.md",
     "tile/ops/layout-and-rearrangement/tmov_fp.md",
@@ -383,6 +405,10 @@ def _both(spec: Path, page: Path, targets: Any, exact: bool) -> tuple[dict[str, 
     layout = "ref" if page.parent == DOCS else "op"
     original = resolve_file(spec, ROOT / "specs", ROOT)[0]  # with its class and sets filled in
     imported = json.loads(_imported(page))
+    if not exact:
+        for path in NOT_READ_BACK_ON.get(page.relative_to(DOCS).as_posix(), ()):
+            _drop(original, path.split("."))
+            _drop(imported, path.split("."))
     return normalise(imported, layout, exact), normalise(original, layout, exact)
 
 

@@ -582,6 +582,14 @@ class FormView:
                 t = str(q.type or q.value_type)
                 if t not in out:
                     out.append(t)
+        for p in intr.params if not out else []:  # every operand of that type dropped: their stand-ins'
+            stand_in = (
+                self.op.kind.stand_in(self.op, self, p.operand)
+                if p.operand and main_param == p.type
+                else None
+            )
+            if stand_in is not None and str(self._param_of(stand_in).type) not in out:
+                out.append(str(self._param_of(stand_in).type))
         if not out:
             raise KeyError(main_param)
         return out

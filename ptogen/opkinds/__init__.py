@@ -20,8 +20,10 @@ from .bind import Bind
 from .convert import Convert
 from .elementwise import Elementwise
 from .fillpad import FillPad
+from .gather import BlockGather, Gather, Scatter
 from .generate import Generate
 from .hint import Hint
+from .histogram import Histogram
 from .indexed import Indexed
 from .lane import VectorLane
 from .matmul import Matmul
@@ -29,6 +31,7 @@ from .move import Move
 from .partial import Partial
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
+from .sort import BlockSort, MergeSort
 from .sync import Sync
 from .transfer import Transfer
 from .transpose import Transpose
@@ -55,6 +58,12 @@ KINDS: dict[str, OpKind] = {
         FillPad(),
         Partial(),
         Generate(),
+        BlockSort(),
+        MergeSort(),
+        Gather(),
+        BlockGather(),
+        Scatter(),
+        Histogram(),
     )
 }
 

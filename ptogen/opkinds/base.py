@@ -77,6 +77,9 @@ class OpKind:
     rebinds: ClassVar[bool] = False
     # A tile op of this kind may write further outputs (`semantics.extra_outputs`), as vector ops may.
     tile_extra_outputs: ClassVar[bool] = False
+    # Its test plan calls each declaration in runtime cases of its own (TMRGSORT's forms take other
+    # operands than its main one): the kernels then call no further overload after a kernel's first case.
+    plans_forms: ClassVar[bool] = False
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""
@@ -248,6 +251,12 @@ class OpKind:
         order = [d.name for d in project.targets.dtypes]
         dtypes = {d for p in profiles for d in op.test_dtypes(p)}
         return [(d, [p for p in profiles if d in op.test_dtypes(p)]) for d in sorted(dtypes, key=order.index)]
+
+    def stored_after(self, case: Any) -> list[tuple[str, str, int]]:
+        """Results a runtime case's kernel stores after the call besides its domain operand, for the
+        golden to judge: (file, C++ pointer to the data, element count). Default: none; TMRGSORT
+        stores its `MrgSortExecutedNumList`, TGATHER's comparison form its count tile."""
+        return []
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         """Write the inputs of a runtime group's cases into `data`; return one check per case."""

@@ -343,11 +343,13 @@ def _value_checks(
         picked = np.take_along_axis(src, np.asarray(indices).astype(np.intp), axis=op.axis)
         # The value tile has the destination's shape in the source's element type, storage rounded
         # to whole 32-byte rows (columns) for that type as every test tile is (rule_api.TileDecl).
+        # The golden runs without the specs loaded (a job of `ptogen test`), so the size is numpy's.
         d = case.tiles[op.domain]
+        dtype, size = gx.group.dtypes[source], storage.itemsize
         if d.layout == "RowMajor":
-            t = dataclasses.replace(d, cols=aligned_extent(d.cols, gx.group.dtypes[source]))
+            t = dataclasses.replace(d, cols=aligned_extent(d.cols, dtype, size))
         else:
-            t = dataclasses.replace(d, rows=aligned_extent(d.rows, gx.group.dtypes[source]))
+            t = dataclasses.replace(d, rows=aligned_extent(d.rows, dtype, size))
         want = narrow(picked, storage)
         before = np.zeros((t.rows, t.cols), dtype=storage)
         name = f"c{case.index}_{vf.output}.f{vf.index}.out"

@@ -559,8 +559,12 @@ def _check_intrinsic(spec: OpSpec, operands: dict[str, Any]) -> list[Problem]:
         if name not in bound:
             problems.append((("operands",), f"operand {name!r} is not carried by any intrinsic parameter"))
     problems += _check_dispatch(("intrinsic",), intr.name, intr.template, intr.params, intr.dispatch)
+    from ..opkinds import KINDS
+
+    op_kind = KINDS.get(spec.semantics.kind)
+    own_plans = op_kind is not None and op_kind.plans_forms
     for k in range(len(intr.overloads)):
-        problems.extend(_check_overload(spec, k, operands))
+        problems.extend(_check_overload(spec, k, operands, own_plans))
     return problems
 
 
@@ -604,8 +608,10 @@ def _check_dispatch(
     return problems
 
 
-def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Problem]:
-    """An overload carries every operand of the main declaration, plus its own extra operands."""
+def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any], own_plans: bool = False) -> list[Problem]:
+    """An overload carries every operand of the main declaration, plus its own extra operands. A
+    kind that plans each form's tests itself (`plans_forms`, TMRGSORT's list forms) may give a form
+    operands that change the result, and needs no generic test values for them."""
     assert spec.intrinsic is not None
     intr, ov = spec.intrinsic, spec.intrinsic.overloads[k]
     at: tuple[str | int, ...] = ("intrinsic", "overloads", k)
@@ -614,7 +620,7 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
     for i, o in enumerate(ov.operands):
         if o.name in operands or o.name in own:
             problems.append(((*at, "operands", i, "name"), f"operand {o.name!r} is already declared"))
-        if (o.role == "dst" and o.name != ov.value_output) or o.broadcast is not None:
+        if (o.role == "dst" and o.name != ov.value_output and not own_plans) or o.broadcast is not None:
             problems.append(((*at, "operands", i), "an overload's own operands cannot change the result"))
         own[o.name] = o
     found, bound = _check_declaration(at, ov.template, ov.params, {**operands, **own}, ov.guard)
@@ -652,7 +658,7 @@ def _check_overload(spec: OpSpec, k: int, operands: dict[str, Any]) -> list[Prob
             problems.append(((*at, "test_args"), f"{name!r} is not a non-tile operand of this overload"))
     carried = {t.operand for t in ov.template if t.operand}
     for name, o in own.items():
-        if o.kind != "tile" and name not in ov.test_args and name not in carried:
+        if o.kind != "tile" and name not in ov.test_args and name not in carried and not own_plans:
             problems.append(((*at, "test_args"), f"give the value tests pass for {name!r}"))
     main_values = {t.name for t in intr.template if t.kind == "value"}
     own_values = {t.name: t for t in ov.template if t.kind == "value" and t.name not in main_values}

@@ -267,6 +267,21 @@ class TileTypeDef(Strict):
         return self
 
 
+class StructField(Strict):
+    name: CppIdent
+    type: TypeName
+    description: InlineText
+
+
+class StructDef(Strict):
+    """A plain C++ struct an intrinsic takes by reference (a `context` operand of a fixed class),
+    declared once in pto_enums.hpp, before every backend."""
+
+    name: CppIdent
+    description: InlineText
+    fields: list[StructField] = Field(min_length=1)
+
+
 class Targets(Strict):
     """The shared vocabulary: element types, target profiles, instruction sets, enums."""
 
@@ -275,6 +290,9 @@ class Targets(Strict):
     default_profile: ProfileName
     instruction_sets: list[InstructionSetDef]
     enums: list[EnumDef] = Field(default_factory=list)
+    structs: list[StructDef] = Field(
+        default_factory=list, description="plain structs that intrinsics take by reference (context operands)"
+    )
     families: list[FamilyDef] = Field(
         default_factory=list, description="related ops across instruction sets, listed on each member's page"
     )

@@ -306,6 +306,8 @@ def make_call(
             spelled.append(tiles[name].type_name if name in tiles else global_type_name(name))
             continue
         value = variant.get(t.name, t.default)
+        if value is None and any(e.name == str(t.type) for e in op.targets.enums):
+            value = f"{t.type}::{_first_value(op, str(t.type))}"  # no default (THISTOGRAM's HistByte)
         spelled.append(str(value))
         if value != t.default:
             if seen_type and intr.overloads:  # overloads share the main form's explicit values
@@ -341,6 +343,8 @@ def _scalar_default(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, str]
         if p.dtype_of is not None:
             owner = next(q.operand for q in intr.params if q.type == p.dtype_of)
             out[str(p.operand)] = f"{tiles[str(owner)].type_name}::DType{{}}"
+        elif p.value_type is not None and p.value_type not in {t.name for t in intr.template}:
+            out[str(p.operand)] = f"{p.value_type}{{}}"  # a C++ type such as uint32_t (TMRGSORT's blockLen)
         elif p.value_type is not None:
             owner = op.compute_operand if op.compute_operand in tiles else op.domain  # a scalar may set it
             out[str(p.operand)] = f"{tiles[owner].type_name}::DType{{}}"

@@ -11,21 +11,21 @@ using namespace pto;
 void legal_a2a3() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    profiled::TTRI<profile_a2a3, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_a2a3, Tile_dst, 0>(dst, int{});
 }
 
 // legal twin: every rule of the profile holds
 void legal_a5() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    profiled::TTRI<profile_a5, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_a5, Tile_dst, 0>(dst, int{});
 }
 
 // legal twin: every rule of the profile holds
 void legal_cpu() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
-    profiled::TTRI<profile_cpu, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_cpu, Tile_dst, 0>(dst, int{});
 }
 
 // breaks rule 00_dtype (dtype) of the A2A3 profile
@@ -34,7 +34,7 @@ void fail_a2a3_00_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
-    profiled::TTRI<profile_a2a3, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_a2a3, Tile_dst, 0>(dst, int{});
 }
 
 // breaks rule 03_row_major (row_major) of the A2A3 profile
@@ -43,7 +43,7 @@ void fail_a2a3_03_row_major() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
-    profiled::TTRI<profile_a2a3, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_a2a3, Tile_dst, 0>(dst, int{});
 }
 
 // breaks rule 04_valid_bounds (valid_bounds) of the A2A3 profile
@@ -52,7 +52,7 @@ void fail_a2a3_04_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
-    profiled::TTRI<profile_a2a3, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_a2a3, Tile_dst, 0>(dst, int{});
 }
 
 // breaks rule 01_dtype (dtype) of the A5 profile
@@ -61,7 +61,7 @@ void fail_a5_01_dtype() {
     using Tile_dst = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
-    profiled::TTRI<profile_a5, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_a5, Tile_dst, 0>(dst, int{});
 }
 
 // breaks rule 04_valid_bounds (valid_bounds) of the A5 profile
@@ -70,7 +70,7 @@ void fail_a5_04_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
-    profiled::TTRI<profile_a5, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_a5, Tile_dst, 0>(dst, int{});
 }
 
 // breaks rule 02_dtype (dtype) of the CPU profile
@@ -79,7 +79,7 @@ void fail_cpu_02_dtype() {
     using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
-    profiled::TTRI<profile_cpu, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_cpu, Tile_dst, 0>(dst, int{});
 }
 
 // breaks rule 03_row_major (row_major) of the CPU profile
@@ -88,7 +88,7 @@ void fail_cpu_03_row_major() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
-    profiled::TTRI<profile_cpu, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_cpu, Tile_dst, 0>(dst, int{});
 }
 
 // breaks rule 04_valid_bounds (valid_bounds) of the CPU profile
@@ -97,5 +97,5 @@ void fail_cpu_04_valid_bounds() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 17, 16>;
     Tile_dst dst;
     // expected-note@+1 {{requested here}}
-    profiled::TTRI<profile_cpu, Tile_dst, 0>(dst, Tile_dst::DType{});
+    profiled::TTRI<profile_cpu, Tile_dst, 0>(dst, int{});
 }

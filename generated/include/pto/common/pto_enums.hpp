@@ -20,6 +20,14 @@ enum class ScatterOOB : uint8_t { Undefined, Skip, Clamp, Wrap };
 
 enum class ScatterConflict : uint8_t { Last, Default };
 
+enum class MaskPattern : uint8_t { P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7 };
+
+enum class GatherAxis : uint8_t { GATHER_ROW, GATHER_COL };
+
+enum class ScatterAxis : uint8_t { SCATTER_ROW, SCATTER_COL };
+
+enum class HistByte : uint8_t { BYTE_0, BYTE_1, BYTE_2, BYTE_3 };
+
 enum class PowAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
 enum class DivAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
@@ -743,6 +751,14 @@ struct OpPipeEntry<Op::TINTERLEAVE> {
 template <>
 struct OpPipeEntry<Op::TDEINTERLEAVE> {
     static constexpr pipe_t pipe = PIPE_V;
+};
+
+// How many records TMRGSORT took from each of its lists (list 0 to 3), written by every multi-list form.
+struct MrgSortExecutedNumList {
+    uint16_t mrgSortList0; // records taken from list 0
+    uint16_t mrgSortList1; // records taken from list 1
+    uint16_t mrgSortList2; // records taken from list 2
+    uint16_t mrgSortList3; // records taken from list 3
 };
 
 // Semantics of each CmpMode value, applied element-wise by the ops that take one.
