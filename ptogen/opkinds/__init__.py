@@ -26,6 +26,7 @@ from .matmul import Matmul
 from .move import Move
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
+from .remap import Remap
 from .sync import Sync
 from .transfer import Transfer
 from .transpose import Transpose
@@ -49,6 +50,7 @@ KINDS: dict[str, OpKind] = {
         Move(),
         Transpose(),
         Matmul(),
+        Remap(),
     )
 }
 

@@ -9,6 +9,9 @@ Index notation states an op over whole tiles as one assignment: `dst[i,j] = src[
 permutation), `dst[i,j] = sum(k, a[i,k] * b[k,j]) + bias[0,j]` (a contraction, then a broadcast
 row). An index is a letter bound by the left side or by an enclosing `sum(var, term)`, or the
 constant 0; `sum(k, x * y)` folds over k in order, from zero, each step one fused multiply-add.
+An index may also be affine (the remap kind's slices and strides): letters, non-negative integer
+constants and scalar operands joined by `+`, `-` and `*` with a constant, e.g. `src[i + r0, 2*j + 1]`;
+on the left side each index then holds exactly one letter (`dst[i + r0, j + c0] = src[i, j]`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 # name -> (arity, C++ helper, numpy helper, LaTeX operator name)
 FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
@@ -133,7 +137,7 @@ def _parse_assignment(text: str, names: set[str], attrs: dict[str, int]) -> Node
     if not isinstance(target, ast.Subscript):
         raise ExprError(f"{_at(target)}the left side is an operand at indices, e.g. `dst[i,j]`")
     lhs = _index(target, names, bound=None)
-    free = [str(a.value) for a in lhs.args]
+    free = [v for a in lhs.args for v in sorted(_ivars(a))]
     if len(set(free)) != len(free):
         raise ExprError(f"{_at(target)}an index repeats on the left side")
     rhs = _convert_indexed(stmt.value, names, attrs, set(free))
@@ -148,7 +152,12 @@ def _index(node: ast.Subscript, names: set[str], bound: set[str] | None) -> Node
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     out = []
     for part in parts:
-        if isinstance(part, ast.Name) and part.id not in names:
+        if isinstance(part, ast.BinOp):
+            affine = _affine(part, names, bound)
+            if bound is None and len(_ivars(affine)) != 1:
+                raise ExprError(f"{_at(part)}an index of the left side holds exactly one letter")
+            out.append(affine)
+        elif isinstance(part, ast.Name) and part.id not in names:
             if bound is not None and part.id not in bound:
                 raise ExprError(
                     f"{_at(part)}index {part.id!r} is not bound (bound: {', '.join(sorted(bound))})"
@@ -161,6 +170,84 @@ def _index(node: ast.Subscript, names: set[str], bound: set[str] | None) -> Node
         else:
             raise ExprError(f"{_at(part)}an index is a letter or 0, not {ast.unparse(part)!r}")
     return Node("index", tuple(out), value=node.value.id)
+
+
+_AFFINE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+
+
+def _affine(node: ast.AST, names: set[str], bound: set[str] | None) -> Node:
+    """An affine index: letters (bound ones on the right side), non-negative integer constants and
+    scalar operands, joined by `+`, `-` and `*` where one factor of a product is a constant."""
+    if isinstance(node, ast.BinOp) and type(node.op) in _AFFINE_OPS:
+        left, right = _affine(node.left, names, bound), _affine(node.right, names, bound)
+        op = _AFFINE_OPS[type(node.op)]
+        if op == "*" and left.op != "const" and right.op != "const":
+            raise ExprError(f"{_at(node)}an index multiplies by a constant only, not {ast.unparse(node)!r}")
+        return Node("affine", (left, right), value=op)
+    if isinstance(node, ast.Name):
+        if node.id in names:
+            return Node("name", value=node.id)
+        if bound is not None and node.id not in bound:
+            raise ExprError(f"{_at(node)}index {node.id!r} is not bound (bound: {', '.join(sorted(bound))})")
+        return Node("ivar", value=node.id)
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0:
+        return Node("const", value=node.value)
+    raise ExprError(
+        f"{_at(node)}an index term is a letter, a scalar operand or an integer, not {ast.unparse(node)!r}"
+    )
+
+
+def index_text(node: Node) -> str:
+    """The spelling of one index (`i`, `0`, `i + index_row`, `2 * j + 1`)."""
+    if node.op != "affine":
+        return str(node.value)
+    left, right = (index_text(a) for a in node.args)
+    if node.value == "*":
+        left, right = (
+            f"({t})" if a.op == "affine" and a.value != "*" else t
+            for a, t in zip(node.args, (left, right), strict=True)
+        )
+    elif node.value == "-" and node.args[1].op == "affine" and node.args[1].value != "*":
+        right = f"({right})"
+    return f"{left} {node.value} {right}"
+
+
+def index_cpp(node: Node, spell: Callable[[str], str]) -> str:
+    """One index as a C++ `int` expression; `spell` names a letter or a scalar operand."""
+    if node.op in ("ivar", "name"):
+        return spell(str(node.value))
+    if node.op == "const":
+        return str(node.value)
+    left, right = (index_cpp(a, spell) for a in node.args)
+    return f"({left} {node.value} {right})"
+
+
+def index_value(node: Node, env: dict[str, Any]) -> Any:
+    """One index evaluated over `env` (a letter or scalar operand -> an int or a numpy array)."""
+    if node.op in ("ivar", "name"):
+        return env[str(node.value)]
+    if node.op == "const":
+        return int(str(node.value))
+    left, right = (index_value(a, env) for a in node.args)
+    if node.value == "+":
+        return left + right
+    if node.value == "-":
+        return left - right
+    return left * right
+
+
+def _has_affine(node: Node) -> bool:
+    """Whether an index of the expression is more than a letter or 0 (an affine index)."""
+    if node.op == "index" and any(
+        a.op in ("affine", "name") or (a.op == "const" and a.value != 0) for a in node.args
+    ):
+        return True
+    return any(_has_affine(a) for a in node.args)
+
+
+def index_letters(node: Node) -> set[str]:
+    """The index letters an index (or any expression) uses."""
+    return _ivars(node)
 
 
 def _convert_indexed(node: ast.AST, names: set[str], attrs: dict[str, int], bound: set[str]) -> Node:
@@ -219,7 +306,7 @@ def is_assignment(node: Node) -> bool:
 
 def lhs_indices(node: Node) -> list[str]:
     """The index letters of an assignment's left side, in order."""
-    return [str(a.value) for a in node.args[0].args]
+    return [v for a in node.args[0].args for v in sorted(_ivars(a))]
 
 
 def contractions(node: Node) -> list[Node]:
@@ -232,7 +319,7 @@ def contractions(node: Node) -> list[Node]:
 
 def indexed(node: Node) -> list[tuple[str, tuple[str, ...]]]:
     """Each operand read at indices, with its index spellings ("0" for the constant), in order."""
-    found = [(str(node.value), tuple(str(a.value) for a in node.args))] if node.op == "index" else []
+    found = [(str(node.value), tuple(index_text(a) for a in node.args))] if node.op == "index" else []
     for a in node.args:
         found += indexed(a)
     return found
@@ -356,7 +443,7 @@ def to_cpp(
         if n.op == "index":
             if at is None:
                 raise ExprError("indexed operands need an element accessor")
-            return at(str(n.value), tuple(str(a.value) for a in n.args))
+            return at(str(n.value), tuple(index_text(a) for a in n.args))
         if n.op == "ivar":
             return f"{ctype}({n.value})"
         if n.op == "contract":
@@ -459,9 +546,14 @@ def to_numpy(node: Node, enums: dict[str, str] | None = None, axis: int | None =
 
     def go(n: Node) -> str:
         nonlocal axes
+        if n.op == "assign" and _has_affine(n):
+            # a function of the walk's index grids: each operand read at its computed indices
+            return f"lambda {', '.join(lhs_indices(n))}: {go(n.args[1])}"
         if n.op == "assign":
             axes = "".join(str(a.value) for a in n.args[0].args)
             return go(n.args[1])
+        if n.op == "index" and _has_affine(n):
+            return f"{n.value}[{', '.join(f'rm.ix({index_text(a)})' for a in n.args)}]"
         if n.op == "index":
             labels = "".join("0" if a.op == "const" else str(a.value) for a in n.args)
             return f"rm.index_view({n.value}, {labels!r}, {axes!r})"
@@ -512,7 +604,7 @@ def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = N
             return f"{go(n.args[0])} = {go(n.args[1])}"
         if n.op == "index":
             name = str(n.value).replace("_", r"\_")  # an underscore in \mathrm is a subscript
-            return rf"\mathrm{{{name}}}_{{{','.join(str(a.value) for a in n.args)}}}"
+            return rf"\mathrm{{{name}}}_{{{','.join(_latex_index(a) for a in n.args)}}}"
         if n.op == "ivar":
             return str(n.value)
         if n.op == "contract":
@@ -556,6 +648,11 @@ def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = N
         return rf"\left({text}\right)" if _prec(n) < prec else text
 
     return go(node)
+
+
+def _latex_index(node: Node) -> str:
+    text = index_text(node).replace("_", r"\_")
+    return re.sub(r"([A-Za-z][A-Za-z\\_]*[A-Za-z_])", r"\\mathrm{\1}", text).replace(" * ", r" \cdot ")
 
 
 def reduction(node: Node) -> tuple[str, Node] | None:

@@ -325,6 +325,8 @@ def _scalar_default(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, str]
         if p.dtype_of is not None:
             owner = next(q.operand for q in intr.params if q.type == p.dtype_of)
             out[str(p.operand)] = f"{tiles[str(owner)].type_name}::DType{{}}"
+        elif p.value_type is not None and p.value_type not in {t.name for t in intr.template}:
+            out[str(p.operand)] = f"{p.value_type}{{}}"  # a C++ type the signature fixes (uint16_t)
         elif p.value_type is not None:
             out[str(p.operand)] = f"{tiles[op.compute_operand].type_name}::DType{{}}"
     return out
