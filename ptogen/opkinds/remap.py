@@ -84,9 +84,9 @@ VEC_CASES: list[Case] = [
         VEC_COL,
     ),
     (
-        "16x16 window at (16, 0) of 32x32, NZ to row-major",
-        (16, 16, 16, 16),
+        "32x32 window at (16, 0) of 64x32, NZ to row-major",
         (32, 32, 32, 32),
+        (64, 32, 64, 32),
         (16, 0),
         False,
         VEC_NZ,
@@ -226,7 +226,7 @@ class Remap(Move):
     @staticmethod
     def scalar_param(op: OpViewAPI, form: FormViewAPI) -> str | None:
         """The form's scalar quantisation parameter: a value parameter the expression does not read."""
-        read = set(op.read_operands) | {op.domain}
+        read = set(op.read_operands) | {op.domain} | set(Remap.index_scalars(op))
         return next(
             (p.name for p in form.params if p.value_type and not p.events and p.operand not in read),
             None,

@@ -249,16 +249,16 @@ void case_2([[maybe_unused]] Prof profile) {
     store("c2_dst.out", dst.data(), 512);
 }
 
-// case 3 (half): 16x16 window at (16, 0) of 32x32, NZ to row-major
+// case 3 (half): 32x32 window at (16, 0) of 64x32, NZ to row-major
 void case_3([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 32, 32, BLayout::RowMajor, 32, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c3_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, half, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    load("c3_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, half, 64, 32, BLayout::ColMajor, 64, 32, SLayout::RowMajor, 512>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c3_src.bin", src.data(), 1024);
+    TASSIGN(src, 0x800);
+    load("c3_src.bin", src.data(), 2048);
     uint16_t index_row_value;
     load("c3_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
@@ -274,7 +274,7 @@ void case_3([[maybe_unused]] Prof profile) {
         profiled::TEXTRACT<profile_cpu>(dst, src, 16, 0);
         break;
     }
-    store("c3_dst.out", dst.data(), 256);
+    store("c3_dst.out", dst.data(), 1024);
 }
 
 // case 4 (half): 32x32 window at (0, 32) of 32x64, row-major to NZ, valid 29x13
@@ -773,16 +773,16 @@ void case_10([[maybe_unused]] Prof profile) {
     store("c10_dst.out", dst.data(), 512);
 }
 
-// case 11 (bfloat16_t): 16x16 window at (16, 0) of 32x32, NZ to row-major
+// case 11 (bfloat16_t): 32x32 window at (16, 0) of 64x32, NZ to row-major
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 32, 32, BLayout::RowMajor, 32, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c11_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    load("c11_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::RowMajor, 512>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c11_src.bin", src.data(), 1024);
+    TASSIGN(src, 0x800);
+    load("c11_src.bin", src.data(), 2048);
     uint16_t index_row_value;
     load("c11_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
@@ -798,7 +798,7 @@ void case_11([[maybe_unused]] Prof profile) {
         profiled::TEXTRACT<profile_cpu>(dst, src, 16, 0);
         break;
     }
-    store("c11_dst.out", dst.data(), 256);
+    store("c11_dst.out", dst.data(), 1024);
 }
 
 // case 12 (bfloat16_t): 32x32 window at (0, 32) of 32x64, row-major to NZ, valid 29x13
@@ -1016,16 +1016,16 @@ void case_15([[maybe_unused]] Prof profile) {
     store("c15_dst.out", dst.data(), 512);
 }
 
-// case 16 (float): 16x16 window at (16, 0) of 32x32, NZ to row-major
+// case 16 (float): 32x32 window at (16, 0) of 64x32, NZ to row-major
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, float, 32, 32, BLayout::RowMajor, 32, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c16_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, float, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    load("c16_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, float, 64, 32, BLayout::ColMajor, 64, 32, SLayout::RowMajor, 512>;
     Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c16_src.bin", src.data(), 1024);
+    TASSIGN(src, 0x1000);
+    load("c16_src.bin", src.data(), 2048);
     uint16_t index_row_value;
     load("c16_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
@@ -1041,7 +1041,7 @@ void case_16([[maybe_unused]] Prof profile) {
         profiled::TEXTRACT<profile_cpu>(dst, src, 16, 0);
         break;
     }
-    store("c16_dst.out", dst.data(), 256);
+    store("c16_dst.out", dst.data(), 1024);
 }
 
 // case 17 (float): 32x32 window at (0, 32) of 32x64, row-major to NZ, valid 29x13
@@ -1540,16 +1540,16 @@ void case_23([[maybe_unused]] Prof profile) {
     store("c23_dst.out", dst.data(), 1024);
 }
 
-// case 24 (int8_t): 16x16 window at (16, 0) of 32x32, NZ to row-major
+// case 24 (int8_t): 32x32 window at (16, 0) of 64x32, NZ to row-major
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int8_t, 32, 32, BLayout::RowMajor, 32, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c24_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, int8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    load("c24_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, int8_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::RowMajor, 512>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c24_src.bin", src.data(), 1024);
+    TASSIGN(src, 0x400);
+    load("c24_src.bin", src.data(), 2048);
     uint16_t index_row_value;
     load("c24_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
@@ -1565,7 +1565,7 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::TEXTRACT<profile_cpu>(dst, src, 16, 0);
         break;
     }
-    store("c24_dst.out", dst.data(), 512);
+    store("c24_dst.out", dst.data(), 1024);
 }
 
 // case 25 (int8_t): 32x32 window at (0, 32) of 32x64, row-major to NZ, valid 29x13
@@ -1978,22 +1978,22 @@ void case_31([[maybe_unused]] Prof profile) {
     store("c31_dst.out", dst.data(), 1024);
 }
 
-// case 32 (uint8_t): 16x16 window at (16, 0) of 32x32, NZ to row-major
+// case 32 (uint8_t): 32x32 window at (16, 0) of 64x32, NZ to row-major
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::RowMajor, 32, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c32_dst.bin", dst.data(), 512);
-    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    load("c32_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, uint8_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::RowMajor, 512>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c32_src.bin", src.data(), 1024);
+    TASSIGN(src, 0x400);
+    load("c32_src.bin", src.data(), 2048);
     uint16_t index_row_value;
     load("c32_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c32_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 16, 0);
-    store("c32_dst.out", dst.data(), 512);
+    store("c32_dst.out", dst.data(), 1024);
 }
 
 // case 33 (uint8_t): 32x32 window at (0, 32) of 32x64, row-major to NZ, valid 29x13
@@ -2115,22 +2115,22 @@ void case_36([[maybe_unused]] Prof profile) {
     store("c36_dst.out", dst.data(), 512);
 }
 
-// case 37 (int16_t): 16x16 window at (16, 0) of 32x32, NZ to row-major
+// case 37 (int16_t): 32x32 window at (16, 0) of 64x32, NZ to row-major
 void case_37([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int16_t, 32, 32, BLayout::RowMajor, 32, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c37_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    load("c37_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, int16_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::RowMajor, 512>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c37_src.bin", src.data(), 1024);
+    TASSIGN(src, 0x800);
+    load("c37_src.bin", src.data(), 2048);
     uint16_t index_row_value;
     load("c37_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c37_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 16, 0);
-    store("c37_dst.out", dst.data(), 256);
+    store("c37_dst.out", dst.data(), 1024);
 }
 
 // case 38 (int16_t): 32x32 window at (0, 32) of 32x64, row-major to NZ, valid 29x13
@@ -2252,22 +2252,22 @@ void case_41([[maybe_unused]] Prof profile) {
     store("c41_dst.out", dst.data(), 512);
 }
 
-// case 42 (uint16_t): 16x16 window at (16, 0) of 32x32, NZ to row-major
+// case 42 (uint16_t): 32x32 window at (16, 0) of 64x32, NZ to row-major
 void case_42([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint16_t, 32, 32, BLayout::RowMajor, 32, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c42_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint16_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    load("c42_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, uint16_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::RowMajor, 512>;
     Tile_src src;
-    TASSIGN(src, 0x200);
-    load("c42_src.bin", src.data(), 1024);
+    TASSIGN(src, 0x800);
+    load("c42_src.bin", src.data(), 2048);
     uint16_t index_row_value;
     load("c42_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c42_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 16, 0);
-    store("c42_dst.out", dst.data(), 256);
+    store("c42_dst.out", dst.data(), 1024);
 }
 
 // case 43 (uint16_t): 32x32 window at (0, 32) of 32x64, row-major to NZ, valid 29x13
@@ -2389,22 +2389,22 @@ void case_46([[maybe_unused]] Prof profile) {
     store("c46_dst.out", dst.data(), 512);
 }
 
-// case 47 (int32_t): 16x16 window at (16, 0) of 32x32, NZ to row-major
+// case 47 (int32_t): 32x32 window at (16, 0) of 64x32, NZ to row-major
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, int32_t, 32, 32, BLayout::RowMajor, 32, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c47_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, int32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    load("c47_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, int32_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::RowMajor, 512>;
     Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c47_src.bin", src.data(), 1024);
+    TASSIGN(src, 0x1000);
+    load("c47_src.bin", src.data(), 2048);
     uint16_t index_row_value;
     load("c47_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c47_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 16, 0);
-    store("c47_dst.out", dst.data(), 256);
+    store("c47_dst.out", dst.data(), 1024);
 }
 
 // case 48 (int32_t): 32x32 window at (0, 32) of 32x64, row-major to NZ, valid 29x13
@@ -2526,22 +2526,22 @@ void case_51([[maybe_unused]] Prof profile) {
     store("c51_dst.out", dst.data(), 512);
 }
 
-// case 52 (uint32_t): 16x16 window at (16, 0) of 32x32, NZ to row-major
+// case 52 (uint32_t): 32x32 window at (16, 0) of 64x32, NZ to row-major
 void case_52([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, uint32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, uint32_t, 32, 32, BLayout::RowMajor, 32, 32>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c52_dst.bin", dst.data(), 256);
-    using Tile_src = Tile<TileType::Vec, uint32_t, 32, 32, BLayout::ColMajor, 32, 32, SLayout::RowMajor, 512>;
+    load("c52_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 64, 32, BLayout::ColMajor, 64, 32, SLayout::RowMajor, 512>;
     Tile_src src;
-    TASSIGN(src, 0x400);
-    load("c52_src.bin", src.data(), 1024);
+    TASSIGN(src, 0x1000);
+    load("c52_src.bin", src.data(), 2048);
     uint16_t index_row_value;
     load("c52_index_row.bin", &index_row_value, 1);
     uint16_t index_col_value;
     load("c52_index_col.bin", &index_col_value, 1);
     profiled::TEXTRACT<profile_cpu>(dst, src, 16, 0);
-    store("c52_dst.out", dst.data(), 256);
+    store("c52_dst.out", dst.data(), 1024);
 }
 
 // case 53 (uint32_t): 32x32 window at (0, 32) of 32x64, row-major to NZ, valid 29x13
