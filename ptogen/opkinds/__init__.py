@@ -27,6 +27,7 @@ from .move import Move
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
 from .remap import Remap
+from .reshape import Reshape
 from .sync import Sync
 from .transfer import Transfer
 from .transpose import Transpose
@@ -51,6 +52,7 @@ KINDS: dict[str, OpKind] = {
         Transpose(),
         Matmul(),
         Remap(),
+        Reshape(),
     )
 }
 
