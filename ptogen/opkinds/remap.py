@@ -133,6 +133,15 @@ CUBE_CASES: list[Case] = [
 ]
 
 
+# Piecewise reads (concatenation): (label, rows, valid rows, (cols, valid cols) of each read tile
+# in order, run-time valid); the destination has the columns and valid columns of all of them.
+PIECES: list[tuple[str, int, int, list[tuple[int, int]], bool]] = [
+    ("16x32 and 16x32 into 16x64", 16, 16, [(32, 32), (32, 32)], False),
+    ("valid 13x20 and 13x31 into 13x51 of 16x64", 16, 13, [(32, 20), (32, 31)], False),
+    ("run-time valid 7x9 and 7x32 into 7x41 of 8x96", 8, 7, [(32, 9), (64, 32)], True),
+]
+
+
 class Remap(Move):
     name: ClassVar[str] = "remap"
     index_notation: ClassVar[bool] = True
@@ -145,12 +154,69 @@ class Remap(Move):
         lhs, rhs = expr.args
         if len(lhs.args) != 2 or semantics.lhs_indices(expr) != ["i", "j"]:
             return [f"{wanted}: the left side's indices use `i` then `j`"]
+        if rhs.op == "call" and rhs.value == "select":
+            return self._check_piecewise(expr)
         if rhs.op != "index" or len(rhs.args) != 2:
             return [f"{wanted}: the right side reads one tile at two indices"]
         plain = [n for n in (lhs, rhs) if [a.op for a in n.args] == ["ivar", "ivar"]]
         if len(plain) != 1:
             return [f"{wanted}: exactly one side is indexed by the bare letters `i, j` (the walked tile)"]
         return []
+
+    def _check_piecewise(self, expr: semantics.Node) -> list[str]:
+        wanted = (
+            "a piecewise remap is `select(j < cols(a), a[i,j], b[i, j - cols(a)])`, each branch one tile "
+            "read at two indices, the destination indexed by `i, j`"
+        )
+        lhs, node = expr.args
+        if [a.op for a in lhs.args] != ["ivar", "ivar"]:
+            return [wanted]
+        while node.op == "call" and node.value == "select":
+            cond, first, node = node.args
+            if cond.op != "icmp" or first.op != "index" or len(first.args) != 2:
+                return [wanted]
+        if node.op != "index" or len(node.args) != 2:
+            return [wanted]
+        return []
+
+    @staticmethod
+    def piecewise(op: OpViewAPI) -> bool:
+        """Whether the right side chooses among reads by conditions on the indices (concatenation)."""
+        return bool(op.loaded.expr.args[1].op == "call")
+
+    @staticmethod
+    def _leaves(op: OpViewAPI) -> list[tuple[semantics.Node | None, semantics.Node]]:
+        """(condition or None for the last, read) of each branch of the right side, in order."""
+        out: list[tuple[semantics.Node | None, semantics.Node]] = []
+        node = op.loaded.expr.args[1]
+        while node.op == "call":
+            cond, first, node = node.args
+            out.append((cond, first))
+        out.append((None, node))
+        return out
+
+    def reads(self, op: OpViewAPI) -> list[str]:
+        """The tiles the right side reads, in order."""
+        return [str(read.value) for _, read in self._leaves(op)]
+
+    def branches(self, op: OpViewAPI) -> list[dict[str, str]]:
+        """Each branch's C++ (condition, tile, row, column) at the walk's `r`, `c`; a tile's extent
+        `cols(x)` is the local `cols_x` (its valid columns, or the row's count from an index tile).
+        The last branch's condition is that its column lies within its tile's count."""
+
+        def spell(name: str) -> str:
+            return {"i": "r", "j": "c"}.get(name) or name.replace("(", "_").replace(")", "")
+
+        out = []
+        for cond, read in self._leaves(op):
+            row, col = (semantics.index_cpp(a, spell) for a in read.args)
+            guard = semantics.index_cpp(cond, spell) if cond is not None else f"{col} < cols_{read.value}"
+            out.append({"cond": guard, "tile": str(read.value), "row": row, "col": col})
+        return out
+
+    def count_tiles(self, op: OpViewAPI) -> list[str]:
+        """Tiles whose per-row counts the index forms read: `<tile>_idx` for each tile read."""
+        return [f"{t}_idx" for t in self.reads(op)]
 
     # ----------------------------------------------------------------- the parse tree's facts
     @staticmethod
@@ -160,7 +226,10 @@ class Remap(Move):
 
     @staticmethod
     def source(op: OpViewAPI) -> str:
-        return str(op.loaded.expr.args[1].value)
+        node = op.loaded.expr.args[1]
+        while node.op == "call":  # a piecewise read: its first branch's tile
+            node = node.args[1]
+        return str(node.value)
 
     def walked(self, op: OpViewAPI) -> str:
         """The tile indexed by the bare letters: the op walks its valid region."""
@@ -185,6 +254,8 @@ class Remap(Move):
 
     def element_map(self, op: OpViewAPI) -> dict[str, str]:
         """C++ of each tile's (row, column) at the walk's loop indices `r`, `c`."""
+        if self.piecewise(op):
+            return {}  # a piecewise read maps each branch on its own (`branches`)
         spell = {"i": "r", "j": "c", **{s: s for s in self.index_scalars(op)}}
         out = {}
         for side in self._sides(op):
@@ -196,6 +267,8 @@ class Remap(Move):
         """(tile, C++ last row, C++ last column) of each tile the walk does not iterate: the index
         at the walk's last element must lie inside that tile's valid region."""
         walked = self.walked(op)
+        if self.piecewise(op):
+            return []
         spell = {"i": "(rows - 1)", "j": "(cols - 1)", **{s: s for s in self.index_scalars(op)}}
         return [
             (str(side.value), *(semantics.index_cpp(a, spell.__getitem__) for a in side.args))  # type: ignore[misc]
@@ -213,6 +286,9 @@ class Remap(Move):
         return ",".join(semantics.index_text(a) for a in self._sides(op)[0].args)
 
     def operand_index(self, op: OpViewAPI, operand: str) -> str:
+        for _, read in self._leaves(op):
+            if str(read.value) == operand:
+                return ",".join(semantics.index_text(a) for a in read.args)
         for side in self._sides(op):
             if str(side.value) == operand:
                 return ",".join(semantics.index_text(a) for a in side.args)
@@ -233,6 +309,10 @@ class Remap(Move):
         )
 
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
+        if self.piecewise(op):  # the reads, then the form's index tiles in its order
+            main = [form.arg(op.domain), *(form.arg(t) for t in self.reads(op))]
+            counts = [p.name for p in form.params if p.type and not p.events and p.name not in main]
+            return [*main, *counts, self.relu(form)[0]]
         tiles = [form.arg(op.domain), form.arg(self.source(op))]
         extra = self.param_tile(form)
         scalar = self.scalar_param(op, form)
@@ -240,12 +320,14 @@ class Remap(Move):
         return [*tiles, *quant, self.relu(form)[0], *(form.arg(s) for s in self.index_scalars(op))]
 
     def form_changes_result(self, op: OpViewAPI, form: FormViewAPI) -> bool:
+        if self.piecewise(op):  # the index forms: the tests' index tiles are zeroed, no column moves
+            return len(self.sim_args(op, form)) > len(self.reads(op)) + 2
         return self.relu(form)[1] == "NormalRelu" or self.scalar_param(op, form) is not None
 
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         forms = []
         for f in op.forms[1:]:
-            if not f.own_result:
+            if not f.own_result or self.piecewise(op):
                 continue
             scalar = self.scalar_param(op, f)
             value = None
@@ -257,6 +339,8 @@ class Remap(Move):
             forms.append({"index": f.index, "relu": self.relu(f)[1] == "NormalRelu", "scalar": value})
         names = sorted({o.name for o in op.spec.operands})
         return {
+            "piecewise": self.piecewise(op),
+            "untouched_forms": [f.index for f in op.forms[1:] if self.piecewise(op) and f.own_result],
             "expr": op.spec.semantics.expr,
             "names": names,
             "remap_forms": forms,
@@ -264,7 +348,73 @@ class Remap(Move):
         }
 
     # ----------------------------------------------------------------- tests
+    def _plan_piecewise(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        dst = op.domain
+        reads = self.reads(op)
+        for dtype, on in self.dtype_profiles(project, op):
+            first = sum(len(x.cases) for x in tests.runtime)
+            cases = []
+            for index, (label, rows, vr, parts, dyn) in enumerate(PIECES, first):
+                tiles = {
+                    name: TileDecl(name, dtype, rows, cols, vr, vc, dyn)
+                    for name, (cols, vc) in zip(reads, parts, strict=False)
+                }
+                cols = sum(c for c, _ in parts[: len(reads)])
+                tiles[dst] = TileDecl(dst, dtype, rows, cols, vr, sum(v for _, v in parts[: len(reads)]), dyn)
+                call = make_call(op, tiles, dict(op.default_values), {})
+                decls = [tiles[dst], *(tiles[n] for n in reads)]
+                cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
+            tests.runtime.append(RuntimeKernel(dtype, {n: dtype for n in (dst, *reads)}, {}, on, cases))
+        plan_rule_cases(project, op, tests)
+
+    def _prepare_piecewise(self, gx: GoldenContext, data: Path) -> list[Check]:
+        op = gx.op
+        dst = op.domain
+        tree = semantics.parse(str(op.extra["expr"]), set(op.extra["names"]))
+        d_type = gx.np_type(gx.group.dtypes[dst])
+        leaves: list[tuple[semantics.Node | None, semantics.Node]] = []
+        node = tree.args[1]
+        while node.op == "call":
+            leaves.append((node.args[0], node.args[1]))
+            node = node.args[2]
+        leaves.append((None, node))
+        checks: list[Check] = []
+        for case in gx.group.cases:
+            k = case.index
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            flats = {}
+            for name, t in case.tiles.items():
+                flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), t.rows * t.cols, f"{seed}/{name}")
+                flats[name].tofile(data / f"c{k}_{name}.bin")
+            t = case.tiles[dst]
+            r, c = np.meshgrid(np.arange(t.valid_rows), np.arange(t.valid_cols), indexing="ij")
+            env: dict[str, Any] = {"i": r, "j": c}
+            for name, ts in case.tiles.items():
+                env[f"rows({name})"], env[f"cols({name})"] = ts.valid_rows, ts.valid_cols
+            want = boxed_logical(flats[dst], t)
+            taken = np.zeros(r.shape, dtype=bool)
+            for cond, read in leaves:  # each element from the first branch whose condition holds
+                ts = case.tiles[str(read.value)]
+                rr, cc = (np.broadcast_to(semantics.index_value(a, env), r.shape) for a in read.args)
+                here = ~taken & (
+                    np.asarray(semantics.index_value(cond, env)) if cond is not None else (cc < ts.valid_cols)
+                )
+                values = boxed_logical(flats[str(read.value)], ts)
+                want[r[here], c[here]] = values[rr[here], cc[here]].astype(d_type)
+                taken |= here
+            label = f"{gx.label} case {k} ({case.label})"
+            checks.append(_whole_check(f"c{k}_{dst}.out", t, want, label, d_type))
+            if case is gx.group.cases[0]:  # index forms with zeroed counts leave dst as it was
+                before = boxed_logical(flats[dst], t)
+                for index in op.extra.get("untouched_forms", []):
+                    what = f"{label}, overload {index} (zero counts)"
+                    checks.append(_whole_check(f"c{k}_{dst}.f{index}.out", t, before, what, d_type))
+        return checks
+
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        if self.piecewise(op):
+            self._plan_piecewise(project, op, tests)
+            return
         dst, src = op.domain, self.source(op)
         walked = self.walked(op)
         rs, cs = (self.index_scalars(op) + ["", ""])[:2]
@@ -318,6 +468,8 @@ class Remap(Move):
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        if gx.op.extra.get("piecewise"):
+            return self._prepare_piecewise(gx, data)
         op = gx.op
         dst = op.domain
         tree = semantics.parse(str(op.extra["expr"]), set(op.extra["names"]))

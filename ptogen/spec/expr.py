@@ -173,6 +173,9 @@ def _index(node: ast.Subscript, names: set[str], bound: set[str] | None) -> Node
 
 
 _AFFINE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+# Index terms naming a tile's valid extent: `cols(src0)` is the number of columns src0 gives a row
+# (its valid columns; an op kind may take it per row from elsewhere, see opkinds/remap.py).
+EXTENTS = ("rows", "cols")
 
 
 def _affine(node: ast.AST, names: set[str], bound: set[str] | None) -> Node:
@@ -184,6 +187,16 @@ def _affine(node: ast.AST, names: set[str], bound: set[str] | None) -> Node:
         if op == "*" and left.op != "const" and right.op != "const":
             raise ExprError(f"{_at(node)}an index multiplies by a constant only, not {ast.unparse(node)!r}")
         return Node("affine", (left, right), value=op)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in EXTENTS
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id in names
+        and not node.keywords
+    ):
+        return Node("extent", (Node("name", value=node.args[0].id),), value=node.func.id)
     if isinstance(node, ast.Name):
         if node.id in names:
             return Node("name", value=node.id)
@@ -198,7 +211,11 @@ def _affine(node: ast.AST, names: set[str], bound: set[str] | None) -> Node:
 
 
 def index_text(node: Node) -> str:
-    """The spelling of one index (`i`, `0`, `i + index_row`, `2 * j + 1`)."""
+    """The spelling of one index (`i`, `0`, `i + index_row`, `2 * j + 1`, `j - cols(src0)`)."""
+    if node.op == "extent":
+        return f"{node.value}({node.args[0].value})"
+    if node.op == "icmp":
+        return f"{index_text(node.args[0])} {node.value} {index_text(node.args[1])}"
     if node.op != "affine":
         return str(node.value)
     left, right = (index_text(a) for a in node.args)
@@ -216,6 +233,8 @@ def index_cpp(node: Node, spell: Callable[[str], str]) -> str:
     """One index as a C++ `int` expression; `spell` names a letter or a scalar operand."""
     if node.op in ("ivar", "name"):
         return spell(str(node.value))
+    if node.op == "extent":
+        return spell(index_text(node))
     if node.op == "const":
         return str(node.value)
     left, right = (index_cpp(a, spell) for a in node.args)
@@ -226,9 +245,15 @@ def index_value(node: Node, env: dict[str, Any]) -> Any:
     """One index evaluated over `env` (a letter or scalar operand -> an int or a numpy array)."""
     if node.op in ("ivar", "name"):
         return env[str(node.value)]
+    if node.op == "extent":
+        return env[index_text(node)]
     if node.op == "const":
         return int(str(node.value))
     left, right = (index_value(a, env) for a in node.args)
+    if node.op == "icmp":
+        return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[
+            str(node.value)
+        ]
     if node.value == "+":
         return left + right
     if node.value == "-":
@@ -238,8 +263,9 @@ def index_value(node: Node, env: dict[str, Any]) -> Any:
 
 def _has_affine(node: Node) -> bool:
     """Whether an index of the expression is more than a letter or 0 (an affine index)."""
-    if node.op == "index" and any(
-        a.op in ("affine", "name") or (a.op == "const" and a.value != 0) for a in node.args
+    if node.op == "icmp" or (
+        node.op == "index"
+        and any(a.op in ("affine", "name", "extent") or (a.op == "const" and a.value != 0) for a in node.args)
     ):
         return True
     return any(_has_affine(a) for a in node.args)
@@ -277,6 +303,15 @@ def _convert_shallow(node: ast.AST, names: set[str], attrs: dict[str, int], boun
 
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return Node("neg", (sub(node.operand),))
+    if (
+        isinstance(node, ast.Compare)
+        and len(node.ops) == 1
+        and type(node.ops[0]) in (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+        and _ivars_in_ast(node)
+    ):
+        # a condition on indices (a piecewise read: concatenation): both sides affine
+        left, right = _affine(node.left, names, bound), _affine(node.comparators[0], names, bound)
+        return Node("icmp", (left, right), value=_CMPOPS[type(node.ops[0])][0])
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         return Node("bin", (sub(node.left), sub(node.right)), value=_BINOPS[type(node.op)][0])
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in FUNCTIONS:
@@ -290,6 +325,11 @@ def _convert_shallow(node: ast.AST, names: set[str], attrs: dict[str, int], boun
         except ExprError as exc:
             raise ExprError(f"{_at(node)}{exc}") from None
     raise ExprError(f"{_at(node)}unsupported construct in index notation {ast.unparse(node)!r}")
+
+
+def _ivars_in_ast(node: ast.AST) -> bool:
+    """Whether an expression names an index letter (a bare name that is not a function)."""
+    return any(isinstance(n, ast.Name) and len(n.id) == 1 for n in ast.walk(node))
 
 
 def _ivars(node: Node) -> set[str]:
@@ -543,17 +583,22 @@ def to_numpy(node: Node, enums: dict[str, str] | None = None, axis: int | None =
     contraction of a product folds with one correctly rounded fused multiply-add per step
     (`rm.fma_fold`), of any other term with one addition per step (`rm.fold_add`)."""
     axes = ""  # the index letters in scope (index notation), in array-axis order
+    gathered = False  # affine index notation: operands are read by numpy's fancy indexing
 
     def go(n: Node) -> str:
         nonlocal axes
         if n.op == "assign" and _has_affine(n):
             # a function of the walk's index grids: each operand read at its computed indices
+            nonlocal gathered
+            gathered = True
             return f"lambda {', '.join(lhs_indices(n))}: {go(n.args[1])}"
         if n.op == "assign":
             axes = "".join(str(a.value) for a in n.args[0].args)
             return go(n.args[1])
-        if n.op == "index" and _has_affine(n):
-            return f"{n.value}[{', '.join(f'rm.ix({index_text(a)})' for a in n.args)}]"
+        if n.op == "icmp":
+            return f"({_numpy_index(n)})"
+        if n.op == "index" and gathered:
+            return f"{n.value}[{', '.join(f'rm.ix({_numpy_index(a)})' for a in n.args)}]"
         if n.op == "index":
             labels = "".join("0" if a.op == "const" else str(a.value) for a in n.args)
             return f"rm.index_view({n.value}, {labels!r}, {axes!r})"
@@ -607,6 +652,9 @@ def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = N
             return rf"\mathrm{{{name}}}_{{{','.join(_latex_index(a) for a in n.args)}}}"
         if n.op == "ivar":
             return str(n.value)
+        if n.op == "icmp":
+            tex = next(v[1] for v in _CMPOPS.values() if v[0] == n.value)
+            return f"{_latex_index(n.args[0])} {tex} {_latex_index(n.args[1])}"
         if n.op == "contract":
             return rf"\sum_{{{n.value}}} {wrap(n.args[0], 7)}"
         if n.op == "reduce":
@@ -652,7 +700,15 @@ def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = N
 
 def _latex_index(node: Node) -> str:
     text = index_text(node).replace("_", r"\_")
-    return re.sub(r"([A-Za-z][A-Za-z\\_]*[A-Za-z_])", r"\\mathrm{\1}", text).replace(" * ", r" \cdot ")
+    return re.sub(r"([A-Za-z][A-Za-z0-9\\_]*[A-Za-z0-9_])", r"\\mathrm{\1}", text).replace(" * ", r" \cdot ")
+
+
+def _numpy_index(node: Node) -> str:
+    """One index as Python over the index grids: a tile's extent is its array's."""
+    text = index_text(node)
+    return re.sub(
+        r"\b(rows|cols)\((\w+)\)", lambda m: f"{m.group(2)}.shape[{EXTENTS.index(m.group(1))}]", text
+    )
 
 
 def reduction(node: Node) -> tuple[str, Node] | None:

@@ -10,6 +10,7 @@
 // Elements the mapping does not reach are left untouched.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include <pto/common/pto_core.hpp>
