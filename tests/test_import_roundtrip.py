@@ -75,6 +75,8 @@ EXACT: tuple[str, ...] = (
     "TRESHAPE.md",
     "tile/ops/layout-and-rearrangement/tconcat.md",
     "TCONCAT.md",
+    "tile/ops/reduce-and-expand/tpairreducesum.md",
+    "TPAIRREDUCESUM.md",
     "tile/ops/elementwise-tile-tile/tabs.md",
     "TABS.md",
     "tile/ops/elementwise-tile-tile/tadd.md",

@@ -101,3 +101,15 @@ def test_same_bytes_is_a_static_rule_with_a_breaking_case() -> None:
     reshape = op("treshape")
     (rv,) = [rv for rv in reshape.rules_for("CPU") if rv.rule.kind == "same_bytes"]
     assert "span the same number of bytes" in rv.rule.text(reshape)
+
+
+def test_a_pair_sum_adds_reads_of_one_tile() -> None:
+    remap = KINDS["remap"]
+    pair = op("tpairreducesum")
+    assert remap.sums(pair) and remap.source(pair) == "src0"  # type: ignore[attr-defined]
+    assert remap.terms(pair) == [  # type: ignore[attr-defined]
+        {"row": "r", "col": "(2 * c)"},
+        {"row": "r", "col": "((2 * c) + 1)"},
+    ]
+    names = {"dst", "src0", "src1"}
+    assert remap.check_expr(expr.parse("dst[i,j] = src0[i, 2 * j] + src1[i, 2 * j + 1]", names))

@@ -142,6 +142,14 @@ PIECES: list[tuple[str, int, int, list[tuple[int, int]], bool]] = [
 ]
 
 
+# Pair sums: (label, rows, cols, valid rows, valid cols, run-time valid); dst has src's shape.
+SUM_SHAPES: list[tuple[str, int, int, int, int, bool]] = [
+    ("16x64", 16, 64, 16, 64, False),
+    ("odd valid 13x37 of 16x64", 16, 64, 13, 37, False),
+    ("run-time valid 7x20 of 8x32", 8, 32, 7, 20, True),
+]
+
+
 class Remap(Move):
     name: ClassVar[str] = "remap"
     index_notation: ClassVar[bool] = True
@@ -156,6 +164,8 @@ class Remap(Move):
             return [f"{wanted}: the left side's indices use `i` then `j`"]
         if rhs.op == "call" and rhs.value == "select":
             return self._check_piecewise(expr)
+        if rhs.op == "bin" and rhs.value == "+":
+            return self._check_sum(expr)
         if rhs.op != "index" or len(rhs.args) != 2:
             return [f"{wanted}: the right side reads one tile at two indices"]
         plain = [n for n in (lhs, rhs) if [a.op for a in n.args] == ["ivar", "ivar"]]
@@ -179,6 +189,39 @@ class Remap(Move):
             return [wanted]
         return []
 
+    def _check_sum(self, expr: semantics.Node) -> list[str]:
+        wanted = "a pair sum is `dst[i,j] = src[i, 2 * j] + src[i, 2 * j + 1]`: reads of one tile added"
+        lhs, rhs = expr.args
+        terms = self._terms(rhs)
+        if [a.op for a in lhs.args] != ["ivar", "ivar"] or any(
+            t.op != "index" or len(t.args) != 2 for t in terms
+        ):
+            return [wanted]
+        if len({str(t.value) for t in terms}) != 1:
+            return [wanted]
+        return []
+
+    @staticmethod
+    def _terms(node: semantics.Node) -> list[semantics.Node]:
+        """The reads a sum adds, left to right."""
+        if node.op == "bin" and node.value == "+":
+            return [*Remap._terms(node.args[0]), *Remap._terms(node.args[1])]
+        return [node]
+
+    @staticmethod
+    def sums(op: OpViewAPI) -> bool:
+        """Whether the right side adds reads of one tile (a pair reduction)."""
+        rhs = op.loaded.expr.args[1]
+        return bool(rhs.op == "bin" and rhs.value == "+")
+
+    def terms(self, op: OpViewAPI) -> list[dict[str, str]]:
+        """Each added read's C++ (row, column) at the walk's `r`, `c`, in order."""
+        spell = {"i": "r", "j": "c"}.__getitem__
+        return [
+            dict(zip(("row", "col"), (semantics.index_cpp(a, spell) for a in t.args), strict=True))
+            for t in self._terms(op.loaded.expr.args[1])
+        ]
+
     @staticmethod
     def piecewise(op: OpViewAPI) -> bool:
         """Whether the right side chooses among reads by conditions on the indices (concatenation)."""
@@ -189,6 +232,8 @@ class Remap(Move):
         """(condition or None for the last, read) of each branch of the right side, in order."""
         out: list[tuple[semantics.Node | None, semantics.Node]] = []
         node = op.loaded.expr.args[1]
+        if node.op == "bin":  # a sum: its reads, none conditional
+            return [(None, t) for t in Remap._terms(node)]
         while node.op == "call":
             cond, first, node = node.args
             out.append((cond, first))
@@ -227,8 +272,8 @@ class Remap(Move):
     @staticmethod
     def source(op: OpViewAPI) -> str:
         node = op.loaded.expr.args[1]
-        while node.op == "call":  # a piecewise read: its first branch's tile
-            node = node.args[1]
+        while node.op in ("call", "bin"):  # a piecewise read or a sum: its first read's tile
+            node = node.args[1] if node.op == "call" else node.args[0]
         return str(node.value)
 
     def walked(self, op: OpViewAPI) -> str:
@@ -254,8 +299,8 @@ class Remap(Move):
 
     def element_map(self, op: OpViewAPI) -> dict[str, str]:
         """C++ of each tile's (row, column) at the walk's loop indices `r`, `c`."""
-        if self.piecewise(op):
-            return {}  # a piecewise read maps each branch on its own (`branches`)
+        if self.piecewise(op) or self.sums(op):
+            return {}  # a piecewise read maps each branch on its own (`branches`), a sum each term
         spell = {"i": "r", "j": "c", **{s: s for s in self.index_scalars(op)}}
         out = {}
         for side in self._sides(op):
@@ -267,7 +312,7 @@ class Remap(Move):
         """(tile, C++ last row, C++ last column) of each tile the walk does not iterate: the index
         at the walk's last element must lie inside that tile's valid region."""
         walked = self.walked(op)
-        if self.piecewise(op):
+        if self.piecewise(op) or self.sums(op):
             return []
         spell = {"i": "(rows - 1)", "j": "(cols - 1)", **{s: s for s in self.index_scalars(op)}}
         return [
@@ -309,6 +354,8 @@ class Remap(Move):
         )
 
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
+        if self.sums(op):
+            return [form.arg(op.domain), form.arg(self.source(op))]
         if self.piecewise(op):  # the reads, then the form's index tiles in its order
             main = [form.arg(op.domain), *(form.arg(t) for t in self.reads(op))]
             counts = [p.name for p in form.params if p.type and not p.events and p.name not in main]
@@ -340,6 +387,7 @@ class Remap(Move):
         names = sorted({o.name for o in op.spec.operands})
         return {
             "piecewise": self.piecewise(op),
+            "sums": self.sums(op),
             "untouched_forms": [f.index for f in op.forms[1:] if self.piecewise(op) and f.own_result],
             "expr": op.spec.semantics.expr,
             "names": names,
@@ -411,7 +459,64 @@ class Remap(Move):
                     checks.append(_whole_check(f"c{k}_{dst}.f{index}.out", t, before, what, d_type))
         return checks
 
+    def _plan_sum(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        dst, src = op.domain, self.source(op)
+        for dtype, on in self.dtype_profiles(project, op):
+            first = sum(len(x.cases) for x in tests.runtime)
+            cases = []
+            for index, (label, rows, cols, vr, vc, dyn) in enumerate(SUM_SHAPES, first):
+                tiles = {n: TileDecl(n, dtype, rows, cols, vr, vc, dyn) for n in (dst, src)}
+                call = make_call(op, tiles, dict(op.default_values), {})
+                decls = [tiles[dst], tiles[src]]
+                cases.append(RuntimeCase(index, label, decls, {}, call, layout_addresses(project, decls)))
+            tests.runtime.append(RuntimeKernel(dtype, {dst: dtype, src: dtype}, {}, on, cases))
+        plan_rule_cases(project, op, tests)
+
+    def _prepare_sum(self, gx: GoldenContext, data: Path) -> list[Check]:
+        op = gx.op
+        dst = op.domain
+        tree = semantics.parse(str(op.extra["expr"]), set(op.extra["names"]))
+        terms = Remap._terms(tree.args[1])
+        d_type = gx.np_type(gx.group.dtypes[dst])
+        checks: list[Check] = []
+        for case in gx.group.cases:
+            k = case.index
+            seed = f"{gx.op_name}/{gx.entry.group}/{k}"
+            flats = {}
+            for name, t in case.tiles.items():
+                flats[name] = inputs(gx.np_type(gx.group.dtypes[name]), t.rows * t.cols, f"{seed}/{name}")
+                flats[name].tofile(data / f"c{k}_{name}.bin")
+            t = case.tiles[dst]
+            src = str(terms[0].value)
+            ts = case.tiles[src]
+            values = boxed_logical(flats[src], ts)
+            width = np.float64 if d_type.kind == "f" or d_type.name == "bfloat16" else np.int64
+            want = np.zeros((t.rows, t.cols), dtype=d_type)  # the rest of the tile is zero
+            r, c = np.meshgrid(np.arange(t.valid_rows), np.arange(t.valid_cols), indexing="ij")
+            env: dict[str, Any] = {"i": r, "j": c}
+            total = np.zeros(r.shape, dtype=width)
+            first_in = None
+            for n, term in enumerate(terms):  # a read outside the source's valid columns adds 0
+                rr, cc = (np.broadcast_to(semantics.index_value(a, env), r.shape) for a in term.args)
+                inside = cc < ts.valid_cols
+                first_in = inside if n == 0 else first_in
+                picked = values[rr, np.where(inside, cc, 0)].astype(width)
+                total = total + np.where(inside, picked, 0)
+            assert first_in is not None
+            with np.errstate(all="ignore"):
+                if width is np.float64:  # one rounding of the exact pair sum to the element type
+                    sums = total.astype(np.float32).astype(d_type)
+                else:
+                    sums = total.astype(d_type)
+            want[r[first_in], c[first_in]] = sums[first_in]
+            label = f"{gx.label} case {k} ({case.label})"
+            checks.append(_whole_check(f"c{k}_{dst}.out", t, want, label, d_type))
+        return checks
+
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
+        if self.sums(op):
+            self._plan_sum(project, op, tests)
+            return
         if self.piecewise(op):
             self._plan_piecewise(project, op, tests)
             return
@@ -468,6 +573,8 @@ class Remap(Move):
         plan_rule_cases(project, op, tests)
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
+        if gx.op.extra.get("sums"):
+            return self._prepare_sum(gx, data)
         if gx.op.extra.get("piecewise"):
             return self._prepare_piecewise(gx, data)
         op = gx.op
