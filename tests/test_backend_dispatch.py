@@ -147,6 +147,8 @@ def _expected(
     types = [t.name for t in form.template if t.kind == "typename"]
 
     def subst(expr: str) -> str:
+        if expr.strip() in by_param:  # a defaulted parameter keeps its name in the reduced dispatch
+            return f"({by_param[expr.strip()]})"
         expr = re.sub(r"\ba(\d+)\b", lambda x: f"({by_param[params[int(x.group(1))].name]})", expr)
         return re.sub(r"\bV(\d+)\b", lambda x: f"({value_args[int(x.group(1))]})", expr)
 

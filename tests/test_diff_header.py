@@ -160,6 +160,12 @@ UPSTREAM_TOKENS = [
 ]
 
 
+def _gap_lines() -> list[str]:
+    """The known gaps (tests/fixtures/upstream_declaration_gaps.txt), argued in their specs' notes."""
+    text = (ROOT / "tests/fixtures/upstream_declaration_gaps.txt").read_text()
+    return [line for line in text.splitlines() if line and not line.startswith("#")]
+
+
 def test_generated_header_has_upstream_declarations_token_for_token() -> None:
     """Every upstream declaration of a covered intrinsic (pinned facts of upstream's header) is in
     the generated header token for token: template head, guards, names, qualifier, return type."""
@@ -169,11 +175,16 @@ def test_generated_header_has_upstream_declarations_token_for_token() -> None:
     pinned = [(name, text) for name, text in UPSTREAM_TOKENS if name in ours]
     # 128 + the 17 of TMOV, TMOV_FP and TTRANS + the 13 of the matrix set + TFILLPAD's 2, TFILLPAD_INPLACE,
     # TFILLPAD_EXPAND and TSTORE_FP + the 9 of TPART*, TCI and TTRI + the 13 of issue #24's TSORT32 (2),
-    # TMRGSORT (4), TGATHER (3), TGATHERB, TSCATTER (2) and THISTOGRAM
-    assert len(pinned) == 185
+    # TMRGSORT (4), TGATHER (3), TGATHERB, TSCATTER (2) and THISTOGRAM + the 21 of TEXTRACT, TEXTRACT_FP,
+    # TINSERT, TINSERT_FP, TRESHAPE, TCONCAT and TPAIRREDUCESUM (two of them known gaps)
+    assert len(pinned) == 206
     differing = [(name, text) for name, text in pinned if text not in ours[name]]
-    # TFILLPAD's two forms leave out upstream's location guards, which tfillpad.yaml's notes argue
-    assert {name for name, _ in differing} <= ARGUED_DEPARTURES and len(differing) == 2
+    gaps = [line.split(" ", 1)[0] for line in _gap_lines()]
+    # TFILLPAD's two forms leave out upstream's location guards, which tfillpad.yaml's notes argue;
+    # the known gaps are declarations not generated at all
+    argued = [name for name, _ in differing if name not in gaps]
+    assert set(argued) <= ARGUED_DEPARTURES and len(argued) == 2
+    assert sorted(name for name, _ in differing if name in gaps) == sorted(gaps)
     notes = arguing_notes(load_specs(ROOT / "specs", ROOT))
     assert all(name in notes for name in ARGUED_DEPARTURES)
 

@@ -98,13 +98,16 @@ def parse_signature(sig: str) -> tuple[str, str, str, list[dict[str, Any]], list
             ptype, pname = p.split("&", 1)
             out.append({"name": pname, "type": ptype.removeprefix("const "), "operand": pname})
         else:
+            p, _, default = (x.strip() for x in p.partition("="))  # `uint16_t indexRow = 0`
             if " " not in p:
                 raise ImportProblem(f"cannot read the C++ parameter {p!r} in: {sig}")
             ptype, pname = p.rsplit(" ", 1)
             ptype = ptype.removeprefix("const ")
             builtin = ptype in _BUILTIN_SCALARS
             key = "value_type" if kinds.get(ptype) == "typename" or builtin else "attr"
-            out.append({"name": pname, key: ptype, "operand": pname})
+            out.append(
+                {"name": pname, key: ptype, "operand": pname, **({"default": default} if default else {})}
+            )
     for entry in out:
         if "operand" in entry:  # spec operand names are snake_case; C++ parameters may be camelCase
             entry["operand"] = _snake(entry["operand"])
@@ -197,8 +200,14 @@ def latex_to_index_notation(math: str, names: set[str], attrs: dict[str, int] | 
     kind with `index_notation`): `\mathrm{x}_{i,k}` is `x[i,k]`, `\sum_{k} t` is `sum(k, t)`
     with the term running to the next `+` or `-` outside brackets (a sum binds like `+`)."""
     text = math.replace(r"\_", "_").replace(r"\left(", "(").replace(r"\right)", ")")
-    text = re.sub(r"\\mathrm\{(\w+)\}_\{([\w,]+)\}", lambda m: f"{m.group(1)}[{m.group(2)}]", text)
+    text = _index_subscripts(text)
+    text = re.sub(r"\\mathrm\{(\w+)\}", r"\1", text)  # a name outside subscripts: `cols(src0)`
     text = text.replace(r"\cdot", "*")
+    lhs, eq, rhs = text.partition("=")
+    if eq:  # `(c) ? a : b` -> `select(c, a, b)`, the condition without the page's brackets
+        text = f"{lhs}{eq} " + re.sub(
+            r"select\(\(([^()]*(?:\([^()]*\))?[^()]*)\),", r"select(\1,", _ternary(rhs.strip())
+        )
     while (m := re.search(r"\\sum_\{(\w+)\}\s*", text)) is not None:
         end, depth = m.end(), 0
         while end < len(text):
@@ -227,6 +236,39 @@ def latex_to_index_notation(math: str, names: set[str], attrs: dict[str, int] | 
         text = f"{lhs} = {rhs}"
     semantics.parse(text, names, attrs)  # checks it, with a located error
     return text
+
+
+def _index_subscripts(text: str) -> str:
+    """`\\mathrm{x}_{i + \\mathrm{r0},2 \\cdot j}` -> `x[i + r0,2 * j]`: each operand at its indices,
+    affine ones included (the remap kind's `index_text` in LaTeX)."""
+    out, i = "", 0
+    for m in re.finditer(r"\\mathrm\{(\w+)\}_\{", text):
+        if m.start() < i:
+            continue
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            j += 1
+        inner = re.sub(r"\\mathrm\{(\w+)\}", r"\1", text[m.end() : j - 1]).replace(r"\cdot", "*")
+        parts = [x.strip() for x in _split_top(inner)]
+        joined = (", " if any(" " in x for x in parts) else ",").join(parts)  # as specs spell them
+        out += f"{text[i : m.start()]}{m.group(1)}[{joined}]"
+        i = j
+    return out + text[i:]
+
+
+def _split_top(text: str) -> list[str]:
+    """`a, f(b, c)` -> [`a`, ` f(b, c)`]: split at the commas outside brackets."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "(["
+        depth -= ch in ")]"
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [*parts, cur]
 
 
 def _drop_subscripts(text: str) -> str:
@@ -323,8 +365,21 @@ def _ternary(text: str) -> str:
                 depth2 -= ch2 == ")"
                 if ch2 == ":" and depth2 == 0:
                     yes, no = _ternary(rest[:j].strip()), _ternary(rest[j + 1 :].strip())
-                    return f"select({cond.strip()}, {yes}, {no})"
+                    return f"select({cond.strip()}, {_unwrapped(yes)}, {_unwrapped(no)})"
     return text
+
+
+def _unwrapped(text: str) -> str:
+    """`(a - b)` -> `a - b`: a branch without the brackets the page sets around it."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return text
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and i < len(text) - 1:
+            return text  # `(a) + (b)`: the first bracket closes before the end
+    return text[1:-1]
 
 
 def canonical(node: semantics.Node) -> str:
@@ -1014,8 +1069,10 @@ def _ops_of_params(
             asm = f"{enum.asm}<...>" if enum is not None and enum.asm else "attr"
             out.append(_operand(name, "attr", asm, rows) | {"enum": p["attr"]})
         else:
-            dst = name == "dst" or name.startswith("dst_")  # a further result (`dst_val`)
-            role = "dst" if dst else ("tmp" if name == "tmp" else "src")
+            # a further result (`dst_val`); an index tile beside the result (TCONCAT's `dst_idx`,
+            # per-row counts) is not one
+            dst = name == "dst" or (name.startswith("dst_") and not name.endswith("_idx"))
+            role = "dst" if dst else ("tmp" if name in ("tmp", "dst_idx") else "src")
             glob = "Global" in p["type"]
             typ = "!pto.partition_tensor_view<MxNxdtype>" if glob else "!pto.tile<...>"
             out.append(_operand(name, role, typ, rows, glob=glob))

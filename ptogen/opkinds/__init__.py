@@ -31,6 +31,8 @@ from .move import Move
 from .partial import Partial
 from .predicate import Predicate
 from .reduce import ColReduce, RowReduce
+from .remap import Remap
+from .reshape import Reshape
 from .sort import BlockSort, MergeSort
 from .sync import Sync
 from .transfer import Transfer
@@ -64,6 +66,8 @@ KINDS: dict[str, OpKind] = {
         BlockGather(),
         Scatter(),
         Histogram(),
+        Remap(),
+        Reshape(),
     )
 }
 

@@ -35,6 +35,7 @@ from .core import CORE_KINDS
 from .dtype_tuples import DTypeTuplesRule
 from .location_pairs import LOCATION_PAIRS_KINDS
 from .locations import LOCATION_KINDS
+from .same_bytes import SameBytesRule
 from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
 from .union_region import UnionRegionRule
@@ -62,6 +63,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     ValidRangeRule,
     DTypeTuplesRule,
     UnionRegionRule,
+    SameBytesRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

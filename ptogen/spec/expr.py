@@ -11,6 +11,9 @@ row). An index is a letter bound by the left side or by an enclosing `sum(var, t
 constant 0; `sum(k, x * y)` folds over k in order, from zero, each step one fused multiply-add.
 A letter in scope may also be a value of the right side (`dst[i,j] = select(j <= i, 1, 0)`): its
 loop index in the compute type.
+An index may also be affine (the remap kind's slices and strides): letters, non-negative integer
+constants and scalar operands joined by `+`, `-` and `*` with a constant, e.g. `src[i + r0, 2*j + 1]`;
+on the left side each index then holds exactly one letter (`dst[i + r0, j + c0] = src[i, j]`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 # name -> (arity, C++ helper, numpy helper, LaTeX operator name)
 FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
@@ -135,7 +139,7 @@ def _parse_assignment(text: str, names: set[str], attrs: dict[str, int]) -> Node
     if not isinstance(target, ast.Subscript):
         raise ExprError(f"{_at(target)}the left side is an operand at indices, e.g. `dst[i,j]`")
     lhs = _index(target, names, bound=None)
-    free = [str(a.value) for a in lhs.args]
+    free = [v for a in lhs.args for v in sorted(_ivars(a))]
     if len(set(free)) != len(free):
         raise ExprError(f"{_at(target)}an index repeats on the left side")
     rhs = _convert_indexed(stmt.value, names, attrs, set(free))
@@ -150,7 +154,12 @@ def _index(node: ast.Subscript, names: set[str], bound: set[str] | None) -> Node
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     out = []
     for part in parts:
-        if isinstance(part, ast.Name) and part.id not in names:
+        if isinstance(part, ast.BinOp):
+            affine = _affine(part, names, bound)
+            if bound is None and len(_ivars(affine)) != 1:
+                raise ExprError(f"{_at(part)}an index of the left side holds exactly one letter")
+            out.append(affine)
+        elif isinstance(part, ast.Name) and part.id not in names:
             if bound is not None and part.id not in bound:
                 raise ExprError(
                     f"{_at(part)}index {part.id!r} is not bound (bound: {', '.join(sorted(bound))})"
@@ -163,6 +172,110 @@ def _index(node: ast.Subscript, names: set[str], bound: set[str] | None) -> Node
         else:
             raise ExprError(f"{_at(part)}an index is a letter or 0, not {ast.unparse(part)!r}")
     return Node("index", tuple(out), value=node.value.id)
+
+
+_AFFINE_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+# Index terms naming a tile's valid extent: `cols(src0)` is the number of columns src0 gives a row
+# (its valid columns; an op kind may take it per row from elsewhere, see opkinds/remap.py).
+EXTENTS = ("rows", "cols")
+
+
+def _affine(node: ast.AST, names: set[str], bound: set[str] | None) -> Node:
+    """An affine index: letters (bound ones on the right side), non-negative integer constants and
+    scalar operands, joined by `+`, `-` and `*` where one factor of a product is a constant."""
+    if isinstance(node, ast.BinOp) and type(node.op) in _AFFINE_OPS:
+        left, right = _affine(node.left, names, bound), _affine(node.right, names, bound)
+        op = _AFFINE_OPS[type(node.op)]
+        if op == "*" and left.op != "const" and right.op != "const":
+            raise ExprError(f"{_at(node)}an index multiplies by a constant only, not {ast.unparse(node)!r}")
+        return Node("affine", (left, right), value=op)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in EXTENTS
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id in names
+        and not node.keywords
+    ):
+        return Node("extent", (Node("name", value=node.args[0].id),), value=node.func.id)
+    if isinstance(node, ast.Name):
+        if node.id in names:
+            return Node("name", value=node.id)
+        if bound is not None and node.id not in bound:
+            raise ExprError(f"{_at(node)}index {node.id!r} is not bound (bound: {', '.join(sorted(bound))})")
+        return Node("ivar", value=node.id)
+    if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0:
+        return Node("const", value=node.value)
+    raise ExprError(
+        f"{_at(node)}an index term is a letter, a scalar operand or an integer, not {ast.unparse(node)!r}"
+    )
+
+
+def index_text(node: Node) -> str:
+    """The spelling of one index (`i`, `0`, `i + index_row`, `2 * j + 1`, `j - cols(src0)`)."""
+    if node.op == "extent":
+        return f"{node.value}({node.args[0].value})"
+    if node.op == "icmp":
+        return f"{index_text(node.args[0])} {node.value} {index_text(node.args[1])}"
+    if node.op != "affine":
+        return str(node.value)
+    left, right = (index_text(a) for a in node.args)
+    if node.value == "*":
+        left, right = (
+            f"({t})" if a.op == "affine" and a.value != "*" else t
+            for a, t in zip(node.args, (left, right), strict=True)
+        )
+    elif node.value == "-" and node.args[1].op == "affine" and node.args[1].value != "*":
+        right = f"({right})"
+    return f"{left} {node.value} {right}"
+
+
+def index_cpp(node: Node, spell: Callable[[str], str]) -> str:
+    """One index as a C++ `int` expression; `spell` names a letter or a scalar operand."""
+    if node.op in ("ivar", "name"):
+        return spell(str(node.value))
+    if node.op == "extent":
+        return spell(index_text(node))
+    if node.op == "const":
+        return str(node.value)
+    left, right = (index_cpp(a, spell) for a in node.args)
+    return f"({left} {node.value} {right})"
+
+
+def index_value(node: Node, env: dict[str, Any]) -> Any:
+    """One index evaluated over `env` (a letter or scalar operand -> an int or a numpy array)."""
+    if node.op in ("ivar", "name"):
+        return env[str(node.value)]
+    if node.op == "extent":
+        return env[index_text(node)]
+    if node.op == "const":
+        return int(str(node.value))
+    left, right = (index_value(a, env) for a in node.args)
+    if node.op == "icmp":
+        return {"<": left < right, "<=": left <= right, ">": left > right, ">=": left >= right}[
+            str(node.value)
+        ]
+    if node.value == "+":
+        return left + right
+    if node.value == "-":
+        return left - right
+    return left * right
+
+
+def _has_affine(node: Node) -> bool:
+    """Whether an index of the expression is more than a letter or 0 (an affine index)."""
+    if node.op == "icmp" or (
+        node.op == "index"
+        and any(a.op in ("affine", "name", "extent") or (a.op == "const" and a.value != 0) for a in node.args)
+    ):
+        return True
+    return any(_has_affine(a) for a in node.args)
+
+
+def index_letters(node: Node) -> set[str]:
+    """The index letters an index (or any expression) uses."""
+    return _ivars(node)
 
 
 def _convert_indexed(node: ast.AST, names: set[str], attrs: dict[str, int], bound: set[str]) -> Node:
@@ -202,6 +315,16 @@ def _convert_shallow(node: ast.AST, names: set[str], attrs: dict[str, int], boun
         fn = node.func.id
         if len(node.args) != FUNCTIONS[fn][0] or node.keywords:
             raise ExprError(f"{_at(node)}{fn}() takes {FUNCTIONS[fn][0]} arguments")
+        reads = any(isinstance(n, ast.Subscript) for a in node.args[1:] for n in ast.walk(a))
+        if fn == "select" and _index_condition(node.args[0]) and reads:
+            # a select on a condition over indices between operand reads (a piecewise read:
+            # concatenation) chooses which operand is read where; a comparison elsewhere (TTRI's
+            # `j <= i + diagonal`, a select of plain values) is a value
+            cond = node.args[0]
+            assert isinstance(cond, ast.Compare)
+            left, right = _affine(cond.left, names, bound), _affine(cond.comparators[0], names, bound)
+            icmp = Node("icmp", (left, right), value=_CMPOPS[type(cond.ops[0])][0])
+            return Node("call", (icmp, *(sub(a) for a in node.args[1:])), value=fn)
         return Node("call", tuple(sub(a) for a in node.args), value=fn)
     if isinstance(node, (ast.Name, ast.Constant)):
         try:
@@ -209,6 +332,21 @@ def _convert_shallow(node: ast.AST, names: set[str], attrs: dict[str, int], boun
         except ExprError as exc:
             raise ExprError(f"{_at(node)}{exc}") from None
     raise ExprError(f"{_at(node)}unsupported construct in index notation {ast.unparse(node)!r}")
+
+
+def _index_condition(node: ast.AST) -> bool:
+    """Whether a select's condition is an ordering of index terms (both sides affine in the letters)."""
+    return (
+        isinstance(node, ast.Compare)
+        and len(node.ops) == 1
+        and type(node.ops[0]) in (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+        and _ivars_in_ast(node)
+    )
+
+
+def _ivars_in_ast(node: ast.AST) -> bool:
+    """Whether an expression names an index letter (a bare name that is not a function)."""
+    return any(isinstance(n, ast.Name) and len(n.id) == 1 for n in ast.walk(node))
 
 
 def _ivars(node: Node) -> set[str]:
@@ -225,7 +363,7 @@ def is_assignment(node: Node) -> bool:
 
 def lhs_indices(node: Node) -> list[str]:
     """The index letters of an assignment's left side, in order."""
-    return [str(a.value) for a in node.args[0].args]
+    return [v for a in node.args[0].args for v in sorted(_ivars(a))]
 
 
 def contractions(node: Node) -> list[Node]:
@@ -238,7 +376,7 @@ def contractions(node: Node) -> list[Node]:
 
 def indexed(node: Node) -> list[tuple[str, tuple[str, ...]]]:
     """Each operand read at indices, with its index spellings ("0" for the constant), in order."""
-    found = [(str(node.value), tuple(str(a.value) for a in node.args))] if node.op == "index" else []
+    found = [(str(node.value), tuple(index_text(a) for a in node.args))] if node.op == "index" else []
     for a in node.args:
         found += indexed(a)
     return found
@@ -362,7 +500,7 @@ def to_cpp(
         if n.op == "index":
             if at is None:
                 raise ExprError("indexed operands need an element accessor")
-            return at(str(n.value), tuple(str(a.value) for a in n.args))
+            return at(str(n.value), tuple(index_text(a) for a in n.args))
         if n.op == "ivar":
             return f"{ctype}({n.value})"
         if n.op == "contract":
@@ -462,12 +600,22 @@ def to_numpy(node: Node, enums: dict[str, str] | None = None, axis: int | None =
     contraction of a product folds with one correctly rounded fused multiply-add per step
     (`rm.fma_fold`), of any other term with one addition per step (`rm.fold_add`)."""
     axes = ""  # the index letters in scope (index notation), in array-axis order
+    gathered = False  # affine index notation: operands are read by numpy's fancy indexing
 
     def go(n: Node) -> str:
         nonlocal axes
+        if n.op == "assign" and _has_affine(n):
+            # a function of the walk's index grids: each operand read at its computed indices
+            nonlocal gathered
+            gathered = True
+            return f"lambda {', '.join(lhs_indices(n))}: {go(n.args[1])}"
         if n.op == "assign":
             axes = "".join(str(a.value) for a in n.args[0].args)
             return go(n.args[1])
+        if n.op == "icmp":
+            return f"({_numpy_index(n)})"
+        if n.op == "index" and gathered:
+            return f"{n.value}[{', '.join(f'rm.ix({_numpy_index(a)})' for a in n.args)}]"
         if n.op == "index":
             labels = "".join("0" if a.op == "const" else str(a.value) for a in n.args)
             return f"rm.index_view({n.value}, {labels!r}, {axes!r})"
@@ -518,9 +666,12 @@ def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = N
             return f"{go(n.args[0])} = {go(n.args[1])}"
         if n.op == "index":
             name = str(n.value).replace("_", r"\_")  # an underscore in \mathrm is a subscript
-            return rf"\mathrm{{{name}}}_{{{','.join(str(a.value) for a in n.args)}}}"
+            return rf"\mathrm{{{name}}}_{{{','.join(_latex_index(a) for a in n.args)}}}"
         if n.op == "ivar":
             return str(n.value)
+        if n.op == "icmp":
+            tex = next(v[1] for v in _CMPOPS.values() if v[0] == n.value)
+            return f"{_latex_index(n.args[0])} {tex} {_latex_index(n.args[1])}"
         if n.op == "contract":
             return rf"\sum_{{{n.value}}} {wrap(n.args[0], 7)}"
         if n.op == "reduce":
@@ -562,6 +713,19 @@ def to_latex(node: Node, ref: Callable[[str], str], reduce_index: str | None = N
         return rf"\left({text}\right)" if _prec(n) < prec else text
 
     return go(node)
+
+
+def _latex_index(node: Node) -> str:
+    text = index_text(node).replace("_", r"\_")
+    return re.sub(r"([A-Za-z][A-Za-z0-9\\_]*[A-Za-z0-9_])", r"\\mathrm{\1}", text).replace(" * ", r" \cdot ")
+
+
+def _numpy_index(node: Node) -> str:
+    """One index as Python over the index grids: a tile's extent is its array's."""
+    text = index_text(node)
+    return re.sub(
+        r"\b(rows|cols)\((\w+)\)", lambda m: f"{m.group(2)}.shape[{EXTENTS.index(m.group(1))}]", text
+    )
 
 
 def reduction(node: Node) -> tuple[str, Node] | None:

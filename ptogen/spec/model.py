@@ -472,6 +472,11 @@ class Param(Strict):
         description="an overload's parameter that passes a scalar operand as a tile (`type`); the value is "
         "the tile's element (0, 0), e.g. TCMPS's tile form",
     )
+    default: Annotated[str, Field(pattern=r"^[A-Za-z0-9_:.+-]+$", max_length=60)] | None = Field(
+        default=None,
+        description="the default argument of a scalar passed by value, as upstream declares it "
+        "(`uint16_t indexRow = 0`)",
+    )
 
     @model_validator(mode="after")
     def _shape(self) -> Param:
@@ -481,6 +486,8 @@ class Param(Strict):
             raise ValueError("a parameter must name its `operand` (or be the `events` pack)")
         if self.from_tile and self.type is None:
             raise ValueError("a `from_tile` parameter is a tile: give its `type`")
+        if self.default is not None and self.value_type is None:
+            raise ValueError("only a scalar passed by value (`value_type`) takes a `default`")
         return self
 
 

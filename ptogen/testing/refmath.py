@@ -412,3 +412,9 @@ def fma_fold(x: Array, y: Array, axis: int) -> Array:
         else:
             raise TypeError(f"fma_fold: no exact fused multiply-add for {acc.dtype}")
     return acc
+
+
+def ix(x: Array) -> Array:
+    """An affine index of index notation (spec/expr.py) as integers: the walk's index grids and the
+    scalar operands (0-d arrays in the compute type) combined, for numpy's fancy indexing."""
+    return np.rint(np.asarray(x, dtype=np.float64)).astype(np.int64)
