@@ -326,8 +326,15 @@ def _scalar_default(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, str]
             owner = next(q.operand for q in intr.params if q.type == p.dtype_of)
             out[str(p.operand)] = f"{tiles[str(owner)].type_name}::DType{{}}"
         elif p.value_type is not None:
-            out[str(p.operand)] = f"{tiles[op.compute_operand].type_name}::DType{{}}"
+            stated = stated_scalar_dtype(op, p.value_type)
+            out[str(p.operand)] = f"{stated or tiles[op.compute_operand].type_name + '::DType'}{{}}"
     return out
+
+
+def stated_scalar_dtype(op: OpViewAPI, value_type: str) -> str | None:
+    """The element type a by-value scalar parameter names (`float deqScale`), None for another
+    type (a template parameter, an address type)."""
+    return op.targets.dtype(value_type).name if op.targets.has_dtype(value_type) else None
 
 
 def tile_operands(op: OpViewAPI) -> list[str]:
@@ -364,7 +371,8 @@ def shaped(op: OpViewAPI, tile: TileDecl) -> TileDecl:
 
 
 def scalar_dtypes(op: OpViewAPI, dtypes: dict[str, str]) -> dict[str, str]:
-    """Element type of each scalar operand: that of the tile its `typename T::DType` names."""
+    """Element type of each scalar operand: that of the tile its `typename T::DType` names, the
+    element type a by-value parameter states (TADDDEQRELU's `float deqScale`), else the compute type."""
     out: dict[str, str] = {}
     intr = op.spec.intrinsic
     if intr is None:
@@ -374,7 +382,7 @@ def scalar_dtypes(op: OpViewAPI, dtypes: dict[str, str]) -> dict[str, str]:
             owner = next(q.operand for q in intr.params if q.type == p.dtype_of)
             out[str(p.operand)] = dtypes[str(owner)]
         elif p.value_type is not None:
-            out[str(p.operand)] = dtypes[op.compute_operand]
+            out[str(p.operand)] = stated_scalar_dtype(op, p.value_type) or dtypes[op.compute_operand]
     return out
 
 

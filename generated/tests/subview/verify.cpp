@@ -13,7 +13,7 @@ void legal_a2a3() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    profiled::TSUBVIEW<profile_a2a3>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // legal twin: every rule of the profile holds
@@ -22,7 +22,7 @@ void legal_a5() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    profiled::TSUBVIEW<profile_a5>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_a5>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // legal twin: every rule of the profile holds
@@ -31,7 +31,7 @@ void legal_cpu() {
     Tile_dst dst;
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
-    profiled::TSUBVIEW<profile_cpu>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_cpu>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 00_dtype (dtype) of the A2A3 profile
@@ -42,7 +42,7 @@ void fail_a2a3_00_dtype() {
     using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_a2a3>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 03_same_dtype (same_dtype) of the A2A3 profile
@@ -53,7 +53,7 @@ void fail_a2a3_03_same_dtype() {
     using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_a2a3>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 04_same_storage (same_storage) of the A2A3 profile
@@ -64,7 +64,7 @@ void fail_a2a3_04_same_storage() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_a2a3>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 05_valid_bounds (valid_bounds) of the A2A3 profile
@@ -75,7 +75,7 @@ void fail_a2a3_05_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_a2a3>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_a2a3>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 01_dtype (dtype) of the A5 profile
@@ -86,7 +86,7 @@ void fail_a5_01_dtype() {
     using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_a5>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_a5>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 03_same_dtype (same_dtype) of the A5 profile
@@ -97,7 +97,7 @@ void fail_a5_03_same_dtype() {
     using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_a5>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_a5>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 04_same_storage (same_storage) of the A5 profile
@@ -108,7 +108,7 @@ void fail_a5_04_same_storage() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_a5>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_a5>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 05_valid_bounds (valid_bounds) of the A5 profile
@@ -119,7 +119,7 @@ void fail_a5_05_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_a5>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_a5>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 02_dtype (dtype) of the CPU profile
@@ -130,7 +130,7 @@ void fail_cpu_02_dtype() {
     using Tile_src = Tile<TileType::Vec, int4b_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_cpu>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_cpu>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 03_same_dtype (same_dtype) of the CPU profile
@@ -141,7 +141,7 @@ void fail_cpu_03_same_dtype() {
     using Tile_src = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_cpu>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_cpu>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 04_same_storage (same_storage) of the CPU profile
@@ -152,7 +152,7 @@ void fail_cpu_04_same_storage() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_cpu>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_cpu>(dst, src, uint16_t{}, uint16_t{});
 }
 
 // breaks rule 05_valid_bounds (valid_bounds) of the CPU profile
@@ -163,5 +163,5 @@ void fail_cpu_05_valid_bounds() {
     using Tile_src = Tile<TileType::Vec, int8_t, 16, 32, BLayout::RowMajor, 16, 16>;
     Tile_src src;
     // expected-note@+1 {{requested here}}
-    profiled::TSUBVIEW<profile_cpu>(dst, src, Tile_dst::DType{}, Tile_dst::DType{});
+    profiled::TSUBVIEW<profile_cpu>(dst, src, uint16_t{}, uint16_t{});
 }
