@@ -1350,7 +1350,7 @@ PTO_INTERNAL RecordEvent TADDDEQRELU(TileDataDst& dst, TileDataSrc0& src0, TileD
                                                       WaitEvents...>()) {
         WaitAllEvents(events...);
         Profile::verify_TADDDEQRELU(dst, src0, src1, tmp);
-        MAP_INSTR_IMPL(TADDDEQRELU, dst, src0, src1, deqScale, tmp);
+        TADDDEQRELU_IMPL(dst, src0, src1, deqScale, tmp);
     }
     return {};
 }
