@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Annotated, Union
 from pydantic import Field
 
 from .base import Broken, PageContext, PageLine, RuleBase, TypeList, kind_name
+from .broadcast_role import BroadcastRoleRule
 from .core import CORE_KINDS
 from .dtype_tuples import DTypeTuplesRule
 from .location_pairs import LOCATION_PAIRS_KINDS
@@ -60,6 +61,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     ShapeRelationRule,
     ValidRangeRule,
     DTypeTuplesRule,
+    BroadcastRoleRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

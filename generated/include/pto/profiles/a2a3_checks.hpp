@@ -2839,8 +2839,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDADD [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDADD [A2A3]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDADD [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
@@ -2851,16 +2850,26 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDADD [A2A3]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDADD [A2A3]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDADD [A2A3]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpandsub (specs/ops/reduce_and_expand/trowexpandsub.yaml)
@@ -2883,8 +2892,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDSUB [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDSUB [A2A3]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDSUB [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
@@ -2895,16 +2903,26 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDSUB [A2A3]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDSUB [A2A3]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDSUB [A2A3]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpandmul (specs/ops/reduce_and_expand/trowexpandmul.yaml)
@@ -2927,8 +2945,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDMUL [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDMUL [A2A3]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMUL [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
@@ -2939,16 +2956,26 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDMUL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDMUL [A2A3]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDMUL [A2A3]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDMUL [A2A3]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
@@ -2972,8 +2999,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDDIV [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDDIV [A2A3]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDDIV [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
@@ -2984,16 +3010,26 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDDIV [A2A3]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDDIV [A2A3]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDDIV [A2A3]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpandmax (specs/ops/reduce_and_expand/trowexpandmax.yaml)
@@ -3016,8 +3052,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDMAX [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDMAX [A2A3]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMAX [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
@@ -3028,16 +3063,26 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDMAX([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDMAX [A2A3]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDMAX [A2A3]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDMAX [A2A3]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpandmin (specs/ops/reduce_and_expand/trowexpandmin.yaml)
@@ -3060,8 +3105,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDMIN [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDMIN [A2A3]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMIN [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, half, float, int16_t, int32_t>) &&
@@ -3072,16 +3116,26 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDMIN [A2A3]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDMIN [A2A3]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDMIN [A2A3]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpandexpdif (specs/ops/reduce_and_expand/trowexpandexpdif.yaml)
@@ -3104,8 +3158,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDEXPDIF [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDEXPDIF [A2A3]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDEXPDIF [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, half, float>) &&
@@ -3116,17 +3169,27 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDEXPDIF([[maybe_unused]] const TileDataDst& dst,
                                         [[maybe_unused]] const TileDataSrc0& src0,
                                         [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDEXPDIF [A2A3]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDEXPDIF [A2A3]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDEXPDIF [A2A3]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.tcolexpandadd (specs/ops/reduce_and_expand/tcolexpandadd.yaml)

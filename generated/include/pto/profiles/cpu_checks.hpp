@@ -2766,8 +2766,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDADD [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDADD [CPU]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDADD [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
@@ -2781,16 +2780,26 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDADD [CPU]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDADD [CPU]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDADD [CPU]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpandsub (specs/ops/reduce_and_expand/trowexpandsub.yaml)
@@ -2817,8 +2826,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDSUB [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDSUB [CPU]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDSUB [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
@@ -2832,16 +2840,26 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDSUB [CPU]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDSUB [CPU]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDSUB [CPU]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpandmul (specs/ops/reduce_and_expand/trowexpandmul.yaml)
@@ -2868,8 +2886,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDMUL [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDMUL [CPU]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMUL [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t, uint8_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
@@ -2883,16 +2900,26 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDMUL([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDMUL [CPU]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDMUL [CPU]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDMUL [CPU]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpanddiv (specs/ops/reduce_and_expand/trowexpanddiv.yaml)
@@ -2920,8 +2947,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDDIV [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDDIV [CPU]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDDIV [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
@@ -2935,16 +2961,26 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDDIV [CPU]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDDIV [CPU]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDDIV [CPU]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpandmax (specs/ops/reduce_and_expand/trowexpandmax.yaml)
@@ -2971,8 +3007,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDMAX [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDMAX [CPU]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMAX [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
@@ -2986,16 +3021,26 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDMAX([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDMAX [CPU]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDMAX [CPU]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDMAX [CPU]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpandmin (specs/ops/reduce_and_expand/trowexpandmin.yaml)
@@ -3022,8 +3067,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDMIN [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDMIN [CPU]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDMIN [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
@@ -3037,16 +3081,26 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDMIN [CPU]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDMIN [CPU]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDMIN [CPU]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.trowexpandexpdif (specs/ops/reduce_and_expand/trowexpandexpdif.yaml)
@@ -3069,8 +3123,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TROWEXPANDEXPDIF [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
-                      "TROWEXPANDEXPDIF [CPU]: tile layout must be row-major");
+        static_assert(TileDataDst::isRowMajor, "TROWEXPANDEXPDIF [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float> &&
                 sim::is_one_of_v<typename TileDataSrc1::DType, half, bfloat16_t, float>) &&
@@ -3081,17 +3134,27 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDEXPDIF([[maybe_unused]] const TileDataDst& dst,
                                         [[maybe_unused]] const TileDataSrc0& src0,
                                         [[maybe_unused]] const TileDataSrc1& src1) {
-        if (!(src1.GetValidRow() == dst.GetValidRow()))
-            sim::fail("TROWEXPANDEXPDIF [CPU]", "src1 must have the valid rows of dst");
-        if (!(dst.GetValidRow() == src0.GetValidRow() && dst.GetValidCol() == src0.GetValidCol()))
-            sim::fail("TROWEXPANDEXPDIF [CPU]", "dst and src0 must have the same valid row/col");
+        if (!((((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc0::isRowMajor) ||
+               ((src1.GetValidRow() == dst.GetValidRow() && src1.GetValidCol() == dst.GetValidCol()) &&
+                TileDataSrc1::isRowMajor)) &&
+              ((src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol())
+                   ? (src1.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc1::isRowMajor ? src1.GetValidCol() == 32 / sizeof(typename TileDataSrc1::DType)
+                                                : src1.GetValidCol() == 1))
+                   : (src0.GetValidRow() == dst.GetValidRow() &&
+                      (TileDataSrc0::isRowMajor ? src0.GetValidCol() == 32 / sizeof(typename TileDataSrc0::DType)
+                                                : src0.GetValidCol() == 1)))))
+            sim::fail("TROWEXPANDEXPDIF [CPU]",
+                      "one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid "
+                      "rows of dst and one column (column-major) or one 32-byte block (row-major)");
     }
 
     // pto.tcolexpandadd (specs/ops/reduce_and_expand/tcolexpandadd.yaml)
