@@ -84,8 +84,10 @@ class BroadcastRoleRule(RuleBase):
     def recognise(cls, line: PageLine, page: PageContext) -> dict[str, Any] | None:
         if not line.low.startswith("runtime: exactly one of"):
             return None
-        named = page.named(line.text)
-        return {"operands": named} if len(named) == 3 else None
+        # The line names the two sources, then the result: "exactly one of `a` or `b` has the valid
+        # shape of `d`".
+        named = list(dict.fromkeys(page.named(line.text)))
+        return {"operands": [named[2], named[0], named[1]]} if len(named) == 3 else None
 
     def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
         """The expanded operand of a planned case (the source without dst's valid shape) made legal:
