@@ -3212,7 +3212,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDADD [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDADD [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
@@ -3224,7 +3224,7 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3256,7 +3256,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDSUB [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDSUB [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
@@ -3268,7 +3268,7 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3300,7 +3300,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDMUL [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDMUL [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
@@ -3312,7 +3312,7 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3345,7 +3345,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDDIV [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDDIV [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
@@ -3357,7 +3357,7 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3389,7 +3389,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDMAX [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDMAX [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
@@ -3401,7 +3401,7 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3433,7 +3433,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDMIN [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDMIN [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t> &&
@@ -3445,7 +3445,7 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3477,7 +3477,7 @@ struct profile_a2a3 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDEXPDIF [A2A3]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDEXPDIF [A2A3]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
@@ -3489,7 +3489,7 @@ struct profile_a2a3 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>

@@ -3364,7 +3364,7 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDADD [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDADD [A5]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
@@ -3376,7 +3376,7 @@ struct profile_a5 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3409,7 +3409,7 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDSUB [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDSUB [A5]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
@@ -3421,7 +3421,7 @@ struct profile_a5 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3454,7 +3454,7 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDMUL [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDMUL [A5]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
@@ -3466,7 +3466,7 @@ struct profile_a5 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3500,7 +3500,7 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDDIV [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDDIV [A5]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
@@ -3512,7 +3512,7 @@ struct profile_a5 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3545,7 +3545,7 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDMAX [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDMAX [A5]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
@@ -3557,7 +3557,7 @@ struct profile_a5 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3590,7 +3590,7 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDMIN [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDMIN [A5]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float, int16_t, int32_t, uint16_t, uint32_t> &&
@@ -3602,7 +3602,7 @@ struct profile_a5 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3634,7 +3634,7 @@ struct profile_a5 {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDEXPDIF [A5]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDEXPDIF [A5]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, float> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, float> &&
@@ -3646,7 +3646,7 @@ struct profile_a5 {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>

@@ -3181,7 +3181,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDADD [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDADD [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t> &&
@@ -3196,7 +3196,7 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3232,7 +3232,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDSUB [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDSUB [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t> &&
@@ -3247,7 +3247,7 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3283,7 +3283,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDMUL [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDMUL [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t, uint8_t> &&
@@ -3298,7 +3298,7 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3335,7 +3335,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDDIV [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDDIV [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t> &&
@@ -3350,7 +3350,7 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3386,7 +3386,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDMAX [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDMAX [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t> &&
@@ -3401,7 +3401,7 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3437,7 +3437,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDMIN [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDMIN [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float, int16_t, int32_t, uint16_t,
                                  uint32_t> &&
@@ -3452,7 +3452,7 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3484,7 +3484,7 @@ struct profile_cpu {
         static_assert(std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                           std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>,
                       "TCOLEXPANDEXPDIF [CPU]: dst, src0 and src1 must have the same DType");
-        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor,
+        static_assert(TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor,
                       "TCOLEXPANDEXPDIF [CPU]: tile layout must be row-major");
         return (sim::is_one_of_v<typename TileDataDst::DType, half, bfloat16_t, float> &&
                 sim::is_one_of_v<typename TileDataSrc0::DType, half, bfloat16_t, float> &&
@@ -3496,7 +3496,7 @@ struct profile_cpu {
                 TileDataSrc1::ValidRow <= TileDataSrc1::Rows && TileDataSrc1::ValidCol <= TileDataSrc1::Cols) &&
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
-               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor);
+               (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
