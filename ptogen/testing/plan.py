@@ -539,12 +539,17 @@ def _plan_form_rules(
         rules = op.form_rules_for(p.name)
         for form in op.forms:
             mine = [rv for rv in rules if rv.rule.forms is not None and rv.rule.in_form(form)]
-            if not mine or form.test.own_tiles:
+            if not mine:
                 continue
             legal = twin(p.name, dict(op.default_values))
             if legal is None:
                 continue
             tiles = {t.name: t for t in legal.tiles}
+            # The form's own scratch tiles (`tmp_f1`), shaped like the destination, as the runtime
+            # cases declare them.
+            if form.test.own_tiles and op.domain not in tiles:
+                continue
+            tiles |= {n: replace(tiles[op.domain], name=n) for n in form.test.own_tiles if n not in tiles}
             for rv in mine:
                 tiles = rv.rule.legalise(tiles)
 

@@ -93,17 +93,7 @@ void case_0([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c0_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 0", main_result, dst.data());
     }
 }
@@ -335,17 +325,7 @@ void case_8([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c8_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 8", main_result, dst.data());
     }
 }
@@ -577,17 +557,7 @@ void case_16([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c16_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 16", main_result, dst.data());
     }
 }
@@ -1275,17 +1245,7 @@ void case_48([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c48_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 48", main_result, dst.data());
     }
 }
@@ -1517,17 +1477,7 @@ void case_56([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c56_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 56", main_result, dst.data());
     }
 }
@@ -1759,17 +1709,7 @@ void case_64([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c64_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 64", main_result, dst.data());
     }
 }
@@ -2001,17 +1941,7 @@ void case_72([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c72_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 72", main_result, dst.data());
     }
 }
@@ -2243,17 +2173,7 @@ void case_80([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c80_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 80", main_result, dst.data());
     }
 }
@@ -2485,17 +2405,7 @@ void case_88([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c88_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 88", main_result, dst.data());
     }
 }
@@ -2726,16 +2636,7 @@ void case_96([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c96_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 96", main_result, dst.data());
     }
 }
@@ -2932,16 +2833,7 @@ void case_103([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c103_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 103", main_result, dst.data());
     }
 }
@@ -3138,16 +3030,7 @@ void case_110([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c110_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 110", main_result, dst.data());
     }
 }
@@ -3345,17 +3228,7 @@ void case_117([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c117_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 117", main_result, dst.data());
     }
 }
@@ -3587,17 +3460,7 @@ void case_125([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c125_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 125", main_result, dst.data());
     }
 }
@@ -3829,17 +3692,7 @@ void case_133([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c133_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 133", main_result, dst.data());
     }
 }
@@ -4070,16 +3923,7 @@ void case_141([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c141_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 141", main_result, dst.data());
     }
 }
@@ -4276,16 +4120,7 @@ void case_148([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c148_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 148", main_result, dst.data());
     }
 }
@@ -4482,16 +4317,7 @@ void case_155([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c155_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 155", main_result, dst.data());
     }
 }

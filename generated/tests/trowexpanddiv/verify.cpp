@@ -79,9 +79,9 @@ void fail_a2a3_04_valid_bounds() {
     profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1);
 }
 
-// breaks rule 06_same_dtype (same_dtype) of the A2A3 profile
+// breaks rule 07_same_dtype (same_dtype) of the A2A3 profile
 // expected-error@*:* {{TROWEXPANDDIV [A2A3]: dst, src0 and src1 must have the same DType}}
-void fail_a2a3_06_same_dtype() {
+void fail_a2a3_07_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -92,9 +92,9 @@ void fail_a2a3_06_same_dtype() {
     profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1);
 }
 
-// breaks rule 07_row_major (row_major) of the A2A3 profile
+// breaks rule 08_row_major (row_major) of the A2A3 profile
 // expected-error@*:* {{TROWEXPANDDIV [A2A3]: tile layout must be row-major}}
-void fail_a2a3_07_row_major() {
+void fail_a2a3_08_row_major() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -144,9 +144,9 @@ void fail_a5_04_valid_bounds() {
     profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1);
 }
 
-// breaks rule 06_same_dtype (same_dtype) of the A5 profile
+// breaks rule 07_same_dtype (same_dtype) of the A5 profile
 // expected-error@*:* {{TROWEXPANDDIV [A5]: dst, src0 and src1 must have the same DType}}
-void fail_a5_06_same_dtype() {
+void fail_a5_07_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -157,9 +157,9 @@ void fail_a5_06_same_dtype() {
     profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1);
 }
 
-// breaks rule 07_row_major (row_major) of the A5 profile
+// breaks rule 08_row_major (row_major) of the A5 profile
 // expected-error@*:* {{TROWEXPANDDIV [A5]: tile layout must be row-major}}
-void fail_a5_07_row_major() {
+void fail_a5_08_row_major() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -209,9 +209,9 @@ void fail_cpu_04_valid_bounds() {
     profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1);
 }
 
-// breaks rule 06_same_dtype (same_dtype) of the CPU profile
+// breaks rule 07_same_dtype (same_dtype) of the CPU profile
 // expected-error@*:* {{TROWEXPANDDIV [CPU]: dst, src0 and src1 must have the same DType}}
-void fail_cpu_06_same_dtype() {
+void fail_cpu_07_same_dtype() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -222,9 +222,9 @@ void fail_cpu_06_same_dtype() {
     profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1);
 }
 
-// breaks rule 07_row_major (row_major) of the CPU profile
+// breaks rule 08_row_major (row_major) of the CPU profile
 // expected-error@*:* {{TROWEXPANDDIV [CPU]: tile layout must be row-major}}
-void fail_cpu_07_row_major() {
+void fail_cpu_08_row_major() {
     using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 16>;
     Tile_dst dst;
     using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
@@ -233,4 +233,60 @@ void fail_cpu_07_row_major() {
     Tile_src1 src1;
     // expected-note@+1 {{requested here}}
     profiled::TROWEXPANDDIV<profile_cpu>(dst, src0, src1);
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a2a3_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    Tile_src1 src1;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp_f1 tmp_f1;
+    profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
+}
+
+// breaks rule 06_column_operand (column_operand) of the A2A3 profile on declaration 1
+// expected-error@*:* {{TROWEXPANDDIV [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)}}
+void fail_a2a3_06_column_operand_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp_f1 tmp_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TROWEXPANDDIV<profile_a2a3>(dst, src0, src1, tmp_f1);
+}
+
+// legal twin of declaration 1: every rule of the profile holds
+void legal_a5_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
+    Tile_src1 src1;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp_f1 tmp_f1;
+    profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
+}
+
+// breaks rule 06_column_operand (column_operand) of the A5 profile on declaration 1
+// expected-error@*:* {{TROWEXPANDDIV [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)}}
+void fail_a5_06_column_operand_f1() {
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    using Tile_tmp_f1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_tmp_f1 tmp_f1;
+    // expected-note@+1 {{requested here}}
+    profiled::TROWEXPANDDIV<profile_a5>(dst, src0, src1, tmp_f1);
 }

@@ -93,17 +93,7 @@ void case_0([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c0_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 0", main_result, dst.data());
     }
 }
@@ -335,17 +325,7 @@ void case_8([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c8_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 8", main_result, dst.data());
     }
 }
@@ -577,17 +557,7 @@ void case_16([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c16_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 16", main_result, dst.data());
     }
 }
@@ -1275,17 +1245,7 @@ void case_48([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c48_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 48", main_result, dst.data());
     }
 }
@@ -1517,17 +1477,7 @@ void case_56([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c56_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 56", main_result, dst.data());
     }
 }
@@ -1759,17 +1709,7 @@ void case_64([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c64_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 64", main_result, dst.data());
     }
 }

@@ -93,17 +93,7 @@ void case_0([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c0_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 0", main_result, dst.data());
     }
 }
@@ -335,17 +325,7 @@ void case_8([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c8_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 8", main_result, dst.data());
     }
 }
@@ -577,17 +557,7 @@ void case_16([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c16_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 16", main_result, dst.data());
     }
 }
@@ -1275,17 +1245,7 @@ void case_48([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c48_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 48", main_result, dst.data());
     }
 }
@@ -1517,17 +1477,7 @@ void case_56([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c56_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 56", main_result, dst.data());
     }
 }
@@ -1759,17 +1709,7 @@ void case_64([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c64_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 64", main_result, dst.data());
     }
 }
@@ -2403,17 +2343,7 @@ void case_93([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c93_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 93", main_result, dst.data());
     }
 }
@@ -2645,17 +2575,7 @@ void case_101([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c101_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 101", main_result, dst.data());
     }
 }
@@ -2887,17 +2807,7 @@ void case_109([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c109_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 109", main_result, dst.data());
     }
 }
@@ -3128,16 +3038,7 @@ void case_117([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c117_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 117", main_result, dst.data());
     }
 }
@@ -3334,16 +3235,7 @@ void case_124([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c124_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 124", main_result, dst.data());
     }
 }
@@ -3540,16 +3432,7 @@ void case_131([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c131_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 131", main_result, dst.data());
     }
 }
@@ -3747,17 +3630,7 @@ void case_138([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c138_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 138", main_result, dst.data());
     }
 }
@@ -3989,17 +3862,7 @@ void case_146([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c146_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 146", main_result, dst.data());
     }
 }
@@ -4231,17 +4094,7 @@ void case_154([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c154_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 154", main_result, dst.data());
     }
 }
@@ -4472,16 +4325,7 @@ void case_162([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c162_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 162", main_result, dst.data());
     }
 }
@@ -4678,16 +4522,7 @@ void case_169([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c169_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 169", main_result, dst.data());
     }
 }
@@ -4884,16 +4719,7 @@ void case_176([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c176_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A5:
-            profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        default: // no entry names this case under another profile
-            break;
-        }
+        profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 176", main_result, dst.data());
     }
 }

@@ -1818,7 +1818,8 @@ template <typename Profile, typename TileDataDst, typename TileDataSrc0, typenam
           typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDADD(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                        WaitEvents&... events) {
-    if constexpr (Profile::template check_TROWEXPANDADD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+    if constexpr (Profile::template check_TROWEXPANDADD<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>() &&
+                  Profile::template check_TROWEXPANDADD_f1<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>()) {
         WaitAllEvents(events...);
         Profile::verify_TROWEXPANDADD(dst, src0, src1);
         MAP_INSTR_IMPL(TROWEXPANDADD, dst, src0, src1, tmp);
@@ -1862,7 +1863,8 @@ template <typename Profile, typename TileDataDst, typename TileDataSrc0, typenam
           typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDSUB(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                        WaitEvents&... events) {
-    if constexpr (Profile::template check_TROWEXPANDSUB<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+    if constexpr (Profile::template check_TROWEXPANDSUB<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>() &&
+                  Profile::template check_TROWEXPANDSUB_f1<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>()) {
         WaitAllEvents(events...);
         Profile::verify_TROWEXPANDSUB(dst, src0, src1);
         MAP_INSTR_IMPL(TROWEXPANDSUB, dst, src0, src1, tmp);
@@ -1906,7 +1908,8 @@ template <typename Profile, typename TileDataDst, typename TileDataSrc0, typenam
           typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDMUL(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                        WaitEvents&... events) {
-    if constexpr (Profile::template check_TROWEXPANDMUL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+    if constexpr (Profile::template check_TROWEXPANDMUL<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>() &&
+                  Profile::template check_TROWEXPANDMUL_f1<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>()) {
         WaitAllEvents(events...);
         Profile::verify_TROWEXPANDMUL(dst, src0, src1);
         MAP_INSTR_IMPL(TROWEXPANDMUL, dst, src0, src1, tmp);
@@ -1955,7 +1958,9 @@ template <typename Profile, auto PrecisionType = DivAlgorithm::DEFAULT, typename
 PTO_INTERNAL RecordEvent TROWEXPANDDIV(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                        WaitEvents&... events) {
     if constexpr (Profile::template check_TROWEXPANDDIV<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1,
-                                                        WaitEvents...>()) {
+                                                        WaitEvents...>() &&
+                  Profile::template check_TROWEXPANDDIV_f1<PrecisionType, TileDataDst, TileDataSrc0, TileDataSrc1,
+                                                           TileDataTmp>()) {
         WaitAllEvents(events...);
         Profile::verify_TROWEXPANDDIV(dst, src0, src1);
         MAP_INSTR_IMPL_T(TROWEXPANDDIV, PTO_TEMPLATE_ARGS(PrecisionType), dst, src0, src1, tmp);
@@ -1999,7 +2004,8 @@ template <typename Profile, typename TileDataDst, typename TileDataSrc0, typenam
           typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDMAX(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                        WaitEvents&... events) {
-    if constexpr (Profile::template check_TROWEXPANDMAX<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+    if constexpr (Profile::template check_TROWEXPANDMAX<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>() &&
+                  Profile::template check_TROWEXPANDMAX_f1<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>()) {
         WaitAllEvents(events...);
         Profile::verify_TROWEXPANDMAX(dst, src0, src1);
         MAP_INSTR_IMPL(TROWEXPANDMAX, dst, src0, src1, tmp);
@@ -2043,7 +2049,8 @@ template <typename Profile, typename TileDataDst, typename TileDataSrc0, typenam
           typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDMIN(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                        WaitEvents&... events) {
-    if constexpr (Profile::template check_TROWEXPANDMIN<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+    if constexpr (Profile::template check_TROWEXPANDMIN<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>() &&
+                  Profile::template check_TROWEXPANDMIN_f1<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>()) {
         WaitAllEvents(events...);
         Profile::verify_TROWEXPANDMIN(dst, src0, src1);
         MAP_INSTR_IMPL(TROWEXPANDMIN, dst, src0, src1, tmp);
@@ -2088,7 +2095,8 @@ template <typename Profile, typename TileDataDst, typename TileDataSrc0, typenam
           typename... WaitEvents, std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TROWEXPANDEXPDIF(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, TileDataTmp& tmp,
                                           WaitEvents&... events) {
-    if constexpr (Profile::template check_TROWEXPANDEXPDIF<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>()) {
+    if constexpr (Profile::template check_TROWEXPANDEXPDIF<TileDataDst, TileDataSrc0, TileDataSrc1, WaitEvents...>() &&
+                  Profile::template check_TROWEXPANDEXPDIF_f1<TileDataDst, TileDataSrc0, TileDataSrc1, TileDataTmp>()) {
         WaitAllEvents(events...);
         Profile::verify_TROWEXPANDEXPDIF(dst, src0, src1);
         MAP_INSTR_IMPL(TROWEXPANDEXPDIF, dst, src0, src1, tmp);

@@ -2853,6 +2853,15 @@ struct profile_a2a3 {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDADD_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDADD [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -2906,6 +2915,15 @@ struct profile_a2a3 {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDSUB_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDSUB [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -2957,6 +2975,15 @@ struct profile_a2a3 {
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (TileDataDst::isRowMajor);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDMUL_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDMUL [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3013,6 +3040,16 @@ struct profile_a2a3 {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
+              typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDDIV_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDDIV [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -3064,6 +3101,15 @@ struct profile_a2a3 {
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (TileDataDst::isRowMajor);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDMAX_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDMAX [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3119,6 +3165,15 @@ struct profile_a2a3 {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDMIN_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDMIN [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -3170,6 +3225,15 @@ struct profile_a2a3 {
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (TileDataDst::isRowMajor);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDEXPDIF_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDEXPDIF [A2A3]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>

@@ -2999,6 +2999,15 @@ struct profile_a5 {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDADD_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDADD [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -3053,6 +3062,15 @@ struct profile_a5 {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDSUB_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDSUB [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -3105,6 +3123,15 @@ struct profile_a5 {
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (TileDataDst::isRowMajor);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDMUL_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDMUL [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3162,6 +3189,16 @@ struct profile_a5 {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
+              typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDDIV_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDDIV [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -3214,6 +3251,15 @@ struct profile_a5 {
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (TileDataDst::isRowMajor);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDMAX_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDMAX [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3270,6 +3316,15 @@ struct profile_a5 {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDMIN_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDMIN [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -3321,6 +3376,15 @@ struct profile_a5 {
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (TileDataDst::isRowMajor);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDEXPDIF_f1() {
+        static_assert(
+            !(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor),
+            "TROWEXPANDEXPDIF [A5]: one of src0 and src1 must be column-major (the per-row operand of one column)");
+        return (!(TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor));
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>

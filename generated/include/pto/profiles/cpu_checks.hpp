@@ -2783,6 +2783,12 @@ struct profile_cpu {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDADD_f1() {
+        return true;
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDADD([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -2843,6 +2849,12 @@ struct profile_cpu {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDSUB_f1() {
+        return true;
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDSUB([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -2901,6 +2913,12 @@ struct profile_cpu {
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (TileDataDst::isRowMajor);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDMUL_f1() {
+        return true;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -2964,6 +2982,13 @@ struct profile_cpu {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <auto PrecisionType, typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1,
+              typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDDIV_f1() {
+        return true;
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDDIV([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -3022,6 +3047,12 @@ struct profile_cpu {
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (TileDataDst::isRowMajor);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDMAX_f1() {
+        return true;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
@@ -3084,6 +3115,12 @@ struct profile_cpu {
                (TileDataDst::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDMIN_f1() {
+        return true;
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TROWEXPANDMIN([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                      [[maybe_unused]] const TileDataSrc1& src1) {
@@ -3135,6 +3172,12 @@ struct profile_cpu {
                (std::is_same_v<typename TileDataDst::DType, typename TileDataSrc0::DType> &&
                 std::is_same_v<typename TileDataDst::DType, typename TileDataSrc1::DType>) &&
                (TileDataDst::isRowMajor);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename TileDataTmp>
+    static constexpr bool check_TROWEXPANDEXPDIF_f1() {
+        return true;
     }
 
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
