@@ -276,12 +276,12 @@ EXACT: tuple[str, ...] = (
     "TSUBRELU.md",
     "tile/ops/elementwise-tile-tile/tadddeqrelu.md",
     "TADDDEQRELU.md",
+    "tile/ops/irregular-and-complex/tdequant.md",
+    "TDEQUANT.md",
     "tile/ops/elementwise-tile-tile/taddreluconv.md",
     "TADDRELUCONV.md",
     "tile/ops/elementwise-tile-tile/tsubreluconv.md",
     "TSUBRELUCONV.md",
-    "tile/ops/irregular-and-complex/tdequant.md",
-    "TDEQUANT.md",
 )
 
 

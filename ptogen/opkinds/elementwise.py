@@ -237,6 +237,13 @@ class Elementwise(OpKind):
             return BROADCAST_STORAGE, cols, 1, vc
         return rows, cols, vr, vc
 
+    def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
+        # The documented per-row operand of ops whose sources may swap roles is one valid column,
+        # column-major (the pages' Mode 1): a row-major one-column tile is neither mode.
+        shaped = super().shaped_tile(op, tile)
+        pair = broadcast_pair(op)
+        return dataclasses.replace(shaped, layout="ColMajor") if pair and tile.name == pair[0] else shaped
+
     def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
         # The sources that may be the per-row operand, read at column j mod w (w its valid columns).
         pair = broadcast_pair(op)

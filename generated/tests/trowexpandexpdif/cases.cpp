@@ -600,10 +600,10 @@ void case_18([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c18_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 16, BLayout::RowMajor, 6, 16>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c18_src1.bin", src1.data(), 96);
+    load("c18_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -656,10 +656,10 @@ void case_20([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c20_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c20_src1.bin", src1.data(), 48);
+    load("c20_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1116,10 +1116,10 @@ void case_42([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c42_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 16, BLayout::RowMajor, 6, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c42_src1.bin", src1.data(), 96);
+    load("c42_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c42_dst.out", dst.data(), 288);
 }
@@ -1152,10 +1152,10 @@ void case_44([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c44_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c44_src1.bin", src1.data(), 48);
+    load("c44_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
     store("c44_dst.out", dst.data(), 48);
 }
@@ -1752,10 +1752,10 @@ void case_66([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c66_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, float, 6, 8, BLayout::RowMajor, 6, 8>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 6, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c66_src1.bin", src1.data(), 48);
+    load("c66_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1808,10 +1808,10 @@ void case_68([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c68_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 2, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c68_src1.bin", src1.data(), 24);
+    load("c68_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1918,7 +1918,7 @@ void rf_a2a3_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -1932,7 +1932,7 @@ void rf_a5_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
@@ -1946,7 +1946,7 @@ void rf_cpu_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);

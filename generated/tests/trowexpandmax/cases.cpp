@@ -600,10 +600,10 @@ void case_18([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c18_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 16, BLayout::RowMajor, 6, 16>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c18_src1.bin", src1.data(), 96);
+    load("c18_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -656,10 +656,10 @@ void case_20([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c20_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c20_src1.bin", src1.data(), 48);
+    load("c20_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1116,10 +1116,10 @@ void case_42([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c42_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 16, BLayout::RowMajor, 6, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c42_src1.bin", src1.data(), 96);
+    load("c42_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c42_dst.out", dst.data(), 288);
 }
@@ -1152,10 +1152,10 @@ void case_44([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c44_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c44_src1.bin", src1.data(), 48);
+    load("c44_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);
     store("c44_dst.out", dst.data(), 48);
 }
@@ -1752,10 +1752,10 @@ void case_66([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c66_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, float, 6, 8, BLayout::RowMajor, 6, 8>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 6, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c66_src1.bin", src1.data(), 48);
+    load("c66_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -1808,10 +1808,10 @@ void case_68([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c68_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 2, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c68_src1.bin", src1.data(), 24);
+    load("c68_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -2448,10 +2448,10 @@ void case_90([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c90_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 16, BLayout::RowMajor, 6, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c90_src1.bin", src1.data(), 96);
+    load("c90_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -2504,10 +2504,10 @@ void case_92([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c92_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c92_src1.bin", src1.data(), 48);
+    load("c92_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -3072,10 +3072,10 @@ void case_112([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c112_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c112_src1.bin", src1.data(), 96);
+    load("c112_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -3126,10 +3126,10 @@ void case_114([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c114_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c114_src1.bin", src1.data(), 48);
+    load("c114_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -3735,10 +3735,10 @@ void case_135([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c135_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 8, BLayout::RowMajor, 6, 8>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 6, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c135_src1.bin", src1.data(), 48);
+    load("c135_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -3791,10 +3791,10 @@ void case_137([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c137_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 2, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c137_src1.bin", src1.data(), 24);
+    load("c137_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -4359,10 +4359,10 @@ void case_157([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c157_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 8>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 6, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c157_src1.bin", src1.data(), 48);
+    load("c157_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -4413,10 +4413,10 @@ void case_159([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c159_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 2, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c159_src1.bin", src1.data(), 24);
+    load("c159_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -4492,7 +4492,7 @@ void rf_a2a3_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMAX<profile_a2a3>(dst, src0, src1);
@@ -4506,7 +4506,7 @@ void rf_a5_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMAX<profile_a5>(dst, src0, src1);
@@ -4520,7 +4520,7 @@ void rf_cpu_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMAX<profile_cpu>(dst, src0, src1);

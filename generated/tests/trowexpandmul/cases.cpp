@@ -600,10 +600,10 @@ void case_18([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c18_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 16, BLayout::RowMajor, 6, 16>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c18_src1.bin", src1.data(), 96);
+    load("c18_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -656,10 +656,10 @@ void case_20([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c20_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c20_src1.bin", src1.data(), 48);
+    load("c20_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1116,10 +1116,10 @@ void case_42([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c42_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 16, BLayout::RowMajor, 6, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c42_src1.bin", src1.data(), 96);
+    load("c42_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c42_dst.out", dst.data(), 288);
 }
@@ -1152,10 +1152,10 @@ void case_44([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c44_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c44_src1.bin", src1.data(), 48);
+    load("c44_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c44_dst.out", dst.data(), 48);
 }
@@ -1752,10 +1752,10 @@ void case_66([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c66_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, float, 6, 8, BLayout::RowMajor, 6, 8>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 6, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c66_src1.bin", src1.data(), 48);
+    load("c66_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -1808,10 +1808,10 @@ void case_68([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c68_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 2, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c68_src1.bin", src1.data(), 24);
+    load("c68_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -2188,10 +2188,10 @@ void case_86([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c86_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::RowMajor, 16, 32>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c86_src1.bin", src1.data(), 512);
+    load("c86_src1.bin", src1.data(), 1024);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c86_dst.out", dst.data(), 512);
     { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
@@ -2214,10 +2214,10 @@ void case_87([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c87_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 13, 32>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::RowMajor, 13, 32>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c87_src1.bin", src1.data(), 512);
+    load("c87_src1.bin", src1.data(), 1024);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c87_dst.out", dst.data(), 512);
 }
@@ -2232,10 +2232,10 @@ void case_88([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x180);
     load("c88_src0.bin", src0.data(), 384);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 6, 32, BLayout::RowMajor, 6, 32>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::RowMajor, 6, 32>;
     Tile_src1 src1;
     TASSIGN(src1, 0x300);
-    load("c88_src1.bin", src1.data(), 192);
+    load("c88_src1.bin", src1.data(), 1024);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c88_dst.out", dst.data(), 384);
 }
@@ -2250,10 +2250,10 @@ void case_89([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x200);
     load("c89_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 32);
     TASSIGN(src1, 0x400);
-    load("c89_src1.bin", src1.data(), 512);
+    load("c89_src1.bin", src1.data(), 1024);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c89_dst.out", dst.data(), 512);
 }
@@ -2268,10 +2268,10 @@ void case_90([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c90_src0.bin", src0.data(), 96);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 3, 32, BLayout::RowMajor, 2, 32>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::RowMajor, 2, 32>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c90_src1.bin", src1.data(), 96);
+    load("c90_src1.bin", src1.data(), 1024);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c90_dst.out", dst.data(), 96);
 }
@@ -2286,10 +2286,10 @@ void case_91([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c91_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::RowMajor, 16, 32>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c91_src1.bin", src1.data(), 512);
+    load("c91_src1.bin", src1.data(), 1024);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c91_dst.out", dst.data(), 512);
 }
@@ -2304,10 +2304,10 @@ void case_92([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c92_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
+    using Tile_src1 = Tile<TileType::Vec, uint8_t, 32, 32, BLayout::RowMajor, 16, 32>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
-    load("c92_src1.bin", src1.data(), 512);
+    load("c92_src1.bin", src1.data(), 1024);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
     store("c92_dst.out", dst.data(), 512);
 }
@@ -2850,10 +2850,10 @@ void case_111([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c111_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 6, 16, BLayout::RowMajor, 6, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c111_src1.bin", src1.data(), 96);
+    load("c111_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -2906,10 +2906,10 @@ void case_113([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c113_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, int16_t, 3, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_src1 = Tile<TileType::Vec, int16_t, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c113_src1.bin", src1.data(), 48);
+    load("c113_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -3474,10 +3474,10 @@ void case_133([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c133_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 6, 16, BLayout::RowMajor, 6, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c133_src1.bin", src1.data(), 96);
+    load("c133_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -3528,10 +3528,10 @@ void case_135([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c135_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, uint16_t, 3, 16, BLayout::RowMajor, 2, 16>;
+    using Tile_src1 = Tile<TileType::Vec, uint16_t, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c135_src1.bin", src1.data(), 48);
+    load("c135_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4137,10 +4137,10 @@ void case_156([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c156_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 6, 8, BLayout::RowMajor, 6, 8>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 6, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c156_src1.bin", src1.data(), 48);
+    load("c156_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -4193,10 +4193,10 @@ void case_158([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c158_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, int32_t, 3, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src1 = Tile<TileType::Vec, int32_t, 8, 8, BLayout::RowMajor, 2, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c158_src1.bin", src1.data(), 24);
+    load("c158_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -4761,10 +4761,10 @@ void case_178([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x3c0);
     load("c178_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 6, 8, BLayout::RowMajor, 6, 8>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 6, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x780);
-    load("c178_src1.bin", src1.data(), 48);
+    load("c178_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4815,10 +4815,10 @@ void case_180([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c180_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, uint32_t, 3, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src1 = Tile<TileType::Vec, uint32_t, 8, 8, BLayout::RowMajor, 2, 8>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c180_src1.bin", src1.data(), 24);
+    load("c180_src1.bin", src1.data(), 64);
     switch (profile) {
     case Prof::A5:
         profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4894,7 +4894,7 @@ void rf_a2a3_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_a2a3>(dst, src0, src1);
@@ -4908,7 +4908,7 @@ void rf_a5_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_a5>(dst, src0, src1);
@@ -4922,7 +4922,7 @@ void rf_cpu_05_broadcast_role(Prof) {
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDMUL<profile_cpu>(dst, src0, src1);
