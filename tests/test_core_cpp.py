@@ -298,6 +298,15 @@ static void element_type_checks() {
     static_assert(sim::narrow<half>(1.0f + 0x1p-11f).bits() == 0x3c00 &&
                   sim::narrow<half>(1.0f + 0x1p-11f + 0x1p-20f).bits() == 0x3c01);
     static_assert(sim::narrow<std::int16_t>(70000) == 4464 && sim::narrow<std::uint8_t>(-1) == 255);
+    // saturate: integers clamp instead of wrapping; floats clamp at the largest finite value and
+    // into an integer type round to nearest even.
+    static_assert(sim::saturate<std::int8_t>(std::int16_t{300}) == 127 &&
+                  sim::saturate<std::int8_t>(std::int16_t{-300}) == -128);
+    CHECK(sim::saturate<std::int8_t>(2.5f) == 2.0f && sim::saturate<std::int8_t>(3.5f) == 4.0f &&
+          sim::saturate<std::int8_t>(1e9f) == 127.0f);
+    CHECK(sim::saturate<std::int8_t>(std::numeric_limits<float>::quiet_NaN()) == 0.0f);
+    CHECK(sim::saturate<half>(70000.0f) == 65504.0f && sim::saturate<half>(-1e30f) == -65504.0f &&
+          sim::saturate<half>(3.0f) == 3.0f);
 
     const float qnan = std::numeric_limits<float>::quiet_NaN();
     CHECK(std::isnan(static_cast<float>(half(qnan))) && std::isnan(static_cast<float>(bfloat16_t(-qnan))));

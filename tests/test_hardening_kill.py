@@ -68,12 +68,13 @@ def test_sigkill_during_gen_leaves_a_whole_tree(project: Path) -> None:
 
 @pytest.fixture
 def small_fs(tmp_path: Path) -> Iterator[Path]:
-    """A 20 MB tmpfs (needs root and mount rights; skipped elsewhere)."""
+    """A 40 MB tmpfs, room for the generated tree once but not twice with the ballast the test adds
+    (needs root and mount rights; skipped elsewhere)."""
     mnt = tmp_path / "mnt"
     mnt.mkdir()
     if os.geteuid() != 0 or shutil.which("mount") is None:
         pytest.skip("needs root to mount a small file system")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(mnt)], capture_output=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=40m", "tmpfs", str(mnt)], capture_output=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode().strip()}")
     try:

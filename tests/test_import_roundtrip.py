@@ -25,6 +25,7 @@ NOT_ON_ANY_PAGE: tuple[tuple[str, str], ...] = (
     ("test_values", "special test values are used by the generated tests only"),
     ("operands.*.packed", "packing is described in prose, which is not parsed back into a field"),
     ("operands.*.broadcast", "broadcasting is described in prose only"),
+    ("operands.*.broadcast_swap", "the swappable roles are stated by the broadcast_role rule's line"),
     ("semantics.extra_outputs.*", "the page gives the formula of the main result only"),
     ("intrinsic.overloads.*.test_args", "test arguments of overloads are not documented"),
     ("intrinsic.overloads.*.test_template_args", "test template arguments of overloads are not documented"),
@@ -324,6 +325,23 @@ EXACT: tuple[str, ...] = (
     "TMATMUL_ACC.md",
     "tile/ops/matrix-and-matrix-vector/tmatmul_bias.md",
     "TMATMUL_BIAS.md",
+    # issue #23, h-fused: the fused element-wise ops and TDEQUANT
+    "tile/ops/elementwise-tile-tile/tfusedmuladd.md",
+    "TFUSEDMULADD.md",
+    "tile/ops/elementwise-tile-tile/tfusedmuladdrelu.md",
+    "TFUSEDMULADDRELU.md",
+    "tile/ops/elementwise-tile-tile/tmuladddst.md",
+    "TMULADDDST.md",
+    "tile/ops/elementwise-tile-tile/tsubrelu.md",
+    "TSUBRELU.md",
+    "tile/ops/elementwise-tile-tile/tadddeqrelu.md",
+    "TADDDEQRELU.md",
+    "tile/ops/irregular-and-complex/tdequant.md",
+    "TDEQUANT.md",
+    "tile/ops/elementwise-tile-tile/taddreluconv.md",
+    "TADDRELUCONV.md",
+    "tile/ops/elementwise-tile-tile/tsubreluconv.md",
+    "TSUBRELUCONV.md",
 )
 
 

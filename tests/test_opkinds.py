@@ -71,6 +71,20 @@ def test_rounded_rounds_to_the_element_type_in_all_three_outputs() -> None:
     assert float(refmath.rounded(np.float32, np.asarray(a * b))) == float(a * b)
 
 
+def test_saturated_converts_with_saturation_in_all_three_outputs() -> None:
+    """`saturated(x)`: the page's sat_T, the simulator's sim::saturate to T, the reference's clamp."""
+    node = expr.parse("saturated(max(a + b, 0))", {"a", "b"})
+    assert expr.to_latex(node, lambda n: n).startswith(r"\mathrm{sat}_T(")
+    assert "C(sim::saturate<T>(" in expr.to_cpp(node, lambda n: n, "C")
+    assert expr.to_numpy(node).startswith("rm.saturated(T, ")
+    assert any("element type" in p for p in KINDS["predicate"].check_expr(node))
+    half_sums = np.array([2.5, 3.5, 200.0, np.nan], dtype=np.float32)
+    assert refmath.saturated(np.int8, half_sums).tolist()[:3] == [2.0, 4.0, 127.0]
+    assert refmath.saturated(np.int8, half_sums)[3] == 0
+    assert refmath.saturated(np.int8, np.array([300, -300], dtype=np.int16)).tolist() == [127, -128]
+    assert refmath.saturated(np.float16, np.array([7e4], dtype=np.float32)).tolist() == [65504.0]
+
+
 def test_folds_run_in_order_in_the_operand_type() -> None:
     # float32 left-to-right: 1e8 + 1 + 1 ... stays 1e8, unlike a pairwise or wider sum.
     x = np.array([[1e8] + [1.0] * 16], dtype=np.float32)

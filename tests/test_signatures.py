@@ -29,7 +29,7 @@ HEADER = re.sub(
 TILE_OPS = [op for op in SPECS.ops if op.spec.intrinsic is not None]
 # Pages that document no declaration, or one the header does not have (TSTORE's page adds an
 # `AtomicType` parameter); their spec follows the implementation and says so in `notes`.
-UNDOCUMENTED = {"pto.taxpy", "pto.tstore"}
+UNDOCUMENTED = {"pto.taxpy", "pto.tstore", "pto.tsubreluconv"}  # TSUBRELUCONV has no page
 # Pages that claim a declaration upstream's header does not have; the spec chooses one and says so.
 UNDECLARED = {"pto.talias"}
 

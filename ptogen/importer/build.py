@@ -163,10 +163,13 @@ def latex_to_expr(math: str, names: set[str], attrs: dict[str, int] | None = Non
         op = m.group("op").removeprefix("\\").replace("operatorname{arg\\,", "arg").rstrip("}")
         term = latex_to_expr(m.group("term"), names, attrs)
         return canonical(semantics.parse(f"{op}({term})", names, attrs))
-    rhs = rhs.replace(semantics.FUNCTIONS["rounded"][3], "rounded")  # \mathrm{rnd}_T: not a subscript
+    for fn in ("rounded", "saturated"):  # \mathrm{rnd}_T, \mathrm{sat}_T: not subscripts
+        rhs = rhs.replace(semantics.FUNCTIONS[fn][3], fn)
     text = _drop_subscripts(rhs.replace(r"\_", "_"))
     text = re.sub(r"\\(?:mathrm|operatorname)\{(\w+)\}", r"\1", text)
     for tex, py in (
+        (r"\left(", "("),  # before \le, which it starts with
+        (r"\right)", ")"),
         (r"\cdot", "*"),
         (r"\times", "*"),
         (r"\ge", ">="),

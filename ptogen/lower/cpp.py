@@ -8,6 +8,8 @@ The declarations of the intrinsic itself are spelled by `views.FormView`, one pe
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..kind_api import OpViewAPI
 from ..spec import expr as semantics
 
@@ -129,6 +131,32 @@ class OpCpp:
         """Row and column (C++, over loop indices r and c) of the element a tile operand supplies."""
         broadcast = self.op.operand(operand).broadcast
         return {"per_row": ("r", "0"), "per_col": ("0", "c")}.get(broadcast or "", ("r", "c"))
+
+    @property
+    def roles(self) -> list[dict[str, Any]]:
+        """The operand roles the simulator tells apart at run time, each with the C++ condition that
+        selects it (None: the remaining one), a name suffix, and the row and column each tile operand
+        is read at. One role unless a broadcast operand names a `broadcast_swap` partner: then the
+        documented role (the partner full-sized, taken when it has the destination's valid shape)
+        and the swapped one. A per-row operand of such an op is read at column `c % w` (w its valid
+        columns, hoisted as `<name>_w`), which is column 0 for one column."""
+        at = {o.name: self.element_at(o.name) for o in self.op.operands if o.kind == "tile"}
+        pair = next(((o.name, o.broadcast_swap) for o in self.op.operands if o.broadcast_swap), None)
+        if pair is None:
+            return [{"name": "", "condition": None, "at": at, "blocks": []}]
+        bcast, full = pair
+        dst = self.op.domain
+        same = f"{full}.GetValidRow() == {dst}.GetValidRow() && {full}.GetValidCol() == {dst}.GetValidCol()"
+
+        def role(name: str, cond: str | None, per_row: str, whole: str) -> dict[str, Any]:
+            return {
+                "name": name,
+                "condition": cond,
+                "at": {**at, per_row: ("r", f"c % {per_row}_w"), whole: ("r", "c")},
+                "blocks": [per_row],
+            }
+
+        return [role("_documented", same, bcast, full), role("_swapped", None, full, bcast)]
 
     @property
     def flat_runs(self) -> bool:

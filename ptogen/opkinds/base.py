@@ -119,8 +119,9 @@ class OpKind:
         problems = []
         if has_reduction(expr):
             problems.append("this op kind does not reduce; reductions belong to row_reduce/col_reduce ops")
-        if uses_function(expr, "rounded") and not self.rounds_to_element:
-            problems.append(f"rounded() rounds to the result's element type, which {self.name} ops lack")
+        for fn in ("rounded", "saturated"):
+            if uses_function(expr, fn) and not self.rounds_to_element:
+                problems.append(f"{fn}() converts to the result's element type, which {self.name} ops lack")
         return problems
 
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:

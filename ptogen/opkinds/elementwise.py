@@ -69,7 +69,7 @@ def plan_runtime_groups(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) 
             combos += [c for c in op.test_combos(p, variant) if c not in combos]
         combos.sort(key=lambda c: [order.index(c[op.compute_operand])] + [order.index(v) for v in c.values()])
         col_kinds: set[str] = set()
-        for combo in combos:
+        for combo, role in [(c, r) for c in combos for r in roles(op)]:
             on = [p for p in profiles if combo in op.test_combos(p, variant)]
             # Column-major addressing does not depend on the element type: one float and one
             # integer combination per op prove it; every combination is proven row-major.
@@ -80,7 +80,7 @@ def plan_runtime_groups(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) 
                     for p in on
                     if layout == "RowMajor" or all(rv.rule.admits_layout(layout) for rv in op.rules_for(p))
                 ]
-                if not ok or (layout == "ColMajor" and kind in col_kinds):
+                if not ok or (layout == "ColMajor" and (kind in col_kinds or role)):
                     continue
                 if layout == "ColMajor":
                     col_kinds.add(kind)
@@ -90,6 +90,7 @@ def plan_runtime_groups(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) 
                 ]
                 stem = "_".join(dict.fromkeys(names))
                 suffix = variant_suffix(op, variant) + ("_colmajor" if layout == "ColMajor" else "")
+                suffix += f"_{role}" if role else ""
                 # Profiles whose run-time rules bound the input values get data within the bounds,
                 # in a group of their own; the others keep the full range of the type.
                 by_range: dict[tuple[tuple[str, tuple[float, float]], ...], list[str]] = {}
@@ -97,9 +98,43 @@ def plan_runtime_groups(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) 
                     by_range.setdefault(tuple(sorted(input_ranges(op, p, combo).items())), []).append(p)
                 for ranges, group in by_range.items():
                     first = sum(len(k.cases) for k in tests.runtime)
-                    cases = _runtime_cases(project, op, dtypes, variant, layout, shapes, first)
+                    cases = _runtime_cases(project, op, dtypes, variant, layout, shapes, first, role)
                     name = f"{stem}{suffix}" + ("_ranged" if ranges else "")
                     tests.runtime.append(RuntimeKernel(name, dtypes, variant, group, cases, dict(ranges)))
+
+
+def broadcast_pair(op: OpViewAPI) -> tuple[str, str] | None:
+    """(documented per-row operand, its `broadcast_swap` partner) of an op whose sources may swap
+    roles (TROWEXPANDSUB's src1 and src0), else None."""
+    return next(((o.name, o.broadcast_swap) for o in op.spec.operands if o.broadcast_swap), None)
+
+
+def roles(op: OpViewAPI) -> list[str]:
+    """The operand roles the runtime cases cover: the documented one (""), and for an op whose
+    sources may swap, the swapped one and the documented one with a row-major 32-byte block as the
+    per-row operand (the pages' Mode 2)."""
+    return ["", "swapped", "block"] if broadcast_pair(op) else [""]
+
+
+def _with_role(op: OpViewAPI, tiles: dict[str, TileDecl], role: str) -> dict[str, TileDecl]:
+    """A case's tiles in `role`: swapped, the two sources trade shapes and layouts (each keeps its
+    name and element type); block, the per-row operand holds one 32-byte block per row, row-major."""
+    pair = broadcast_pair(op)
+    if pair is None or not role:
+        return tiles
+    bcast, full = pair
+    a, b = tiles[bcast], tiles[full]
+    if role == "swapped":
+        return {
+            **tiles,
+            bcast: dataclasses.replace(b, name=a.name, dtype=a.dtype),
+            full: dataclasses.replace(a, name=b.name, dtype=b.dtype),
+        }
+    block = aligned_extent(1, a.dtype)  # elements of one 32-byte block
+    return {
+        **tiles,
+        bcast: dataclasses.replace(a, layout="RowMajor", cols=max(a.cols, block), valid_cols=block),
+    }
 
 
 def input_ranges(op: OpViewAPI, profile: str, combo: dict[str, str]) -> dict[str, tuple[float, float]]:
@@ -122,6 +157,7 @@ def _runtime_cases(
     layout: str,
     shapes: list[tuple[str, int, int, int, int, bool]],
     start: int,
+    role: str = "",
 ) -> list[RuntimeCase]:
     scalars = [o.name for o in op.spec.operands if o.kind == "scalar"]
     attrs = {o.name: str(o.enum) for o in op.spec.operands if o.kind == "attr"}
@@ -145,10 +181,14 @@ def _runtime_cases(
     for index, (label, (_, rows, cols, vr, vc, dyn), value, attr_values) in enumerate(plan, start):
         tiles = legalised(
             op,
-            {
-                n: shaped(op, TileDecl(n, dtypes[n], rows, cols, vr, vc, dyn, "Vec", layout))
-                for n in tile_operands(op)
-            },
+            _with_role(
+                op,
+                {
+                    n: shaped(op, TileDecl(n, dtypes[n], rows, cols, vr, vc, dyn, "Vec", layout))
+                    for n in tile_operands(op)
+                },
+                role,
+            ),
         )
         scalar_values = dict.fromkeys(scalars, value)
         call = make_call(op, tiles, variant, {s: f"{s}_value" for s in scalars}, attrs=attr_values)
@@ -196,6 +236,18 @@ class Elementwise(OpKind):
         if broadcast == "per_col":
             return BROADCAST_STORAGE, cols, 1, vc
         return rows, cols, vr, vc
+
+    def shaped_tile(self, op: OpViewAPI, tile: TileDecl) -> TileDecl:
+        # The documented per-row operand of ops whose sources may swap roles is one valid column,
+        # column-major (the pages' Mode 1): a row-major one-column tile is neither mode.
+        shaped = super().shaped_tile(op, tile)
+        pair = broadcast_pair(op)
+        return dataclasses.replace(shaped, layout="ColMajor") if pair and tile.name == pair[0] else shaped
+
+    def manifest_extra(self, op: OpViewAPI) -> dict[str, Any]:
+        # The sources that may be the per-row operand, read at column j mod w (w its valid columns).
+        pair = broadcast_pair(op)
+        return {"row_blocks": list(pair)} if pair else {}
 
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         plan_runtime_groups(project, op, tests)
@@ -301,6 +353,10 @@ def case_inputs(
             args.append(bits.reshape(region.valid_rows, region.valid_cols).astype(cdt))
         elif name in op.packed:
             args.append(unpack_predicates(full, region.valid_rows, region.valid_cols).astype(cdt))
+        elif name in op.extra.get("row_blocks", []) and ti.valid_cols not in (1, region.valid_cols):
+            # A per-row block of w columns is read at column j mod w across the region.
+            picked = full[: ti.valid_rows, np.arange(region.valid_cols) % ti.valid_cols]
+            args.append(picked.astype(cdt))
         else:
             args.append(full[: ti.valid_rows, : ti.valid_cols].astype(cdt))
     return arrays, scalars, args

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Annotated, Union
 from pydantic import Field
 
 from .base import Broken, PageContext, PageLine, RuleBase, TypeList, kind_name
+from .broadcast_role import BroadcastRoleRule
+from .column_operand import ColumnOperandRule
 from .core import CORE_KINDS
 from .dtype_tuples import DTypeTuplesRule
 from .location_pairs import LOCATION_PAIRS_KINDS
@@ -64,6 +66,8 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     DTypeTuplesRule,
     UnionRegionRule,
     SameBytesRule,
+    BroadcastRoleRule,
+    ColumnOperandRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

@@ -49,6 +49,10 @@ FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     # The value rounded to the result's element type `T` and continued in the compute type: states
     # an intermediate rounding (TAXPY's half product), a no-op where T is the compute type.
     "rounded": (1, "", "rm.rounded", r"\mathrm{rnd}_T"),
+    # The value converted to the result's element type `T` with saturation (clamped to T's finite
+    # range, a float rounded to nearest even, NaN to 0 for integers) and continued in the compute
+    # type: the saturating conversion of a fused op (TADDRELUCONV's `convert`).
+    "saturated": (1, "", "rm.saturated", r"\mathrm{sat}_T"),
 }
 
 # Functions the simulator computes with one <cmath> library call per element (no vector form): a
@@ -531,6 +535,8 @@ def to_cpp(
             return f"({cond} ? {ctype}({a}) : {ctype}({b}))"
         if fn == "rounded":
             return f"{ctype}(sim::narrow<T>({go(n.args[0])}))"
+        if fn == "saturated":
+            return f"{ctype}(sim::saturate<T>({go(n.args[0])}))"
         helper = FUNCTIONS[fn][1]
         if fn in _BY_INVARIANT and varying and not invariant(n.args[0]) and invariant(n.args[1]):
             helper = _BY_INVARIANT[fn]
@@ -650,8 +656,8 @@ def to_numpy(node: Node, enums: dict[str, str] | None = None, axis: int | None =
             return f"rm.{_NUMPY_HELPERS[str(n.value)]}({go(n.args[0])}, {go(n.args[1])})"
         if n.op in ("bin", "cmp"):
             return f"({go(n.args[0])} {n.value} {go(n.args[1])})"
-        if n.value == "rounded":
-            return f"rm.rounded(T, {go(n.args[0])})"
+        if n.value in ("rounded", "saturated"):
+            return f"rm.{n.value}(T, {go(n.args[0])})"
         return f"{FUNCTIONS[str(n.value)][2]}({', '.join(go(a) for a in n.args)})"
 
     return go(node)

@@ -407,6 +407,13 @@ class Operand(Strict):
         description="source tiles read as one value per row (element (i, 0)) or per column "
         "(element (0, j)), broadcast over the result",
     )
+    broadcast_swap: Name | None = Field(
+        default=None,
+        description="a broadcast source's partner that may take the broadcast role instead "
+        "(TROWEXPANDSUB's src0): the one of the two with the destination's valid shape is the "
+        "full-sized operand, decided when the op runs; a per-row operand of w valid columns is read "
+        "at column j mod w (one column: a value per row; a 32-byte block: the block repeated)",
+    )
 
     packed: Literal["rows", "stream"] | None = Field(
         default=None,
@@ -424,6 +431,8 @@ class Operand(Strict):
             raise ValueError("only a destination or mask tile holds packed predicates")
         if self.broadcast is not None and (self.kind != "tile" or self.role == "dst"):
             raise ValueError("only source tiles are broadcast")
+        if self.broadcast_swap is not None and self.broadcast != "per_row":
+            raise ValueError("`broadcast_swap` names the partner of a `broadcast: per_row` operand")
         return self
 
 

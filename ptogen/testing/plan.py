@@ -347,8 +347,15 @@ def _scalar_default(op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, str]
             out[str(p.operand)] = f"{p.value_type}{{}}"  # a C++ type such as uint32_t (TMRGSORT's blockLen)
         elif p.value_type is not None:
             owner = op.compute_operand if op.compute_operand in tiles else op.domain  # a scalar may set it
-            out[str(p.operand)] = f"{tiles[owner].type_name}::DType{{}}"
+            stated = stated_scalar_dtype(op, p.value_type)
+            out[str(p.operand)] = f"{stated or tiles[owner].type_name + '::DType'}{{}}"
     return out
+
+
+def stated_scalar_dtype(op: OpViewAPI, value_type: str) -> str | None:
+    """The element type a by-value scalar parameter names (`float deqScale`), None for another
+    type (a template parameter, an address type)."""
+    return op.targets.dtype(value_type).name if op.targets.has_dtype(value_type) else None
 
 
 def tile_operands(op: OpViewAPI) -> list[str]:
@@ -385,7 +392,8 @@ def shaped(op: OpViewAPI, tile: TileDecl) -> TileDecl:
 
 
 def scalar_dtypes(op: OpViewAPI, dtypes: dict[str, str]) -> dict[str, str]:
-    """Element type of each scalar operand: that of the tile its `typename T::DType` names."""
+    """Element type of each scalar operand: that of the tile its `typename T::DType` names, the
+    element type a by-value parameter states (TADDDEQRELU's `float deqScale`), else the compute type."""
     out: dict[str, str] = {}
     intr = op.spec.intrinsic
     if intr is None:
@@ -395,7 +403,7 @@ def scalar_dtypes(op: OpViewAPI, dtypes: dict[str, str]) -> dict[str, str]:
             owner = next(q.operand for q in intr.params if q.type == p.dtype_of)
             out[str(p.operand)] = dtypes[str(owner)]
         elif p.value_type is not None:
-            out[str(p.operand)] = dtypes[op.compute_operand]
+            out[str(p.operand)] = stated_scalar_dtype(op, p.value_type) or dtypes[op.compute_operand]
     return out
 
 
@@ -552,12 +560,17 @@ def _plan_form_rules(
         rules = op.form_rules_for(p.name)
         for form in op.forms:
             mine = [rv for rv in rules if rv.rule.forms is not None and rv.rule.in_form(form)]
-            if not mine or form.test.own_tiles:
+            if not mine:
                 continue
             legal = twin(p.name, dict(op.default_values))
             if legal is None:
                 continue
             tiles = {t.name: t for t in legal.tiles}
+            # The form's own scratch tiles (`tmp_f1`), shaped like the destination, as the runtime
+            # cases declare them.
+            if form.test.own_tiles and op.domain not in tiles:
+                continue
+            tiles |= {n: replace(tiles[op.domain], name=n) for n in form.test.own_tiles if n not in tiles}
             for rv in mine:
                 tiles = rv.rule.legalise(tiles)
 

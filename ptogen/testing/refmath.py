@@ -334,6 +334,23 @@ def rounded(T: Any, value: Array) -> Array:
     return narrow(value, np.dtype(T)).astype(value.dtype)
 
 
+def saturated(T: Any, value: Array) -> Array:
+    """`saturated(x)`: the value converted to the element type T with saturation as the simulator's
+    `sim::saturate` does (clamped to T's finite range; into an integer type a float is rounded to
+    nearest even and NaN gives 0), then brought back into the compute type."""
+    value = np.asarray(value)
+    storage = np.dtype(T)
+    if not _is_float(storage):
+        info = np.iinfo(storage)
+        if _is_float(value.dtype):
+            wide = np.rint(np.nan_to_num(value.astype(np.float64), nan=0.0, posinf=info.max, neginf=info.min))
+        else:
+            wide = value.astype(np.int64)
+        return np.clip(wide, info.min, info.max).astype(value.dtype)
+    top = float(ml_dtypes.finfo(storage).max)
+    return np.where(np.isnan(value), value, np.clip(value.astype(np.float64), -top, top)).astype(value.dtype)
+
+
 # ----------------------------------------------------------------------------- index notation
 
 

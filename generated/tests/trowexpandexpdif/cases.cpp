@@ -72,7 +72,7 @@ void case_0([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c0_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c0_src1.bin", src1.data(), 256);
@@ -93,17 +93,7 @@ void case_0([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c0_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 0", main_result, dst.data());
     }
 }
@@ -118,7 +108,7 @@ void case_1([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c1_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 13, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c1_src1.bin", src1.data(), 256);
@@ -146,10 +136,10 @@ void case_2([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
     load("c2_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, half, 6, 16, BLayout::RowMajor, 6, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 6, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x480);
-    load("c2_src1.bin", src1.data(), 96);
+    load("c2_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -174,7 +164,7 @@ void case_3([[maybe_unused]] Prof profile) {
     Tile_src0 src0(11, 19);
     TASSIGN(src0, 0x400);
     load("c3_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
     Tile_src1 src1(11, 1);
     TASSIGN(src1, 0x800);
     load("c3_src1.bin", src1.data(), 256);
@@ -202,10 +192,10 @@ void case_4([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
     load("c4_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 2, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c4_src1.bin", src1.data(), 48);
+    load("c4_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -230,7 +220,7 @@ void case_5([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c5_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c5_src1.bin", src1.data(), 256);
@@ -258,7 +248,7 @@ void case_6([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c6_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c6_src1.bin", src1.data(), 256);
@@ -286,7 +276,7 @@ void case_7([[maybe_unused]] Prof profile) {
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c7_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c7_src1.bin", src1.data(), 256);
@@ -304,21 +294,31 @@ void case_7([[maybe_unused]] Prof profile) {
     store("c7_dst.out", dst.data(), 256);
 }
 
-// case 8 (bfloat16_t): full 16x16
+// case 8 (half_swapped): full 16x16
 void case_8([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c8_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c8_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c8_src1.bin", src1.data(), 256);
-    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
     store("c8_dst.out", dst.data(), 256);
     { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
         const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
@@ -330,146 +330,216 @@ void case_8([[maybe_unused]] Prof profile) {
     }
 }
 
-// case 9 (bfloat16_t): partial valid 13x7 of 16x16
+// case 9 (half_swapped): partial valid 13x7 of 16x16
 void case_9([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c9_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 13, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c9_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c9_src1.bin", src1.data(), 256);
-    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
     store("c9_dst.out", dst.data(), 256);
 }
 
-// case 10 (bfloat16_t): non-square 6x40
+// case 10 (half_swapped): non-square 6x40
 void case_10([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c10_dst.bin", dst.data(), 288);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 6, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x240);
-    load("c10_src0.bin", src0.data(), 288);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 16, BLayout::RowMajor, 6, 1>;
+    load("c10_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x480);
-    load("c10_src1.bin", src1.data(), 96);
-    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    TASSIGN(src1, 0x440);
+    load("c10_src1.bin", src1.data(), 288);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
     store("c10_dst.out", dst.data(), 288);
 }
 
-// case 11 (bfloat16_t): run-time valid 11x19 of 16x32
+// case 11 (half_swapped): run-time valid 11x19 of 16x32
 void case_11([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c11_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(11, 19);
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 1);
     TASSIGN(src0, 0x400);
-    load("c11_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(11, 1);
-    TASSIGN(src1, 0x800);
-    load("c11_src1.bin", src1.data(), 256);
-    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    load("c11_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 19);
+    TASSIGN(src1, 0x600);
+    load("c11_src1.bin", src1.data(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
     store("c11_dst.out", dst.data(), 512);
 }
 
-// case 12 (bfloat16_t): odd 3x5 valid 2x3
+// case 12 (half_swapped): odd 3x5 valid 2x3
 void case_12([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c12_dst.bin", dst.data(), 48);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 2, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
-    load("c12_src0.bin", src0.data(), 48);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 1>;
+    load("c12_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x100);
+    TASSIGN(src1, 0x280);
     load("c12_src1.bin", src1.data(), 48);
-    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
     store("c12_dst.out", dst.data(), 48);
 }
 
-// case 13 (bfloat16_t): full 16x16, scalar 0.0
+// case 13 (half_swapped): full 16x16, scalar 0.0
 void case_13([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c13_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c13_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c13_src1.bin", src1.data(), 256);
-    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
     store("c13_dst.out", dst.data(), 256);
 }
 
-// case 14 (bfloat16_t): full 16x16, scalar 1.0
+// case 14 (half_swapped): full 16x16, scalar 1.0
 void case_14([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c14_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c14_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c14_src1.bin", src1.data(), 256);
-    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
     store("c14_dst.out", dst.data(), 256);
 }
 
-// case 15 (bfloat16_t): full 16x16, scalar -0.5
+// case 15 (half_swapped): full 16x16, scalar -0.5
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c15_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::ColMajor, 16, 1>;
     Tile_src0 src0;
     TASSIGN(src0, 0x200);
     load("c15_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x400);
     load("c15_src1.bin", src1.data(), 256);
-    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
     store("c15_dst.out", dst.data(), 256);
 }
 
-// case 16 (float): full 16x16
+// case 16 (half_block): full 16x16
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c16_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c16_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c16_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c16_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -487,35 +557,25 @@ void case_16([[maybe_unused]] Prof profile) {
                                                      reinterpret_cast<const unsigned char*>(dst.data() + 256));
         load("c16_dst.bin", dst.data(), 256);
         Tile_dst tmp_f1;
-        switch (profile) {
-        case Prof::A2A3:
-            profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::A5:
-            profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1, tmp_f1);
-            break;
-        case Prof::CPU:
-            profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
-            break;
-        }
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
         same_bytes("overload 1, case 16", main_result, dst.data());
     }
 }
 
-// case 17 (float): partial valid 13x7 of 16x16
+// case 17 (half_block): partial valid 13x7 of 16x16
 void case_17([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c17_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 7>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c17_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 13, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 13, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c17_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c17_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -530,20 +590,20 @@ void case_17([[maybe_unused]] Prof profile) {
     store("c17_dst.out", dst.data(), 256);
 }
 
-// case 18 (float): non-square 6x40
+// case 18 (half_block): non-square 6x40
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    using Tile_dst = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c18_dst.bin", dst.data(), 240);
-    using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    load("c18_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, half, 6, 48, BLayout::RowMajor, 6, 40>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x3c0);
-    load("c18_src0.bin", src0.data(), 240);
-    using Tile_src1 = Tile<TileType::Vec, float, 6, 8, BLayout::RowMajor, 6, 1>;
+    TASSIGN(src0, 0x240);
+    load("c18_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 6, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x780);
-    load("c18_src1.bin", src1.data(), 48);
+    TASSIGN(src1, 0x480);
+    load("c18_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -555,23 +615,23 @@ void case_18([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c18_dst.out", dst.data(), 240);
+    store("c18_dst.out", dst.data(), 288);
 }
 
-// case 19 (float): run-time valid 11x19 of 16x32
+// case 19 (half_block): run-time valid 11x19 of 16x32
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(11, 19);
     TASSIGN(dst, 0x0);
     load("c19_dst.bin", dst.data(), 512);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src0 src0(11, 19);
-    TASSIGN(src0, 0x800);
+    TASSIGN(src0, 0x400);
     load("c19_src0.bin", src0.data(), 512);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(11, 1);
-    TASSIGN(src1, 0x1000);
-    load("c19_src1.bin", src1.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 16);
+    TASSIGN(src1, 0x800);
+    load("c19_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -586,20 +646,20 @@ void case_19([[maybe_unused]] Prof profile) {
     store("c19_dst.out", dst.data(), 512);
 }
 
-// case 20 (float): odd 3x5 valid 2x3
+// case 20 (half_block): odd 3x5 valid 2x3
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    using Tile_dst = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c20_dst.bin", dst.data(), 24);
-    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    load("c20_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, half, 3, 16, BLayout::RowMajor, 2, 3>;
     Tile_src0 src0;
     TASSIGN(src0, 0x80);
-    load("c20_src0.bin", src0.data(), 24);
-    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 1>;
+    load("c20_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 2, 16>;
     Tile_src1 src1;
     TASSIGN(src1, 0x100);
-    load("c20_src1.bin", src1.data(), 24);
+    load("c20_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -611,23 +671,23 @@ void case_20([[maybe_unused]] Prof profile) {
         profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
         break;
     }
-    store("c20_dst.out", dst.data(), 24);
+    store("c20_dst.out", dst.data(), 48);
 }
 
-// case 21 (float): full 16x16, scalar 0.0
+// case 21 (half_block): full 16x16, scalar 0.0
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c21_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c21_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c21_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c21_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -642,20 +702,20 @@ void case_21([[maybe_unused]] Prof profile) {
     store("c21_dst.out", dst.data(), 256);
 }
 
-// case 22 (float): full 16x16, scalar 1.0
+// case 22 (half_block): full 16x16, scalar 1.0
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c22_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c22_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c22_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c22_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -670,20 +730,20 @@ void case_22([[maybe_unused]] Prof profile) {
     store("c22_dst.out", dst.data(), 256);
 }
 
-// case 23 (float): full 16x16, scalar -0.5
+// case 23 (half_block): full 16x16, scalar -0.5
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_dst = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
     load("c23_dst.bin", dst.data(), 256);
-    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    using Tile_src0 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src0 src0;
-    TASSIGN(src0, 0x400);
+    TASSIGN(src0, 0x200);
     load("c23_src0.bin", src0.data(), 256);
-    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 1>;
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_src1 src1;
-    TASSIGN(src1, 0x800);
-    load("c23_src1.bin", src1.data(), 128);
+    TASSIGN(src1, 0x400);
+    load("c23_src1.bin", src1.data(), 256);
     switch (profile) {
     case Prof::A2A3:
         profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
@@ -698,86 +758,1196 @@ void case_23([[maybe_unused]] Prof profile) {
     store("c23_dst.out", dst.data(), 256);
 }
 
-// rf_a2a3_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A2A3; must stop with: PTO runtime error: TROWEXPANDEXPDIF [A2A3]: src1 must have the valid rows of dst
-void rf_a2a3_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(8, 8);
+// case 24 (bfloat16_t): full 16x16
+void case_24([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
     TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 1);
-    TASSIGN(src1, 0x200);
-    profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
-}
-
-// rf_a2a3_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A2A3; must stop with: PTO runtime error: TROWEXPANDEXPDIF [A2A3]: dst and src0 must have the same valid row/col
-void rf_a2a3_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(8, 1);
-    TASSIGN(src1, 0x200);
-    profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
-}
-
-// rf_a5_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of A5; must stop with: PTO runtime error: TROWEXPANDEXPDIF [A5]: src1 must have the valid rows of dst
-void rf_a5_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 1);
-    TASSIGN(src1, 0x200);
-    profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
-}
-
-// rf_a5_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of A5; must stop with: PTO runtime error: TROWEXPANDEXPDIF [A5]: dst and src0 must have the same valid row/col
-void rf_a5_06_same_valid_shape(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(8, 7);
-    TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(8, 1);
-    TASSIGN(src1, 0x200);
-    profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
-}
-
-// rf_cpu_05_same_valid_extent: breaks run-time rule 05_same_valid_extent of CPU; must stop with: PTO runtime error: TROWEXPANDEXPDIF [CPU]: src1 must have the valid rows of dst
-void rf_cpu_05_same_valid_extent(Prof) {
-    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_dst dst(8, 8);
-    TASSIGN(dst, 0x0);
-    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(8, 8);
-    TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(7, 1);
-    TASSIGN(src1, 0x200);
+    load("c24_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c24_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c24_src1.bin", src1.data(), 256);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c24_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c24_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 24", main_result, dst.data());
+    }
 }
 
-// rf_cpu_06_same_valid_shape: breaks run-time rule 06_same_valid_shape of CPU; must stop with: PTO runtime error: TROWEXPANDEXPDIF [CPU]: dst and src0 must have the same valid row/col
-void rf_cpu_06_same_valid_shape(Prof) {
+// case 25 (bfloat16_t): partial valid 13x7 of 16x16
+void case_25([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c25_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c25_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 13, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c25_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c25_dst.out", dst.data(), 256);
+}
+
+// case 26 (bfloat16_t): non-square 6x40
+void case_26([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c26_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x240);
+    load("c26_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x480);
+    load("c26_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c26_dst.out", dst.data(), 288);
+}
+
+// case 27 (bfloat16_t): run-time valid 11x19 of 16x32
+void case_27([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c27_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x400);
+    load("c27_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 1);
+    TASSIGN(src1, 0x800);
+    load("c27_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c27_dst.out", dst.data(), 512);
+}
+
+// case 28 (bfloat16_t): odd 3x5 valid 2x3
+void case_28([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c28_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c28_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 2, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x100);
+    load("c28_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c28_dst.out", dst.data(), 48);
+}
+
+// case 29 (bfloat16_t): full 16x16, scalar 0.0
+void case_29([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c29_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c29_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c29_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c29_dst.out", dst.data(), 256);
+}
+
+// case 30 (bfloat16_t): full 16x16, scalar 1.0
+void case_30([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c30_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c30_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c30_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c30_dst.out", dst.data(), 256);
+}
+
+// case 31 (bfloat16_t): full 16x16, scalar -0.5
+void case_31([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c31_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c31_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c31_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c31_dst.out", dst.data(), 256);
+}
+
+// case 32 (bfloat16_t_swapped): full 16x16
+void case_32([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c32_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c32_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c32_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c32_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c32_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 32", main_result, dst.data());
+    }
+}
+
+// case 33 (bfloat16_t_swapped): partial valid 13x7 of 16x16
+void case_33([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c33_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 13, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c33_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c33_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c33_dst.out", dst.data(), 256);
+}
+
+// case 34 (bfloat16_t_swapped): non-square 6x40
+void case_34([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c34_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 6, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x240);
+    load("c34_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x440);
+    load("c34_src1.bin", src1.data(), 288);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c34_dst.out", dst.data(), 288);
+}
+
+// case 35 (bfloat16_t_swapped): run-time valid 11x19 of 16x32
+void case_35([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c35_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 1);
+    TASSIGN(src0, 0x400);
+    load("c35_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 19);
+    TASSIGN(src1, 0x600);
+    load("c35_src1.bin", src1.data(), 512);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c35_dst.out", dst.data(), 512);
+}
+
+// case 36 (bfloat16_t_swapped): odd 3x5 valid 2x3
+void case_36([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c36_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 2, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c36_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x280);
+    load("c36_src1.bin", src1.data(), 48);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c36_dst.out", dst.data(), 48);
+}
+
+// case 37 (bfloat16_t_swapped): full 16x16, scalar 0.0
+void case_37([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c37_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c37_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c37_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c37_dst.out", dst.data(), 256);
+}
+
+// case 38 (bfloat16_t_swapped): full 16x16, scalar 1.0
+void case_38([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c38_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c38_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c38_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c38_dst.out", dst.data(), 256);
+}
+
+// case 39 (bfloat16_t_swapped): full 16x16, scalar -0.5
+void case_39([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c39_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::ColMajor, 16, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c39_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c39_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c39_dst.out", dst.data(), 256);
+}
+
+// case 40 (bfloat16_t_block): full 16x16
+void case_40([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c40_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c40_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c40_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c40_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c40_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 40", main_result, dst.data());
+    }
+}
+
+// case 41 (bfloat16_t_block): partial valid 13x7 of 16x16
+void case_41([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c41_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c41_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 13, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c41_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c41_dst.out", dst.data(), 256);
+}
+
+// case 42 (bfloat16_t_block): non-square 6x40
+void case_42([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c42_dst.bin", dst.data(), 288);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 6, 48, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x240);
+    load("c42_src0.bin", src0.data(), 288);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 6, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x480);
+    load("c42_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c42_dst.out", dst.data(), 288);
+}
+
+// case 43 (bfloat16_t_block): run-time valid 11x19 of 16x32
+void case_43([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c43_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x400);
+    load("c43_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 16);
+    TASSIGN(src1, 0x800);
+    load("c43_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c43_dst.out", dst.data(), 512);
+}
+
+// case 44 (bfloat16_t_block): odd 3x5 valid 2x3
+void case_44([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c44_dst.bin", dst.data(), 48);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 3, 16, BLayout::RowMajor, 2, 3>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c44_src0.bin", src0.data(), 48);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 2, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x100);
+    load("c44_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c44_dst.out", dst.data(), 48);
+}
+
+// case 45 (bfloat16_t_block): full 16x16, scalar 0.0
+void case_45([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c45_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c45_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c45_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c45_dst.out", dst.data(), 256);
+}
+
+// case 46 (bfloat16_t_block): full 16x16, scalar 1.0
+void case_46([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c46_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c46_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c46_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c46_dst.out", dst.data(), 256);
+}
+
+// case 47 (bfloat16_t_block): full 16x16, scalar -0.5
+void case_47([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c47_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x200);
+    load("c47_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, bfloat16_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x400);
+    load("c47_src1.bin", src1.data(), 256);
+    profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+    store("c47_dst.out", dst.data(), 256);
+}
+
+// case 48 (float): full 16x16
+void case_48([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c48_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c48_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c48_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c48_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c48_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 48", main_result, dst.data());
+    }
+}
+
+// case 49 (float): partial valid 13x7 of 16x16
+void case_49([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c49_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c49_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 13, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c49_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c49_dst.out", dst.data(), 256);
+}
+
+// case 50 (float): non-square 6x40
+void case_50([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c50_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x3c0);
+    load("c50_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 6, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x780);
+    load("c50_src1.bin", src1.data(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c50_dst.out", dst.data(), 240);
+}
+
+// case 51 (float): run-time valid 11x19 of 16x32
+void case_51([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c51_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x800);
+    load("c51_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 1);
+    TASSIGN(src1, 0x1000);
+    load("c51_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c51_dst.out", dst.data(), 512);
+}
+
+// case 52 (float): odd 3x5 valid 2x3
+void case_52([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c52_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c52_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 2, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x100);
+    load("c52_src1.bin", src1.data(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c52_dst.out", dst.data(), 24);
+}
+
+// case 53 (float): full 16x16, scalar 0.0
+void case_53([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c53_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c53_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c53_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c53_dst.out", dst.data(), 256);
+}
+
+// case 54 (float): full 16x16, scalar 1.0
+void case_54([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c54_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c54_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c54_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c54_dst.out", dst.data(), 256);
+}
+
+// case 55 (float): full 16x16, scalar -0.5
+void case_55([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c55_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c55_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c55_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c55_dst.out", dst.data(), 256);
+}
+
+// case 56 (float_swapped): full 16x16
+void case_56([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c56_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c56_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c56_src1.bin", src1.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c56_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c56_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 56", main_result, dst.data());
+    }
+}
+
+// case 57 (float_swapped): partial valid 13x7 of 16x16
+void case_57([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c57_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 13, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c57_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c57_src1.bin", src1.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c57_dst.out", dst.data(), 256);
+}
+
+// case 58 (float_swapped): non-square 6x40
+void case_58([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c58_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 6, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x3c0);
+    load("c58_src0.bin", src0.data(), 64);
+    using Tile_src1 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x4c0);
+    load("c58_src1.bin", src1.data(), 240);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c58_dst.out", dst.data(), 240);
+}
+
+// case 59 (float_swapped): run-time valid 11x19 of 16x32
+void case_59([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c59_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 1);
+    TASSIGN(src0, 0x800);
+    load("c59_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 19);
+    TASSIGN(src1, 0xa00);
+    load("c59_src1.bin", src1.data(), 512);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c59_dst.out", dst.data(), 512);
+}
+
+// case 60 (float_swapped): odd 3x5 valid 2x3
+void case_60([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c60_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 8, 8, BLayout::ColMajor, 2, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c60_src0.bin", src0.data(), 64);
+    using Tile_src1 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x180);
+    load("c60_src1.bin", src1.data(), 24);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c60_dst.out", dst.data(), 24);
+}
+
+// case 61 (float_swapped): full 16x16, scalar 0.0
+void case_61([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c61_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c61_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c61_src1.bin", src1.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c61_dst.out", dst.data(), 256);
+}
+
+// case 62 (float_swapped): full 16x16, scalar 1.0
+void case_62([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c62_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c62_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c62_src1.bin", src1.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c62_dst.out", dst.data(), 256);
+}
+
+// case 63 (float_swapped): full 16x16, scalar -0.5
+void case_63([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c63_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 8, BLayout::ColMajor, 16, 1>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c63_src0.bin", src0.data(), 128);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x600);
+    load("c63_src1.bin", src1.data(), 256);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c63_dst.out", dst.data(), 256);
+}
+
+// case 64 (float_block): full 16x16
+void case_64([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c64_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c64_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 8>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c64_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c64_dst.out", dst.data(), 256);
+    { // overload 1 must give the main form's result: With a scratch tile, which the hardware may use; the simulated result does not depend on it.
+        const std::vector<unsigned char> main_result(reinterpret_cast<const unsigned char*>(dst.data()),
+                                                     reinterpret_cast<const unsigned char*>(dst.data() + 256));
+        load("c64_dst.bin", dst.data(), 256);
+        Tile_dst tmp_f1;
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1, tmp_f1);
+        same_bytes("overload 1, case 64", main_result, dst.data());
+    }
+}
+
+// case 65 (float_block): partial valid 13x7 of 16x16
+void case_65([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c65_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 13, 7>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c65_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 13, 8>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c65_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c65_dst.out", dst.data(), 256);
+}
+
+// case 66 (float_block): non-square 6x40
+void case_66([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c66_dst.bin", dst.data(), 240);
+    using Tile_src0 = Tile<TileType::Vec, float, 6, 40, BLayout::RowMajor, 6, 40>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x3c0);
+    load("c66_src0.bin", src0.data(), 240);
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 6, 8>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x780);
+    load("c66_src1.bin", src1.data(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c66_dst.out", dst.data(), 240);
+}
+
+// case 67 (float_block): run-time valid 11x19 of 16x32
+void case_67([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(11, 19);
+    TASSIGN(dst, 0x0);
+    load("c67_dst.bin", dst.data(), 512);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(11, 19);
+    TASSIGN(src0, 0x800);
+    load("c67_src0.bin", src0.data(), 512);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(11, 8);
+    TASSIGN(src1, 0x1000);
+    load("c67_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c67_dst.out", dst.data(), 512);
+}
+
+// case 68 (float_block): odd 3x5 valid 2x3
+void case_68([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c68_dst.bin", dst.data(), 24);
+    using Tile_src0 = Tile<TileType::Vec, float, 3, 8, BLayout::RowMajor, 2, 3>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x80);
+    load("c68_src0.bin", src0.data(), 24);
+    using Tile_src1 = Tile<TileType::Vec, float, 8, 8, BLayout::RowMajor, 2, 8>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x100);
+    load("c68_src1.bin", src1.data(), 64);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c68_dst.out", dst.data(), 24);
+}
+
+// case 69 (float_block): full 16x16, scalar 0.0
+void case_69([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c69_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c69_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 8>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c69_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c69_dst.out", dst.data(), 256);
+}
+
+// case 70 (float_block): full 16x16, scalar 1.0
+void case_70([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c70_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c70_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 8>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c70_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c70_dst.out", dst.data(), 256);
+}
+
+// case 71 (float_block): full 16x16, scalar -0.5
+void case_71([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c71_dst.bin", dst.data(), 256);
+    using Tile_src0 = Tile<TileType::Vec, float, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_src0 src0;
+    TASSIGN(src0, 0x400);
+    load("c71_src0.bin", src0.data(), 256);
+    using Tile_src1 = Tile<TileType::Vec, float, 16, 8, BLayout::RowMajor, 16, 8>;
+    Tile_src1 src1;
+    TASSIGN(src1, 0x800);
+    load("c71_src1.bin", src1.data(), 128);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+        break;
+    case Prof::A5:
+        profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+        break;
+    case Prof::CPU:
+        profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
+        break;
+    }
+    store("c71_dst.out", dst.data(), 256);
+}
+
+// rf_a2a3_05_broadcast_role: breaks run-time rule 05_broadcast_role of A2A3; must stop with: PTO runtime error: TROWEXPANDEXPDIF [A2A3]: one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid rows of dst and one column (column-major) or one 32-byte block (row-major)
+void rf_a2a3_05_broadcast_role(Prof) {
     using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_dst dst(8, 8);
     TASSIGN(dst, 0x0);
     using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src0 src0(8, 7);
+    Tile_src0 src0(8, 8);
     TASSIGN(src0, 0x100);
-    using Tile_src1 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src1 src1(8, 1);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 2);
+    TASSIGN(src1, 0x200);
+    profiled::TROWEXPANDEXPDIF<profile_a2a3>(dst, src0, src1);
+}
+
+// rf_a5_05_broadcast_role: breaks run-time rule 05_broadcast_role of A5; must stop with: PTO runtime error: TROWEXPANDEXPDIF [A5]: one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid rows of dst and one column (column-major) or one 32-byte block (row-major)
+void rf_a5_05_broadcast_role(Prof) {
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 2);
+    TASSIGN(src1, 0x200);
+    profiled::TROWEXPANDEXPDIF<profile_a5>(dst, src0, src1);
+}
+
+// rf_cpu_05_broadcast_role: breaks run-time rule 05_broadcast_role of CPU; must stop with: PTO runtime error: TROWEXPANDEXPDIF [CPU]: one of src0 and src1 must have the valid shape of dst and be row-major, the other the valid rows of dst and one column (column-major) or one 32-byte block (row-major)
+void rf_cpu_05_broadcast_role(Prof) {
+    using Tile_dst = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_dst dst(8, 8);
+    TASSIGN(dst, 0x0);
+    using Tile_src0 = Tile<TileType::Vec, half, 8, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src0 src0(8, 8);
+    TASSIGN(src0, 0x100);
+    using Tile_src1 = Tile<TileType::Vec, half, 16, 8, BLayout::ColMajor, DYNAMIC, DYNAMIC>;
+    Tile_src1 src1(8, 2);
     TASSIGN(src1, 0x200);
     profiled::TROWEXPANDEXPDIF<profile_cpu>(dst, src0, src1);
 }
@@ -813,13 +1983,29 @@ const Entry entries[] = {
     {"c7@A2A3", case_7, Prof::A2A3},
     {"c7@A5", case_7, Prof::A5},
     {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3},
+    {"c8@A5", case_8, Prof::A5},
     {"c8@CPU", case_8, Prof::CPU},
+    {"c9@A2A3", case_9, Prof::A2A3},
+    {"c9@A5", case_9, Prof::A5},
     {"c9@CPU", case_9, Prof::CPU},
+    {"c10@A2A3", case_10, Prof::A2A3},
+    {"c10@A5", case_10, Prof::A5},
     {"c10@CPU", case_10, Prof::CPU},
+    {"c11@A2A3", case_11, Prof::A2A3},
+    {"c11@A5", case_11, Prof::A5},
     {"c11@CPU", case_11, Prof::CPU},
+    {"c12@A2A3", case_12, Prof::A2A3},
+    {"c12@A5", case_12, Prof::A5},
     {"c12@CPU", case_12, Prof::CPU},
+    {"c13@A2A3", case_13, Prof::A2A3},
+    {"c13@A5", case_13, Prof::A5},
     {"c13@CPU", case_13, Prof::CPU},
+    {"c14@A2A3", case_14, Prof::A2A3},
+    {"c14@A5", case_14, Prof::A5},
     {"c14@CPU", case_14, Prof::CPU},
+    {"c15@A2A3", case_15, Prof::A2A3},
+    {"c15@A5", case_15, Prof::A5},
     {"c15@CPU", case_15, Prof::CPU},
     {"c16@A2A3", case_16, Prof::A2A3},
     {"c16@A5", case_16, Prof::A5},
@@ -845,12 +2031,105 @@ const Entry entries[] = {
     {"c23@A2A3", case_23, Prof::A2A3},
     {"c23@A5", case_23, Prof::A5},
     {"c23@CPU", case_23, Prof::CPU},
-    {"rf_a2a3_05_same_valid_extent", rf_a2a3_05_same_valid_extent, Prof::A2A3},
-    {"rf_a2a3_06_same_valid_shape", rf_a2a3_06_same_valid_shape, Prof::A2A3},
-    {"rf_a5_05_same_valid_extent", rf_a5_05_same_valid_extent, Prof::A5},
-    {"rf_a5_06_same_valid_shape", rf_a5_06_same_valid_shape, Prof::A5},
-    {"rf_cpu_05_same_valid_extent", rf_cpu_05_same_valid_extent, Prof::CPU},
-    {"rf_cpu_06_same_valid_shape", rf_cpu_06_same_valid_shape, Prof::CPU},
+    {"c24@CPU", case_24, Prof::CPU},
+    {"c25@CPU", case_25, Prof::CPU},
+    {"c26@CPU", case_26, Prof::CPU},
+    {"c27@CPU", case_27, Prof::CPU},
+    {"c28@CPU", case_28, Prof::CPU},
+    {"c29@CPU", case_29, Prof::CPU},
+    {"c30@CPU", case_30, Prof::CPU},
+    {"c31@CPU", case_31, Prof::CPU},
+    {"c32@CPU", case_32, Prof::CPU},
+    {"c33@CPU", case_33, Prof::CPU},
+    {"c34@CPU", case_34, Prof::CPU},
+    {"c35@CPU", case_35, Prof::CPU},
+    {"c36@CPU", case_36, Prof::CPU},
+    {"c37@CPU", case_37, Prof::CPU},
+    {"c38@CPU", case_38, Prof::CPU},
+    {"c39@CPU", case_39, Prof::CPU},
+    {"c40@CPU", case_40, Prof::CPU},
+    {"c41@CPU", case_41, Prof::CPU},
+    {"c42@CPU", case_42, Prof::CPU},
+    {"c43@CPU", case_43, Prof::CPU},
+    {"c44@CPU", case_44, Prof::CPU},
+    {"c45@CPU", case_45, Prof::CPU},
+    {"c46@CPU", case_46, Prof::CPU},
+    {"c47@CPU", case_47, Prof::CPU},
+    {"c48@A2A3", case_48, Prof::A2A3},
+    {"c48@A5", case_48, Prof::A5},
+    {"c48@CPU", case_48, Prof::CPU},
+    {"c49@A2A3", case_49, Prof::A2A3},
+    {"c49@A5", case_49, Prof::A5},
+    {"c49@CPU", case_49, Prof::CPU},
+    {"c50@A2A3", case_50, Prof::A2A3},
+    {"c50@A5", case_50, Prof::A5},
+    {"c50@CPU", case_50, Prof::CPU},
+    {"c51@A2A3", case_51, Prof::A2A3},
+    {"c51@A5", case_51, Prof::A5},
+    {"c51@CPU", case_51, Prof::CPU},
+    {"c52@A2A3", case_52, Prof::A2A3},
+    {"c52@A5", case_52, Prof::A5},
+    {"c52@CPU", case_52, Prof::CPU},
+    {"c53@A2A3", case_53, Prof::A2A3},
+    {"c53@A5", case_53, Prof::A5},
+    {"c53@CPU", case_53, Prof::CPU},
+    {"c54@A2A3", case_54, Prof::A2A3},
+    {"c54@A5", case_54, Prof::A5},
+    {"c54@CPU", case_54, Prof::CPU},
+    {"c55@A2A3", case_55, Prof::A2A3},
+    {"c55@A5", case_55, Prof::A5},
+    {"c55@CPU", case_55, Prof::CPU},
+    {"c56@A2A3", case_56, Prof::A2A3},
+    {"c56@A5", case_56, Prof::A5},
+    {"c56@CPU", case_56, Prof::CPU},
+    {"c57@A2A3", case_57, Prof::A2A3},
+    {"c57@A5", case_57, Prof::A5},
+    {"c57@CPU", case_57, Prof::CPU},
+    {"c58@A2A3", case_58, Prof::A2A3},
+    {"c58@A5", case_58, Prof::A5},
+    {"c58@CPU", case_58, Prof::CPU},
+    {"c59@A2A3", case_59, Prof::A2A3},
+    {"c59@A5", case_59, Prof::A5},
+    {"c59@CPU", case_59, Prof::CPU},
+    {"c60@A2A3", case_60, Prof::A2A3},
+    {"c60@A5", case_60, Prof::A5},
+    {"c60@CPU", case_60, Prof::CPU},
+    {"c61@A2A3", case_61, Prof::A2A3},
+    {"c61@A5", case_61, Prof::A5},
+    {"c61@CPU", case_61, Prof::CPU},
+    {"c62@A2A3", case_62, Prof::A2A3},
+    {"c62@A5", case_62, Prof::A5},
+    {"c62@CPU", case_62, Prof::CPU},
+    {"c63@A2A3", case_63, Prof::A2A3},
+    {"c63@A5", case_63, Prof::A5},
+    {"c63@CPU", case_63, Prof::CPU},
+    {"c64@A2A3", case_64, Prof::A2A3},
+    {"c64@A5", case_64, Prof::A5},
+    {"c64@CPU", case_64, Prof::CPU},
+    {"c65@A2A3", case_65, Prof::A2A3},
+    {"c65@A5", case_65, Prof::A5},
+    {"c65@CPU", case_65, Prof::CPU},
+    {"c66@A2A3", case_66, Prof::A2A3},
+    {"c66@A5", case_66, Prof::A5},
+    {"c66@CPU", case_66, Prof::CPU},
+    {"c67@A2A3", case_67, Prof::A2A3},
+    {"c67@A5", case_67, Prof::A5},
+    {"c67@CPU", case_67, Prof::CPU},
+    {"c68@A2A3", case_68, Prof::A2A3},
+    {"c68@A5", case_68, Prof::A5},
+    {"c68@CPU", case_68, Prof::CPU},
+    {"c69@A2A3", case_69, Prof::A2A3},
+    {"c69@A5", case_69, Prof::A5},
+    {"c69@CPU", case_69, Prof::CPU},
+    {"c70@A2A3", case_70, Prof::A2A3},
+    {"c70@A5", case_70, Prof::A5},
+    {"c70@CPU", case_70, Prof::CPU},
+    {"c71@A2A3", case_71, Prof::A2A3},
+    {"c71@A5", case_71, Prof::A5},
+    {"c71@CPU", case_71, Prof::CPU},
+    {"rf_a2a3_05_broadcast_role", rf_a2a3_05_broadcast_role, Prof::A2A3},
+    {"rf_a5_05_broadcast_role", rf_a5_05_broadcast_role, Prof::A5},
+    {"rf_cpu_05_broadcast_role", rf_cpu_05_broadcast_role, Prof::CPU},
 };
 
 } // namespace

@@ -10,11 +10,12 @@
 namespace pto::cpu {
 
 template <typename T_dst, typename T_src0, typename T_src1>
-PTO_INTERNAL void TROWEXPANDMUL_impl(T_dst& dst, T_src0& src0, T_src1& src1) {
+PTO_INTERNAL void TROWEXPANDMUL_impl_documented(T_dst& dst, T_src0& src0, T_src1& src1) {
     using T = typename T_dst::DType;
     using C = sim::compute_t<typename T_dst::DType>;
     const int rows = dst.GetValidRow();
     const int cols = dst.GetValidCol();
+    const int src1_w = src1.GetValidCol(); // one column per row, or a block read at c % w
     if constexpr (T_dst::isRowMajor && T_src0::isRowMajor && T_src1::isRowMajor) {
         // Contiguous rows: plain pointer loops the compiler can vectorise.
         for (int r = 0; r < rows; ++r) {
@@ -23,7 +24,7 @@ PTO_INTERNAL void TROWEXPANDMUL_impl(T_dst& dst, T_src0& src0, T_src1& src1) {
             const auto* src1_row = src1.data() + r * T_src1::RowStride;
             for (int c = 0; c < cols; ++c) {
                 const C src0_v = static_cast<C>(src0_row[c]);
-                const C src1_v = static_cast<C>(src1_row[0]);
+                const C src1_v = static_cast<C>(src1_row[c % src1_w]);
                 dst_row[c] = sim::narrow<T>(sim::mul<C>(src0_v, src1_v));
             }
         }
@@ -31,11 +32,52 @@ PTO_INTERNAL void TROWEXPANDMUL_impl(T_dst& dst, T_src0& src0, T_src1& src1) {
         for (int r = 0; r < rows; ++r) {
             for (int c = 0; c < cols; ++c) {
                 const C src0_v = static_cast<C>(src0.at(r, c));
-                const C src1_v = static_cast<C>(src1.at(r, 0));
+                const C src1_v = static_cast<C>(src1.at(r, c % src1_w));
                 dst.at(r, c) = sim::narrow<T>(sim::mul<C>(src0_v, src1_v));
             }
         }
     }
+}
+
+template <typename T_dst, typename T_src0, typename T_src1>
+PTO_INTERNAL void TROWEXPANDMUL_impl_swapped(T_dst& dst, T_src0& src0, T_src1& src1) {
+    using T = typename T_dst::DType;
+    using C = sim::compute_t<typename T_dst::DType>;
+    const int rows = dst.GetValidRow();
+    const int cols = dst.GetValidCol();
+    const int src0_w = src0.GetValidCol(); // one column per row, or a block read at c % w
+    if constexpr (T_dst::isRowMajor && T_src0::isRowMajor && T_src1::isRowMajor) {
+        // Contiguous rows: plain pointer loops the compiler can vectorise.
+        for (int r = 0; r < rows; ++r) {
+            auto* dst_row = dst.data() + r * T_dst::RowStride;
+            const auto* src0_row = src0.data() + r * T_src0::RowStride;
+            const auto* src1_row = src1.data() + r * T_src1::RowStride;
+            for (int c = 0; c < cols; ++c) {
+                const C src0_v = static_cast<C>(src0_row[c % src0_w]);
+                const C src1_v = static_cast<C>(src1_row[c]);
+                dst_row[c] = sim::narrow<T>(sim::mul<C>(src0_v, src1_v));
+            }
+        }
+    } else {
+        for (int r = 0; r < rows; ++r) {
+            for (int c = 0; c < cols; ++c) {
+                const C src0_v = static_cast<C>(src0.at(r, c % src0_w));
+                const C src1_v = static_cast<C>(src1.at(r, c));
+                dst.at(r, c) = sim::narrow<T>(sim::mul<C>(src0_v, src1_v));
+            }
+        }
+    }
+}
+
+// The role is decided when the op runs, as the pages state it: the operand with dst's valid
+// shape is the full-sized one (the documented order first), the other the per-row operand.
+template <typename T_dst, typename T_src0, typename T_src1>
+PTO_INTERNAL void TROWEXPANDMUL_impl(T_dst& dst, T_src0& src0, T_src1& src1) {
+    if (src0.GetValidRow() == dst.GetValidRow() && src0.GetValidCol() == dst.GetValidCol()) {
+        TROWEXPANDMUL_impl_documented(dst, src0, src1);
+        return;
+    }
+    TROWEXPANDMUL_impl_swapped(dst, src0, src1);
 }
 
 } // namespace pto::cpu

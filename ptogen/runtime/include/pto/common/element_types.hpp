@@ -3,6 +3,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <compare>
 #include <cstdint>
 #include <limits>
@@ -250,6 +251,34 @@ constexpr T narrow(C value) {
         return static_cast<T>(v);
     } else {
         return static_cast<T>(value);
+    }
+}
+
+// Converts a compute value to the element type with saturation and returns it in the compute type:
+// clamped to T's finite range (a float to an integer rounded to nearest even first, NaN gives 0),
+// so the narrowing that stores it is exact. A fused op's saturating `convert` (TADDRELUCONV).
+template <typename T, typename C>
+constexpr C saturate(C value) {
+    if constexpr (std::is_integral_v<T> && !std::is_integral_v<C>) {
+        const double v = static_cast<double>(value);
+        if (v != v)
+            return C(0);
+        const double lo = static_cast<double>(std::numeric_limits<T>::lowest());
+        const double hi = static_cast<double>(std::numeric_limits<T>::max());
+        return static_cast<C>(std::nearbyint(v < lo ? lo : (v > hi ? hi : v)));
+    } else if constexpr (std::is_integral_v<T>) {
+        using W = long long;
+        const W lo = static_cast<W>(std::numeric_limits<T>::lowest());
+        const W hi = static_cast<W>(std::numeric_limits<T>::max());
+        const W v = static_cast<W>(value);
+        return static_cast<C>(v < lo ? lo : (v > hi ? hi : v));
+    } else {
+        // Largest finite value: half 65504, bfloat16_t 0x1.fep127, else the type's own.
+        const double hi = std::is_same_v<T, half>          ? 65504.0
+                          : std::is_same_v<T, bfloat16_t> ? 0x1.fep127
+                                                          : static_cast<double>(std::numeric_limits<T>::max());
+        const double v = static_cast<double>(value);
+        return v != v ? value : static_cast<C>(v < -hi ? -hi : (v > hi ? hi : v));
     }
 }
 
