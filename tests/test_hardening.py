@@ -219,6 +219,7 @@ def test_fallback_switch_is_recovered_after_a_cut(tmp_path: Path, monkeypatch: p
     assert sorted(p.name for p in tmp_path.iterdir()) == [".generated.lock", "generated"]
 
 
+@pytest.mark.full_tier  # a whole regeneration of a project copy: CI, not the README command
 def test_disk_full_keeps_the_old_tree(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -268,6 +269,7 @@ def test_a_held_lock_is_named_and_times_out(
     assert len(err) == 2 and "still locked by pid 4242" in err[1], err
 
 
+@pytest.mark.full_tier  # a whole regeneration of a project copy: CI, not the README command
 def test_two_gens_at_once_both_succeed(project: Path) -> None:
     edit(project, TLRELU, "Leaky ReLU of a tile", "Leaky ReLU of one tile")
     cmd = [sys.executable, "-m", "ptogen.cli", "--root", str(project), "gen"]

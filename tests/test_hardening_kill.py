@@ -91,6 +91,7 @@ def _one_line_fault(proc: subprocess.Popen[str], fault: str) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.full_tier  # a whole regeneration of a project copy: CI, not the README command
 def test_disk_full_and_read_only_keep_the_old_tree(project: Path, small_fs: Path) -> None:
     out = small_fs / "generated"
     shutil.copytree(project / "generated", out)

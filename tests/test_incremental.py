@@ -72,6 +72,7 @@ def _units_rendered(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     return runs
 
 
+@pytest.mark.full_tier  # a whole regeneration of a project copy: CI, not the README command
 def test_editing_one_spec_rerenders_only_its_unit_and_the_project(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -144,6 +145,7 @@ def test_a_damaged_cache_still_gives_the_right_tree(
     capsys.readouterr()
 
 
+@pytest.mark.full_tier  # a whole regeneration of a project copy: CI, not the README command
 def test_no_change_check_parses_no_yaml_and_still_sees_a_hand_edit(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

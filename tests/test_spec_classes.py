@@ -161,6 +161,7 @@ def test_factor_prefers_no_class_when_none_fits() -> None:
     assert _canonical(again.data) == _canonical(data)
 
 
+@pytest.mark.full_tier  # a whole regeneration of a project copy: CI, not the README command
 def test_editing_a_class_regenerates_the_ops_that_use_it(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
