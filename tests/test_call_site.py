@@ -52,7 +52,14 @@ def _run(cxx: str, flags: list[str], work: Path, profile: str) -> str:
     return ran.stderr
 
 
-@pytest.mark.parametrize("profile", ["CPU", "A2A3", "A5"])
+@pytest.mark.parametrize(
+    "profile",
+    [
+        "CPU",
+        pytest.param("A2A3", marks=pytest.mark.full_tier),
+        pytest.param("A5", marks=pytest.mark.full_tier),
+    ],
+)
 def test_a_run_time_failure_names_the_kernels_line(profile: str, tmp_path: Path):
     from ptogen.testing.runner import default_compilers
 
