@@ -10,7 +10,8 @@ import pytest
 
 from ptogen.testing.runner import default_compilers, default_launcher
 
-# One compiler locally (clang++ if installed, else g++); CI sets PTOGEN_TEST_COMPILERS="g++ clang++".
+# One compiler locally (clang++ if installed, else g++); CI sets PTOGEN_TEST_COMPILERS="clang++ g++"
+# (the full kernel tier on the first, the quick one on the second: tests/test_simulator.py).
 COMPILERS = default_compilers()
 
 

@@ -535,6 +535,12 @@ def test_every_op_page_at_both_widths(browser: object, served: str, width: str) 
     assert any(item.startswith("TileData::DType must be one of") for item in a2a3)  # the example
     page = browser.new_page()  # type: ignore[attr-defined]
     page.set_viewport_size({"width": WIDTHS[width], "height": 900})
+    # Each page load would start the search worker, which builds the whole site's index (most of
+    # this test's time); the search has tests of its own, so here the worker is an empty script.
+    page.route(  # type: ignore[attr-defined]
+        "**/assets/javascripts/workers/search.*",
+        lambda route: route.fulfill(status=200, content_type="application/javascript", body=""),
+    )
     problems: list[str] = []
     page.on("console", lambda m: problems.append(f"{page.url}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(f"{page.url}: {e}"))
