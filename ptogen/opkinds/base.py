@@ -253,11 +253,16 @@ class OpKind:
         dtypes = {d for p in profiles for d in op.test_dtypes(p)}
         return [(d, [p for p in profiles if d in op.test_dtypes(p)]) for d in sorted(dtypes, key=order.index)]
 
-    def stored_after(self, case: Any) -> list[tuple[str, str, int]]:
+    def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
         """Results a runtime case's kernel stores after the call besides its domain operand, for the
-        golden to judge: (file, C++ pointer to the data, element count). Default: none; TMRGSORT
-        stores its `MrgSortExecutedNumList`, TGATHER's comparison form its count tile."""
-        return []
+        golden to judge: (file, C++ pointer to the data, element count). Default: the tiles of the
+        op's further outputs (`semantics.extra_outputs`, TPARTARGMAX's `dst_idx`); TMRGSORT stores
+        its `MrgSortExecutedNumList`, TGATHER's comparison form its count tile."""
+        return [
+            (f"c{case.index}_{t.name}.out", f"{t.name}.data()", t.rows * t.cols)
+            for t in case.tiles
+            if t.name in op.extra_exprs
+        ]
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         """Write the inputs of a runtime group's cases into `data`; return one check per case."""

@@ -198,7 +198,7 @@ class Gather(FormsKind):
         # templates/opkinds/gather/domain.md.j2: "..., gathered from the source"
         return DOMAIN if not page.vector and page.intro_says("gathered from the source") else None
 
-    def stored_after(self, case: Any) -> list[tuple[str, str, int]]:
+    def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
         return [
             (f"c{case.index}_{t.name}.out", f"{t.name}.data()", t.rows * t.cols)
             for t in case.tiles

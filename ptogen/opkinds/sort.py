@@ -292,7 +292,7 @@ class MergeSort(NamesOperand):
     name: ClassVar[str] = "merge_sort"
     plans_forms: ClassVar[bool] = True
 
-    def stored_after(self, case: Any) -> list[tuple[str, str, int]]:
+    def stored_after(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
         return [(f"c{case.index}_{name}.out", f"&{name}", 1) for _, name in case.contexts]
 
     def recognise(self, page: PageOp) -> int | None:

@@ -100,7 +100,7 @@ void case_0([[maybe_unused]] Prof profile) {
         break;
     }
     store("c0_dst.out", dst.data(), 256);
-    store("c0_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c0_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 1 (half_int16_t): partial valid 13x7 of 16x16, src0 partial
@@ -141,7 +141,7 @@ void case_1([[maybe_unused]] Prof profile) {
         break;
     }
     store("c1_dst.out", dst.data(), 256);
-    store("c1_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c1_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 2 (half_int16_t): non-square 6x40, both whole
@@ -182,7 +182,7 @@ void case_2([[maybe_unused]] Prof profile) {
         break;
     }
     store("c2_dst.out", dst.data(), 288);
-    store("c2_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c2_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 3 (half_int16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -223,7 +223,7 @@ void case_3([[maybe_unused]] Prof profile) {
         break;
     }
     store("c3_dst.out", dst.data(), 512);
-    store("c3_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c3_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 4 (half_int16_t): odd 3x5 valid 2x3, src0 partial
@@ -264,7 +264,7 @@ void case_4([[maybe_unused]] Prof profile) {
         break;
     }
     store("c4_dst.out", dst.data(), 48);
-    store("c4_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c4_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 5 (half_int16_t_colmajor): col-major 12x20 valid 9x15, src1 partial
@@ -304,7 +304,7 @@ void case_5([[maybe_unused]] Prof profile) {
         break;
     }
     store("c5_dst.out", dst.data(), 320);
-    store("c5_dst_idx.out", dst_idx.data(), 320); // a further output
+    store("c5_dst_idx.out", dst_idx.data(), 320);
 }
 
 // case 6 (half_int16_t_colmajor): col-major run-time valid 5x6 of 8x8, src0 partial
@@ -344,7 +344,7 @@ void case_6([[maybe_unused]] Prof profile) {
         break;
     }
     store("c6_dst.out", dst.data(), 128);
-    store("c6_dst_idx.out", dst_idx.data(), 128); // a further output
+    store("c6_dst_idx.out", dst_idx.data(), 128);
 }
 
 // case 7 (half_uint16_t): full 16x16, src1 partial
@@ -385,7 +385,7 @@ void case_7([[maybe_unused]] Prof profile) {
         break;
     }
     store("c7_dst.out", dst.data(), 256);
-    store("c7_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c7_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 8 (half_uint16_t): partial valid 13x7 of 16x16, src0 partial
@@ -426,7 +426,7 @@ void case_8([[maybe_unused]] Prof profile) {
         break;
     }
     store("c8_dst.out", dst.data(), 256);
-    store("c8_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c8_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 9 (half_uint16_t): non-square 6x40, both whole
@@ -467,7 +467,7 @@ void case_9([[maybe_unused]] Prof profile) {
         break;
     }
     store("c9_dst.out", dst.data(), 288);
-    store("c9_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c9_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 10 (half_uint16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -508,7 +508,7 @@ void case_10([[maybe_unused]] Prof profile) {
         break;
     }
     store("c10_dst.out", dst.data(), 512);
-    store("c10_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c10_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 11 (half_uint16_t): odd 3x5 valid 2x3, src0 partial
@@ -549,7 +549,7 @@ void case_11([[maybe_unused]] Prof profile) {
         break;
     }
     store("c11_dst.out", dst.data(), 48);
-    store("c11_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c11_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 12 (half_int32_t): full 16x16, src1 partial
@@ -590,7 +590,7 @@ void case_12([[maybe_unused]] Prof profile) {
         break;
     }
     store("c12_dst.out", dst.data(), 256);
-    store("c12_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c12_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 13 (half_int32_t): partial valid 13x7 of 16x16, src0 partial
@@ -631,7 +631,7 @@ void case_13([[maybe_unused]] Prof profile) {
         break;
     }
     store("c13_dst.out", dst.data(), 256);
-    store("c13_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c13_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 14 (half_int32_t): non-square 6x40, both whole
@@ -672,7 +672,7 @@ void case_14([[maybe_unused]] Prof profile) {
         break;
     }
     store("c14_dst.out", dst.data(), 288);
-    store("c14_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c14_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 15 (half_int32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -713,7 +713,7 @@ void case_15([[maybe_unused]] Prof profile) {
         break;
     }
     store("c15_dst.out", dst.data(), 512);
-    store("c15_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c15_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 16 (half_int32_t): odd 3x5 valid 2x3, src0 partial
@@ -754,7 +754,7 @@ void case_16([[maybe_unused]] Prof profile) {
         break;
     }
     store("c16_dst.out", dst.data(), 48);
-    store("c16_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c16_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 17 (half_uint32_t): full 16x16, src1 partial
@@ -795,7 +795,7 @@ void case_17([[maybe_unused]] Prof profile) {
         break;
     }
     store("c17_dst.out", dst.data(), 256);
-    store("c17_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c17_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 18 (half_uint32_t): partial valid 13x7 of 16x16, src0 partial
@@ -836,7 +836,7 @@ void case_18([[maybe_unused]] Prof profile) {
         break;
     }
     store("c18_dst.out", dst.data(), 256);
-    store("c18_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c18_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 19 (half_uint32_t): non-square 6x40, both whole
@@ -877,7 +877,7 @@ void case_19([[maybe_unused]] Prof profile) {
         break;
     }
     store("c19_dst.out", dst.data(), 288);
-    store("c19_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c19_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 20 (half_uint32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -918,7 +918,7 @@ void case_20([[maybe_unused]] Prof profile) {
         break;
     }
     store("c20_dst.out", dst.data(), 512);
-    store("c20_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c20_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 21 (half_uint32_t): odd 3x5 valid 2x3, src0 partial
@@ -959,7 +959,7 @@ void case_21([[maybe_unused]] Prof profile) {
         break;
     }
     store("c21_dst.out", dst.data(), 48);
-    store("c21_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c21_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 22 (bfloat16_t_int16_t): full 16x16, src1 partial
@@ -990,7 +990,7 @@ void case_22([[maybe_unused]] Prof profile) {
     load("c22_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c22_dst.out", dst.data(), 256);
-    store("c22_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c22_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 23 (bfloat16_t_int16_t): partial valid 13x7 of 16x16, src0 partial
@@ -1021,7 +1021,7 @@ void case_23([[maybe_unused]] Prof profile) {
     load("c23_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c23_dst.out", dst.data(), 256);
-    store("c23_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c23_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 24 (bfloat16_t_int16_t): non-square 6x40, both whole
@@ -1052,7 +1052,7 @@ void case_24([[maybe_unused]] Prof profile) {
     load("c24_src1_idx.bin", src1_idx.data(), 288);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c24_dst.out", dst.data(), 288);
-    store("c24_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c24_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 25 (bfloat16_t_int16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -1083,7 +1083,7 @@ void case_25([[maybe_unused]] Prof profile) {
     load("c25_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c25_dst.out", dst.data(), 512);
-    store("c25_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c25_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 26 (bfloat16_t_int16_t): odd 3x5 valid 2x3, src0 partial
@@ -1114,7 +1114,7 @@ void case_26([[maybe_unused]] Prof profile) {
     load("c26_src1_idx.bin", src1_idx.data(), 48);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c26_dst.out", dst.data(), 48);
-    store("c26_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c26_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 27 (bfloat16_t_uint16_t): full 16x16, src1 partial
@@ -1145,7 +1145,7 @@ void case_27([[maybe_unused]] Prof profile) {
     load("c27_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c27_dst.out", dst.data(), 256);
-    store("c27_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c27_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 28 (bfloat16_t_uint16_t): partial valid 13x7 of 16x16, src0 partial
@@ -1176,7 +1176,7 @@ void case_28([[maybe_unused]] Prof profile) {
     load("c28_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c28_dst.out", dst.data(), 256);
-    store("c28_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c28_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 29 (bfloat16_t_uint16_t): non-square 6x40, both whole
@@ -1207,7 +1207,7 @@ void case_29([[maybe_unused]] Prof profile) {
     load("c29_src1_idx.bin", src1_idx.data(), 288);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c29_dst.out", dst.data(), 288);
-    store("c29_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c29_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 30 (bfloat16_t_uint16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -1238,7 +1238,7 @@ void case_30([[maybe_unused]] Prof profile) {
     load("c30_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c30_dst.out", dst.data(), 512);
-    store("c30_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c30_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 31 (bfloat16_t_uint16_t): odd 3x5 valid 2x3, src0 partial
@@ -1269,7 +1269,7 @@ void case_31([[maybe_unused]] Prof profile) {
     load("c31_src1_idx.bin", src1_idx.data(), 48);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c31_dst.out", dst.data(), 48);
-    store("c31_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c31_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 32 (bfloat16_t_int32_t): full 16x16, src1 partial
@@ -1300,7 +1300,7 @@ void case_32([[maybe_unused]] Prof profile) {
     load("c32_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c32_dst.out", dst.data(), 256);
-    store("c32_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c32_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 33 (bfloat16_t_int32_t): partial valid 13x7 of 16x16, src0 partial
@@ -1331,7 +1331,7 @@ void case_33([[maybe_unused]] Prof profile) {
     load("c33_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c33_dst.out", dst.data(), 256);
-    store("c33_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c33_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 34 (bfloat16_t_int32_t): non-square 6x40, both whole
@@ -1362,7 +1362,7 @@ void case_34([[maybe_unused]] Prof profile) {
     load("c34_src1_idx.bin", src1_idx.data(), 240);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c34_dst.out", dst.data(), 288);
-    store("c34_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c34_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 35 (bfloat16_t_int32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -1393,7 +1393,7 @@ void case_35([[maybe_unused]] Prof profile) {
     load("c35_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c35_dst.out", dst.data(), 512);
-    store("c35_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c35_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 36 (bfloat16_t_int32_t): odd 3x5 valid 2x3, src0 partial
@@ -1424,7 +1424,7 @@ void case_36([[maybe_unused]] Prof profile) {
     load("c36_src1_idx.bin", src1_idx.data(), 24);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c36_dst.out", dst.data(), 48);
-    store("c36_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c36_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 37 (bfloat16_t_uint32_t): full 16x16, src1 partial
@@ -1455,7 +1455,7 @@ void case_37([[maybe_unused]] Prof profile) {
     load("c37_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c37_dst.out", dst.data(), 256);
-    store("c37_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c37_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 38 (bfloat16_t_uint32_t): partial valid 13x7 of 16x16, src0 partial
@@ -1486,7 +1486,7 @@ void case_38([[maybe_unused]] Prof profile) {
     load("c38_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c38_dst.out", dst.data(), 256);
-    store("c38_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c38_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 39 (bfloat16_t_uint32_t): non-square 6x40, both whole
@@ -1517,7 +1517,7 @@ void case_39([[maybe_unused]] Prof profile) {
     load("c39_src1_idx.bin", src1_idx.data(), 240);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c39_dst.out", dst.data(), 288);
-    store("c39_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c39_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 40 (bfloat16_t_uint32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -1548,7 +1548,7 @@ void case_40([[maybe_unused]] Prof profile) {
     load("c40_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c40_dst.out", dst.data(), 512);
-    store("c40_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c40_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 41 (bfloat16_t_uint32_t): odd 3x5 valid 2x3, src0 partial
@@ -1579,7 +1579,7 @@ void case_41([[maybe_unused]] Prof profile) {
     load("c41_src1_idx.bin", src1_idx.data(), 24);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c41_dst.out", dst.data(), 48);
-    store("c41_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c41_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 42 (float_int16_t): full 16x16, src1 partial
@@ -1619,7 +1619,7 @@ void case_42([[maybe_unused]] Prof profile) {
         break;
     }
     store("c42_dst.out", dst.data(), 256);
-    store("c42_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c42_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 43 (float_int16_t): partial valid 13x7 of 16x16, src0 partial
@@ -1659,7 +1659,7 @@ void case_43([[maybe_unused]] Prof profile) {
         break;
     }
     store("c43_dst.out", dst.data(), 256);
-    store("c43_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c43_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 44 (float_int16_t): non-square 6x40, both whole
@@ -1699,7 +1699,7 @@ void case_44([[maybe_unused]] Prof profile) {
         break;
     }
     store("c44_dst.out", dst.data(), 240);
-    store("c44_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c44_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 45 (float_int16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -1739,7 +1739,7 @@ void case_45([[maybe_unused]] Prof profile) {
         break;
     }
     store("c45_dst.out", dst.data(), 512);
-    store("c45_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c45_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 46 (float_int16_t): odd 3x5 valid 2x3, src0 partial
@@ -1779,7 +1779,7 @@ void case_46([[maybe_unused]] Prof profile) {
         break;
     }
     store("c46_dst.out", dst.data(), 24);
-    store("c46_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c46_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 47 (float_uint16_t): full 16x16, src1 partial
@@ -1819,7 +1819,7 @@ void case_47([[maybe_unused]] Prof profile) {
         break;
     }
     store("c47_dst.out", dst.data(), 256);
-    store("c47_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c47_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 48 (float_uint16_t): partial valid 13x7 of 16x16, src0 partial
@@ -1859,7 +1859,7 @@ void case_48([[maybe_unused]] Prof profile) {
         break;
     }
     store("c48_dst.out", dst.data(), 256);
-    store("c48_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c48_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 49 (float_uint16_t): non-square 6x40, both whole
@@ -1899,7 +1899,7 @@ void case_49([[maybe_unused]] Prof profile) {
         break;
     }
     store("c49_dst.out", dst.data(), 240);
-    store("c49_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c49_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 50 (float_uint16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -1939,7 +1939,7 @@ void case_50([[maybe_unused]] Prof profile) {
         break;
     }
     store("c50_dst.out", dst.data(), 512);
-    store("c50_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c50_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 51 (float_uint16_t): odd 3x5 valid 2x3, src0 partial
@@ -1979,7 +1979,7 @@ void case_51([[maybe_unused]] Prof profile) {
         break;
     }
     store("c51_dst.out", dst.data(), 24);
-    store("c51_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c51_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 52 (float_int32_t): full 16x16, src1 partial
@@ -2020,7 +2020,7 @@ void case_52([[maybe_unused]] Prof profile) {
         break;
     }
     store("c52_dst.out", dst.data(), 256);
-    store("c52_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c52_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 53 (float_int32_t): partial valid 13x7 of 16x16, src0 partial
@@ -2061,7 +2061,7 @@ void case_53([[maybe_unused]] Prof profile) {
         break;
     }
     store("c53_dst.out", dst.data(), 256);
-    store("c53_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c53_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 54 (float_int32_t): non-square 6x40, both whole
@@ -2102,7 +2102,7 @@ void case_54([[maybe_unused]] Prof profile) {
         break;
     }
     store("c54_dst.out", dst.data(), 240);
-    store("c54_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c54_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 55 (float_int32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -2143,7 +2143,7 @@ void case_55([[maybe_unused]] Prof profile) {
         break;
     }
     store("c55_dst.out", dst.data(), 512);
-    store("c55_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c55_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 56 (float_int32_t): odd 3x5 valid 2x3, src0 partial
@@ -2184,7 +2184,7 @@ void case_56([[maybe_unused]] Prof profile) {
         break;
     }
     store("c56_dst.out", dst.data(), 24);
-    store("c56_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c56_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 57 (float_uint32_t): full 16x16, src1 partial
@@ -2225,7 +2225,7 @@ void case_57([[maybe_unused]] Prof profile) {
         break;
     }
     store("c57_dst.out", dst.data(), 256);
-    store("c57_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c57_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 58 (float_uint32_t): partial valid 13x7 of 16x16, src0 partial
@@ -2266,7 +2266,7 @@ void case_58([[maybe_unused]] Prof profile) {
         break;
     }
     store("c58_dst.out", dst.data(), 256);
-    store("c58_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c58_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 59 (float_uint32_t): non-square 6x40, both whole
@@ -2307,7 +2307,7 @@ void case_59([[maybe_unused]] Prof profile) {
         break;
     }
     store("c59_dst.out", dst.data(), 240);
-    store("c59_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c59_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 60 (float_uint32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -2348,7 +2348,7 @@ void case_60([[maybe_unused]] Prof profile) {
         break;
     }
     store("c60_dst.out", dst.data(), 512);
-    store("c60_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c60_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 61 (float_uint32_t): odd 3x5 valid 2x3, src0 partial
@@ -2389,7 +2389,7 @@ void case_61([[maybe_unused]] Prof profile) {
         break;
     }
     store("c61_dst.out", dst.data(), 24);
-    store("c61_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c61_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 62 (int8_t_int16_t): full 16x16, src1 partial
@@ -2420,7 +2420,7 @@ void case_62([[maybe_unused]] Prof profile) {
     load("c62_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c62_dst.out", dst.data(), 512);
-    store("c62_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c62_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 63 (int8_t_int16_t): partial valid 13x7 of 16x16, src0 partial
@@ -2451,7 +2451,7 @@ void case_63([[maybe_unused]] Prof profile) {
     load("c63_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c63_dst.out", dst.data(), 512);
-    store("c63_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c63_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 64 (int8_t_int16_t): non-square 6x40, both whole
@@ -2482,7 +2482,7 @@ void case_64([[maybe_unused]] Prof profile) {
     load("c64_src1_idx.bin", src1_idx.data(), 288);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c64_dst.out", dst.data(), 384);
-    store("c64_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c64_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 65 (int8_t_int16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -2513,7 +2513,7 @@ void case_65([[maybe_unused]] Prof profile) {
     load("c65_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c65_dst.out", dst.data(), 512);
-    store("c65_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c65_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 66 (int8_t_int16_t): odd 3x5 valid 2x3, src0 partial
@@ -2544,7 +2544,7 @@ void case_66([[maybe_unused]] Prof profile) {
     load("c66_src1_idx.bin", src1_idx.data(), 48);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c66_dst.out", dst.data(), 96);
-    store("c66_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c66_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 67 (int8_t_int16_t_colmajor): col-major 12x20 valid 9x15, src1 partial
@@ -2575,7 +2575,7 @@ void case_67([[maybe_unused]] Prof profile) {
     load("c67_src1_idx.bin", src1_idx.data(), 320);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c67_dst.out", dst.data(), 640);
-    store("c67_dst_idx.out", dst_idx.data(), 320); // a further output
+    store("c67_dst_idx.out", dst_idx.data(), 320);
 }
 
 // case 68 (int8_t_int16_t_colmajor): col-major run-time valid 5x6 of 8x8, src0 partial
@@ -2606,7 +2606,7 @@ void case_68([[maybe_unused]] Prof profile) {
     load("c68_src1_idx.bin", src1_idx.data(), 128);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c68_dst.out", dst.data(), 256);
-    store("c68_dst_idx.out", dst_idx.data(), 128); // a further output
+    store("c68_dst_idx.out", dst_idx.data(), 128);
 }
 
 // case 69 (int8_t_uint16_t): full 16x16, src1 partial
@@ -2637,7 +2637,7 @@ void case_69([[maybe_unused]] Prof profile) {
     load("c69_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c69_dst.out", dst.data(), 512);
-    store("c69_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c69_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 70 (int8_t_uint16_t): partial valid 13x7 of 16x16, src0 partial
@@ -2668,7 +2668,7 @@ void case_70([[maybe_unused]] Prof profile) {
     load("c70_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c70_dst.out", dst.data(), 512);
-    store("c70_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c70_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 71 (int8_t_uint16_t): non-square 6x40, both whole
@@ -2699,7 +2699,7 @@ void case_71([[maybe_unused]] Prof profile) {
     load("c71_src1_idx.bin", src1_idx.data(), 288);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c71_dst.out", dst.data(), 384);
-    store("c71_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c71_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 72 (int8_t_uint16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -2730,7 +2730,7 @@ void case_72([[maybe_unused]] Prof profile) {
     load("c72_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c72_dst.out", dst.data(), 512);
-    store("c72_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c72_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 73 (int8_t_uint16_t): odd 3x5 valid 2x3, src0 partial
@@ -2761,7 +2761,7 @@ void case_73([[maybe_unused]] Prof profile) {
     load("c73_src1_idx.bin", src1_idx.data(), 48);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c73_dst.out", dst.data(), 96);
-    store("c73_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c73_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 74 (int8_t_int32_t): full 16x16, src1 partial
@@ -2792,7 +2792,7 @@ void case_74([[maybe_unused]] Prof profile) {
     load("c74_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c74_dst.out", dst.data(), 512);
-    store("c74_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c74_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 75 (int8_t_int32_t): partial valid 13x7 of 16x16, src0 partial
@@ -2823,7 +2823,7 @@ void case_75([[maybe_unused]] Prof profile) {
     load("c75_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c75_dst.out", dst.data(), 512);
-    store("c75_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c75_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 76 (int8_t_int32_t): non-square 6x40, both whole
@@ -2854,7 +2854,7 @@ void case_76([[maybe_unused]] Prof profile) {
     load("c76_src1_idx.bin", src1_idx.data(), 240);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c76_dst.out", dst.data(), 384);
-    store("c76_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c76_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 77 (int8_t_int32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -2885,7 +2885,7 @@ void case_77([[maybe_unused]] Prof profile) {
     load("c77_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c77_dst.out", dst.data(), 512);
-    store("c77_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c77_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 78 (int8_t_int32_t): odd 3x5 valid 2x3, src0 partial
@@ -2916,7 +2916,7 @@ void case_78([[maybe_unused]] Prof profile) {
     load("c78_src1_idx.bin", src1_idx.data(), 24);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c78_dst.out", dst.data(), 96);
-    store("c78_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c78_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 79 (int8_t_uint32_t): full 16x16, src1 partial
@@ -2947,7 +2947,7 @@ void case_79([[maybe_unused]] Prof profile) {
     load("c79_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c79_dst.out", dst.data(), 512);
-    store("c79_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c79_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 80 (int8_t_uint32_t): partial valid 13x7 of 16x16, src0 partial
@@ -2978,7 +2978,7 @@ void case_80([[maybe_unused]] Prof profile) {
     load("c80_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c80_dst.out", dst.data(), 512);
-    store("c80_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c80_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 81 (int8_t_uint32_t): non-square 6x40, both whole
@@ -3009,7 +3009,7 @@ void case_81([[maybe_unused]] Prof profile) {
     load("c81_src1_idx.bin", src1_idx.data(), 240);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c81_dst.out", dst.data(), 384);
-    store("c81_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c81_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 82 (int8_t_uint32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -3040,7 +3040,7 @@ void case_82([[maybe_unused]] Prof profile) {
     load("c82_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c82_dst.out", dst.data(), 512);
-    store("c82_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c82_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 83 (int8_t_uint32_t): odd 3x5 valid 2x3, src0 partial
@@ -3071,7 +3071,7 @@ void case_83([[maybe_unused]] Prof profile) {
     load("c83_src1_idx.bin", src1_idx.data(), 24);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c83_dst.out", dst.data(), 96);
-    store("c83_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c83_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 84 (uint8_t_int16_t): full 16x16, src1 partial
@@ -3102,7 +3102,7 @@ void case_84([[maybe_unused]] Prof profile) {
     load("c84_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c84_dst.out", dst.data(), 512);
-    store("c84_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c84_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 85 (uint8_t_int16_t): partial valid 13x7 of 16x16, src0 partial
@@ -3133,7 +3133,7 @@ void case_85([[maybe_unused]] Prof profile) {
     load("c85_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c85_dst.out", dst.data(), 512);
-    store("c85_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c85_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 86 (uint8_t_int16_t): non-square 6x40, both whole
@@ -3164,7 +3164,7 @@ void case_86([[maybe_unused]] Prof profile) {
     load("c86_src1_idx.bin", src1_idx.data(), 288);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c86_dst.out", dst.data(), 384);
-    store("c86_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c86_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 87 (uint8_t_int16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -3195,7 +3195,7 @@ void case_87([[maybe_unused]] Prof profile) {
     load("c87_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c87_dst.out", dst.data(), 512);
-    store("c87_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c87_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 88 (uint8_t_int16_t): odd 3x5 valid 2x3, src0 partial
@@ -3226,7 +3226,7 @@ void case_88([[maybe_unused]] Prof profile) {
     load("c88_src1_idx.bin", src1_idx.data(), 48);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c88_dst.out", dst.data(), 96);
-    store("c88_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c88_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 89 (uint8_t_uint16_t): full 16x16, src1 partial
@@ -3257,7 +3257,7 @@ void case_89([[maybe_unused]] Prof profile) {
     load("c89_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c89_dst.out", dst.data(), 512);
-    store("c89_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c89_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 90 (uint8_t_uint16_t): partial valid 13x7 of 16x16, src0 partial
@@ -3288,7 +3288,7 @@ void case_90([[maybe_unused]] Prof profile) {
     load("c90_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c90_dst.out", dst.data(), 512);
-    store("c90_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c90_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 91 (uint8_t_uint16_t): non-square 6x40, both whole
@@ -3319,7 +3319,7 @@ void case_91([[maybe_unused]] Prof profile) {
     load("c91_src1_idx.bin", src1_idx.data(), 288);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c91_dst.out", dst.data(), 384);
-    store("c91_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c91_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 92 (uint8_t_uint16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -3350,7 +3350,7 @@ void case_92([[maybe_unused]] Prof profile) {
     load("c92_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c92_dst.out", dst.data(), 512);
-    store("c92_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c92_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 93 (uint8_t_uint16_t): odd 3x5 valid 2x3, src0 partial
@@ -3381,7 +3381,7 @@ void case_93([[maybe_unused]] Prof profile) {
     load("c93_src1_idx.bin", src1_idx.data(), 48);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c93_dst.out", dst.data(), 96);
-    store("c93_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c93_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 94 (uint8_t_int32_t): full 16x16, src1 partial
@@ -3412,7 +3412,7 @@ void case_94([[maybe_unused]] Prof profile) {
     load("c94_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c94_dst.out", dst.data(), 512);
-    store("c94_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c94_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 95 (uint8_t_int32_t): partial valid 13x7 of 16x16, src0 partial
@@ -3443,7 +3443,7 @@ void case_95([[maybe_unused]] Prof profile) {
     load("c95_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c95_dst.out", dst.data(), 512);
-    store("c95_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c95_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 96 (uint8_t_int32_t): non-square 6x40, both whole
@@ -3474,7 +3474,7 @@ void case_96([[maybe_unused]] Prof profile) {
     load("c96_src1_idx.bin", src1_idx.data(), 240);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c96_dst.out", dst.data(), 384);
-    store("c96_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c96_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 97 (uint8_t_int32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -3505,7 +3505,7 @@ void case_97([[maybe_unused]] Prof profile) {
     load("c97_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c97_dst.out", dst.data(), 512);
-    store("c97_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c97_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 98 (uint8_t_int32_t): odd 3x5 valid 2x3, src0 partial
@@ -3536,7 +3536,7 @@ void case_98([[maybe_unused]] Prof profile) {
     load("c98_src1_idx.bin", src1_idx.data(), 24);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c98_dst.out", dst.data(), 96);
-    store("c98_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c98_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 99 (uint8_t_uint32_t): full 16x16, src1 partial
@@ -3567,7 +3567,7 @@ void case_99([[maybe_unused]] Prof profile) {
     load("c99_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c99_dst.out", dst.data(), 512);
-    store("c99_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c99_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 100 (uint8_t_uint32_t): partial valid 13x7 of 16x16, src0 partial
@@ -3598,7 +3598,7 @@ void case_100([[maybe_unused]] Prof profile) {
     load("c100_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c100_dst.out", dst.data(), 512);
-    store("c100_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c100_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 101 (uint8_t_uint32_t): non-square 6x40, both whole
@@ -3629,7 +3629,7 @@ void case_101([[maybe_unused]] Prof profile) {
     load("c101_src1_idx.bin", src1_idx.data(), 240);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c101_dst.out", dst.data(), 384);
-    store("c101_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c101_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 102 (uint8_t_uint32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -3660,7 +3660,7 @@ void case_102([[maybe_unused]] Prof profile) {
     load("c102_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c102_dst.out", dst.data(), 512);
-    store("c102_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c102_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 103 (uint8_t_uint32_t): odd 3x5 valid 2x3, src0 partial
@@ -3691,7 +3691,7 @@ void case_103([[maybe_unused]] Prof profile) {
     load("c103_src1_idx.bin", src1_idx.data(), 24);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c103_dst.out", dst.data(), 96);
-    store("c103_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c103_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 104 (int16_t): full 16x16, src1 partial
@@ -3722,7 +3722,7 @@ void case_104([[maybe_unused]] Prof profile) {
     load("c104_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c104_dst.out", dst.data(), 256);
-    store("c104_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c104_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 105 (int16_t): partial valid 13x7 of 16x16, src0 partial
@@ -3753,7 +3753,7 @@ void case_105([[maybe_unused]] Prof profile) {
     load("c105_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c105_dst.out", dst.data(), 256);
-    store("c105_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c105_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 106 (int16_t): non-square 6x40, both whole
@@ -3784,7 +3784,7 @@ void case_106([[maybe_unused]] Prof profile) {
     load("c106_src1_idx.bin", src1_idx.data(), 288);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c106_dst.out", dst.data(), 288);
-    store("c106_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c106_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 107 (int16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -3815,7 +3815,7 @@ void case_107([[maybe_unused]] Prof profile) {
     load("c107_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c107_dst.out", dst.data(), 512);
-    store("c107_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c107_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 108 (int16_t): odd 3x5 valid 2x3, src0 partial
@@ -3846,7 +3846,7 @@ void case_108([[maybe_unused]] Prof profile) {
     load("c108_src1_idx.bin", src1_idx.data(), 48);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c108_dst.out", dst.data(), 48);
-    store("c108_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c108_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 109 (int16_t_uint16_t): full 16x16, src1 partial
@@ -3877,7 +3877,7 @@ void case_109([[maybe_unused]] Prof profile) {
     load("c109_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c109_dst.out", dst.data(), 256);
-    store("c109_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c109_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 110 (int16_t_uint16_t): partial valid 13x7 of 16x16, src0 partial
@@ -3908,7 +3908,7 @@ void case_110([[maybe_unused]] Prof profile) {
     load("c110_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c110_dst.out", dst.data(), 256);
-    store("c110_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c110_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 111 (int16_t_uint16_t): non-square 6x40, both whole
@@ -3939,7 +3939,7 @@ void case_111([[maybe_unused]] Prof profile) {
     load("c111_src1_idx.bin", src1_idx.data(), 288);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c111_dst.out", dst.data(), 288);
-    store("c111_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c111_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 112 (int16_t_uint16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -3970,7 +3970,7 @@ void case_112([[maybe_unused]] Prof profile) {
     load("c112_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c112_dst.out", dst.data(), 512);
-    store("c112_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c112_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 113 (int16_t_uint16_t): odd 3x5 valid 2x3, src0 partial
@@ -4001,7 +4001,7 @@ void case_113([[maybe_unused]] Prof profile) {
     load("c113_src1_idx.bin", src1_idx.data(), 48);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c113_dst.out", dst.data(), 48);
-    store("c113_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c113_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 114 (int16_t_int32_t): full 16x16, src1 partial
@@ -4032,7 +4032,7 @@ void case_114([[maybe_unused]] Prof profile) {
     load("c114_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c114_dst.out", dst.data(), 256);
-    store("c114_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c114_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 115 (int16_t_int32_t): partial valid 13x7 of 16x16, src0 partial
@@ -4063,7 +4063,7 @@ void case_115([[maybe_unused]] Prof profile) {
     load("c115_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c115_dst.out", dst.data(), 256);
-    store("c115_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c115_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 116 (int16_t_int32_t): non-square 6x40, both whole
@@ -4094,7 +4094,7 @@ void case_116([[maybe_unused]] Prof profile) {
     load("c116_src1_idx.bin", src1_idx.data(), 240);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c116_dst.out", dst.data(), 288);
-    store("c116_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c116_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 117 (int16_t_int32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -4125,7 +4125,7 @@ void case_117([[maybe_unused]] Prof profile) {
     load("c117_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c117_dst.out", dst.data(), 512);
-    store("c117_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c117_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 118 (int16_t_int32_t): odd 3x5 valid 2x3, src0 partial
@@ -4156,7 +4156,7 @@ void case_118([[maybe_unused]] Prof profile) {
     load("c118_src1_idx.bin", src1_idx.data(), 24);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c118_dst.out", dst.data(), 48);
-    store("c118_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c118_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 119 (int16_t_uint32_t): full 16x16, src1 partial
@@ -4187,7 +4187,7 @@ void case_119([[maybe_unused]] Prof profile) {
     load("c119_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c119_dst.out", dst.data(), 256);
-    store("c119_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c119_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 120 (int16_t_uint32_t): partial valid 13x7 of 16x16, src0 partial
@@ -4218,7 +4218,7 @@ void case_120([[maybe_unused]] Prof profile) {
     load("c120_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c120_dst.out", dst.data(), 256);
-    store("c120_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c120_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 121 (int16_t_uint32_t): non-square 6x40, both whole
@@ -4249,7 +4249,7 @@ void case_121([[maybe_unused]] Prof profile) {
     load("c121_src1_idx.bin", src1_idx.data(), 240);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c121_dst.out", dst.data(), 288);
-    store("c121_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c121_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 122 (int16_t_uint32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -4280,7 +4280,7 @@ void case_122([[maybe_unused]] Prof profile) {
     load("c122_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c122_dst.out", dst.data(), 512);
-    store("c122_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c122_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 123 (int16_t_uint32_t): odd 3x5 valid 2x3, src0 partial
@@ -4311,7 +4311,7 @@ void case_123([[maybe_unused]] Prof profile) {
     load("c123_src1_idx.bin", src1_idx.data(), 24);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c123_dst.out", dst.data(), 48);
-    store("c123_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c123_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 124 (int32_t_int16_t): full 16x16, src1 partial
@@ -4342,7 +4342,7 @@ void case_124([[maybe_unused]] Prof profile) {
     load("c124_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c124_dst.out", dst.data(), 256);
-    store("c124_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c124_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 125 (int32_t_int16_t): partial valid 13x7 of 16x16, src0 partial
@@ -4373,7 +4373,7 @@ void case_125([[maybe_unused]] Prof profile) {
     load("c125_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c125_dst.out", dst.data(), 256);
-    store("c125_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c125_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 126 (int32_t_int16_t): non-square 6x40, both whole
@@ -4404,7 +4404,7 @@ void case_126([[maybe_unused]] Prof profile) {
     load("c126_src1_idx.bin", src1_idx.data(), 288);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c126_dst.out", dst.data(), 240);
-    store("c126_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c126_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 127 (int32_t_int16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -4435,7 +4435,7 @@ void case_127([[maybe_unused]] Prof profile) {
     load("c127_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c127_dst.out", dst.data(), 512);
-    store("c127_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c127_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 128 (int32_t_int16_t): odd 3x5 valid 2x3, src0 partial
@@ -4466,7 +4466,7 @@ void case_128([[maybe_unused]] Prof profile) {
     load("c128_src1_idx.bin", src1_idx.data(), 48);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c128_dst.out", dst.data(), 24);
-    store("c128_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c128_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 129 (int32_t_uint16_t): full 16x16, src1 partial
@@ -4497,7 +4497,7 @@ void case_129([[maybe_unused]] Prof profile) {
     load("c129_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c129_dst.out", dst.data(), 256);
-    store("c129_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c129_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 130 (int32_t_uint16_t): partial valid 13x7 of 16x16, src0 partial
@@ -4528,7 +4528,7 @@ void case_130([[maybe_unused]] Prof profile) {
     load("c130_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c130_dst.out", dst.data(), 256);
-    store("c130_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c130_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 131 (int32_t_uint16_t): non-square 6x40, both whole
@@ -4559,7 +4559,7 @@ void case_131([[maybe_unused]] Prof profile) {
     load("c131_src1_idx.bin", src1_idx.data(), 288);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c131_dst.out", dst.data(), 240);
-    store("c131_dst_idx.out", dst_idx.data(), 288); // a further output
+    store("c131_dst_idx.out", dst_idx.data(), 288);
 }
 
 // case 132 (int32_t_uint16_t): run-time valid 11x19 of 16x32, src1 partial
@@ -4590,7 +4590,7 @@ void case_132([[maybe_unused]] Prof profile) {
     load("c132_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c132_dst.out", dst.data(), 512);
-    store("c132_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c132_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 133 (int32_t_uint16_t): odd 3x5 valid 2x3, src0 partial
@@ -4621,7 +4621,7 @@ void case_133([[maybe_unused]] Prof profile) {
     load("c133_src1_idx.bin", src1_idx.data(), 48);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c133_dst.out", dst.data(), 24);
-    store("c133_dst_idx.out", dst_idx.data(), 48); // a further output
+    store("c133_dst_idx.out", dst_idx.data(), 48);
 }
 
 // case 134 (int32_t): full 16x16, src1 partial
@@ -4652,7 +4652,7 @@ void case_134([[maybe_unused]] Prof profile) {
     load("c134_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c134_dst.out", dst.data(), 256);
-    store("c134_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c134_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 135 (int32_t): partial valid 13x7 of 16x16, src0 partial
@@ -4683,7 +4683,7 @@ void case_135([[maybe_unused]] Prof profile) {
     load("c135_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c135_dst.out", dst.data(), 256);
-    store("c135_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c135_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 136 (int32_t): non-square 6x40, both whole
@@ -4714,7 +4714,7 @@ void case_136([[maybe_unused]] Prof profile) {
     load("c136_src1_idx.bin", src1_idx.data(), 240);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c136_dst.out", dst.data(), 240);
-    store("c136_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c136_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 137 (int32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -4745,7 +4745,7 @@ void case_137([[maybe_unused]] Prof profile) {
     load("c137_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c137_dst.out", dst.data(), 512);
-    store("c137_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c137_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 138 (int32_t): odd 3x5 valid 2x3, src0 partial
@@ -4776,7 +4776,7 @@ void case_138([[maybe_unused]] Prof profile) {
     load("c138_src1_idx.bin", src1_idx.data(), 24);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c138_dst.out", dst.data(), 24);
-    store("c138_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c138_dst_idx.out", dst_idx.data(), 24);
 }
 
 // case 139 (int32_t_uint32_t): full 16x16, src1 partial
@@ -4807,7 +4807,7 @@ void case_139([[maybe_unused]] Prof profile) {
     load("c139_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c139_dst.out", dst.data(), 256);
-    store("c139_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c139_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 140 (int32_t_uint32_t): partial valid 13x7 of 16x16, src0 partial
@@ -4838,7 +4838,7 @@ void case_140([[maybe_unused]] Prof profile) {
     load("c140_src1_idx.bin", src1_idx.data(), 256);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c140_dst.out", dst.data(), 256);
-    store("c140_dst_idx.out", dst_idx.data(), 256); // a further output
+    store("c140_dst_idx.out", dst_idx.data(), 256);
 }
 
 // case 141 (int32_t_uint32_t): non-square 6x40, both whole
@@ -4869,7 +4869,7 @@ void case_141([[maybe_unused]] Prof profile) {
     load("c141_src1_idx.bin", src1_idx.data(), 240);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c141_dst.out", dst.data(), 240);
-    store("c141_dst_idx.out", dst_idx.data(), 240); // a further output
+    store("c141_dst_idx.out", dst_idx.data(), 240);
 }
 
 // case 142 (int32_t_uint32_t): run-time valid 11x19 of 16x32, src1 partial
@@ -4900,7 +4900,7 @@ void case_142([[maybe_unused]] Prof profile) {
     load("c142_src1_idx.bin", src1_idx.data(), 512);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c142_dst.out", dst.data(), 512);
-    store("c142_dst_idx.out", dst_idx.data(), 512); // a further output
+    store("c142_dst_idx.out", dst_idx.data(), 512);
 }
 
 // case 143 (int32_t_uint32_t): odd 3x5 valid 2x3, src0 partial
@@ -4931,7 +4931,7 @@ void case_143([[maybe_unused]] Prof profile) {
     load("c143_src1_idx.bin", src1_idx.data(), 24);
     profiled::TPARTARGMIN<profile_cpu>(dst, src0, src1, dst_idx, src0_idx, src1_idx);
     store("c143_dst.out", dst.data(), 24);
-    store("c143_dst_idx.out", dst_idx.data(), 24); // a further output
+    store("c143_dst_idx.out", dst_idx.data(), 24);
 }
 
 // rf_a2a3_09_union_region: breaks run-time rule 09_union_region of A2A3; must stop with: PTO runtime error: TPARTARGMIN [A2A3]: src0 or src1 must have the valid region of dst
