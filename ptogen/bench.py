@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .cli import cflags, main
+from .opkinds import kind as kind_of
 from .paths import Layout, find_root
 from .spec import expr as semantics
 from .spec.load import load_specs, resolve_file
@@ -280,7 +281,7 @@ def bench_simulator(
             entry = manifest[spec.short]
             if spec.intrinsic is None or any(o.kind == "attr" for o in spec.operands):
                 continue
-            if spec.semantics.kind != "elementwise" or any(o.broadcast for o in spec.operands):
+            if not kind_of(spec.semantics.kind).whole_tile_bench or any(o.broadcast for o in spec.operands):
                 continue  # the benchmark's program fills whole square tiles
             if not any(all(d == "float" for d in k.dtypes.values()) for k in entry.runtime):
                 continue

@@ -3,6 +3,8 @@ one module in ptogen/opkinds/ (plus its templates), and nothing else has to lear
 
 - Code outside ptogen/rules/ never switches on a rule's kind or class: it asks the rule's hooks
   (`listed_dtypes`, `when_values`, `operand_dtypes`, `broken_by`, `global_layouts`, `not_offered`, ...).
+- Code outside ptogen/opkinds/ and the templates never switch on an op kind's name or class: they
+  ask the kind's hooks (`OpKind`'s methods and class facts such as `tile_extra_outputs`).
 - Templates see views only: they never read the spec model (`op.spec`).
 - Every op kind recognises its own generated pages (`OpKind.recognise`), so `ptogen import` reads a
   page back as the kind that wrote it.
@@ -187,6 +189,123 @@ def test_the_detector_sees_rule_kind_switches(code: str) -> None:
 )
 def test_the_detector_ignores_other_kinds(code: str) -> None:
     assert not rule_kind_switches(ast.parse(code)), code
+
+
+# ----------------------------------------------------------------------------- op kinds
+
+
+def _op_kind_classes() -> set[str]:
+    """The names of OpKind and every class derived from it (the kinds and their shared bases)."""
+    out: set[str] = set()
+    todo: list[type] = [opkinds.OpKind]
+    while todo:
+        cls = todo.pop()
+        out.add(cls.__name__)
+        todo += cls.__subclasses__()
+    return out
+
+
+OP_KIND_NAMES = set(KINDS)
+OP_KIND_CLASSES = _op_kind_classes()
+
+
+def _op_kind_literals(node: ast.AST) -> set[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in OP_KIND_NAMES:
+        return {node.value}
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return {v for elt in node.elts for v in _op_kind_literals(elt)}
+    return set()
+
+
+def op_kind_switches(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, what) for each place in a module that treats particular op kinds specially: it names
+    a kind's class (isinstance, a call, a subclass) or compares or matches a value with a kind's name."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Name, ast.Attribute)) and _name(node) in OP_KIND_CLASSES - {"OpKind"}:
+            found.append((node.lineno, f"names the op kind class {_name(node)}"))
+        elif isinstance(node, ast.Compare):
+            literals = {v for side in [node.left, *node.comparators] for v in _op_kind_literals(side)}
+            if literals:
+                found.append((node.lineno, f"compares with the op kind {', '.join(sorted(literals))}"))
+        elif isinstance(node, ast.MatchValue) and _op_kind_literals(node.value):
+            found.append((node.lineno, f"matches the op kind {ast.unparse(node.value)}"))
+    return sorted(found)
+
+
+def template_op_kind_switches(root: Path) -> list[str]:
+    """`file:line: what` for each comparison of a value with an op kind's name in the templates."""
+    env = jinja2.Environment(trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    out = []
+    for path in sorted(root.rglob("*.j2")):
+        rel = path.relative_to(root).as_posix()
+        for node in env.parse(path.read_text()).find_all(jinja2.nodes.Compare):
+            consts = [node.expr, *(o.expr for o in node.ops)]
+            names = {
+                c.value
+                for side in consts
+                for c in ([side] if isinstance(side, jinja2.nodes.Const) else getattr(side, "items", []))
+                if isinstance(c, jinja2.nodes.Const) and c.value in OP_KIND_NAMES
+            }
+            if names:
+                out.append(
+                    f"templates/{rel}:{node.lineno}: compares with the op kind {', '.join(sorted(names))}"
+                )
+    return out
+
+
+def test_no_code_outside_opkinds_switches_on_an_op_kind() -> None:
+    """A new op kind is its own module and templates: the shared code and templates ask the kind's
+    hooks (`OpKind`'s methods and class facts) and never learn a kind's name or class."""
+    offending = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if (PACKAGE / "opkinds") in path.parents:
+            continue
+        rel = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(), filename=rel)
+        offending += [f"{rel}:{line}: {what}" for line, what in op_kind_switches(tree)]
+    offending += template_op_kind_switches(TEMPLATES)
+    assert not offending, (
+        "shared code treats particular op kinds specially; give OpKind a hook (with a default) and "
+        "override it in the kinds that need it:\n" + "\n".join(offending)
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "if spec.semantics.kind != 'elementwise': pass",
+        "if k in ('matmul', 'move'): pass",
+        "ok = isinstance(k, Matmul)",
+        "k = opkinds.remap.Remap()",
+        "match name:\n    case 'transfer': pass",
+    ],
+)
+def test_the_op_kind_detector_sees_switches(code: str) -> None:
+    assert op_kind_switches(ast.parse(code)), code
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "if o.kind == 'tile': pass",
+        "if kind_of(spec.semantics.kind).whole_tile_bench: pass",
+        "ok = isinstance(k, OpKind)",
+    ],
+)
+def test_the_op_kind_detector_ignores_hooks(code: str) -> None:
+    assert not op_kind_switches(ast.parse(code)), code
+
+
+def test_the_template_op_kind_check_finds_comparisons(tmp_path: Path) -> None:
+    (tmp_path / "a.j2").write_text(
+        '{% if op.kind == "remap" %}x{% endif %}\n{% if o.kind in ["gather", "t"] %}{% endif %}\n'
+    )
+    (tmp_path / "b.j2").write_text('{% if o.kind == "tile" %}x{% endif %}\n')
+    assert template_op_kind_switches(tmp_path) == [
+        "templates/a.j2:1: compares with the op kind remap",
+        "templates/a.j2:2: compares with the op kind gather",
+    ]
 
 
 # ----------------------------------------------------------------------------- templates

@@ -80,6 +80,9 @@ class OpKind:
     # Its test plan calls each declaration in runtime cases of its own (TMRGSORT's forms take other
     # operands than its main one): the kernels then call no further overload after a kernel's first case.
     plans_forms: ClassVar[bool] = False
+    # Every operand is a whole tile of the destination's shape and element (i, j) of the result reads
+    # element (i, j) of each source, so `python -m ptogen.bench --sim` can time it on square tiles.
+    whole_tile_bench: ClassVar[bool] = False
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""

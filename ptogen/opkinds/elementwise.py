@@ -209,6 +209,7 @@ class Elementwise(OpKind):
     form_exprs: ClassVar[bool] = True
     rounds_to_element: ClassVar[bool] = True
     domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
+    whole_tile_bench: ClassVar[bool] = True
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:

@@ -60,6 +60,7 @@ class Partial(Elementwise):
     form_exprs: ClassVar[bool] = False
     rounds_to_element: ClassVar[bool] = False
     tile_extra_outputs: ClassVar[bool] = True
+    whole_tile_bench: ClassVar[bool] = False  # each element also asks which valid regions hold it
     domain_starts: ClassVar[tuple[str, ...]] = ("For each",)
 
     # ----------------------------------------------------------------- spec checks

@@ -26,6 +26,7 @@ RESULT_STORAGE = 8
 
 class Reduce(Elementwise):
     axis: ClassVar[Literal["row", "col"]]
+    whole_tile_bench: ClassVar[bool] = False  # the result is one column (row), not a whole tile
 
     # ----------------------------------------------------------------- import
     def recognise(self, page: PageOp) -> int | None:
