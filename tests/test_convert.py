@@ -48,6 +48,12 @@ def test_float_to_integer(value, dst, saturate, want):
         ("CAST_FLOOR", -0.5, -1),
         ("CAST_CEIL", 0.25, 1),
         ("CAST_TRUNC", -1.75, -1),
+        ("CAST_ODD", 2.25, 3),  # inexact: the odd neighbour
+        ("CAST_ODD", 3.75, 3),
+        ("CAST_ODD", -2.5, -3),
+        ("CAST_ODD", 4.0, 4),  # exact: kept
+        ("CAST_NONE", 2.75, 2),  # the conversion drops the fraction
+        ("CAST_NONE", -2.75, -2),
     ],
 )
 def test_rounding_to_integer(mode, value, want):
@@ -68,6 +74,12 @@ NEXT = 1.0 + 2.0**-10
         ("CAST_FLOOR", -1.0001, -NEXT),
         ("CAST_TRUNC", -1.0009, -1.0),
         ("CAST_RINT", 1.0 + 3 * 2.0**-11, 1.0 + 2 * 2.0**-10),  # tie, the upper one is even
+        ("CAST_ODD", 1.0001, NEXT),  # inexact: the neighbour with an odd last bit
+        ("CAST_ODD", 1.0 + 2.0**-10 + 2.0**-12, NEXT),
+        ("CAST_ODD", -1.0001, -NEXT),
+        ("CAST_NONE", TIE, 1.0),  # the conversion's own rounding: nearest even
+        ("CAST_NONE", 1.0 + 3 * 2.0**-11, 1.0 + 2 * 2.0**-10),
+        ("CAST_NONE", 1.0007, NEXT),
     ],
 )
 def test_float_to_narrower_float(mode, value, want):

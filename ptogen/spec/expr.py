@@ -46,6 +46,8 @@ FUNCTIONS: dict[str, tuple[int, str, str, str]] = {
     "floor": (1, "sim::round_floor", "rm.floor", r"\lfloor"),
     "ceil": (1, "sim::round_ceil", "rm.ceil", r"\lceil"),
     "trunc": (1, "sim::round_trunc", "rm.trunc", r"\mathrm{trunc}"),
+    # To an odd neighbour unless exact (von Neumann rounding): 2.5 -> 3, 2.25 -> 3, 4.0 -> 4.
+    "round_odd": (1, "sim::round_odd", "rm.round_odd", r"\mathrm{rodd}"),
     # The value rounded to the result's element type `T` and continued in the compute type: states
     # an intermediate rounding (TAXPY's half product), a no-op where T is the compute type.
     "rounded": (1, "", "rm.rounded", r"\mathrm{rnd}_T"),

@@ -40,13 +40,21 @@ def _round_trunc(x: Fraction) -> int:
     return math.trunc(x)
 
 
-# Rounding to an integer, by RoundMode value.
+def _round_odd(x: Fraction) -> int:
+    low = math.floor(x)
+    return low if low == x or low % 2 == 1 else low + 1
+
+
+# Rounding to an integer, by RoundMode value. CAST_NONE leaves the value to the conversion, which
+# drops the fraction.
 TO_INTEGER: dict[str, Rounder] = {
     "CAST_RINT": _round_even,
     "CAST_ROUND": _round_away,
     "CAST_FLOOR": math.floor,
     "CAST_CEIL": math.ceil,
     "CAST_TRUNC": _round_trunc,
+    "CAST_ODD": _round_odd,
+    "CAST_NONE": _round_trunc,
 }
 
 
@@ -96,8 +104,10 @@ def _to_float(x: Fraction, negative_zero: bool, dt: np.dtype, mode: str) -> Any:
     hi_v = lo_v + (lo_v - Fraction(float(_from_bits(lo - 1, dt)))) if math.isinf(hi_f) else Fraction(hi_f)
     mid = (lo_v + hi_v) / 2
     negative = x < 0
-    if mode in ("CAST_RINT", "CAST_ROUND"):
+    if mode in ("CAST_RINT", "CAST_ROUND", "CAST_NONE"):  # CAST_NONE: the conversion's nearest even
         up = a > mid if a != mid else (mode == "CAST_ROUND" or (lo & 1) == 1)  # a tie: away or even
+    elif mode == "CAST_ODD":
+        up = (lo & 1) == 0  # the neighbour whose last significand bit is 1
     elif mode == "CAST_FLOOR":
         up = negative
     elif mode == "CAST_CEIL":

@@ -196,6 +196,13 @@ def round_away(a: Array) -> Array:
     return np.copysign(low + up.astype(a.dtype), a).astype(a.dtype)
 
 
+def round_odd(a: Array) -> Array:
+    a = np.asarray(a)
+    low = np.floor(a)
+    even_low = np.fmod(low, 2) == 0
+    return np.where(low == a, a, np.where(even_low, low + 1, low)).astype(a.dtype)
+
+
 def floor(a: Array) -> Array:
     return np.floor(np.asarray(a))
 

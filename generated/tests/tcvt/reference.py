@@ -21,6 +21,10 @@ def apply_RoundMode(C, value, x):
         return rm.as_type(C, rm.ceil(x))
     if value == "CAST_TRUNC":
         return rm.as_type(C, rm.trunc(x))
+    if value == "CAST_ODD":
+        return rm.as_type(C, rm.round_odd(x))
+    if value == "CAST_NONE":
+        return rm.as_type(C, x)
     raise ValueError(f"not a RoundMode value: {value!r}")
 
 

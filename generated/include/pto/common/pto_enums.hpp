@@ -66,7 +66,15 @@ enum class TFillPadMode : uint8_t { Normal, InPlace, Expand };
 
 enum class SaturationMode : uint8_t { ON, OFF };
 
-enum class RoundMode : uint8_t { CAST_RINT = 1, CAST_ROUND = 2, CAST_FLOOR = 3, CAST_CEIL = 4, CAST_TRUNC = 5 };
+enum class RoundMode : uint8_t {
+    CAST_RINT = 1,
+    CAST_ROUND = 2,
+    CAST_FLOOR = 3,
+    CAST_CEIL = 4,
+    CAST_TRUNC = 5,
+    CAST_ODD = 6,
+    CAST_NONE = 0
+};
 
 enum class Op : uint16_t {
     TLOAD,
@@ -819,6 +827,10 @@ inline C apply_RoundMode(RoundMode value, C x) {
         return static_cast<C>(sim::round_ceil<C>(x));
     case RoundMode::CAST_TRUNC:
         return static_cast<C>(sim::round_trunc<C>(x));
+    case RoundMode::CAST_ODD:
+        return static_cast<C>(sim::round_odd<C>(x));
+    case RoundMode::CAST_NONE:
+        return static_cast<C>(x);
     }
     sim::fail("RoundMode", "value out of range");
 }

@@ -183,6 +183,15 @@ template <typename C>
 C round_trunc(C x) {
     return std::trunc(x);
 }
+// An inexact value goes to whichever of its two integer neighbours is odd (von Neumann rounding,
+// which keeps the information that the value was inexact); an integer stays.
+template <typename C>
+C round_odd(C x) {
+    const C low = std::floor(x);
+    if (low == x)
+        return x;
+    return std::fmod(low, C(2)) == C(0) ? low + C(1) : low;
+}
 
 }  // namespace pto::sim
 

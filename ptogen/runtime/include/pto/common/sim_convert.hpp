@@ -5,7 +5,9 @@
 // ...), so the spec's expressions stay the single source of what each mode means. The same
 // function also rounds to a narrower floating type: the exact value lies between two adjacent
 // representable values lo < hi, and `integral` is asked about a position between two integers
-// whose lower one has lo's parity (see pick_neighbour).
+// whose lower one has lo's parity (see pick_neighbour). A mode that returns the value unrounded
+// (CAST_NONE) means the conversion's own rounding: toward zero to an integer, as C converts, and
+// to nearest even to a floating type.
 #pragma once
 
 #include <bit>
@@ -91,7 +93,9 @@ D round_to_float(exact_t a, bool negative, F integral) {
     const double t = a < mid ? 0.25 : (a == mid ? 0.5 : 0.75);
     const double k = static_cast<double>(lo & 1u);
     const double q = integral(negative ? -(k + t) : (k + t));
-    const bool up = (negative ? -q : q) == k + 1;
+    // A mode that leaves the value unrounded (CAST_NONE) takes the conversion's own rounding:
+    // to nearest, ties to even.
+    const bool up = q != std::floor(q) ? (t > 0.5 || (t == 0.5 && k == 1)) : (negative ? -q : q) == k + 1;
     return from_magnitude_bits<D>(up ? hi : lo, negative);
 }
 
