@@ -30,6 +30,7 @@ from .matmul import Matmul
 from .move import Move
 from .partial import Partial
 from .predicate import Predicate
+from .random import Random
 from .reduce import ColReduce, RowReduce
 from .remap import Remap
 from .reshape import Reshape
@@ -68,6 +69,7 @@ KINDS: dict[str, OpKind] = {
         Histogram(),
         Remap(),
         Reshape(),
+        Random(),
     )
 }
 

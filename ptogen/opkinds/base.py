@@ -264,6 +264,17 @@ class OpKind:
             if t.name in op.extra_exprs
         ]
 
+    def loaded_before(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
+        """Inputs a runtime case's kernel loads before the call besides its tiles, globals and
+        scalars: (file, C++ pointer to the data, element count). Default: none; TRANDOM loads its
+        key and counter (context operands) from the case's files."""
+        return []
+
+    def test_contexts(self, op: OpViewAPI) -> list[tuple[str, str]]:
+        """(C++ type, name) of the context operands the rule-driven compile cases of the main
+        declaration declare (`plan_rule_cases`). Default: none."""
+        return []
+
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         """Write the inputs of a runtime group's cases into `data`; return one check per case."""
         raise NotImplementedError

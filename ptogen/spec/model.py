@@ -279,7 +279,18 @@ class StructDef(Strict):
 
     name: CppIdent
     description: InlineText
-    fields: list[StructField] = Field(min_length=1)
+    fields: list[StructField] = Field(default_factory=list)
+    # An array type instead of a struct (`using TRandomKey = uint32_t[2];`): its element type and length.
+    array_of: TypeName | None = None
+    length: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _struct_or_array(self) -> StructDef:
+        if (self.array_of is None) != (self.length is None):
+            raise ValueError("an array type states both `array_of` and `length`")
+        if bool(self.fields) == (self.array_of is not None):
+            raise ValueError("a struct states `fields`, an array type `array_of` and `length`; not both")
+        return self
 
 
 class Targets(Strict):
@@ -440,7 +451,10 @@ class TemplateParam(Strict):
     name: CppIdent
     kind: Literal["typename", "value", "pack"]
     type: Literal["auto"] | CppQualified | None = Field(default=None, description="type of a value parameter")
-    default: CppQualified | None = None
+    default: CppConstant | None = Field(
+        default=None,
+        description="the default value: a (qualified) name, or a decimal integer (TRANDOM's `Rounds = 10`)",
+    )
     operand: Name | None = Field(
         default=None,
         description="a value parameter that carries an operand as a compile-time constant, e.g. the "

@@ -506,7 +506,12 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))
             path = f"legal_{profile.lower()}{key[1]}"
             twins[key] = CompileCase.legal(
-                path, profile, list(tiles.values()), call, globals=global_decls(op, tiles)
+                path,
+                profile,
+                list(tiles.values()),
+                call,
+                globals=global_decls(op, tiles),
+                contexts=op.kind.test_contexts(op),
             )
             tests.compile.append(twins[key])
         return twins[key]
@@ -542,6 +547,7 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
                     call,
                     also=_collateral(op, p.name, rv, broken.tiles, variant),
                     globals=global_decls(op, broken.tiles, broken.global_layouts),
+                    contexts=op.kind.test_contexts(op),
                 )
             )
 
