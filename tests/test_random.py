@@ -76,3 +76,33 @@ def test_an_array_fact_states_its_element_type_and_length(
     assert main(["--root", str(spec_project), "gen"]) == 2
     err = capsys.readouterr().err
     assert f"specs/targets.yaml:{line}: structs[1]: an array type states both `array_of` and `length`" in err
+
+
+def test_the_template_value_rule_reads_its_doc_line_back_and_breaks_with_another_value() -> None:
+    from ptogen.rules.base import PageLine
+    from ptogen.rules.template_value import TemplateValueRule
+
+    rule = TemplateValueRule(param="Rounds", values=["7", "10"])
+    assert rule.breaking_value() == "11"
+    line = PageLine(None, "The template argument Rounds must be 7 or 10 (default 10).")
+    assert TemplateValueRule.recognise(line, None) == {  # type: ignore[arg-type]
+        "param": "Rounds",
+        "values": ["7", "10"],
+        "note": "default 10",
+    }
+    checks = (ROOT / "generated/include/pto/profiles/a5_checks.hpp").read_text()
+    assert '(Rounds == 7 || Rounds == 10), "TRANDOM [A5]: Rounds must be one of: 7, 10"' in " ".join(
+        checks.split()
+    )
+
+
+def test_a_template_value_rule_names_a_value_parameter(
+    spec_project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rel = "specs/ops/irregular_and_complex/trandom.yaml"
+    line = edit(spec_project, rel, "param: Rounds,", "param: Rouns,")
+    assert main(["--root", str(spec_project), "gen"]) == 2
+    assert (
+        f"{rel}:{line}: constraints[2].param: 'Rouns' is no value template parameter"
+        in capsys.readouterr().err
+    )

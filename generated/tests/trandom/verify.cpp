@@ -25,9 +25,9 @@ void legal_cpu() {
     profiled::TRANDOM<profile_cpu>(dst, key, counter);
 }
 
-// breaks rule 02_unavailable (unavailable) of the A2A3 profile
+// breaks rule 03_unavailable (unavailable) of the A2A3 profile
 // expected-error@*:* {{TRANDOM [A2A3]: not available on this target profile}}
-void fail_a2a3_02_unavailable() {
+void fail_a2a3_03_unavailable() {
     using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
     Tile_dst dst;
     TRandomKey key;
@@ -58,6 +58,17 @@ void fail_a5_01_row_major() {
     profiled::TRANDOM<profile_a5>(dst, key, counter);
 }
 
+// breaks rule 02_template_value (template_value) of the A5 profile
+// expected-error@*:* {{TRANDOM [A5]: Rounds must be one of: 7, 10}}
+void fail_a5_02_template_value() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TRandomKey key;
+    TRandomCounter counter;
+    // expected-note@+1 {{requested here}}
+    profiled::TRANDOM<profile_a5, 11>(dst, key, counter);
+}
+
 // breaks rule 00_dtype (dtype) of the CPU profile
 // expected-error@*:* {{TRANDOM [CPU]: DType must be one of: int32_t, uint32_t}}
 void fail_cpu_00_dtype() {
@@ -78,4 +89,15 @@ void fail_cpu_01_row_major() {
     TRandomCounter counter;
     // expected-note@+1 {{requested here}}
     profiled::TRANDOM<profile_cpu>(dst, key, counter);
+}
+
+// breaks rule 02_template_value (template_value) of the CPU profile
+// expected-error@*:* {{TRANDOM [CPU]: Rounds must be one of: 7, 10}}
+void fail_cpu_02_template_value() {
+    using Tile_dst = Tile<TileType::Vec, int32_t, 16, 16, BLayout::RowMajor, 16, 16>;
+    Tile_dst dst;
+    TRandomKey key;
+    TRandomCounter counter;
+    // expected-note@+1 {{requested here}}
+    profiled::TRANDOM<profile_cpu, 11>(dst, key, counter);
 }

@@ -5347,7 +5347,9 @@ struct profile_a5 {
         static_assert(sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>,
                       "TRANDOM [A5]: DType must be one of: int32_t, uint32_t");
         static_assert(DstTile::isRowMajor, "TRANDOM [A5]: tile layout must be row-major");
-        return (sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>) && (DstTile::isRowMajor);
+        static_assert((Rounds == 7 || Rounds == 10), "TRANDOM [A5]: Rounds must be one of: 7, 10");
+        return (sim::is_one_of_v<typename DstTile::DType, int32_t, uint32_t>) && (DstTile::isRowMajor) &&
+               ((Rounds == 7 || Rounds == 10));
     }
 
     template <typename DstTile>
