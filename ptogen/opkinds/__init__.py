@@ -15,6 +15,7 @@ kind".
 
 from __future__ import annotations
 
+from .barrier import Barrier
 from .base import OpKind, PageOp
 from .bind import Bind
 from .convert import Convert
@@ -70,6 +71,7 @@ KINDS: dict[str, OpKind] = {
         Remap(),
         Reshape(),
         Random(),
+        Barrier(),
     )
 }
 

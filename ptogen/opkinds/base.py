@@ -217,6 +217,12 @@ class OpKind:
         form's body must not need it). TMATMUL_ACC's in-place form reads its destination there."""
         return None
 
+    def dropped_template_arg(self, op: OpViewAPI, form: FormViewAPI, name: str) -> str | None:
+        """What a form that lacks the main declaration's template parameter `name` (and any operand
+        standing in for it) passes for it to the op's common check, or None: such a form is an error.
+        SYNCALL's hardware form passes `SyncAllMode::Hard` and no workspace type."""
+        return None
+
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""
         return form.impl_args
