@@ -19,6 +19,7 @@ from .barrier import Barrier
 from .base import OpKind, PageOp
 from .bind import Bind
 from .convert import Convert
+from .debug_print import DebugPrint
 from .elementwise import Elementwise
 from .fillpad import FillPad
 from .gather import BlockGather, Gather, Scatter
@@ -50,6 +51,7 @@ KINDS: dict[str, OpKind] = {
         VectorLane(),
         RowReduce(),
         ColReduce(),
+        Barrier(),  # before Transfer: a workspace and a count but no tile is a barrier's page
         Transfer(),
         Indexed(),
         View(),
@@ -71,7 +73,7 @@ KINDS: dict[str, OpKind] = {
         Remap(),
         Reshape(),
         Random(),
-        Barrier(),
+        DebugPrint(),
     )
 }
 

@@ -276,6 +276,16 @@ class OpKind:
         key and counter (context operands) from the case's files."""
         return []
 
+    def test_includes(self, op: OpViewAPI) -> list[str]:
+        """Standard headers the op's test kernels include besides the common ones (`<sstream>`).
+        Default: none."""
+        return []
+
+    def around_call(self, op: OpViewAPI, case: Any) -> tuple[list[str], list[str]]:
+        """C++ statements a runtime case's kernel runs just before and just after the call (TPRINT
+        captures standard output and stores it for the golden). Default: none."""
+        return [], []
+
     def test_contexts(self, op: OpViewAPI) -> list[tuple[str, str]]:
         """(C++ type, name) of the context operands the rule-driven compile cases of the main
         declaration declare (`plan_rule_cases`). Default: none."""
