@@ -40,6 +40,12 @@ class Barrier(NamesOperand):
     def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
         return next((o["name"] for o in operands if o["kind"] == "global"), None)
 
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        for o in operands:
+            if o["name"] == semantics["domain"]:
+                o["role"] = "src"  # the workspace is read and counted in, never a result
+        semantics["expr"] = semantics["domain"]  # no formula: the expression names the workspace
+
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         kinds = sorted(o.kind for o in spec.operands)
         if kinds != ["global", "scalar"]:

@@ -90,6 +90,15 @@ class DebugPrint(NamesOperand):
         # templates/opkinds/debug_print/domain.md.j2: "..., printed as one line of text"
         return DOMAIN if not page.vector and page.intro_says("printed as one line of text") else None
 
+    def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
+        # prints and writes nothing: its domain is the tile it reads
+        return next((o["name"] for o in operands if o["kind"] == "tile"), None)
+
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        for o in operands:
+            if o["name"] == semantics["domain"]:
+                o["role"] = "src"
+
     def check_operands(self, spec: Any) -> list[tuple[tuple[str | int, ...], str]]:
         return []  # the scratch form takes a GlobalTensor (`tmp`), which it does not read
 

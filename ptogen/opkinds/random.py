@@ -100,6 +100,14 @@ class Random(FormsKind):
         # templates/opkinds/random/domain.md.j2: "..., a word of the Philox4x32 cipher"
         return DOMAIN if not page.vector and page.intro_says("of the Philox4x32 cipher") else None
 
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        # The key and counter are the structs the declaration takes (context operands), and the
+        # expression names the destination, which the page's formula writes.
+        for o in operands:
+            if o["name"] != semantics["domain"]:
+                o["kind"] = "context"
+        semantics["expr"] = semantics["domain"]
+
     def check_operands(self, spec: Any) -> list[tuple[tuple[str | int, ...], str]]:
         kinds = [o.kind for o in spec.operands]
         if kinds != ["tile", "context", "context"]:
