@@ -95,8 +95,8 @@ def test_syncall_has_both_upstream_declarations_and_every_participant_set() -> N
     assert "template <SyncCoreType CoreType = SyncCoreType::AIVOnly> PTO_INST void SYNCALL() {" in header
     assert (
         "template <SyncAllMode Mode, SyncCoreType CoreType = SyncCoreType::AIVOnly, typename GlobalData, "
-        "std::enable_if_t<is_global_data_v<GlobalData>, int> = 0> PTO_INST void SYNCALL(GlobalData& gmWorkspace, "
-        "int32_t usedCores = 0) {"
+        "std::enable_if_t<is_global_data_v<GlobalData>, int> = 0> "
+        "PTO_INST void SYNCALL(GlobalData& gmWorkspace, int32_t usedCores = 0) {"
     ) in header
     cases = (ROOT / "generated/tests/syncall/cases.cpp").read_text()
     for core in ("AIVOnly", "AICOnly", "Mix"):
