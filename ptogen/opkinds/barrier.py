@@ -123,11 +123,13 @@ class Barrier(NamesOperand):
             for k, (label, call) in enumerate(self.calls(op))
         ]
         tests.runtime.append(RuntimeKernel("int32_t", {glob: "int32_t"}, {}, on, cases))
+        # Per profile, a legal call of each declaration and mode, one participant set each; the
+        # first is the profile's legal kernel (`legal_<profile>`).
+        picked = self.calls(op)[:: len(self.enums(op)[1].values)]
         for p in project.profiles:
-            for i, (_, call) in enumerate(self.calls(op)[:: len(self.enums(op)[1].values)]):
-                tests.compile.append(
-                    CompileCase.legal(f"legal_{p.name.lower()}_{i}", p.name, [], call, globals=[ws])
-                )
+            for i, (_, call) in enumerate(picked):
+                name = f"legal_{p.name.lower()}" + (f"_{i}" if i else "")
+                tests.compile.append(CompileCase.legal(name, p.name, [], call, globals=[ws]))
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         glob = gx.op.domain

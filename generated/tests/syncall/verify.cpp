@@ -10,7 +10,7 @@ using namespace pto;
 // expected-no-diagnostics
 
 // legal twin: every rule of the profile holds
-void legal_a2a3_0() {
+void legal_a2a3() {
     auto gm_workspace_buf = std::make_unique<int32_t[]>(16);
     using Global_gm_workspace = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
     Global_gm_workspace gm_workspace(gm_workspace_buf.get());
@@ -46,7 +46,7 @@ void legal_a2a3_3() {
 }
 
 // legal twin: every rule of the profile holds
-void legal_a5_0() {
+void legal_a5() {
     auto gm_workspace_buf = std::make_unique<int32_t[]>(16);
     using Global_gm_workspace = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
     Global_gm_workspace gm_workspace(gm_workspace_buf.get());
@@ -82,7 +82,7 @@ void legal_a5_3() {
 }
 
 // legal twin: every rule of the profile holds
-void legal_cpu_0() {
+void legal_cpu() {
     auto gm_workspace_buf = std::make_unique<int32_t[]>(16);
     using Global_gm_workspace = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
     Global_gm_workspace gm_workspace(gm_workspace_buf.get());
