@@ -47,12 +47,23 @@ FORMATS = {
 }
 STDOUT = "stdout"  # the stored text's name: c<k>_stdout.out
 
-# (label, rows, cols, valid rows, valid cols, run-time valid, formats, with the scratch form).
+# (label, rows, cols, valid rows, valid cols, run-time valid, formats, with the scratch form, layout).
 CASES = [
-    ("2x8, every format", 2, 8, 2, 8, False, list(FORMATS), False),
-    ("valid 3x5 of 4x16", 4, 16, 3, 5, False, ["Width8_Precision2"], False),
-    ("run-time valid 2x3 of 4x16", 4, 16, 2, 3, True, ["Width10_Precision6"], False),
-    ("1x8 through the declaration with a scratch", 1, 8, 1, 8, False, ["Width10_Precision6"], True),
+    ("2x8, every format", 2, 8, 2, 8, False, list(FORMATS), False, "RowMajor"),
+    ("valid 3x5 of 4x16", 4, 16, 3, 5, False, ["Width8_Precision2"], False, "RowMajor"),
+    ("run-time valid 2x3 of 4x16", 4, 16, 2, 3, True, ["Width10_Precision6"], False, "RowMajor"),
+    ("valid 5x3 of a column-major 16x4", 16, 4, 5, 3, False, ["Width8_Precision4"], False, "ColMajor"),
+    (
+        "1x8 through the declaration with a scratch",
+        1,
+        8,
+        1,
+        8,
+        False,
+        ["Width10_Precision6"],
+        True,
+        "RowMajor",
+    ),
 ]
 
 
@@ -145,10 +156,10 @@ class DebugPrint(NamesOperand):
         first = 0
         for dtype, on in self.dtype_profiles(project, op):
             cases: list[RuntimeCase] = []
-            for label, r, c, vr, vc, dyn, formats, with_tmp in CASES:
+            for label, r, c, vr, vc, dyn, formats, with_tmp, layout in CASES:
                 form = scratch if with_tmp and scratch is not None else op.forms[0]
                 for fmt in formats:
-                    tile = TileDecl(src, dtype, r, c, vr, vc, dyn)
+                    tile = TileDecl(src, dtype, r, c, vr, vc, dyn, layout=layout)
                     targs = [f"PrintFormat::{fmt}", tile.type_name]
                     args = [src]
                     globals_: list[GlobalDecl] = []

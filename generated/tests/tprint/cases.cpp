@@ -189,139 +189,14 @@ void case_4([[maybe_unused]] Prof profile) {
     store("c4_src.out", src.data(), 64);
 }
 
-// case 5 (half): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+// case 5 (half): valid 5x3 of a column-major 16x4, Width8_Precision4
 void case_5([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 8>;
+    using Tile_src = Tile<TileType::Vec, half, 16, 4, BLayout::ColMajor, 5, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c5_src.bin", src.data(), 16);
-    auto tmp_buf = std::make_unique<half[]>(16);
-    using Global_tmp = GlobalTensor<half, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
-    Global_tmp tmp(tmp_buf.get());
-
-    load("c5_tmp.bin", tmp_buf.get(), 16);
+    load("c5_src.bin", src.data(), 64);
     std::ostringstream c5_text;
     std::streambuf* const c5_cout = std::cout.rdbuf(c5_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-        break;
-    }
-    std::cout.rdbuf(c5_cout);
-    const std::string c5_printed = c5_text.str();
-    store("c5_stdout.out", c5_printed.data(), c5_printed.size());
-    store("c5_src.out", src.data(), 16);
-}
-
-// case 6 (bfloat16_t): 2x8, every format, Width8_Precision4
-void case_6([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 2, 16, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c6_src.bin", src.data(), 32);
-    std::ostringstream c6_text;
-    std::streambuf* const c6_cout = std::cout.rdbuf(c6_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
-    std::cout.rdbuf(c6_cout);
-    const std::string c6_printed = c6_text.str();
-    store("c6_stdout.out", c6_printed.data(), c6_printed.size());
-    store("c6_src.out", src.data(), 32);
-}
-
-// case 7 (bfloat16_t): 2x8, every format, Width8_Precision2
-void case_7([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 2, 16, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c7_src.bin", src.data(), 32);
-    std::ostringstream c7_text;
-    std::streambuf* const c7_cout = std::cout.rdbuf(c7_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
-    std::cout.rdbuf(c7_cout);
-    const std::string c7_printed = c7_text.str();
-    store("c7_stdout.out", c7_printed.data(), c7_printed.size());
-    store("c7_src.out", src.data(), 32);
-}
-
-// case 8 (bfloat16_t): 2x8, every format, Width10_Precision6
-void case_8([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 2, 16, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c8_src.bin", src.data(), 32);
-    std::ostringstream c8_text;
-    std::streambuf* const c8_cout = std::cout.rdbuf(c8_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
-    std::cout.rdbuf(c8_cout);
-    const std::string c8_printed = c8_text.str();
-    store("c8_stdout.out", c8_printed.data(), c8_printed.size());
-    store("c8_src.out", src.data(), 32);
-}
-
-// case 9 (bfloat16_t): valid 3x5 of 4x16, Width8_Precision2
-void case_9([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 3, 5>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c9_src.bin", src.data(), 64);
-    std::ostringstream c9_text;
-    std::streambuf* const c9_cout = std::cout.rdbuf(c9_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
-    std::cout.rdbuf(c9_cout);
-    const std::string c9_printed = c9_text.str();
-    store("c9_stdout.out", c9_printed.data(), c9_printed.size());
-    store("c9_src.out", src.data(), 64);
-}
-
-// case 10 (bfloat16_t): run-time valid 2x3 of 4x16, Width10_Precision6
-void case_10([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(2, 3);
-    TASSIGN(src, 0x0);
-    load("c10_src.bin", src.data(), 64);
-    std::ostringstream c10_text;
-    std::streambuf* const c10_cout = std::cout.rdbuf(c10_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
-    std::cout.rdbuf(c10_cout);
-    const std::string c10_printed = c10_text.str();
-    store("c10_stdout.out", c10_printed.data(), c10_printed.size());
-    store("c10_src.out", src.data(), 64);
-}
-
-// case 11 (bfloat16_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
-void case_11([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, bfloat16_t, 1, 16, BLayout::RowMajor, 1, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c11_src.bin", src.data(), 16);
-    auto tmp_buf = std::make_unique<bfloat16_t[]>(16);
-    using Global_tmp = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
-    Global_tmp tmp(tmp_buf.get());
-
-    load("c11_tmp.bin", tmp_buf.get(), 16);
-    std::ostringstream c11_text;
-    std::streambuf* const c11_cout = std::cout.rdbuf(c11_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-    std::cout.rdbuf(c11_cout);
-    const std::string c11_printed = c11_text.str();
-    store("c11_stdout.out", c11_printed.data(), c11_printed.size());
-    store("c11_src.out", src.data(), 16);
-}
-
-// case 12 (float): 2x8, every format, Width8_Precision4
-void case_12([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 2, 8, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c12_src.bin", src.data(), 16);
-    std::ostringstream c12_text;
-    std::streambuf* const c12_cout = std::cout.rdbuf(c12_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
@@ -333,38 +208,153 @@ void case_12([[maybe_unused]] Prof profile) {
         profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     }
+    std::cout.rdbuf(c5_cout);
+    const std::string c5_printed = c5_text.str();
+    store("c5_stdout.out", c5_printed.data(), c5_printed.size());
+    store("c5_src.out", src.data(), 64);
+}
+
+// case 6 (half): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+void case_6([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, half, 1, 16, BLayout::RowMajor, 1, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c6_src.bin", src.data(), 16);
+    auto tmp_buf = std::make_unique<half[]>(16);
+    using Global_tmp = GlobalTensor<half, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
+    Global_tmp tmp(tmp_buf.get());
+
+    load("c6_tmp.bin", tmp_buf.get(), 16);
+    std::ostringstream c6_text;
+    std::streambuf* const c6_cout = std::cout.rdbuf(c6_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    }
+    std::cout.rdbuf(c6_cout);
+    const std::string c6_printed = c6_text.str();
+    store("c6_stdout.out", c6_printed.data(), c6_printed.size());
+    store("c6_src.out", src.data(), 16);
+}
+
+// case 7 (bfloat16_t): 2x8, every format, Width8_Precision4
+void case_7([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 2, 16, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c7_src.bin", src.data(), 32);
+    std::ostringstream c7_text;
+    std::streambuf* const c7_cout = std::cout.rdbuf(c7_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+    std::cout.rdbuf(c7_cout);
+    const std::string c7_printed = c7_text.str();
+    store("c7_stdout.out", c7_printed.data(), c7_printed.size());
+    store("c7_src.out", src.data(), 32);
+}
+
+// case 8 (bfloat16_t): 2x8, every format, Width8_Precision2
+void case_8([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 2, 16, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c8_src.bin", src.data(), 32);
+    std::ostringstream c8_text;
+    std::streambuf* const c8_cout = std::cout.rdbuf(c8_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+    std::cout.rdbuf(c8_cout);
+    const std::string c8_printed = c8_text.str();
+    store("c8_stdout.out", c8_printed.data(), c8_printed.size());
+    store("c8_src.out", src.data(), 32);
+}
+
+// case 9 (bfloat16_t): 2x8, every format, Width10_Precision6
+void case_9([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 2, 16, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c9_src.bin", src.data(), 32);
+    std::ostringstream c9_text;
+    std::streambuf* const c9_cout = std::cout.rdbuf(c9_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+    std::cout.rdbuf(c9_cout);
+    const std::string c9_printed = c9_text.str();
+    store("c9_stdout.out", c9_printed.data(), c9_printed.size());
+    store("c9_src.out", src.data(), 32);
+}
+
+// case 10 (bfloat16_t): valid 3x5 of 4x16, Width8_Precision2
+void case_10([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, 3, 5>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c10_src.bin", src.data(), 64);
+    std::ostringstream c10_text;
+    std::streambuf* const c10_cout = std::cout.rdbuf(c10_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+    std::cout.rdbuf(c10_cout);
+    const std::string c10_printed = c10_text.str();
+    store("c10_stdout.out", c10_printed.data(), c10_printed.size());
+    store("c10_src.out", src.data(), 64);
+}
+
+// case 11 (bfloat16_t): run-time valid 2x3 of 4x16, Width10_Precision6
+void case_11([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(2, 3);
+    TASSIGN(src, 0x0);
+    load("c11_src.bin", src.data(), 64);
+    std::ostringstream c11_text;
+    std::streambuf* const c11_cout = std::cout.rdbuf(c11_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+    std::cout.rdbuf(c11_cout);
+    const std::string c11_printed = c11_text.str();
+    store("c11_stdout.out", c11_printed.data(), c11_printed.size());
+    store("c11_src.out", src.data(), 64);
+}
+
+// case 12 (bfloat16_t): valid 5x3 of a column-major 16x4, Width8_Precision4
+void case_12([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 16, 4, BLayout::ColMajor, 5, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c12_src.bin", src.data(), 64);
+    std::ostringstream c12_text;
+    std::streambuf* const c12_cout = std::cout.rdbuf(c12_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
     std::cout.rdbuf(c12_cout);
     const std::string c12_printed = c12_text.str();
     store("c12_stdout.out", c12_printed.data(), c12_printed.size());
-    store("c12_src.out", src.data(), 16);
+    store("c12_src.out", src.data(), 64);
 }
 
-// case 13 (float): 2x8, every format, Width8_Precision2
+// case 13 (bfloat16_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
 void case_13([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 2, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, bfloat16_t, 1, 16, BLayout::RowMajor, 1, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c13_src.bin", src.data(), 16);
+    auto tmp_buf = std::make_unique<bfloat16_t[]>(16);
+    using Global_tmp = GlobalTensor<bfloat16_t, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
+    Global_tmp tmp(tmp_buf.get());
+
+    load("c13_tmp.bin", tmp_buf.get(), 16);
     std::ostringstream c13_text;
     std::streambuf* const c13_cout = std::cout.rdbuf(c13_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    }
+    profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
     std::cout.rdbuf(c13_cout);
     const std::string c13_printed = c13_text.str();
     store("c13_stdout.out", c13_printed.data(), c13_printed.size());
     store("c13_src.out", src.data(), 16);
 }
 
-// case 14 (float): 2x8, every format, Width10_Precision6
+// case 14 (float): 2x8, every format, Width8_Precision4
 void case_14([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, float, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_src src;
@@ -374,13 +364,13 @@ void case_14([[maybe_unused]] Prof profile) {
     std::streambuf* const c14_cout = std::cout.rdbuf(c14_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     }
     std::cout.rdbuf(c14_cout);
@@ -389,12 +379,12 @@ void case_14([[maybe_unused]] Prof profile) {
     store("c14_src.out", src.data(), 16);
 }
 
-// case 15 (float): valid 3x5 of 4x16, Width8_Precision2
+// case 15 (float): 2x8, every format, Width8_Precision2
 void case_15([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 3, 5>;
+    using Tile_src = Tile<TileType::Vec, float, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c15_src.bin", src.data(), 64);
+    load("c15_src.bin", src.data(), 16);
     std::ostringstream c15_text;
     std::streambuf* const c15_cout = std::cout.rdbuf(c15_text.rdbuf());
     switch (profile) {
@@ -411,15 +401,15 @@ void case_15([[maybe_unused]] Prof profile) {
     std::cout.rdbuf(c15_cout);
     const std::string c15_printed = c15_text.str();
     store("c15_stdout.out", c15_printed.data(), c15_printed.size());
-    store("c15_src.out", src.data(), 64);
+    store("c15_src.out", src.data(), 16);
 }
 
-// case 16 (float): run-time valid 2x3 of 4x16, Width10_Precision6
+// case 16 (float): 2x8, every format, Width10_Precision6
 void case_16([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(2, 3);
+    using Tile_src = Tile<TileType::Vec, float, 2, 8, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
     TASSIGN(src, 0x0);
-    load("c16_src.bin", src.data(), 64);
+    load("c16_src.bin", src.data(), 16);
     std::ostringstream c16_text;
     std::streambuf* const c16_cout = std::cout.rdbuf(c16_text.rdbuf());
     switch (profile) {
@@ -436,56 +426,51 @@ void case_16([[maybe_unused]] Prof profile) {
     std::cout.rdbuf(c16_cout);
     const std::string c16_printed = c16_text.str();
     store("c16_stdout.out", c16_printed.data(), c16_printed.size());
-    store("c16_src.out", src.data(), 64);
+    store("c16_src.out", src.data(), 16);
 }
 
-// case 17 (float): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+// case 17 (float): valid 3x5 of 4x16, Width8_Precision2
 void case_17([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 3, 5>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c17_src.bin", src.data(), 8);
-    auto tmp_buf = std::make_unique<float[]>(8);
-    using Global_tmp = GlobalTensor<float, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>, Layout::ND>;
-    Global_tmp tmp(tmp_buf.get());
-
-    load("c17_tmp.bin", tmp_buf.get(), 8);
+    load("c17_src.bin", src.data(), 64);
     std::ostringstream c17_text;
     std::streambuf* const c17_cout = std::cout.rdbuf(c17_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
         break;
     case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
         break;
     case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
         break;
     }
     std::cout.rdbuf(c17_cout);
     const std::string c17_printed = c17_text.str();
     store("c17_stdout.out", c17_printed.data(), c17_printed.size());
-    store("c17_src.out", src.data(), 8);
+    store("c17_src.out", src.data(), 64);
 }
 
-// case 18 (int8_t): 2x8, every format, Width8_Precision4
+// case 18 (float): run-time valid 2x3 of 4x16, Width10_Precision6
 void case_18([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 2, 32, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
+    using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(2, 3);
     TASSIGN(src, 0x0);
     load("c18_src.bin", src.data(), 64);
     std::ostringstream c18_text;
     std::streambuf* const c18_cout = std::cout.rdbuf(c18_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
         break;
     case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision4, Tile_src>(src);
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
         break;
     case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
         break;
     }
     std::cout.rdbuf(c18_cout);
@@ -494,9 +479,9 @@ void case_18([[maybe_unused]] Prof profile) {
     store("c18_src.out", src.data(), 64);
 }
 
-// case 19 (int8_t): 2x8, every format, Width8_Precision2
+// case 19 (float): valid 5x3 of a column-major 16x4, Width8_Precision4
 void case_19([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 2, 32, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, float, 16, 4, BLayout::ColMajor, 5, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c19_src.bin", src.data(), 64);
@@ -504,13 +489,13 @@ void case_19([[maybe_unused]] Prof profile) {
     std::streambuf* const c19_cout = std::cout.rdbuf(c19_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     }
     std::cout.rdbuf(c19_cout);
@@ -519,119 +504,169 @@ void case_19([[maybe_unused]] Prof profile) {
     store("c19_src.out", src.data(), 64);
 }
 
-// case 20 (int8_t): 2x8, every format, Width10_Precision6
+// case 20 (float): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
 void case_20([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 2, 32, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c20_src.bin", src.data(), 64);
+    load("c20_src.bin", src.data(), 8);
+    auto tmp_buf = std::make_unique<float[]>(8);
+    using Global_tmp = GlobalTensor<float, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>, Layout::ND>;
+    Global_tmp tmp(tmp_buf.get());
+
+    load("c20_tmp.bin", tmp_buf.get(), 8);
     std::ostringstream c20_text;
     std::streambuf* const c20_cout = std::cout.rdbuf(c20_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
         break;
     case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
         break;
     case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
         break;
     }
     std::cout.rdbuf(c20_cout);
     const std::string c20_printed = c20_text.str();
     store("c20_stdout.out", c20_printed.data(), c20_printed.size());
-    store("c20_src.out", src.data(), 64);
+    store("c20_src.out", src.data(), 8);
 }
 
-// case 21 (int8_t): valid 3x5 of 4x16, Width8_Precision2
+// case 21 (int8_t): 2x8, every format, Width8_Precision4
 void case_21([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 3, 5>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 2, 32, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c21_src.bin", src.data(), 128);
+    load("c21_src.bin", src.data(), 64);
     std::ostringstream c21_text;
     std::streambuf* const c21_cout = std::cout.rdbuf(c21_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     }
     std::cout.rdbuf(c21_cout);
     const std::string c21_printed = c21_text.str();
     store("c21_stdout.out", c21_printed.data(), c21_printed.size());
-    store("c21_src.out", src.data(), 128);
+    store("c21_src.out", src.data(), 64);
 }
 
-// case 22 (int8_t): run-time valid 2x3 of 4x16, Width10_Precision6
+// case 22 (int8_t): 2x8, every format, Width8_Precision2
 void case_22([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(2, 3);
+    using Tile_src = Tile<TileType::Vec, int8_t, 2, 32, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
     TASSIGN(src, 0x0);
-    load("c22_src.bin", src.data(), 128);
+    load("c22_src.bin", src.data(), 64);
     std::ostringstream c22_text;
     std::streambuf* const c22_cout = std::cout.rdbuf(c22_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
         break;
     case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
         break;
     case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
         break;
     }
     std::cout.rdbuf(c22_cout);
     const std::string c22_printed = c22_text.str();
     store("c22_stdout.out", c22_printed.data(), c22_printed.size());
-    store("c22_src.out", src.data(), 128);
+    store("c22_src.out", src.data(), 64);
 }
 
-// case 23 (int8_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+// case 23 (int8_t): 2x8, every format, Width10_Precision6
 void case_23([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 8>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 2, 32, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c23_src.bin", src.data(), 32);
-    auto tmp_buf = std::make_unique<int8_t[]>(32);
-    using Global_tmp = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 32>, Stride<32, 32, 32, 32, 1>, Layout::ND>;
-    Global_tmp tmp(tmp_buf.get());
-
-    load("c23_tmp.bin", tmp_buf.get(), 32);
+    load("c23_src.bin", src.data(), 64);
     std::ostringstream c23_text;
     std::streambuf* const c23_cout = std::cout.rdbuf(c23_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
         break;
     case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
         break;
     case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
         break;
     }
     std::cout.rdbuf(c23_cout);
     const std::string c23_printed = c23_text.str();
     store("c23_stdout.out", c23_printed.data(), c23_printed.size());
-    store("c23_src.out", src.data(), 32);
+    store("c23_src.out", src.data(), 64);
 }
 
-// case 24 (uint8_t): 2x8, every format, Width8_Precision4
+// case 24 (int8_t): valid 3x5 of 4x16, Width8_Precision2
 void case_24([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 3, 5>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c24_src.bin", src.data(), 64);
+    load("c24_src.bin", src.data(), 128);
     std::ostringstream c24_text;
     std::streambuf* const c24_cout = std::cout.rdbuf(c24_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c24_cout);
+    const std::string c24_printed = c24_text.str();
+    store("c24_stdout.out", c24_printed.data(), c24_printed.size());
+    store("c24_src.out", src.data(), 128);
+}
+
+// case 25 (int8_t): run-time valid 2x3 of 4x16, Width10_Precision6
+void case_25([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(2, 3);
+    TASSIGN(src, 0x0);
+    load("c25_src.bin", src.data(), 128);
+    std::ostringstream c25_text;
+    std::streambuf* const c25_cout = std::cout.rdbuf(c25_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c25_cout);
+    const std::string c25_printed = c25_text.str();
+    store("c25_stdout.out", c25_printed.data(), c25_printed.size());
+    store("c25_src.out", src.data(), 128);
+}
+
+// case 26 (int8_t): valid 5x3 of a column-major 16x4, Width8_Precision4
+void case_26([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int8_t, 32, 4, BLayout::ColMajor, 5, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c26_src.bin", src.data(), 128);
+    std::ostringstream c26_text;
+    std::streambuf* const c26_cout = std::cout.rdbuf(c26_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
@@ -643,125 +678,25 @@ void case_24([[maybe_unused]] Prof profile) {
         profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     }
-    std::cout.rdbuf(c24_cout);
-    const std::string c24_printed = c24_text.str();
-    store("c24_stdout.out", c24_printed.data(), c24_printed.size());
-    store("c24_src.out", src.data(), 64);
-}
-
-// case 25 (uint8_t): 2x8, every format, Width8_Precision2
-void case_25([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c25_src.bin", src.data(), 64);
-    std::ostringstream c25_text;
-    std::streambuf* const c25_cout = std::cout.rdbuf(c25_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    }
-    std::cout.rdbuf(c25_cout);
-    const std::string c25_printed = c25_text.str();
-    store("c25_stdout.out", c25_printed.data(), c25_printed.size());
-    store("c25_src.out", src.data(), 64);
-}
-
-// case 26 (uint8_t): 2x8, every format, Width10_Precision6
-void case_26([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c26_src.bin", src.data(), 64);
-    std::ostringstream c26_text;
-    std::streambuf* const c26_cout = std::cout.rdbuf(c26_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    }
     std::cout.rdbuf(c26_cout);
     const std::string c26_printed = c26_text.str();
     store("c26_stdout.out", c26_printed.data(), c26_printed.size());
-    store("c26_src.out", src.data(), 64);
+    store("c26_src.out", src.data(), 128);
 }
 
-// case 27 (uint8_t): valid 3x5 of 4x16, Width8_Precision2
+// case 27 (int8_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
 void case_27([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 3, 5>;
+    using Tile_src = Tile<TileType::Vec, int8_t, 1, 32, BLayout::RowMajor, 1, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c27_src.bin", src.data(), 128);
-    std::ostringstream c27_text;
-    std::streambuf* const c27_cout = std::cout.rdbuf(c27_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    }
-    std::cout.rdbuf(c27_cout);
-    const std::string c27_printed = c27_text.str();
-    store("c27_stdout.out", c27_printed.data(), c27_printed.size());
-    store("c27_src.out", src.data(), 128);
-}
-
-// case 28 (uint8_t): run-time valid 2x3 of 4x16, Width10_Precision6
-void case_28([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(2, 3);
-    TASSIGN(src, 0x0);
-    load("c28_src.bin", src.data(), 128);
-    std::ostringstream c28_text;
-    std::streambuf* const c28_cout = std::cout.rdbuf(c28_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    }
-    std::cout.rdbuf(c28_cout);
-    const std::string c28_printed = c28_text.str();
-    store("c28_stdout.out", c28_printed.data(), c28_printed.size());
-    store("c28_src.out", src.data(), 128);
-}
-
-// case 29 (uint8_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
-void case_29([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c29_src.bin", src.data(), 32);
-    auto tmp_buf = std::make_unique<uint8_t[]>(32);
-    using Global_tmp = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 32>, Stride<32, 32, 32, 32, 1>, Layout::ND>;
+    load("c27_src.bin", src.data(), 32);
+    auto tmp_buf = std::make_unique<int8_t[]>(32);
+    using Global_tmp = GlobalTensor<int8_t, Shape<1, 1, 1, 1, 32>, Stride<32, 32, 32, 32, 1>, Layout::ND>;
     Global_tmp tmp(tmp_buf.get());
 
-    load("c29_tmp.bin", tmp_buf.get(), 32);
-    std::ostringstream c29_text;
-    std::streambuf* const c29_cout = std::cout.rdbuf(c29_text.rdbuf());
+    load("c27_tmp.bin", tmp_buf.get(), 32);
+    std::ostringstream c27_text;
+    std::streambuf* const c27_cout = std::cout.rdbuf(c27_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
@@ -773,20 +708,20 @@ void case_29([[maybe_unused]] Prof profile) {
         profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
         break;
     }
-    std::cout.rdbuf(c29_cout);
-    const std::string c29_printed = c29_text.str();
-    store("c29_stdout.out", c29_printed.data(), c29_printed.size());
-    store("c29_src.out", src.data(), 32);
+    std::cout.rdbuf(c27_cout);
+    const std::string c27_printed = c27_text.str();
+    store("c27_stdout.out", c27_printed.data(), c27_printed.size());
+    store("c27_src.out", src.data(), 32);
 }
 
-// case 30 (int16_t): 2x8, every format, Width8_Precision4
-void case_30([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 2, 16, BLayout::RowMajor, 2, 8>;
+// case 28 (uint8_t): 2x8, every format, Width8_Precision4
+void case_28([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c30_src.bin", src.data(), 32);
-    std::ostringstream c30_text;
-    std::streambuf* const c30_cout = std::cout.rdbuf(c30_text.rdbuf());
+    load("c28_src.bin", src.data(), 64);
+    std::ostringstream c28_text;
+    std::streambuf* const c28_cout = std::cout.rdbuf(c28_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
@@ -798,18 +733,68 @@ void case_30([[maybe_unused]] Prof profile) {
         profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     }
+    std::cout.rdbuf(c28_cout);
+    const std::string c28_printed = c28_text.str();
+    store("c28_stdout.out", c28_printed.data(), c28_printed.size());
+    store("c28_src.out", src.data(), 64);
+}
+
+// case 29 (uint8_t): 2x8, every format, Width8_Precision2
+void case_29([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c29_src.bin", src.data(), 64);
+    std::ostringstream c29_text;
+    std::streambuf* const c29_cout = std::cout.rdbuf(c29_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c29_cout);
+    const std::string c29_printed = c29_text.str();
+    store("c29_stdout.out", c29_printed.data(), c29_printed.size());
+    store("c29_src.out", src.data(), 64);
+}
+
+// case 30 (uint8_t): 2x8, every format, Width10_Precision6
+void case_30([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, uint8_t, 2, 32, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c30_src.bin", src.data(), 64);
+    std::ostringstream c30_text;
+    std::streambuf* const c30_cout = std::cout.rdbuf(c30_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    }
     std::cout.rdbuf(c30_cout);
     const std::string c30_printed = c30_text.str();
     store("c30_stdout.out", c30_printed.data(), c30_printed.size());
-    store("c30_src.out", src.data(), 32);
+    store("c30_src.out", src.data(), 64);
 }
 
-// case 31 (int16_t): 2x8, every format, Width8_Precision2
+// case 31 (uint8_t): valid 3x5 of 4x16, Width8_Precision2
 void case_31([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 2, 16, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 3, 5>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c31_src.bin", src.data(), 32);
+    load("c31_src.bin", src.data(), 128);
     std::ostringstream c31_text;
     std::streambuf* const c31_cout = std::cout.rdbuf(c31_text.rdbuf());
     switch (profile) {
@@ -826,15 +811,15 @@ void case_31([[maybe_unused]] Prof profile) {
     std::cout.rdbuf(c31_cout);
     const std::string c31_printed = c31_text.str();
     store("c31_stdout.out", c31_printed.data(), c31_printed.size());
-    store("c31_src.out", src.data(), 32);
+    store("c31_src.out", src.data(), 128);
 }
 
-// case 32 (int16_t): 2x8, every format, Width10_Precision6
+// case 32 (uint8_t): run-time valid 2x3 of 4x16, Width10_Precision6
 void case_32([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 2, 16, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(2, 3);
     TASSIGN(src, 0x0);
-    load("c32_src.bin", src.data(), 32);
+    load("c32_src.bin", src.data(), 128);
     std::ostringstream c32_text;
     std::streambuf* const c32_cout = std::cout.rdbuf(c32_text.rdbuf());
     switch (profile) {
@@ -851,97 +836,17 @@ void case_32([[maybe_unused]] Prof profile) {
     std::cout.rdbuf(c32_cout);
     const std::string c32_printed = c32_text.str();
     store("c32_stdout.out", c32_printed.data(), c32_printed.size());
-    store("c32_src.out", src.data(), 32);
+    store("c32_src.out", src.data(), 128);
 }
 
-// case 33 (int16_t): valid 3x5 of 4x16, Width8_Precision2
+// case 33 (uint8_t): valid 5x3 of a column-major 16x4, Width8_Precision4
 void case_33([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 3, 5>;
+    using Tile_src = Tile<TileType::Vec, uint8_t, 32, 4, BLayout::ColMajor, 5, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c33_src.bin", src.data(), 64);
+    load("c33_src.bin", src.data(), 128);
     std::ostringstream c33_text;
     std::streambuf* const c33_cout = std::cout.rdbuf(c33_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    }
-    std::cout.rdbuf(c33_cout);
-    const std::string c33_printed = c33_text.str();
-    store("c33_stdout.out", c33_printed.data(), c33_printed.size());
-    store("c33_src.out", src.data(), 64);
-}
-
-// case 34 (int16_t): run-time valid 2x3 of 4x16, Width10_Precision6
-void case_34([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(2, 3);
-    TASSIGN(src, 0x0);
-    load("c34_src.bin", src.data(), 64);
-    std::ostringstream c34_text;
-    std::streambuf* const c34_cout = std::cout.rdbuf(c34_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    }
-    std::cout.rdbuf(c34_cout);
-    const std::string c34_printed = c34_text.str();
-    store("c34_stdout.out", c34_printed.data(), c34_printed.size());
-    store("c34_src.out", src.data(), 64);
-}
-
-// case 35 (int16_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
-void case_35([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int16_t, 1, 16, BLayout::RowMajor, 1, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c35_src.bin", src.data(), 16);
-    auto tmp_buf = std::make_unique<int16_t[]>(16);
-    using Global_tmp = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
-    Global_tmp tmp(tmp_buf.get());
-
-    load("c35_tmp.bin", tmp_buf.get(), 16);
-    std::ostringstream c35_text;
-    std::streambuf* const c35_cout = std::cout.rdbuf(c35_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-        break;
-    }
-    std::cout.rdbuf(c35_cout);
-    const std::string c35_printed = c35_text.str();
-    store("c35_stdout.out", c35_printed.data(), c35_printed.size());
-    store("c35_src.out", src.data(), 16);
-}
-
-// case 36 (uint16_t): 2x8, every format, Width8_Precision4
-void case_36([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 2, 16, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c36_src.bin", src.data(), 32);
-    std::ostringstream c36_text;
-    std::streambuf* const c36_cout = std::cout.rdbuf(c36_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
@@ -953,20 +858,75 @@ void case_36([[maybe_unused]] Prof profile) {
         profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     }
-    std::cout.rdbuf(c36_cout);
-    const std::string c36_printed = c36_text.str();
-    store("c36_stdout.out", c36_printed.data(), c36_printed.size());
-    store("c36_src.out", src.data(), 32);
+    std::cout.rdbuf(c33_cout);
+    const std::string c33_printed = c33_text.str();
+    store("c33_stdout.out", c33_printed.data(), c33_printed.size());
+    store("c33_src.out", src.data(), 128);
 }
 
-// case 37 (uint16_t): 2x8, every format, Width8_Precision2
-void case_37([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 2, 16, BLayout::RowMajor, 2, 8>;
+// case 34 (uint8_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+void case_34([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, uint8_t, 1, 32, BLayout::RowMajor, 1, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c37_src.bin", src.data(), 32);
-    std::ostringstream c37_text;
-    std::streambuf* const c37_cout = std::cout.rdbuf(c37_text.rdbuf());
+    load("c34_src.bin", src.data(), 32);
+    auto tmp_buf = std::make_unique<uint8_t[]>(32);
+    using Global_tmp = GlobalTensor<uint8_t, Shape<1, 1, 1, 1, 32>, Stride<32, 32, 32, 32, 1>, Layout::ND>;
+    Global_tmp tmp(tmp_buf.get());
+
+    load("c34_tmp.bin", tmp_buf.get(), 32);
+    std::ostringstream c34_text;
+    std::streambuf* const c34_cout = std::cout.rdbuf(c34_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    }
+    std::cout.rdbuf(c34_cout);
+    const std::string c34_printed = c34_text.str();
+    store("c34_stdout.out", c34_printed.data(), c34_printed.size());
+    store("c34_src.out", src.data(), 32);
+}
+
+// case 35 (int16_t): 2x8, every format, Width8_Precision4
+void case_35([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int16_t, 2, 16, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c35_src.bin", src.data(), 32);
+    std::ostringstream c35_text;
+    std::streambuf* const c35_cout = std::cout.rdbuf(c35_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c35_cout);
+    const std::string c35_printed = c35_text.str();
+    store("c35_stdout.out", c35_printed.data(), c35_printed.size());
+    store("c35_src.out", src.data(), 32);
+}
+
+// case 36 (int16_t): 2x8, every format, Width8_Precision2
+void case_36([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int16_t, 2, 16, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c36_src.bin", src.data(), 32);
+    std::ostringstream c36_text;
+    std::streambuf* const c36_cout = std::cout.rdbuf(c36_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
@@ -976,6 +936,31 @@ void case_37([[maybe_unused]] Prof profile) {
         break;
     case Prof::CPU:
         profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c36_cout);
+    const std::string c36_printed = c36_text.str();
+    store("c36_stdout.out", c36_printed.data(), c36_printed.size());
+    store("c36_src.out", src.data(), 32);
+}
+
+// case 37 (int16_t): 2x8, every format, Width10_Precision6
+void case_37([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int16_t, 2, 16, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c37_src.bin", src.data(), 32);
+    std::ostringstream c37_text;
+    std::streambuf* const c37_cout = std::cout.rdbuf(c37_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
         break;
     }
     std::cout.rdbuf(c37_cout);
@@ -984,39 +969,14 @@ void case_37([[maybe_unused]] Prof profile) {
     store("c37_src.out", src.data(), 32);
 }
 
-// case 38 (uint16_t): 2x8, every format, Width10_Precision6
+// case 38 (int16_t): valid 3x5 of 4x16, Width8_Precision2
 void case_38([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 2, 16, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, 3, 5>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c38_src.bin", src.data(), 32);
+    load("c38_src.bin", src.data(), 64);
     std::ostringstream c38_text;
     std::streambuf* const c38_cout = std::cout.rdbuf(c38_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    }
-    std::cout.rdbuf(c38_cout);
-    const std::string c38_printed = c38_text.str();
-    store("c38_stdout.out", c38_printed.data(), c38_printed.size());
-    store("c38_src.out", src.data(), 32);
-}
-
-// case 39 (uint16_t): valid 3x5 of 4x16, Width8_Precision2
-void case_39([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 3, 5>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c39_src.bin", src.data(), 64);
-    std::ostringstream c39_text;
-    std::streambuf* const c39_cout = std::cout.rdbuf(c39_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
@@ -1028,20 +988,20 @@ void case_39([[maybe_unused]] Prof profile) {
         profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
         break;
     }
-    std::cout.rdbuf(c39_cout);
-    const std::string c39_printed = c39_text.str();
-    store("c39_stdout.out", c39_printed.data(), c39_printed.size());
-    store("c39_src.out", src.data(), 64);
+    std::cout.rdbuf(c38_cout);
+    const std::string c38_printed = c38_text.str();
+    store("c38_stdout.out", c38_printed.data(), c38_printed.size());
+    store("c38_src.out", src.data(), 64);
 }
 
-// case 40 (uint16_t): run-time valid 2x3 of 4x16, Width10_Precision6
-void case_40([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+// case 39 (int16_t): run-time valid 2x3 of 4x16, Width10_Precision6
+void case_39([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(2, 3);
     TASSIGN(src, 0x0);
-    load("c40_src.bin", src.data(), 64);
-    std::ostringstream c40_text;
-    std::streambuf* const c40_cout = std::cout.rdbuf(c40_text.rdbuf());
+    load("c39_src.bin", src.data(), 64);
+    std::ostringstream c39_text;
+    std::streambuf* const c39_cout = std::cout.rdbuf(c39_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
@@ -1053,20 +1013,45 @@ void case_40([[maybe_unused]] Prof profile) {
         profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
         break;
     }
+    std::cout.rdbuf(c39_cout);
+    const std::string c39_printed = c39_text.str();
+    store("c39_stdout.out", c39_printed.data(), c39_printed.size());
+    store("c39_src.out", src.data(), 64);
+}
+
+// case 40 (int16_t): valid 5x3 of a column-major 16x4, Width8_Precision4
+void case_40([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int16_t, 16, 4, BLayout::ColMajor, 5, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c40_src.bin", src.data(), 64);
+    std::ostringstream c40_text;
+    std::streambuf* const c40_cout = std::cout.rdbuf(c40_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    }
     std::cout.rdbuf(c40_cout);
     const std::string c40_printed = c40_text.str();
     store("c40_stdout.out", c40_printed.data(), c40_printed.size());
     store("c40_src.out", src.data(), 64);
 }
 
-// case 41 (uint16_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+// case 41 (int16_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
 void case_41([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint16_t, 1, 16, BLayout::RowMajor, 1, 8>;
+    using Tile_src = Tile<TileType::Vec, int16_t, 1, 16, BLayout::RowMajor, 1, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c41_src.bin", src.data(), 16);
-    auto tmp_buf = std::make_unique<uint16_t[]>(16);
-    using Global_tmp = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
+    auto tmp_buf = std::make_unique<int16_t[]>(16);
+    using Global_tmp = GlobalTensor<int16_t, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
     Global_tmp tmp(tmp_buf.get());
 
     load("c41_tmp.bin", tmp_buf.get(), 16);
@@ -1089,12 +1074,12 @@ void case_41([[maybe_unused]] Prof profile) {
     store("c41_src.out", src.data(), 16);
 }
 
-// case 42 (int32_t): 2x8, every format, Width8_Precision4
+// case 42 (uint16_t): 2x8, every format, Width8_Precision4
 void case_42([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 2, 16, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c42_src.bin", src.data(), 16);
+    load("c42_src.bin", src.data(), 32);
     std::ostringstream c42_text;
     std::streambuf* const c42_cout = std::cout.rdbuf(c42_text.rdbuf());
     switch (profile) {
@@ -1111,15 +1096,15 @@ void case_42([[maybe_unused]] Prof profile) {
     std::cout.rdbuf(c42_cout);
     const std::string c42_printed = c42_text.str();
     store("c42_stdout.out", c42_printed.data(), c42_printed.size());
-    store("c42_src.out", src.data(), 16);
+    store("c42_src.out", src.data(), 32);
 }
 
-// case 43 (int32_t): 2x8, every format, Width8_Precision2
+// case 43 (uint16_t): 2x8, every format, Width8_Precision2
 void case_43([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 2, 16, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c43_src.bin", src.data(), 16);
+    load("c43_src.bin", src.data(), 32);
     std::ostringstream c43_text;
     std::streambuf* const c43_cout = std::cout.rdbuf(c43_text.rdbuf());
     switch (profile) {
@@ -1136,15 +1121,15 @@ void case_43([[maybe_unused]] Prof profile) {
     std::cout.rdbuf(c43_cout);
     const std::string c43_printed = c43_text.str();
     store("c43_stdout.out", c43_printed.data(), c43_printed.size());
-    store("c43_src.out", src.data(), 16);
+    store("c43_src.out", src.data(), 32);
 }
 
-// case 44 (int32_t): 2x8, every format, Width10_Precision6
+// case 44 (uint16_t): 2x8, every format, Width10_Precision6
 void case_44([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 2, 16, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c44_src.bin", src.data(), 16);
+    load("c44_src.bin", src.data(), 32);
     std::ostringstream c44_text;
     std::streambuf* const c44_cout = std::cout.rdbuf(c44_text.rdbuf());
     switch (profile) {
@@ -1161,12 +1146,12 @@ void case_44([[maybe_unused]] Prof profile) {
     std::cout.rdbuf(c44_cout);
     const std::string c44_printed = c44_text.str();
     store("c44_stdout.out", c44_printed.data(), c44_printed.size());
-    store("c44_src.out", src.data(), 16);
+    store("c44_src.out", src.data(), 32);
 }
 
-// case 45 (int32_t): valid 3x5 of 4x16, Width8_Precision2
+// case 45 (uint16_t): valid 3x5 of 4x16, Width8_Precision2
 void case_45([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 4, 16, BLayout::RowMajor, 3, 5>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, 3, 5>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c45_src.bin", src.data(), 64);
@@ -1189,9 +1174,9 @@ void case_45([[maybe_unused]] Prof profile) {
     store("c45_src.out", src.data(), 64);
 }
 
-// case 46 (int32_t): run-time valid 2x3 of 4x16, Width10_Precision6
+// case 46 (uint16_t): run-time valid 2x3 of 4x16, Width10_Precision6
 void case_46([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(2, 3);
     TASSIGN(src, 0x0);
     load("c46_src.bin", src.data(), 64);
@@ -1214,44 +1199,14 @@ void case_46([[maybe_unused]] Prof profile) {
     store("c46_src.out", src.data(), 64);
 }
 
-// case 47 (int32_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+// case 47 (uint16_t): valid 5x3 of a column-major 16x4, Width8_Precision4
 void case_47([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
+    using Tile_src = Tile<TileType::Vec, uint16_t, 16, 4, BLayout::ColMajor, 5, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c47_src.bin", src.data(), 8);
-    auto tmp_buf = std::make_unique<int32_t[]>(8);
-    using Global_tmp = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>, Layout::ND>;
-    Global_tmp tmp(tmp_buf.get());
-
-    load("c47_tmp.bin", tmp_buf.get(), 8);
+    load("c47_src.bin", src.data(), 64);
     std::ostringstream c47_text;
     std::streambuf* const c47_cout = std::cout.rdbuf(c47_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-        break;
-    }
-    std::cout.rdbuf(c47_cout);
-    const std::string c47_printed = c47_text.str();
-    store("c47_stdout.out", c47_printed.data(), c47_printed.size());
-    store("c47_src.out", src.data(), 8);
-}
-
-// case 48 (uint32_t): 2x8, every format, Width8_Precision4
-void case_48([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 2, 8, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c48_src.bin", src.data(), 16);
-    std::ostringstream c48_text;
-    std::streambuf* const c48_cout = std::cout.rdbuf(c48_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
@@ -1263,125 +1218,25 @@ void case_48([[maybe_unused]] Prof profile) {
         profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
         break;
     }
-    std::cout.rdbuf(c48_cout);
-    const std::string c48_printed = c48_text.str();
-    store("c48_stdout.out", c48_printed.data(), c48_printed.size());
-    store("c48_src.out", src.data(), 16);
+    std::cout.rdbuf(c47_cout);
+    const std::string c47_printed = c47_text.str();
+    store("c47_stdout.out", c47_printed.data(), c47_printed.size());
+    store("c47_src.out", src.data(), 64);
 }
 
-// case 49 (uint32_t): 2x8, every format, Width8_Precision2
-void case_49([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 2, 8, BLayout::RowMajor, 2, 8>;
+// case 48 (uint16_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+void case_48([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, uint16_t, 1, 16, BLayout::RowMajor, 1, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c49_src.bin", src.data(), 16);
-    std::ostringstream c49_text;
-    std::streambuf* const c49_cout = std::cout.rdbuf(c49_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    }
-    std::cout.rdbuf(c49_cout);
-    const std::string c49_printed = c49_text.str();
-    store("c49_stdout.out", c49_printed.data(), c49_printed.size());
-    store("c49_src.out", src.data(), 16);
-}
-
-// case 50 (uint32_t): 2x8, every format, Width10_Precision6
-void case_50([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 2, 8, BLayout::RowMajor, 2, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c50_src.bin", src.data(), 16);
-    std::ostringstream c50_text;
-    std::streambuf* const c50_cout = std::cout.rdbuf(c50_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    }
-    std::cout.rdbuf(c50_cout);
-    const std::string c50_printed = c50_text.str();
-    store("c50_stdout.out", c50_printed.data(), c50_printed.size());
-    store("c50_src.out", src.data(), 16);
-}
-
-// case 51 (uint32_t): valid 3x5 of 4x16, Width8_Precision2
-void case_51([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 4, 16, BLayout::RowMajor, 3, 5>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c51_src.bin", src.data(), 64);
-    std::ostringstream c51_text;
-    std::streambuf* const c51_cout = std::cout.rdbuf(c51_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
-        break;
-    }
-    std::cout.rdbuf(c51_cout);
-    const std::string c51_printed = c51_text.str();
-    store("c51_stdout.out", c51_printed.data(), c51_printed.size());
-    store("c51_src.out", src.data(), 64);
-}
-
-// case 52 (uint32_t): run-time valid 2x3 of 4x16, Width10_Precision6
-void case_52([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(2, 3);
-    TASSIGN(src, 0x0);
-    load("c52_src.bin", src.data(), 64);
-    std::ostringstream c52_text;
-    std::streambuf* const c52_cout = std::cout.rdbuf(c52_text.rdbuf());
-    switch (profile) {
-    case Prof::A2A3:
-        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::A5:
-        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    case Prof::CPU:
-        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
-        break;
-    }
-    std::cout.rdbuf(c52_cout);
-    const std::string c52_printed = c52_text.str();
-    store("c52_stdout.out", c52_printed.data(), c52_printed.size());
-    store("c52_src.out", src.data(), 64);
-}
-
-// case 53 (uint32_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
-void case_53([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, uint32_t, 1, 8, BLayout::RowMajor, 1, 8>;
-    Tile_src src;
-    TASSIGN(src, 0x0);
-    load("c53_src.bin", src.data(), 8);
-    auto tmp_buf = std::make_unique<uint32_t[]>(8);
-    using Global_tmp = GlobalTensor<uint32_t, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>, Layout::ND>;
+    load("c48_src.bin", src.data(), 16);
+    auto tmp_buf = std::make_unique<uint16_t[]>(16);
+    using Global_tmp = GlobalTensor<uint16_t, Shape<1, 1, 1, 1, 16>, Stride<16, 16, 16, 16, 1>, Layout::ND>;
     Global_tmp tmp(tmp_buf.get());
 
-    load("c53_tmp.bin", tmp_buf.get(), 8);
-    std::ostringstream c53_text;
-    std::streambuf* const c53_cout = std::cout.rdbuf(c53_text.rdbuf());
+    load("c48_tmp.bin", tmp_buf.get(), 16);
+    std::ostringstream c48_text;
+    std::streambuf* const c48_cout = std::cout.rdbuf(c48_text.rdbuf());
     switch (profile) {
     case Prof::A2A3:
         profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
@@ -1393,200 +1248,590 @@ void case_53([[maybe_unused]] Prof profile) {
         profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
         break;
     }
+    std::cout.rdbuf(c48_cout);
+    const std::string c48_printed = c48_text.str();
+    store("c48_stdout.out", c48_printed.data(), c48_printed.size());
+    store("c48_src.out", src.data(), 16);
+}
+
+// case 49 (int32_t): 2x8, every format, Width8_Precision4
+void case_49([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c49_src.bin", src.data(), 16);
+    std::ostringstream c49_text;
+    std::streambuf* const c49_cout = std::cout.rdbuf(c49_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c49_cout);
+    const std::string c49_printed = c49_text.str();
+    store("c49_stdout.out", c49_printed.data(), c49_printed.size());
+    store("c49_src.out", src.data(), 16);
+}
+
+// case 50 (int32_t): 2x8, every format, Width8_Precision2
+void case_50([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c50_src.bin", src.data(), 16);
+    std::ostringstream c50_text;
+    std::streambuf* const c50_cout = std::cout.rdbuf(c50_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c50_cout);
+    const std::string c50_printed = c50_text.str();
+    store("c50_stdout.out", c50_printed.data(), c50_printed.size());
+    store("c50_src.out", src.data(), 16);
+}
+
+// case 51 (int32_t): 2x8, every format, Width10_Precision6
+void case_51([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c51_src.bin", src.data(), 16);
+    std::ostringstream c51_text;
+    std::streambuf* const c51_cout = std::cout.rdbuf(c51_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c51_cout);
+    const std::string c51_printed = c51_text.str();
+    store("c51_stdout.out", c51_printed.data(), c51_printed.size());
+    store("c51_src.out", src.data(), 16);
+}
+
+// case 52 (int32_t): valid 3x5 of 4x16, Width8_Precision2
+void case_52([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 4, 16, BLayout::RowMajor, 3, 5>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c52_src.bin", src.data(), 64);
+    std::ostringstream c52_text;
+    std::streambuf* const c52_cout = std::cout.rdbuf(c52_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c52_cout);
+    const std::string c52_printed = c52_text.str();
+    store("c52_stdout.out", c52_printed.data(), c52_printed.size());
+    store("c52_src.out", src.data(), 64);
+}
+
+// case 53 (int32_t): run-time valid 2x3 of 4x16, Width10_Precision6
+void case_53([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int32_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(2, 3);
+    TASSIGN(src, 0x0);
+    load("c53_src.bin", src.data(), 64);
+    std::ostringstream c53_text;
+    std::streambuf* const c53_cout = std::cout.rdbuf(c53_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    }
     std::cout.rdbuf(c53_cout);
     const std::string c53_printed = c53_text.str();
     store("c53_stdout.out", c53_printed.data(), c53_printed.size());
-    store("c53_src.out", src.data(), 8);
+    store("c53_src.out", src.data(), 64);
 }
 
-// case 54 (int64_t): 2x8, every format, Width8_Precision4
+// case 54 (int32_t): valid 5x3 of a column-major 16x4, Width8_Precision4
 void case_54([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 16, 4, BLayout::ColMajor, 5, 3>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c54_src.bin", src.data(), 16);
+    load("c54_src.bin", src.data(), 64);
     std::ostringstream c54_text;
     std::streambuf* const c54_cout = std::cout.rdbuf(c54_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    }
     std::cout.rdbuf(c54_cout);
     const std::string c54_printed = c54_text.str();
     store("c54_stdout.out", c54_printed.data(), c54_printed.size());
-    store("c54_src.out", src.data(), 16);
+    store("c54_src.out", src.data(), 64);
 }
 
-// case 55 (int64_t): 2x8, every format, Width8_Precision2
+// case 55 (int32_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
 void case_55([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c55_src.bin", src.data(), 16);
+    load("c55_src.bin", src.data(), 8);
+    auto tmp_buf = std::make_unique<int32_t[]>(8);
+    using Global_tmp = GlobalTensor<int32_t, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>, Layout::ND>;
+    Global_tmp tmp(tmp_buf.get());
+
+    load("c55_tmp.bin", tmp_buf.get(), 8);
     std::ostringstream c55_text;
     std::streambuf* const c55_cout = std::cout.rdbuf(c55_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    }
     std::cout.rdbuf(c55_cout);
     const std::string c55_printed = c55_text.str();
     store("c55_stdout.out", c55_printed.data(), c55_printed.size());
-    store("c55_src.out", src.data(), 16);
+    store("c55_src.out", src.data(), 8);
 }
 
-// case 56 (int64_t): 2x8, every format, Width10_Precision6
+// case 56 (uint32_t): 2x8, every format, Width8_Precision4
 void case_56([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
     load("c56_src.bin", src.data(), 16);
     std::ostringstream c56_text;
     std::streambuf* const c56_cout = std::cout.rdbuf(c56_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    }
     std::cout.rdbuf(c56_cout);
     const std::string c56_printed = c56_text.str();
     store("c56_stdout.out", c56_printed.data(), c56_printed.size());
     store("c56_src.out", src.data(), 16);
 }
 
-// case 57 (int64_t): valid 3x5 of 4x16, Width8_Precision2
+// case 57 (uint32_t): 2x8, every format, Width8_Precision2
 void case_57([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 4, 16, BLayout::RowMajor, 3, 5>;
+    using Tile_src = Tile<TileType::Vec, uint32_t, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c57_src.bin", src.data(), 64);
+    load("c57_src.bin", src.data(), 16);
     std::ostringstream c57_text;
     std::streambuf* const c57_cout = std::cout.rdbuf(c57_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    }
     std::cout.rdbuf(c57_cout);
     const std::string c57_printed = c57_text.str();
     store("c57_stdout.out", c57_printed.data(), c57_printed.size());
-    store("c57_src.out", src.data(), 64);
+    store("c57_src.out", src.data(), 16);
 }
 
-// case 58 (int64_t): run-time valid 2x3 of 4x16, Width10_Precision6
+// case 58 (uint32_t): 2x8, every format, Width10_Precision6
 void case_58([[maybe_unused]] Prof profile) {
-    using Tile_src = Tile<TileType::Vec, int64_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
-    Tile_src src(2, 3);
+    using Tile_src = Tile<TileType::Vec, uint32_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
     TASSIGN(src, 0x0);
-    load("c58_src.bin", src.data(), 64);
+    load("c58_src.bin", src.data(), 16);
     std::ostringstream c58_text;
     std::streambuf* const c58_cout = std::cout.rdbuf(c58_text.rdbuf());
-    profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    }
     std::cout.rdbuf(c58_cout);
     const std::string c58_printed = c58_text.str();
     store("c58_stdout.out", c58_printed.data(), c58_printed.size());
-    store("c58_src.out", src.data(), 64);
+    store("c58_src.out", src.data(), 16);
 }
 
-// case 59 (int64_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+// case 59 (uint32_t): valid 3x5 of 4x16, Width8_Precision2
 void case_59([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, uint32_t, 4, 16, BLayout::RowMajor, 3, 5>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c59_src.bin", src.data(), 64);
+    std::ostringstream c59_text;
+    std::streambuf* const c59_cout = std::cout.rdbuf(c59_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c59_cout);
+    const std::string c59_printed = c59_text.str();
+    store("c59_stdout.out", c59_printed.data(), c59_printed.size());
+    store("c59_src.out", src.data(), 64);
+}
+
+// case 60 (uint32_t): run-time valid 2x3 of 4x16, Width10_Precision6
+void case_60([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, uint32_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(2, 3);
+    TASSIGN(src, 0x0);
+    load("c60_src.bin", src.data(), 64);
+    std::ostringstream c60_text;
+    std::streambuf* const c60_cout = std::cout.rdbuf(c60_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c60_cout);
+    const std::string c60_printed = c60_text.str();
+    store("c60_stdout.out", c60_printed.data(), c60_printed.size());
+    store("c60_src.out", src.data(), 64);
+}
+
+// case 61 (uint32_t): valid 5x3 of a column-major 16x4, Width8_Precision4
+void case_61([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, uint32_t, 16, 4, BLayout::ColMajor, 5, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c61_src.bin", src.data(), 64);
+    std::ostringstream c61_text;
+    std::streambuf* const c61_cout = std::cout.rdbuf(c61_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+        break;
+    }
+    std::cout.rdbuf(c61_cout);
+    const std::string c61_printed = c61_text.str();
+    store("c61_stdout.out", c61_printed.data(), c61_printed.size());
+    store("c61_src.out", src.data(), 64);
+}
+
+// case 62 (uint32_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+void case_62([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, uint32_t, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c62_src.bin", src.data(), 8);
+    auto tmp_buf = std::make_unique<uint32_t[]>(8);
+    using Global_tmp = GlobalTensor<uint32_t, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>, Layout::ND>;
+    Global_tmp tmp(tmp_buf.get());
+
+    load("c62_tmp.bin", tmp_buf.get(), 8);
+    std::ostringstream c62_text;
+    std::streambuf* const c62_cout = std::cout.rdbuf(c62_text.rdbuf());
+    switch (profile) {
+    case Prof::A2A3:
+        profiled::TPRINT<profile_a2a3, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    case Prof::A5:
+        profiled::TPRINT<profile_a5, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    case Prof::CPU:
+        profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
+        break;
+    }
+    std::cout.rdbuf(c62_cout);
+    const std::string c62_printed = c62_text.str();
+    store("c62_stdout.out", c62_printed.data(), c62_printed.size());
+    store("c62_src.out", src.data(), 8);
+}
+
+// case 63 (int64_t): 2x8, every format, Width8_Precision4
+void case_63([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int64_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c63_src.bin", src.data(), 16);
+    std::ostringstream c63_text;
+    std::streambuf* const c63_cout = std::cout.rdbuf(c63_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+    std::cout.rdbuf(c63_cout);
+    const std::string c63_printed = c63_text.str();
+    store("c63_stdout.out", c63_printed.data(), c63_printed.size());
+    store("c63_src.out", src.data(), 16);
+}
+
+// case 64 (int64_t): 2x8, every format, Width8_Precision2
+void case_64([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int64_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c64_src.bin", src.data(), 16);
+    std::ostringstream c64_text;
+    std::streambuf* const c64_cout = std::cout.rdbuf(c64_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+    std::cout.rdbuf(c64_cout);
+    const std::string c64_printed = c64_text.str();
+    store("c64_stdout.out", c64_printed.data(), c64_printed.size());
+    store("c64_src.out", src.data(), 16);
+}
+
+// case 65 (int64_t): 2x8, every format, Width10_Precision6
+void case_65([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int64_t, 2, 8, BLayout::RowMajor, 2, 8>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c65_src.bin", src.data(), 16);
+    std::ostringstream c65_text;
+    std::streambuf* const c65_cout = std::cout.rdbuf(c65_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+    std::cout.rdbuf(c65_cout);
+    const std::string c65_printed = c65_text.str();
+    store("c65_stdout.out", c65_printed.data(), c65_printed.size());
+    store("c65_src.out", src.data(), 16);
+}
+
+// case 66 (int64_t): valid 3x5 of 4x16, Width8_Precision2
+void case_66([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int64_t, 4, 16, BLayout::RowMajor, 3, 5>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c66_src.bin", src.data(), 64);
+    std::ostringstream c66_text;
+    std::streambuf* const c66_cout = std::cout.rdbuf(c66_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
+    std::cout.rdbuf(c66_cout);
+    const std::string c66_printed = c66_text.str();
+    store("c66_stdout.out", c66_printed.data(), c66_printed.size());
+    store("c66_src.out", src.data(), 64);
+}
+
+// case 67 (int64_t): run-time valid 2x3 of 4x16, Width10_Precision6
+void case_67([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int64_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
+    Tile_src src(2, 3);
+    TASSIGN(src, 0x0);
+    load("c67_src.bin", src.data(), 64);
+    std::ostringstream c67_text;
+    std::streambuf* const c67_cout = std::cout.rdbuf(c67_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
+    std::cout.rdbuf(c67_cout);
+    const std::string c67_printed = c67_text.str();
+    store("c67_stdout.out", c67_printed.data(), c67_printed.size());
+    store("c67_src.out", src.data(), 64);
+}
+
+// case 68 (int64_t): valid 5x3 of a column-major 16x4, Width8_Precision4
+void case_68([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, int64_t, 16, 4, BLayout::ColMajor, 5, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c68_src.bin", src.data(), 64);
+    std::ostringstream c68_text;
+    std::streambuf* const c68_cout = std::cout.rdbuf(c68_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+    std::cout.rdbuf(c68_cout);
+    const std::string c68_printed = c68_text.str();
+    store("c68_stdout.out", c68_printed.data(), c68_printed.size());
+    store("c68_src.out", src.data(), 64);
+}
+
+// case 69 (int64_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+void case_69([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, int64_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c59_src.bin", src.data(), 8);
+    load("c69_src.bin", src.data(), 8);
     auto tmp_buf = std::make_unique<int64_t[]>(8);
     using Global_tmp = GlobalTensor<int64_t, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>, Layout::ND>;
     Global_tmp tmp(tmp_buf.get());
 
-    load("c59_tmp.bin", tmp_buf.get(), 8);
-    std::ostringstream c59_text;
-    std::streambuf* const c59_cout = std::cout.rdbuf(c59_text.rdbuf());
+    load("c69_tmp.bin", tmp_buf.get(), 8);
+    std::ostringstream c69_text;
+    std::streambuf* const c69_cout = std::cout.rdbuf(c69_text.rdbuf());
     profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-    std::cout.rdbuf(c59_cout);
-    const std::string c59_printed = c59_text.str();
-    store("c59_stdout.out", c59_printed.data(), c59_printed.size());
-    store("c59_src.out", src.data(), 8);
+    std::cout.rdbuf(c69_cout);
+    const std::string c69_printed = c69_text.str();
+    store("c69_stdout.out", c69_printed.data(), c69_printed.size());
+    store("c69_src.out", src.data(), 8);
 }
 
-// case 60 (uint64_t): 2x8, every format, Width8_Precision4
-void case_60([[maybe_unused]] Prof profile) {
+// case 70 (uint64_t): 2x8, every format, Width8_Precision4
+void case_70([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, uint64_t, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c60_src.bin", src.data(), 16);
-    std::ostringstream c60_text;
-    std::streambuf* const c60_cout = std::cout.rdbuf(c60_text.rdbuf());
+    load("c70_src.bin", src.data(), 16);
+    std::ostringstream c70_text;
+    std::streambuf* const c70_cout = std::cout.rdbuf(c70_text.rdbuf());
     profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
-    std::cout.rdbuf(c60_cout);
-    const std::string c60_printed = c60_text.str();
-    store("c60_stdout.out", c60_printed.data(), c60_printed.size());
-    store("c60_src.out", src.data(), 16);
+    std::cout.rdbuf(c70_cout);
+    const std::string c70_printed = c70_text.str();
+    store("c70_stdout.out", c70_printed.data(), c70_printed.size());
+    store("c70_src.out", src.data(), 16);
 }
 
-// case 61 (uint64_t): 2x8, every format, Width8_Precision2
-void case_61([[maybe_unused]] Prof profile) {
+// case 71 (uint64_t): 2x8, every format, Width8_Precision2
+void case_71([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, uint64_t, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c61_src.bin", src.data(), 16);
-    std::ostringstream c61_text;
-    std::streambuf* const c61_cout = std::cout.rdbuf(c61_text.rdbuf());
+    load("c71_src.bin", src.data(), 16);
+    std::ostringstream c71_text;
+    std::streambuf* const c71_cout = std::cout.rdbuf(c71_text.rdbuf());
     profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
-    std::cout.rdbuf(c61_cout);
-    const std::string c61_printed = c61_text.str();
-    store("c61_stdout.out", c61_printed.data(), c61_printed.size());
-    store("c61_src.out", src.data(), 16);
+    std::cout.rdbuf(c71_cout);
+    const std::string c71_printed = c71_text.str();
+    store("c71_stdout.out", c71_printed.data(), c71_printed.size());
+    store("c71_src.out", src.data(), 16);
 }
 
-// case 62 (uint64_t): 2x8, every format, Width10_Precision6
-void case_62([[maybe_unused]] Prof profile) {
+// case 72 (uint64_t): 2x8, every format, Width10_Precision6
+void case_72([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, uint64_t, 2, 8, BLayout::RowMajor, 2, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c62_src.bin", src.data(), 16);
-    std::ostringstream c62_text;
-    std::streambuf* const c62_cout = std::cout.rdbuf(c62_text.rdbuf());
+    load("c72_src.bin", src.data(), 16);
+    std::ostringstream c72_text;
+    std::streambuf* const c72_cout = std::cout.rdbuf(c72_text.rdbuf());
     profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
-    std::cout.rdbuf(c62_cout);
-    const std::string c62_printed = c62_text.str();
-    store("c62_stdout.out", c62_printed.data(), c62_printed.size());
-    store("c62_src.out", src.data(), 16);
+    std::cout.rdbuf(c72_cout);
+    const std::string c72_printed = c72_text.str();
+    store("c72_stdout.out", c72_printed.data(), c72_printed.size());
+    store("c72_src.out", src.data(), 16);
 }
 
-// case 63 (uint64_t): valid 3x5 of 4x16, Width8_Precision2
-void case_63([[maybe_unused]] Prof profile) {
+// case 73 (uint64_t): valid 3x5 of 4x16, Width8_Precision2
+void case_73([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, uint64_t, 4, 16, BLayout::RowMajor, 3, 5>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c63_src.bin", src.data(), 64);
-    std::ostringstream c63_text;
-    std::streambuf* const c63_cout = std::cout.rdbuf(c63_text.rdbuf());
+    load("c73_src.bin", src.data(), 64);
+    std::ostringstream c73_text;
+    std::streambuf* const c73_cout = std::cout.rdbuf(c73_text.rdbuf());
     profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision2, Tile_src>(src);
-    std::cout.rdbuf(c63_cout);
-    const std::string c63_printed = c63_text.str();
-    store("c63_stdout.out", c63_printed.data(), c63_printed.size());
-    store("c63_src.out", src.data(), 64);
+    std::cout.rdbuf(c73_cout);
+    const std::string c73_printed = c73_text.str();
+    store("c73_stdout.out", c73_printed.data(), c73_printed.size());
+    store("c73_src.out", src.data(), 64);
 }
 
-// case 64 (uint64_t): run-time valid 2x3 of 4x16, Width10_Precision6
-void case_64([[maybe_unused]] Prof profile) {
+// case 74 (uint64_t): run-time valid 2x3 of 4x16, Width10_Precision6
+void case_74([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, uint64_t, 4, 16, BLayout::RowMajor, DYNAMIC, DYNAMIC>;
     Tile_src src(2, 3);
     TASSIGN(src, 0x0);
-    load("c64_src.bin", src.data(), 64);
-    std::ostringstream c64_text;
-    std::streambuf* const c64_cout = std::cout.rdbuf(c64_text.rdbuf());
+    load("c74_src.bin", src.data(), 64);
+    std::ostringstream c74_text;
+    std::streambuf* const c74_cout = std::cout.rdbuf(c74_text.rdbuf());
     profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src>(src);
-    std::cout.rdbuf(c64_cout);
-    const std::string c64_printed = c64_text.str();
-    store("c64_stdout.out", c64_printed.data(), c64_printed.size());
-    store("c64_src.out", src.data(), 64);
+    std::cout.rdbuf(c74_cout);
+    const std::string c74_printed = c74_text.str();
+    store("c74_stdout.out", c74_printed.data(), c74_printed.size());
+    store("c74_src.out", src.data(), 64);
 }
 
-// case 65 (uint64_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
-void case_65([[maybe_unused]] Prof profile) {
+// case 75 (uint64_t): valid 5x3 of a column-major 16x4, Width8_Precision4
+void case_75([[maybe_unused]] Prof profile) {
+    using Tile_src = Tile<TileType::Vec, uint64_t, 16, 4, BLayout::ColMajor, 5, 3>;
+    Tile_src src;
+    TASSIGN(src, 0x0);
+    load("c75_src.bin", src.data(), 64);
+    std::ostringstream c75_text;
+    std::streambuf* const c75_cout = std::cout.rdbuf(c75_text.rdbuf());
+    profiled::TPRINT<profile_cpu, PrintFormat::Width8_Precision4, Tile_src>(src);
+    std::cout.rdbuf(c75_cout);
+    const std::string c75_printed = c75_text.str();
+    store("c75_stdout.out", c75_printed.data(), c75_printed.size());
+    store("c75_src.out", src.data(), 64);
+}
+
+// case 76 (uint64_t): 1x8 through the declaration with a scratch, Width10_Precision6, declaration 1
+void case_76([[maybe_unused]] Prof profile) {
     using Tile_src = Tile<TileType::Vec, uint64_t, 1, 8, BLayout::RowMajor, 1, 8>;
     Tile_src src;
     TASSIGN(src, 0x0);
-    load("c65_src.bin", src.data(), 8);
+    load("c76_src.bin", src.data(), 8);
     auto tmp_buf = std::make_unique<uint64_t[]>(8);
     using Global_tmp = GlobalTensor<uint64_t, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>, Layout::ND>;
     Global_tmp tmp(tmp_buf.get());
 
-    load("c65_tmp.bin", tmp_buf.get(), 8);
-    std::ostringstream c65_text;
-    std::streambuf* const c65_cout = std::cout.rdbuf(c65_text.rdbuf());
+    load("c76_tmp.bin", tmp_buf.get(), 8);
+    std::ostringstream c76_text;
+    std::streambuf* const c76_cout = std::cout.rdbuf(c76_text.rdbuf());
     profiled::TPRINT<profile_cpu, PrintFormat::Width10_Precision6, Tile_src, Global_tmp>(src, tmp);
-    std::cout.rdbuf(c65_cout);
-    const std::string c65_printed = c65_text.str();
-    store("c65_stdout.out", c65_printed.data(), c65_printed.size());
-    store("c65_src.out", src.data(), 8);
+    std::cout.rdbuf(c76_cout);
+    const std::string c76_printed = c76_text.str();
+    store("c76_stdout.out", c76_printed.data(), c76_printed.size());
+    store("c76_src.out", src.data(), 8);
 }
 
 struct Entry {
@@ -1596,60 +1841,69 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A2A3", case_0, Prof::A2A3},   {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU},
-    {"c1@A2A3", case_1, Prof::A2A3},   {"c1@A5", case_1, Prof::A5},     {"c1@CPU", case_1, Prof::CPU},
-    {"c2@A2A3", case_2, Prof::A2A3},   {"c2@A5", case_2, Prof::A5},     {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A2A3", case_3, Prof::A2A3},   {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU},
-    {"c4@A2A3", case_4, Prof::A2A3},   {"c4@A5", case_4, Prof::A5},     {"c4@CPU", case_4, Prof::CPU},
-    {"c5@A2A3", case_5, Prof::A2A3},   {"c5@A5", case_5, Prof::A5},     {"c5@CPU", case_5, Prof::CPU},
-    {"c6@CPU", case_6, Prof::CPU},     {"c7@CPU", case_7, Prof::CPU},   {"c8@CPU", case_8, Prof::CPU},
-    {"c9@CPU", case_9, Prof::CPU},     {"c10@CPU", case_10, Prof::CPU}, {"c11@CPU", case_11, Prof::CPU},
-    {"c12@A2A3", case_12, Prof::A2A3}, {"c12@A5", case_12, Prof::A5},   {"c12@CPU", case_12, Prof::CPU},
-    {"c13@A2A3", case_13, Prof::A2A3}, {"c13@A5", case_13, Prof::A5},   {"c13@CPU", case_13, Prof::CPU},
-    {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5},   {"c14@CPU", case_14, Prof::CPU},
-    {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5},   {"c15@CPU", case_15, Prof::CPU},
-    {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5},   {"c16@CPU", case_16, Prof::CPU},
-    {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5},   {"c17@CPU", case_17, Prof::CPU},
-    {"c18@A2A3", case_18, Prof::A2A3}, {"c18@A5", case_18, Prof::A5},   {"c18@CPU", case_18, Prof::CPU},
-    {"c19@A2A3", case_19, Prof::A2A3}, {"c19@A5", case_19, Prof::A5},   {"c19@CPU", case_19, Prof::CPU},
-    {"c20@A2A3", case_20, Prof::A2A3}, {"c20@A5", case_20, Prof::A5},   {"c20@CPU", case_20, Prof::CPU},
-    {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5},   {"c21@CPU", case_21, Prof::CPU},
-    {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5},   {"c22@CPU", case_22, Prof::CPU},
-    {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5},   {"c23@CPU", case_23, Prof::CPU},
-    {"c24@A2A3", case_24, Prof::A2A3}, {"c24@A5", case_24, Prof::A5},   {"c24@CPU", case_24, Prof::CPU},
-    {"c25@A2A3", case_25, Prof::A2A3}, {"c25@A5", case_25, Prof::A5},   {"c25@CPU", case_25, Prof::CPU},
-    {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5},   {"c26@CPU", case_26, Prof::CPU},
-    {"c27@A2A3", case_27, Prof::A2A3}, {"c27@A5", case_27, Prof::A5},   {"c27@CPU", case_27, Prof::CPU},
-    {"c28@A2A3", case_28, Prof::A2A3}, {"c28@A5", case_28, Prof::A5},   {"c28@CPU", case_28, Prof::CPU},
-    {"c29@A2A3", case_29, Prof::A2A3}, {"c29@A5", case_29, Prof::A5},   {"c29@CPU", case_29, Prof::CPU},
-    {"c30@A2A3", case_30, Prof::A2A3}, {"c30@A5", case_30, Prof::A5},   {"c30@CPU", case_30, Prof::CPU},
-    {"c31@A2A3", case_31, Prof::A2A3}, {"c31@A5", case_31, Prof::A5},   {"c31@CPU", case_31, Prof::CPU},
-    {"c32@A2A3", case_32, Prof::A2A3}, {"c32@A5", case_32, Prof::A5},   {"c32@CPU", case_32, Prof::CPU},
-    {"c33@A2A3", case_33, Prof::A2A3}, {"c33@A5", case_33, Prof::A5},   {"c33@CPU", case_33, Prof::CPU},
-    {"c34@A2A3", case_34, Prof::A2A3}, {"c34@A5", case_34, Prof::A5},   {"c34@CPU", case_34, Prof::CPU},
-    {"c35@A2A3", case_35, Prof::A2A3}, {"c35@A5", case_35, Prof::A5},   {"c35@CPU", case_35, Prof::CPU},
-    {"c36@A2A3", case_36, Prof::A2A3}, {"c36@A5", case_36, Prof::A5},   {"c36@CPU", case_36, Prof::CPU},
-    {"c37@A2A3", case_37, Prof::A2A3}, {"c37@A5", case_37, Prof::A5},   {"c37@CPU", case_37, Prof::CPU},
-    {"c38@A2A3", case_38, Prof::A2A3}, {"c38@A5", case_38, Prof::A5},   {"c38@CPU", case_38, Prof::CPU},
-    {"c39@A2A3", case_39, Prof::A2A3}, {"c39@A5", case_39, Prof::A5},   {"c39@CPU", case_39, Prof::CPU},
-    {"c40@A2A3", case_40, Prof::A2A3}, {"c40@A5", case_40, Prof::A5},   {"c40@CPU", case_40, Prof::CPU},
-    {"c41@A2A3", case_41, Prof::A2A3}, {"c41@A5", case_41, Prof::A5},   {"c41@CPU", case_41, Prof::CPU},
-    {"c42@A2A3", case_42, Prof::A2A3}, {"c42@A5", case_42, Prof::A5},   {"c42@CPU", case_42, Prof::CPU},
-    {"c43@A2A3", case_43, Prof::A2A3}, {"c43@A5", case_43, Prof::A5},   {"c43@CPU", case_43, Prof::CPU},
-    {"c44@A2A3", case_44, Prof::A2A3}, {"c44@A5", case_44, Prof::A5},   {"c44@CPU", case_44, Prof::CPU},
-    {"c45@A2A3", case_45, Prof::A2A3}, {"c45@A5", case_45, Prof::A5},   {"c45@CPU", case_45, Prof::CPU},
-    {"c46@A2A3", case_46, Prof::A2A3}, {"c46@A5", case_46, Prof::A5},   {"c46@CPU", case_46, Prof::CPU},
-    {"c47@A2A3", case_47, Prof::A2A3}, {"c47@A5", case_47, Prof::A5},   {"c47@CPU", case_47, Prof::CPU},
-    {"c48@A2A3", case_48, Prof::A2A3}, {"c48@A5", case_48, Prof::A5},   {"c48@CPU", case_48, Prof::CPU},
-    {"c49@A2A3", case_49, Prof::A2A3}, {"c49@A5", case_49, Prof::A5},   {"c49@CPU", case_49, Prof::CPU},
-    {"c50@A2A3", case_50, Prof::A2A3}, {"c50@A5", case_50, Prof::A5},   {"c50@CPU", case_50, Prof::CPU},
-    {"c51@A2A3", case_51, Prof::A2A3}, {"c51@A5", case_51, Prof::A5},   {"c51@CPU", case_51, Prof::CPU},
-    {"c52@A2A3", case_52, Prof::A2A3}, {"c52@A5", case_52, Prof::A5},   {"c52@CPU", case_52, Prof::CPU},
-    {"c53@A2A3", case_53, Prof::A2A3}, {"c53@A5", case_53, Prof::A5},   {"c53@CPU", case_53, Prof::CPU},
-    {"c54@CPU", case_54, Prof::CPU},   {"c55@CPU", case_55, Prof::CPU}, {"c56@CPU", case_56, Prof::CPU},
-    {"c57@CPU", case_57, Prof::CPU},   {"c58@CPU", case_58, Prof::CPU}, {"c59@CPU", case_59, Prof::CPU},
-    {"c60@CPU", case_60, Prof::CPU},   {"c61@CPU", case_61, Prof::CPU}, {"c62@CPU", case_62, Prof::CPU},
-    {"c63@CPU", case_63, Prof::CPU},   {"c64@CPU", case_64, Prof::CPU}, {"c65@CPU", case_65, Prof::CPU},
+    {"c0@A2A3", case_0, Prof::A2A3}, {"c0@A5", case_0, Prof::A5},       {"c0@CPU", case_0, Prof::CPU},
+    {"c1@A2A3", case_1, Prof::A2A3}, {"c1@A5", case_1, Prof::A5},       {"c1@CPU", case_1, Prof::CPU},
+    {"c2@A2A3", case_2, Prof::A2A3}, {"c2@A5", case_2, Prof::A5},       {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A2A3", case_3, Prof::A2A3}, {"c3@A5", case_3, Prof::A5},       {"c3@CPU", case_3, Prof::CPU},
+    {"c4@A2A3", case_4, Prof::A2A3}, {"c4@A5", case_4, Prof::A5},       {"c4@CPU", case_4, Prof::CPU},
+    {"c5@A2A3", case_5, Prof::A2A3}, {"c5@A5", case_5, Prof::A5},       {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3}, {"c6@A5", case_6, Prof::A5},       {"c6@CPU", case_6, Prof::CPU},
+    {"c7@CPU", case_7, Prof::CPU},   {"c8@CPU", case_8, Prof::CPU},     {"c9@CPU", case_9, Prof::CPU},
+    {"c10@CPU", case_10, Prof::CPU}, {"c11@CPU", case_11, Prof::CPU},   {"c12@CPU", case_12, Prof::CPU},
+    {"c13@CPU", case_13, Prof::CPU}, {"c14@A2A3", case_14, Prof::A2A3}, {"c14@A5", case_14, Prof::A5},
+    {"c14@CPU", case_14, Prof::CPU}, {"c15@A2A3", case_15, Prof::A2A3}, {"c15@A5", case_15, Prof::A5},
+    {"c15@CPU", case_15, Prof::CPU}, {"c16@A2A3", case_16, Prof::A2A3}, {"c16@A5", case_16, Prof::A5},
+    {"c16@CPU", case_16, Prof::CPU}, {"c17@A2A3", case_17, Prof::A2A3}, {"c17@A5", case_17, Prof::A5},
+    {"c17@CPU", case_17, Prof::CPU}, {"c18@A2A3", case_18, Prof::A2A3}, {"c18@A5", case_18, Prof::A5},
+    {"c18@CPU", case_18, Prof::CPU}, {"c19@A2A3", case_19, Prof::A2A3}, {"c19@A5", case_19, Prof::A5},
+    {"c19@CPU", case_19, Prof::CPU}, {"c20@A2A3", case_20, Prof::A2A3}, {"c20@A5", case_20, Prof::A5},
+    {"c20@CPU", case_20, Prof::CPU}, {"c21@A2A3", case_21, Prof::A2A3}, {"c21@A5", case_21, Prof::A5},
+    {"c21@CPU", case_21, Prof::CPU}, {"c22@A2A3", case_22, Prof::A2A3}, {"c22@A5", case_22, Prof::A5},
+    {"c22@CPU", case_22, Prof::CPU}, {"c23@A2A3", case_23, Prof::A2A3}, {"c23@A5", case_23, Prof::A5},
+    {"c23@CPU", case_23, Prof::CPU}, {"c24@A2A3", case_24, Prof::A2A3}, {"c24@A5", case_24, Prof::A5},
+    {"c24@CPU", case_24, Prof::CPU}, {"c25@A2A3", case_25, Prof::A2A3}, {"c25@A5", case_25, Prof::A5},
+    {"c25@CPU", case_25, Prof::CPU}, {"c26@A2A3", case_26, Prof::A2A3}, {"c26@A5", case_26, Prof::A5},
+    {"c26@CPU", case_26, Prof::CPU}, {"c27@A2A3", case_27, Prof::A2A3}, {"c27@A5", case_27, Prof::A5},
+    {"c27@CPU", case_27, Prof::CPU}, {"c28@A2A3", case_28, Prof::A2A3}, {"c28@A5", case_28, Prof::A5},
+    {"c28@CPU", case_28, Prof::CPU}, {"c29@A2A3", case_29, Prof::A2A3}, {"c29@A5", case_29, Prof::A5},
+    {"c29@CPU", case_29, Prof::CPU}, {"c30@A2A3", case_30, Prof::A2A3}, {"c30@A5", case_30, Prof::A5},
+    {"c30@CPU", case_30, Prof::CPU}, {"c31@A2A3", case_31, Prof::A2A3}, {"c31@A5", case_31, Prof::A5},
+    {"c31@CPU", case_31, Prof::CPU}, {"c32@A2A3", case_32, Prof::A2A3}, {"c32@A5", case_32, Prof::A5},
+    {"c32@CPU", case_32, Prof::CPU}, {"c33@A2A3", case_33, Prof::A2A3}, {"c33@A5", case_33, Prof::A5},
+    {"c33@CPU", case_33, Prof::CPU}, {"c34@A2A3", case_34, Prof::A2A3}, {"c34@A5", case_34, Prof::A5},
+    {"c34@CPU", case_34, Prof::CPU}, {"c35@A2A3", case_35, Prof::A2A3}, {"c35@A5", case_35, Prof::A5},
+    {"c35@CPU", case_35, Prof::CPU}, {"c36@A2A3", case_36, Prof::A2A3}, {"c36@A5", case_36, Prof::A5},
+    {"c36@CPU", case_36, Prof::CPU}, {"c37@A2A3", case_37, Prof::A2A3}, {"c37@A5", case_37, Prof::A5},
+    {"c37@CPU", case_37, Prof::CPU}, {"c38@A2A3", case_38, Prof::A2A3}, {"c38@A5", case_38, Prof::A5},
+    {"c38@CPU", case_38, Prof::CPU}, {"c39@A2A3", case_39, Prof::A2A3}, {"c39@A5", case_39, Prof::A5},
+    {"c39@CPU", case_39, Prof::CPU}, {"c40@A2A3", case_40, Prof::A2A3}, {"c40@A5", case_40, Prof::A5},
+    {"c40@CPU", case_40, Prof::CPU}, {"c41@A2A3", case_41, Prof::A2A3}, {"c41@A5", case_41, Prof::A5},
+    {"c41@CPU", case_41, Prof::CPU}, {"c42@A2A3", case_42, Prof::A2A3}, {"c42@A5", case_42, Prof::A5},
+    {"c42@CPU", case_42, Prof::CPU}, {"c43@A2A3", case_43, Prof::A2A3}, {"c43@A5", case_43, Prof::A5},
+    {"c43@CPU", case_43, Prof::CPU}, {"c44@A2A3", case_44, Prof::A2A3}, {"c44@A5", case_44, Prof::A5},
+    {"c44@CPU", case_44, Prof::CPU}, {"c45@A2A3", case_45, Prof::A2A3}, {"c45@A5", case_45, Prof::A5},
+    {"c45@CPU", case_45, Prof::CPU}, {"c46@A2A3", case_46, Prof::A2A3}, {"c46@A5", case_46, Prof::A5},
+    {"c46@CPU", case_46, Prof::CPU}, {"c47@A2A3", case_47, Prof::A2A3}, {"c47@A5", case_47, Prof::A5},
+    {"c47@CPU", case_47, Prof::CPU}, {"c48@A2A3", case_48, Prof::A2A3}, {"c48@A5", case_48, Prof::A5},
+    {"c48@CPU", case_48, Prof::CPU}, {"c49@A2A3", case_49, Prof::A2A3}, {"c49@A5", case_49, Prof::A5},
+    {"c49@CPU", case_49, Prof::CPU}, {"c50@A2A3", case_50, Prof::A2A3}, {"c50@A5", case_50, Prof::A5},
+    {"c50@CPU", case_50, Prof::CPU}, {"c51@A2A3", case_51, Prof::A2A3}, {"c51@A5", case_51, Prof::A5},
+    {"c51@CPU", case_51, Prof::CPU}, {"c52@A2A3", case_52, Prof::A2A3}, {"c52@A5", case_52, Prof::A5},
+    {"c52@CPU", case_52, Prof::CPU}, {"c53@A2A3", case_53, Prof::A2A3}, {"c53@A5", case_53, Prof::A5},
+    {"c53@CPU", case_53, Prof::CPU}, {"c54@A2A3", case_54, Prof::A2A3}, {"c54@A5", case_54, Prof::A5},
+    {"c54@CPU", case_54, Prof::CPU}, {"c55@A2A3", case_55, Prof::A2A3}, {"c55@A5", case_55, Prof::A5},
+    {"c55@CPU", case_55, Prof::CPU}, {"c56@A2A3", case_56, Prof::A2A3}, {"c56@A5", case_56, Prof::A5},
+    {"c56@CPU", case_56, Prof::CPU}, {"c57@A2A3", case_57, Prof::A2A3}, {"c57@A5", case_57, Prof::A5},
+    {"c57@CPU", case_57, Prof::CPU}, {"c58@A2A3", case_58, Prof::A2A3}, {"c58@A5", case_58, Prof::A5},
+    {"c58@CPU", case_58, Prof::CPU}, {"c59@A2A3", case_59, Prof::A2A3}, {"c59@A5", case_59, Prof::A5},
+    {"c59@CPU", case_59, Prof::CPU}, {"c60@A2A3", case_60, Prof::A2A3}, {"c60@A5", case_60, Prof::A5},
+    {"c60@CPU", case_60, Prof::CPU}, {"c61@A2A3", case_61, Prof::A2A3}, {"c61@A5", case_61, Prof::A5},
+    {"c61@CPU", case_61, Prof::CPU}, {"c62@A2A3", case_62, Prof::A2A3}, {"c62@A5", case_62, Prof::A5},
+    {"c62@CPU", case_62, Prof::CPU}, {"c63@CPU", case_63, Prof::CPU},   {"c64@CPU", case_64, Prof::CPU},
+    {"c65@CPU", case_65, Prof::CPU}, {"c66@CPU", case_66, Prof::CPU},   {"c67@CPU", case_67, Prof::CPU},
+    {"c68@CPU", case_68, Prof::CPU}, {"c69@CPU", case_69, Prof::CPU},   {"c70@CPU", case_70, Prof::CPU},
+    {"c71@CPU", case_71, Prof::CPU}, {"c72@CPU", case_72, Prof::CPU},   {"c73@CPU", case_73, Prof::CPU},
+    {"c74@CPU", case_74, Prof::CPU}, {"c75@CPU", case_75, Prof::CPU},   {"c76@CPU", case_76, Prof::CPU},
 };
 
 } // namespace
