@@ -591,7 +591,10 @@ class FormView:
             if stand_in is not None and str(self._param_of(stand_in).type) not in out:
                 out.append(str(self._param_of(stand_in).type))
         if not out:
-            raise KeyError(main_param)
+            stood = self.op.kind.dropped_template_arg(self.op, self, main_param)
+            if stood is None:
+                raise KeyError(main_param)
+            out.append(stood)
         return out
 
     @property
@@ -619,7 +622,11 @@ class FormView:
                     # a value this form does not declare (TFILLPAD's one-type form has no `mode`):
                     # the main declaration's default
                     declared = any(u.name == t.name for u in self.template)
-                    out.append(t.name if declared or t.default is None else str(t.default))
+                    stood = None if declared else self.op.kind.dropped_template_arg(self.op, self, t.name)
+                    if stood is not None:
+                        out.append(stood)
+                    else:
+                        out.append(t.name if declared or t.default is None else str(t.default))
                 else:
                     types = mapped[t.name]
                     out.append(types[min(i, len(types) - 1)])
@@ -749,9 +756,16 @@ class FormView:
         assert intr is not None
         names = intr.overloads[self.index - 1].guard if self.index else intr.guard
         kinds = {t.name: t.kind for t in self.template}
-        return " && ".join(
-            f"all_events_v<{n}...>" if kinds[n] == "pack" else f"is_tile_data_v<{n}>" for n in names
-        )
+        every = {o.name: o for o in self.op.spec.every_operand}
+        carried = {p.type: every.get(str(p.operand)) for p in self.params if p.type}
+        globals_ = {t for t, o in carried.items() if o is not None and o.kind == "global"}
+
+        def term(n: str) -> str:
+            if kinds[n] == "pack":
+                return f"all_events_v<{n}...>"
+            return f"is_global_data_v<{n}>" if n in globals_ else f"is_tile_data_v<{n}>"
+
+        return " && ".join(term(n) for n in names)
 
     @property
     def returns(self) -> str:

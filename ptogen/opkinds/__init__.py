@@ -15,9 +15,11 @@ kind".
 
 from __future__ import annotations
 
+from .barrier import Barrier
 from .base import OpKind, PageOp
 from .bind import Bind
 from .convert import Convert
+from .debug_print import DebugPrint
 from .elementwise import Elementwise
 from .fillpad import FillPad
 from .gather import BlockGather, Gather, Scatter
@@ -30,6 +32,7 @@ from .matmul import Matmul
 from .move import Move
 from .partial import Partial
 from .predicate import Predicate
+from .random import Random
 from .reduce import ColReduce, RowReduce
 from .remap import Remap
 from .reshape import Reshape
@@ -48,6 +51,7 @@ KINDS: dict[str, OpKind] = {
         VectorLane(),
         RowReduce(),
         ColReduce(),
+        Barrier(),  # before Transfer: a workspace and a count but no tile is a barrier's page
         Transfer(),
         Indexed(),
         View(),
@@ -68,6 +72,8 @@ KINDS: dict[str, OpKind] = {
         Histogram(),
         Remap(),
         Reshape(),
+        Random(),
+        DebugPrint(),
     )
 }
 

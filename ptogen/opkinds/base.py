@@ -220,6 +220,12 @@ class OpKind:
         form's body must not need it). TMATMUL_ACC's in-place form reads its destination there."""
         return None
 
+    def dropped_template_arg(self, op: OpViewAPI, form: FormViewAPI, name: str) -> str | None:
+        """What a form that lacks the main declaration's template parameter `name` (and any operand
+        standing in for it) passes for it to the op's common check, or None: such a form is an error.
+        SYNCALL's hardware form passes `SyncAllMode::Hard` and no workspace type."""
+        return None
+
     def sim_args(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""
         return form.impl_args
@@ -266,6 +272,27 @@ class OpKind:
             for t in case.tiles
             if t.name in op.extra_exprs
         ]
+
+    def loaded_before(self, op: OpViewAPI, case: Any) -> list[tuple[str, str, int]]:
+        """Inputs a runtime case's kernel loads before the call besides its tiles, globals and
+        scalars: (file, C++ pointer to the data, element count). Default: none; TRANDOM loads its
+        key and counter (context operands) from the case's files."""
+        return []
+
+    def test_includes(self, op: OpViewAPI) -> list[str]:
+        """Standard headers the op's test kernels include besides the common ones (`<sstream>`).
+        Default: none."""
+        return []
+
+    def around_call(self, op: OpViewAPI, case: Any) -> tuple[list[str], list[str]]:
+        """C++ statements a runtime case's kernel runs just before and just after the call (TPRINT
+        captures standard output and stores it for the golden). Default: none."""
+        return [], []
+
+    def test_contexts(self, op: OpViewAPI) -> list[tuple[str, str]]:
+        """(C++ type, name) of the context operands the rule-driven compile cases of the main
+        declaration declare (`plan_rule_cases`). Default: none."""
+        return []
 
     def prepare_cases(self, gx: GoldenContext, data: Path) -> list[Check]:
         """Write the inputs of a runtime group's cases into `data`; return one check per case."""

@@ -279,7 +279,18 @@ class StructDef(Strict):
 
     name: CppIdent
     description: InlineText
-    fields: list[StructField] = Field(min_length=1)
+    fields: list[StructField] = Field(default_factory=list)
+    # An array type instead of a struct (`using TRandomKey = uint32_t[2];`): its element type and length.
+    array_of: TypeName | None = None
+    length: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _struct_or_array(self) -> StructDef:
+        if (self.array_of is None) != (self.length is None):
+            raise ValueError("an array type states both `array_of` and `length`")
+        if bool(self.fields) == (self.array_of is not None):
+            raise ValueError("a struct states `fields`, an array type `array_of` and `length`; not both")
+        return self
 
 
 class Targets(Strict):
@@ -440,7 +451,10 @@ class TemplateParam(Strict):
     name: CppIdent
     kind: Literal["typename", "value", "pack"]
     type: Literal["auto"] | CppQualified | None = Field(default=None, description="type of a value parameter")
-    default: CppQualified | None = None
+    default: CppConstant | None = Field(
+        default=None,
+        description="the default value: a (qualified) name, or a decimal integer (TRANDOM's `Rounds = 10`)",
+    )
     operand: Name | None = Field(
         default=None,
         description="a value parameter that carries an operand as a compile-time constant, e.g. the "
@@ -533,8 +547,9 @@ class Dispatch(Strict):
 GUARD_DESCRIPTION = (
     "the `std::enable_if_t<..., int> = 0` guard that ends the declaration's template head, as the "
     "template parameters it constrains, in order: a type parameter must be a tile "
-    "(`is_tile_data_v<T>`), the pack must hold events only (`all_events_v<WaitEvents...>`); the terms "
-    "are joined by `&&`. Empty (the default): no guard, as most of upstream's declarations"
+    "(`is_tile_data_v<T>`), or a GlobalTensor when a global operand has it (`is_global_data_v<T>`), "
+    "the pack must hold events only (`all_events_v<WaitEvents...>`); the terms are joined by `&&`. "
+    "Empty (the default): no guard, as most of upstream's declarations"
 )
 
 

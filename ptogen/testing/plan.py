@@ -506,7 +506,12 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
             call = make_call(op, tiles, variant, _scalar_default(op, tiles))
             path = f"legal_{profile.lower()}{key[1]}"
             twins[key] = CompileCase.legal(
-                path, profile, list(tiles.values()), call, globals=global_decls(op, tiles)
+                path,
+                profile,
+                list(tiles.values()),
+                call,
+                globals=global_decls(op, tiles),
+                contexts=op.kind.test_contexts(op),
             )
             tests.compile.append(twins[key])
         return twins[key]
@@ -531,7 +536,8 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
                 tiles = {t.name: t for t in legal.tiles}
             broken = _break(project, op, rv, tiles, p.name)
             scalars = {**_scalar_default(op, broken.tiles), **broken.scalar_types}
-            call = make_call(op, broken.tiles, variant, scalars, with_tmp=broken.with_tmp)
+            values = {**variant, **broken.template_values}
+            call = make_call(op, broken.tiles, values, scalars, with_tmp=broken.with_tmp)
             path = f"fail_{p.name.lower()}_{rv.id}"
             tests.compile.append(
                 CompileCase.breaking(
@@ -542,6 +548,7 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
                     call,
                     also=_collateral(op, p.name, rv, broken.tiles, variant),
                     globals=global_decls(op, broken.tiles, broken.global_layouts),
+                    contexts=op.kind.test_contexts(op),
                 )
             )
 

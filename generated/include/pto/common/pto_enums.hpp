@@ -28,6 +28,12 @@ enum class ScatterAxis : uint8_t { SCATTER_ROW, SCATTER_COL };
 
 enum class HistByte : uint8_t { BYTE_0, BYTE_1, BYTE_2, BYTE_3 };
 
+enum class PrintFormat : uint8_t { Width8_Precision4, Width8_Precision2, Width10_Precision6 };
+
+enum class SyncAllMode : uint8_t { Hard, Soft };
+
+enum class SyncCoreType : uint8_t { AIVOnly, AICOnly, Mix };
+
 enum class PowAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
 enum class DivAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
@@ -768,6 +774,12 @@ struct MrgSortExecutedNumList {
     uint16_t mrgSortList2; // records taken from list 2
     uint16_t mrgSortList3; // records taken from list 3
 };
+
+// The 64-bit key of TRANDOM's counter-based generator, two 32-bit words (word 0 first).
+using TRandomKey = uint32_t[2];
+
+// The 128-bit counter of TRANDOM's counter-based generator, four 32-bit words (word 0 least significant).
+using TRandomCounter = uint32_t[4];
 
 // Semantics of each CmpMode value, applied element-wise by the ops that take one.
 template <typename C>
