@@ -218,12 +218,20 @@ def _op_kind_literals(node: ast.AST) -> set[str]:
 
 
 def op_kind_switches(tree: ast.AST) -> list[tuple[int, str]]:
-    """(line, what) for each place in a module that treats particular op kinds specially: it names
-    a kind's class (isinstance, a call, a subclass) or compares or matches a value with a kind's name."""
+    """(line, what) for each place in a module that treats particular op kinds specially: it imports
+    or names a kind's class from ptogen.opkinds (isinstance, a call, a subclass) or compares or
+    matches a value with a kind's name."""
     found: list[tuple[int, str]] = []
+    classes = OP_KIND_CLASSES - {"OpKind"}
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Name, ast.Attribute)) and _name(node) in OP_KIND_CLASSES - {"OpKind"}:
-            found.append((node.lineno, f"names the op kind class {_name(node)}"))
+        if isinstance(node, ast.ImportFrom) and "opkinds" in (node.module or ""):
+            for alias in node.names:
+                if alias.name in classes:
+                    found.append((node.lineno, f"imports the op kind class {alias.name}"))
+        elif (
+            isinstance(node, ast.Attribute) and node.attr in classes and "opkinds" in ast.unparse(node.value)
+        ):
+            found.append((node.lineno, f"names the op kind class {node.attr}"))
         elif isinstance(node, ast.Compare):
             literals = {v for side in [node.left, *node.comparators] for v in _op_kind_literals(side)}
             if literals:
@@ -276,7 +284,8 @@ def test_no_code_outside_opkinds_switches_on_an_op_kind() -> None:
     [
         "if spec.semantics.kind != 'elementwise': pass",
         "if k in ('matmul', 'move'): pass",
-        "ok = isinstance(k, Matmul)",
+        "from ptogen.opkinds.matmul import Matmul",
+        "from .opkinds import Remap, kind",
         "k = opkinds.remap.Remap()",
         "match name:\n    case 'transfer': pass",
     ],
@@ -291,6 +300,7 @@ def test_the_op_kind_detector_sees_switches(code: str) -> None:
         "if o.kind == 'tile': pass",
         "if kind_of(spec.semantics.kind).whole_tile_bench: pass",
         "ok = isinstance(k, OpKind)",
+        "rng = random.Random(1)",  # another module's class of the same name
     ],
 )
 def test_the_op_kind_detector_ignores_hooks(code: str) -> None:
