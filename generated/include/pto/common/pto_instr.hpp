@@ -4478,7 +4478,8 @@ PTO_INST void TASSIGN(T& obj, AddrType addr) {
 }
 namespace profiled {
 // Under the rules of `Profile` (a profile_* type): what the intrinsic does for the selected profile.
-template <typename Profile, std::size_t Addr, typename T, std::enable_if_t<is_tile_data_v<T>, int> = 0>
+template <typename Profile, std::size_t Addr, typename T,
+          std::enable_if_t<(is_tile_data_v<T> || is_conv_tile_v<T>), int> = 0>
 PTO_INTERNAL void TASSIGN(T& obj) {
     if constexpr (Profile::template check_TASSIGN<T, std::size_t>() && Profile::template check_TASSIGN_f1<Addr, T>()) {
         Profile::verify_TASSIGN(obj);

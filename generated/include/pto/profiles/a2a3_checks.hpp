@@ -5334,11 +5334,11 @@ struct profile_a2a3 {
     template <typename T, typename AddrType>
     static constexpr bool check_TASSIGN() {
         static_assert(
-            (is_tile_data_v<T> && std::is_integral_v<AddrType>) ||
+            ((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
                 (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
                  std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>),
             "TASSIGN [A2A3]: addr must be an integer for a tile obj, a pointer to its element type for a GlobalTensor");
-        return ((is_tile_data_v<T> && std::is_integral_v<AddrType>) ||
+        return (((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
                 (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
                  std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>));
     }
@@ -5346,37 +5346,23 @@ struct profile_a2a3 {
     // The rules only declaration 1 is checked against, in its own scope.
     template <std::size_t Addr, typename T>
     static constexpr bool check_TASSIGN_f1() {
-        static_assert(((T::Loc == TileType::Vec && Addr <= 196608 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 196608 - Addr) ||
-                       (T::Loc == TileType::Mat && Addr <= 524288 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 524288 - Addr) ||
-                       (T::Loc == TileType::Left && Addr <= 65536 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 65536 - Addr) ||
-                       (T::Loc == TileType::Right && Addr <= 65536 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 65536 - Addr) ||
-                       (T::Loc == TileType::Acc && Addr <= 131072 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 131072 - Addr) ||
-                       (T::Loc == TileType::Bias && Addr <= 1024 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 1024 - Addr) ||
-                       (T::Loc == TileType::Scaling && Addr <= 2048 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 2048 - Addr)) &&
+        static_assert(((T::Loc == TileType::Vec && Addr <= 196608 && sim::tile_storage_bytes<T>() <= 196608 - Addr) ||
+                       (T::Loc == TileType::Mat && Addr <= 524288 && sim::tile_storage_bytes<T>() <= 524288 - Addr) ||
+                       (T::Loc == TileType::Left && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
+                       (T::Loc == TileType::Right && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
+                       (T::Loc == TileType::Acc && Addr <= 131072 && sim::tile_storage_bytes<T>() <= 131072 - Addr) ||
+                       (T::Loc == TileType::Bias && Addr <= 1024 && sim::tile_storage_bytes<T>() <= 1024 - Addr) ||
+                       (T::Loc == TileType::Scaling && Addr <= 2048 && sim::tile_storage_bytes<T>() <= 2048 - Addr)) &&
                           Addr % 32 == 0,
                       "TASSIGN [A2A3]: obj must lie within its memory at a 32-byte aligned addr (bytes per location: "
                       "Vec 196608, Mat 524288, Left 65536, Right 65536, Acc 131072, Bias 1024, Scaling 2048)");
-        return (((T::Loc == TileType::Vec && Addr <= 196608 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 196608 - Addr) ||
-                 (T::Loc == TileType::Mat && Addr <= 524288 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 524288 - Addr) ||
-                 (T::Loc == TileType::Left && Addr <= 65536 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 65536 - Addr) ||
-                 (T::Loc == TileType::Right && Addr <= 65536 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 65536 - Addr) ||
-                 (T::Loc == TileType::Acc && Addr <= 131072 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 131072 - Addr) ||
-                 (T::Loc == TileType::Bias && Addr <= 1024 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 1024 - Addr) ||
-                 (T::Loc == TileType::Scaling && Addr <= 2048 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 2048 - Addr)) &&
+        return (((T::Loc == TileType::Vec && Addr <= 196608 && sim::tile_storage_bytes<T>() <= 196608 - Addr) ||
+                 (T::Loc == TileType::Mat && Addr <= 524288 && sim::tile_storage_bytes<T>() <= 524288 - Addr) ||
+                 (T::Loc == TileType::Left && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
+                 (T::Loc == TileType::Right && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
+                 (T::Loc == TileType::Acc && Addr <= 131072 && sim::tile_storage_bytes<T>() <= 131072 - Addr) ||
+                 (T::Loc == TileType::Bias && Addr <= 1024 && sim::tile_storage_bytes<T>() <= 1024 - Addr) ||
+                 (T::Loc == TileType::Scaling && Addr <= 2048 && sim::tile_storage_bytes<T>() <= 2048 - Addr)) &&
                 Addr % 32 == 0);
     }
 

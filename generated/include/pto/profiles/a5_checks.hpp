@@ -5367,11 +5367,11 @@ struct profile_a5 {
     template <typename T, typename AddrType>
     static constexpr bool check_TASSIGN() {
         static_assert(
-            (is_tile_data_v<T> && std::is_integral_v<AddrType>) ||
+            ((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
                 (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
                  std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>),
             "TASSIGN [A5]: addr must be an integer for a tile obj, a pointer to its element type for a GlobalTensor");
-        return ((is_tile_data_v<T> && std::is_integral_v<AddrType>) ||
+        return (((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
                 (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
                  std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>));
     }
@@ -5379,46 +5379,29 @@ struct profile_a5 {
     // The rules only declaration 1 is checked against, in its own scope.
     template <std::size_t Addr, typename T>
     static constexpr bool check_TASSIGN_f1() {
-        static_assert(((T::Loc == TileType::Vec && Addr <= 262144 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 262144 - Addr) ||
-                       (T::Loc == TileType::Mat && Addr <= 524288 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 524288 - Addr) ||
-                       (T::Loc == TileType::Left && Addr <= 65536 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 65536 - Addr) ||
-                       (T::Loc == TileType::Right && Addr <= 65536 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 65536 - Addr) ||
-                       (T::Loc == TileType::Acc && Addr <= 262144 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 262144 - Addr) ||
-                       (T::Loc == TileType::Bias && Addr <= 4096 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 4096 - Addr) ||
-                       (T::Loc == TileType::Scaling && Addr <= 4096 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 4096 - Addr) ||
-                       (T::Loc == TileType::ScaleLeft && Addr <= 4096 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 4096 - Addr) ||
-                       (T::Loc == TileType::ScaleRight && Addr <= 4096 &&
-                        T::Rows * T::Cols * sizeof(typename T::DType) <= 4096 - Addr)) &&
-                          Addr % 32 == 0,
-                      "TASSIGN [A5]: obj must lie within its memory at a 32-byte aligned addr (bytes per location: Vec "
-                      "262144, Mat 524288, Left 65536, Right 65536, Acc 262144, Bias 4096, Scaling 4096, ScaleLeft "
-                      "4096, ScaleRight 4096)");
-        return (((T::Loc == TileType::Vec && Addr <= 262144 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 262144 - Addr) ||
-                 (T::Loc == TileType::Mat && Addr <= 524288 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 524288 - Addr) ||
-                 (T::Loc == TileType::Left && Addr <= 65536 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 65536 - Addr) ||
-                 (T::Loc == TileType::Right && Addr <= 65536 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 65536 - Addr) ||
-                 (T::Loc == TileType::Acc && Addr <= 262144 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 262144 - Addr) ||
-                 (T::Loc == TileType::Bias && Addr <= 4096 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 4096 - Addr) ||
-                 (T::Loc == TileType::Scaling && Addr <= 4096 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 4096 - Addr) ||
-                 (T::Loc == TileType::ScaleLeft && Addr <= 4096 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 4096 - Addr) ||
-                 (T::Loc == TileType::ScaleRight && Addr <= 4096 &&
-                  T::Rows * T::Cols * sizeof(typename T::DType) <= 4096 - Addr)) &&
+        static_assert(
+            ((T::Loc == TileType::Vec && Addr <= 262144 && sim::tile_storage_bytes<T>() <= 262144 - Addr) ||
+             (T::Loc == TileType::Mat && Addr <= 524288 && sim::tile_storage_bytes<T>() <= 524288 - Addr) ||
+             (T::Loc == TileType::Left && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
+             (T::Loc == TileType::Right && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
+             (T::Loc == TileType::Acc && Addr <= 262144 && sim::tile_storage_bytes<T>() <= 262144 - Addr) ||
+             (T::Loc == TileType::Bias && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
+             (T::Loc == TileType::Scaling && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
+             (T::Loc == TileType::ScaleLeft && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
+             (T::Loc == TileType::ScaleRight && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr)) &&
+                Addr % 32 == 0,
+            "TASSIGN [A5]: obj must lie within its memory at a 32-byte aligned addr (bytes per location: Vec 262144, "
+            "Mat 524288, Left 65536, Right 65536, Acc 262144, Bias 4096, Scaling 4096, ScaleLeft 4096, ScaleRight "
+            "4096)");
+        return (((T::Loc == TileType::Vec && Addr <= 262144 && sim::tile_storage_bytes<T>() <= 262144 - Addr) ||
+                 (T::Loc == TileType::Mat && Addr <= 524288 && sim::tile_storage_bytes<T>() <= 524288 - Addr) ||
+                 (T::Loc == TileType::Left && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
+                 (T::Loc == TileType::Right && Addr <= 65536 && sim::tile_storage_bytes<T>() <= 65536 - Addr) ||
+                 (T::Loc == TileType::Acc && Addr <= 262144 && sim::tile_storage_bytes<T>() <= 262144 - Addr) ||
+                 (T::Loc == TileType::Bias && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
+                 (T::Loc == TileType::Scaling && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
+                 (T::Loc == TileType::ScaleLeft && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr) ||
+                 (T::Loc == TileType::ScaleRight && Addr <= 4096 && sim::tile_storage_bytes<T>() <= 4096 - Addr)) &&
                 Addr % 32 == 0);
     }
 

@@ -4910,11 +4910,11 @@ struct profile_cpu {
     template <typename T, typename AddrType>
     static constexpr bool check_TASSIGN() {
         static_assert(
-            (is_tile_data_v<T> && std::is_integral_v<AddrType>) ||
+            ((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
                 (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
                  std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>),
             "TASSIGN [CPU]: addr must be an integer for a tile obj, a pointer to its element type for a GlobalTensor");
-        return ((is_tile_data_v<T> && std::is_integral_v<AddrType>) ||
+        return (((is_tile_data_v<T> || is_conv_tile_v<T>) && std::is_integral_v<AddrType>) ||
                 (is_global_data_v<T> && std::is_pointer_v<AddrType> &&
                  std::is_same_v<std::remove_cv_t<std::remove_pointer_t<AddrType>>, typename T::DType>));
     }
