@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 #include "global_tensor.hpp"
@@ -26,6 +27,52 @@ inline constexpr int MAX_CONVTILE_DIM = 6;
 
 // Bytes of one channel block (C0) of a conv layout.
 inline constexpr int conv_c0_bytes = 32;
+
+namespace sim {
+
+// The matrix a conv-layout buffer is seen as by the transfer ops (upstream's CPU simulator moves a
+// ConvTile row by row of this matrix; its rows and columns fold the extents `e` as the layout says):
+//   NC1HWC0 (n, c1, h, w[, c0]): rows n*h*w, columns c1*C0;
+//   NDC1HWC0 (n, d, c1, h, w, c0): rows n*h*w, columns d*c1*C0;
+//   FRACTAL_Z (c1hw, n/16, 16, c0): rows c1hw*(n/16)*c0, columns 16;
+//   FRACTAL_Z (c1, h, w, n, c0): rows c1*h*w*c0, columns n;
+//   any other layout: the last extent across, the others down.
+// An extent that is DYNAMIC makes the result DYNAMIC.
+struct conv_matrix {
+    int64_t rows;
+    int64_t cols;
+};
+
+constexpr int64_t conv_product(std::initializer_list<int64_t> extents) {
+    int64_t p = 1;
+    for (int64_t e : extents) {
+        if (e == DYNAMIC)
+            return DYNAMIC;
+        p *= e;
+    }
+    return p;
+}
+
+constexpr conv_matrix conv_matrix_of(Layout layout, int dims, const int64_t* e, int64_t c0) {
+    switch (layout) {
+    case Layout::NC1HWC0:
+        return {conv_product({e[0], e[2], e[3]}), conv_product({e[1], c0})};
+    case Layout::NDC1HWC0:
+        return {conv_product({e[0], e[3], e[4]}), conv_product({e[1], e[2], c0})};
+    case Layout::FRACTAL_Z:
+        if (dims == 4)
+            return {conv_product({e[0], e[1], e[3]}), e[2]};
+        return {conv_product({e[0], e[1], e[2], e[4]}), e[3]};
+    default: {
+        int64_t rows = 1;
+        for (int k = 0; k + 1 < dims; ++k)
+            rows = rows == DYNAMIC || e[k] == DYNAMIC ? DYNAMIC : rows * e[k];
+        return {rows, e[dims - 1]};
+    }
+    }
+}
+
+} // namespace sim
 
 // The extents of a ConvTile: one to six values, each static or DYNAMIC. The constructors take the
 // DYNAMIC ones in order (or all six), as upstream's ConvTileShape does.
@@ -106,6 +153,19 @@ struct ConvTile {
     // Elements of the channel block of this element type.
     static constexpr int C0 = conv_c0_bytes / static_cast<int>(sizeof(Element_));
 
+  private:
+    static constexpr sim::conv_matrix static_matrix =
+        sim::conv_matrix_of(Layout_, Shape_::totalDimCount, Shape_::staticShape, C0);
+
+  public:
+    // The matrix the transfer ops see (sim::conv_matrix_of): its rows and columns are all valid, so
+    // a ConvTile's valid region is the whole matrix; DYNAMIC when an extent it folds is DYNAMIC.
+    static constexpr int Rows = static_cast<int>(static_matrix.rows);
+    static constexpr int Cols = static_cast<int>(static_matrix.cols);
+    static constexpr int ValidRow = Rows;
+    static constexpr int ValidCol = Cols;
+    static constexpr bool isRowMajor = true;
+
     static_assert(BufferSize_ > 0, "ConvTile: BufferSize must be positive");
     static_assert(totalDimCount >= 1 && totalDimCount <= ConvTileDetail::MAX_CONVTILE_DIM,
                   "ConvTile: a ConvTile has one to six extents");
@@ -148,6 +208,20 @@ struct ConvTile {
         if (dim < 0 || dim >= totalDimCount)
             return -1;
         return isDynamicDim[dim] ? shape[dim] : staticShape[dim];
+    }
+
+    // Rows and columns of that matrix for the extents set now.
+    int GetValidRow() const {
+        return static_cast<int>(matrix().rows);
+    }
+    int GetValidCol() const {
+        return static_cast<int>(matrix().cols);
+    }
+    sim::conv_matrix matrix() const {
+        int64_t e[ConvTileDetail::MAX_CONVTILE_DIM];
+        for (int k = 0; k < ConvTileDetail::MAX_CONVTILE_DIM; ++k)
+            e[k] = isDynamicDim[k] ? shape[k] : staticShape[k];
+        return sim::conv_matrix_of(Layout_, totalDimCount, e, C0);
     }
 
     [[gnu::always_inline]] TileDType& data() {
