@@ -24,6 +24,7 @@ from .gather import BlockGather, Gather, Scatter
 from .generate import Generate
 from .hint import Hint
 from .histogram import Histogram
+from .img2col import Img2col, Img2colConfig
 from .indexed import Indexed
 from .lane import VectorLane
 from .matmul import Matmul
@@ -68,6 +69,8 @@ KINDS: dict[str, OpKind] = {
         Histogram(),
         Remap(),
         Reshape(),
+        Img2col(),
+        Img2colConfig(),
     )
 }
 
