@@ -122,6 +122,12 @@ class Img2colConfig(_ConvSource):
     def import_domain(self, operands: list[dict[str, Any]]) -> str | None:
         return next((o["name"] for o in operands if o["kind"] == "tile"), None)
 
+    def complete_import(self, semantics: dict[str, Any], operands: list[dict[str, Any]]) -> None:
+        # the ConvTile is read, never written: it is the op's source and what `semantics.expr` names
+        for o in operands:
+            o["role"] = "src"
+        semantics["expr"] = semantics["domain"]
+
     def check_operands(self, spec: OpSpec) -> list[tuple[tuple[str | int, ...], str]]:
         problems: list[tuple[tuple[str | int, ...], str]] = []
         if [o.kind for o in spec.operands] != ["tile"] or spec.semantics.domain != spec.operands[0].name:
@@ -156,11 +162,15 @@ class Img2col(_ConvSource):
     `src` (see the spec's notes for the mapping), or the pad value of the register set."""
 
     name: ClassVar[str] = "img2col"
-    domain_starts: ClassVar[tuple[str, ...]] = ("For each element (i, j) of the valid region of",)
+    domain_starts: ClassVar[tuple[str, ...]] = ("Element (i, j) of the valid region of",)
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/img2col/domain.md.j2
-        return DOMAIN if not page.vector and page.intro_says("of the im2col matrix of") else None
+        said = (
+            page.intro.startswith(self.domain_starts[0])
+            and "the im2col matrix of the feature map" in page.intro
+        )
+        return DOMAIN if not page.vector and said else None
 
     @staticmethod
     def register_groups() -> list[tuple[str, tuple[str, str]]]:
