@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .compilers import COMPILERS, build_program, require
+from .compilers import COMPILERS, build_shared_program, require
 
 # name: (C++ type, numpy type, layout, (n, d, c1, h, w), filter (kh, kw), stride (sh, sw), dilation
 # (dh, dw), pads (left, right, top, bottom), pad value, mode, posM, posK, dst rows x cols, valid rows x cols)
@@ -240,8 +240,7 @@ int main(int argc, char** argv) {{
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("img2col")
-    return build_program(require(COMPILERS[0]), _program(), work, "img2col")
+    return build_shared_program(require(COMPILERS[0]), _program(), tmp_path_factory, "img2col")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
