@@ -16,6 +16,7 @@ register state and its run-time errors are tested by tests/test_img2col.py again
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -77,6 +78,10 @@ class _ConvSource(NamesOperand):
     def _call(self, op: OpViewAPI, tiles: dict[str, TileDecl], mode: str | None) -> Call:
         raise NotImplementedError
 
+    def _runnable(self, op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        """The tiles of a legal call that also runs on a ConvTile whose parameters are the defaults."""
+        return tiles
+
     def plan_tests(self, project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> None:
         """Per profile: a legal call in every mode, and one call breaking each of the profile's rules
         (the ConvTile declared as the stand-in tile the rule's `break_static` left or changed)."""
@@ -89,6 +94,12 @@ class _ConvSource(NamesOperand):
             tiles = self._tiles(op, dtypes[0])
             plain = {n: t for n, t in tiles.items() if n != src}
             ctx = [self._conv_context(project, op, tiles[src])]
+            # the kernel other tests also run (tests/test_generated_header.py): an AUTO mode, which
+            # needs no configuration op before it, on a default ConvTile (fmap size 0)
+            runnable = self._runnable(op, tiles)
+            call = self._call(op, runnable, fmatrix_modes(op)[0])
+            others = [t for n, t in runnable.items() if n != src]
+            tests.compile.append(CompileCase.legal(f"legal_{low}", p.name, others, call, contexts=ctx))
             for k, mode in enumerate(fmatrix_modes(op)):
                 call = self._call(op, tiles, mode)
                 tests.compile.append(
@@ -208,6 +219,11 @@ class Img2col(_ConvSource):
         left = TileDecl(dst, dtype, 16, 32 if dtype in ("int8_t", "uint8_t") else 16, 16, 16, False, "Left",
                         "ColMajor", slayout="RowMajor")  # fmt: skip
         return {dst: left, **super()._tiles(op, dtype)}
+
+    def _runnable(self, op: OpViewAPI, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        # an empty destination: no output position is computed from the default fmap size (0)
+        dst = op.spec.semantics.domain
+        return {**tiles, dst: replace(tiles[dst], valid_rows=0, valid_cols=0)}
 
     def _call(self, op: OpViewAPI, tiles: dict[str, TileDecl], mode: str | None) -> Call:
         dst, src = op.spec.semantics.domain, self.conv_operand(op)

@@ -8,6 +8,12 @@
 using namespace pto;
 
 // legal twin: every rule of the profile holds
+void legal_a2a3() {
+    ConvTile<TileType::Mat, half, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 16>> src;
+    profiled::SET_IMG2COL_RPT<profile_a2a3, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
+}
+
+// legal twin: every rule of the profile holds
 void legal_a2a3_0() {
     ConvTile<TileType::Mat, half, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 16>> src;
     profiled::SET_IMG2COL_RPT<profile_a2a3, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
@@ -40,6 +46,12 @@ void fail_a2a3_00_location() {
 }
 
 // legal twin: every rule of the profile holds
+void legal_a5() {
+    ConvTile<TileType::Mat, half, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 16>> src;
+    profiled::SET_IMG2COL_RPT<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
+}
+
+// legal twin: every rule of the profile holds
 void legal_a5_0() {
     ConvTile<TileType::Mat, half, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 16>> src;
     profiled::SET_IMG2COL_RPT<profile_a5, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
@@ -69,6 +81,12 @@ void fail_a5_00_location() {
     ConvTile<TileType::Vec, half, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 16>> src;
     // expected-note@+1 {{requested here}}
     profiled::SET_IMG2COL_RPT<profile_a5>(src);
+}
+
+// legal twin: every rule of the profile holds
+void legal_cpu() {
+    ConvTile<TileType::Mat, half, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 16>> src;
+    profiled::SET_IMG2COL_RPT<profile_cpu, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(src);
 }
 
 // legal twin: every rule of the profile holds

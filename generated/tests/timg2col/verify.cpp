@@ -8,6 +8,14 @@
 using namespace pto;
 
 // legal twin: every rule of the profile holds
+void legal_a2a3() {
+    using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 0, 0, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    ConvTile<TileType::Mat, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
+    profiled::TIMG2COL<profile_a2a3, Tile_dst, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(dst, src, 0, 16);
+}
+
+// legal twin: every rule of the profile holds
 void legal_a2a3_0() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -90,6 +98,14 @@ void fail_a2a3_05_valid_bounds() {
 }
 
 // legal twin: every rule of the profile holds
+void legal_a5() {
+    using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 0, 0, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    ConvTile<TileType::Mat, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
+    profiled::TIMG2COL<profile_a5, Tile_dst, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(dst, src, 0, 16);
+}
+
+// legal twin: every rule of the profile holds
 void legal_a5_0() {
     using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 16, 16, SLayout::RowMajor, 512>;
     Tile_dst dst;
@@ -169,6 +185,14 @@ void fail_a5_05_valid_bounds() {
     ConvTile<TileType::Mat, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
     // expected-note@+1 {{requested here}}
     profiled::TIMG2COL<profile_a5>(dst, src, 0, 0);
+}
+
+// legal twin: every rule of the profile holds
+void legal_cpu() {
+    using Tile_dst = Tile<TileType::Left, int8_t, 16, 32, BLayout::ColMajor, 0, 0, SLayout::RowMajor, 512>;
+    Tile_dst dst;
+    ConvTile<TileType::Mat, int8_t, 512, Layout::NC1HWC0, ConvTileShape<1, 1, 4, 4, 32>> src;
+    profiled::TIMG2COL<profile_cpu, Tile_dst, decltype(src), SetFmatrixMode::FMATRIX_A_AUTO>(dst, src, 0, 16);
 }
 
 // legal twin: every rule of the profile holds

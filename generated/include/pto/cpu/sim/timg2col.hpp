@@ -49,6 +49,8 @@ PTO_INTERNAL void TIMG2COL_impl(T_dst& dst, T_src& src, uint16_t pos_m, uint16_t
                        "SET_IMG2COL_RPT<ConvTileData, SetFmatrixMode::FMATRIX_B_MANUAL>(src) first"
                      : "it reads the repeat register of register set A, which no op has set: call "
                        "SET_IMG2COL_RPT<ConvTileData, SetFmatrixMode::FMATRIX_A_MANUAL>(src) first");
+    if (dst.GetValidRow() <= 0 || dst.GetValidCol() <= 0)
+        return; // an empty destination reads nothing
     constexpr bool volume = T_src::layout == Layout::NDC1HWC0;
     constexpr int dims = T_src::totalDimCount;
     // extents of the tile's storage: n, d, c1, h, w, c0 (a four-extent NC1HWC0 shape implies C0)
