@@ -10,6 +10,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -22,6 +23,10 @@ CASES = [
     ("nc1hwc0_5d", "float", np.float32, (1, 3, 2, 4, 8), (1, 3, 2, 4, 8), (256, 80, 40, 8, 1), "NC1HWC0"),
     ("ndc1hwc0", "float", np.float32, (2, 2, 2, 3, 4, 8), (2, 2, 2, 3, 4), (1000, 400, 120, 40, 8), "NDC1HWC0"),  # noqa: E501
     ("fractal_z_5d", "int8_t", np.int8, (2, 2, 3, 16, 32), (2, 2, 3, 16, 32), (4096, 1800, 560, 32, 1), "FRACTAL_Z"),  # noqa: E501
+    ("nc1hwc0_bf16", "bfloat16_t", ml_dtypes.bfloat16, (1, 2, 2, 3, 16), (1, 2, 2, 3, 16), (300, 128, 56, 16, 1), "NC1HWC0"),  # noqa: E501
+    ("ndc1hwc0_u16", "uint16_t", np.uint16, (1, 1, 2, 2, 3, 16), (1, 1, 2, 2, 3), (500, 500, 112, 48, 16), "NDC1HWC0"),  # noqa: E501
+    ("fractal_z_i32", "int32_t", np.int32, (1, 2, 2, 8, 8), (1, 2, 2, 8, 8), (400, 160, 72, 8, 1), "FRACTAL_Z"),  # noqa: E501
+    ("nc1hwc0_u8", "uint8_t", np.uint8, (1, 2, 3, 3), (1, 2, 3, 3, 32), (700, 320, 100, 32, 1), "NC1HWC0"),
     ("fractal_z_4d", "half", np.float16, (6, 1, 16, 16), (3, 1, 2, 16, 16), (600, 600, 256, 16, 1), "FRACTAL_Z"),  # noqa: E501
 ]  # fmt: skip
 
@@ -163,8 +168,9 @@ def test_conv_load_store_and_atomic_store(program: Path, profile: str, tmp_path:
     expected = {}
     for case in CASES:
         name, dtype, span = case[0], case[2], _span(case)
-        gin = rng.integers(-60, 60, span).astype(dtype)
-        acc = rng.integers(-60, 60, span).astype(dtype)
+        low = 0 if np.dtype(dtype).kind == "u" else -60  # sums stay within every element type
+        gin = rng.integers(low, 60, span).astype(dtype)
+        acc = rng.integers(low, 60, span).astype(dtype)
         gin.tofile(tmp_path / f"{name}_in.bin")
         acc.tofile(tmp_path / f"{name}_acc.bin")
         expected[name] = (gin, acc)

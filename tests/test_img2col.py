@@ -9,6 +9,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -25,6 +26,12 @@ CASES = {
                               (2, 1, 0, 3), 7.5, "FMATRIX_B_MANUAL", 3, 40, (32, 48), (29, 45)),
     "volume_float_a_auto": ("float", np.float32, "NDC1HWC0", (1, 2, 2, 3, 3), (2, 2), (1, 1), (1, 1),
                             (0, 1, 1, 0), 2.0, "FMATRIX_A_AUTO", 2, 0, (32, 64), (17, 64)),
+    "volume_bf16_a_manual": ("bfloat16_t", ml_dtypes.bfloat16, "NDC1HWC0", (1, 2, 1, 4, 3), (2, 1), (1, 1),
+                             (1, 1), (0, 0, 1, 1), 3.0, "FMATRIX_A_MANUAL", 0, 16, (16, 32), (16, 32)),
+    "stride_int32_b_auto": ("int32_t", np.int32, "NC1HWC0", (1, 1, 2, 3, 3), (3, 3), (2, 2), (1, 1),
+                            (1, 1, 1, 1), -7, "FMATRIX_B_AUTO", 0, 0, (16, 16), (4, 16)),
+    "pad_uint8_a_manual": ("uint8_t", np.uint8, "NC1HWC0", (1, 1, 1, 3, 3), (2, 2), (1, 1), (1, 1),
+                           (0, 1, 0, 1), 200, "FMATRIX_A_MANUAL", 1, 96, (16, 32), (8, 32)),
 }  # fmt: skip
 
 
@@ -115,7 +122,7 @@ void run_{name}(const char* dir) {{
     src.SetStrideW({sw});
     src.SetDilationH({dh});
     src.SetDilationW({dw});
-    src.SetPadValue(static_cast<{ctype}>({padv}));
+    src.SetPadValue({ctype}(static_cast<float>({padv})));
     constexpr auto M = SetFmatrixMode::{mode};
     SETFMATRIX<Src, M>(src);
     SET_IMG2COL_PADDING<Src, M>(src);
