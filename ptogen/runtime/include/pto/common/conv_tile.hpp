@@ -312,16 +312,6 @@ inline constexpr bool is_conv_tile_v = is_conv_tile<std::remove_cvref_t<T>>::val
 
 namespace sim {
 
-// Bytes a tile of either kind occupies in its memory (TASSIGN's footprint): a Tile's Rows x Cols
-// elements, a ConvTile's BufferSize.
-template <typename T>
-constexpr std::size_t tile_storage_bytes() {
-    if constexpr (is_conv_tile_v<T>)
-        return static_cast<std::size_t>(T::bufferSize);
-    else
-        return static_cast<std::size_t>(T::Rows) * static_cast<std::size_t>(T::Cols) * sizeof(typename T::DType);
-}
-
 // TASSIGN of a ConvTile: its BufferSize bytes move to `addr` of its location's memory.
 template <TileType L, typename D, int B, Layout Lay, typename S>
 void bind(ConvTile<L, D, B, Lay, S>& tile, std::uintptr_t addr) {
