@@ -794,7 +794,7 @@ class FormView:
         assert intr is not None
         tile_only = intr.overloads[self.index - 1].tile_only if self.index else []
         if tile_only:  # a form that takes only tiles (TASSIGN<Addr>)
-            return " && ".join(f"is_tile_data_v<{t}>" for t in tile_only)
+            return " && ".join(f"(is_tile_data_v<{t}> || is_conv_tile_v<{t}>)" for t in tile_only)
         pack = next((t.name for t in self.template if t.kind == "pack"), None)
         if pack is None:  # a declaration without an events pack (TPREFETCH) needs no guard
             return ""

@@ -26,6 +26,7 @@ from .gather import BlockGather, Gather, Scatter
 from .generate import Generate
 from .hint import Hint
 from .histogram import Histogram
+from .img2col import Img2col, Img2colConfig
 from .indexed import Indexed
 from .lane import VectorLane
 from .matmul import Matmul
@@ -74,6 +75,8 @@ KINDS: dict[str, OpKind] = {
         Reshape(),
         Random(),
         DebugPrint(),
+        Img2col(),
+        Img2colConfig(),
     )
 }
 

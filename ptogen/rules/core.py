@@ -951,7 +951,7 @@ class AddressTypeRule(RuleBase):
         t, a = rv.types
         element = f"std::is_same_v<std::remove_cv_t<std::remove_pointer_t<{a}>>, typename {t}::DType>"
         return (
-            f"(is_tile_data_v<{t}> && std::is_integral_v<{a}>) || "
+            f"((is_tile_data_v<{t}> || is_conv_tile_v<{t}>) && std::is_integral_v<{a}>) || "
             f"(is_global_data_v<{t}> && std::is_pointer_v<{a}> && {element})"
         )
 
@@ -1007,7 +1007,7 @@ class PlacementRule(RuleBase):
 
     def condition(self, op: OpView, rv: RuleView) -> str:
         t, a = rv.types
-        size = f"{t}::Rows * {t}::Cols * sizeof(typename {t}::DType)"
+        size = f"sim::tile_storage_bytes<{t}>()"
         fits = " || ".join(
             f"({t}::Loc == TileType::{loc} && {a} <= {cap} && {size} <= {cap} - {a})"
             for loc, cap in self._memories(op).items()
@@ -1031,7 +1031,8 @@ class PlacementRule(RuleBase):
         return _with_note(
             f"With the address as a template argument, `{tile}` must lie within the memory of its "
             f"location at a {self.alignment}-byte aligned address: `{addr} % {self.alignment} == 0` and "
-            f"`{addr} + Rows * Cols * sizeof(DType)` at most the memory's size in bytes ({sizes}; no "
+            f"`{addr}` plus the tile's bytes (`Rows * Cols * sizeof(DType)`, a ConvTile's `BufferSize`) "
+            f"at most the memory's size in bytes ({sizes}; no "
             "other location exists on this target)",
             self.note,
         )

@@ -26,6 +26,8 @@ enum class GatherAxis : uint8_t { GATHER_ROW, GATHER_COL };
 
 enum class ScatterAxis : uint8_t { SCATTER_ROW, SCATTER_COL };
 
+enum class SetFmatrixMode { FMATRIX_A_AUTO, FMATRIX_B_AUTO, FMATRIX_A_MANUAL, FMATRIX_B_MANUAL };
+
 enum class HistByte : uint8_t { BYTE_0, BYTE_1, BYTE_2, BYTE_3 };
 
 enum class PrintFormat : uint8_t { Width8_Precision4, Width8_Precision2, Width10_Precision6 };

@@ -4,33 +4,44 @@
 // layout says (ND, DN, NZ; see global_tensor.hpp); the tile's element (i, j) sits where its layout puts it
 // (a boxed tile of any location included). Elements are copied bit for bit; the tile's elements outside its valid region
 // take its pad value (none for PadValue::Null, which leaves them as they were); nothing else is written.
+// A ConvTile `dst` moves to or from a GlobalTensor of its own conv layout (NC1HWC0, NDC1HWC0, FRACTAL_Z):
+// element (r, c) of the matrix it is seen as (sim::conv_matrix_of) at its dense offset and at the tensor's
+// strided one (sim_conv.hpp), every element of that matrix, converted by value; there is no padding.
 #pragma once
 
 #include <cstring>
 #include <type_traits>
 
 #include <pto/common/pto_core.hpp>
+#include <pto/common/sim_conv.hpp>
 #include <pto/cpu/tile_offsets.hpp>
 
 namespace pto::cpu {
 
 template <typename T_dst, typename T_src>
 PTO_INTERNAL void TLOAD_impl(T_dst& dst, T_src& src) {
-    static_assert(sizeof(typename T_dst::DType) == sizeof(typename T_src::DType),
-                  "TLOAD: the simulator copies elements of one size");
-    const int rows = dst.GetValidRow();
-    const int cols = dst.GetValidCol();
-    if constexpr (is_global_tensor_v<T_src>) {
-        sim::check(src.covers(rows, cols), "TLOAD",
-                   "the transferred region must lie within the memory the GlobalTensor's Shape and Stride span");
-    } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
-        sim::check(rows <= src.GetValidRow() && cols <= src.GetValidCol(), "TLOAD",
-                   "the transferred region must lie within the source tile's valid region");
+    if constexpr (is_conv_tile_v<T_dst>) {
+        using CD = typename T_dst::DType;
+        static_assert(sizeof(CD) == sizeof(typename T_src::DType), "TLOAD: a ConvTile moves elements of one size");
+        sim::conv_walk("TLOAD", dst, src,
+                       [&](std::size_t at, std::size_t to) { dst.data()[at] = static_cast<CD>(src.data()[to]); });
+    } else {
+        static_assert(sizeof(typename T_dst::DType) == sizeof(typename T_src::DType),
+                      "TLOAD: the simulator copies elements of one size");
+        const int rows = dst.GetValidRow();
+        const int cols = dst.GetValidCol();
+        if constexpr (is_global_tensor_v<T_src>) {
+            sim::check(src.covers(rows, cols), "TLOAD",
+                       "the transferred region must lie within the memory the GlobalTensor's Shape and Stride span");
+        } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
+            sim::check(rows <= src.GetValidRow() && cols <= src.GetValidCol(), "TLOAD",
+                       "the transferred region must lie within the source tile's valid region");
+        }
+        sim::fill_padding(dst);
+        for (int r = 0; r < rows; ++r)
+            for (int c = 0; c < cols; ++c)
+                sim::copy_element(dst, r, c, src, r, c);
     }
-    sim::fill_padding(dst);
-    for (int r = 0; r < rows; ++r)
-        for (int c = 0; c < cols; ++c)
-            sim::copy_element(dst, r, c, src, r, c);
 }
 
 } // namespace pto::cpu

@@ -5,12 +5,16 @@
 // (a boxed tile of any location included). Elements are copied bit for bit when both sides have one element
 // type; a store to a GlobalTensor of another element type (an accumulator's float or int32_t to half, int8_t, ...)
 // converts each value as C++'s static_cast does on the simulator's host; nothing else is written.
+// A ConvTile `src` moves to or from a GlobalTensor of its own conv layout (NC1HWC0, NDC1HWC0, FRACTAL_Z):
+// element (r, c) of the matrix it is seen as (sim::conv_matrix_of) at its dense offset and at the tensor's
+// strided one (sim_conv.hpp), every element of that matrix, converted by value; there is no padding.
 #pragma once
 
 #include <cstring>
 #include <type_traits>
 
 #include <pto/common/pto_core.hpp>
+#include <pto/common/sim_conv.hpp>
 #include <pto/cpu/tile_offsets.hpp>
 #include <cmath>
 #include <cstdint>
@@ -107,27 +111,34 @@ float quantise(S value, std::uint64_t q) {
 
 template <typename T_dst, typename T_src>
 PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src) {
-    using D = typename T_dst::DType;
-    using S = typename T_src::DType;
-    static_assert(std::is_same_v<D, S> || (!is_packed_v<D> && !is_packed_v<S>),
-                  "TSTORE: the simulator converts elements between types other than the 4-bit ones");
-    const int rows = src.GetValidRow();
-    const int cols = src.GetValidCol();
-    if constexpr (is_global_tensor_v<T_dst>) {
-        sim::check(dst.covers(rows, cols), "TSTORE",
-                   "the transferred region must lie within the memory the GlobalTensor's Shape and Stride span");
-    } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
-        sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
-                   "the transferred region must lie within the source tile's valid region");
-    }
-    if constexpr (std::is_same_v<D, S>) {
-        for (int r = 0; r < rows; ++r)
-            for (int c = 0; c < cols; ++c)
-                sim::copy_element(dst, r, c, src, r, c);
+    if constexpr (is_conv_tile_v<T_src>) {
+        using CD = typename T_dst::DType;
+        static_assert(sizeof(CD) == sizeof(typename T_src::DType), "TSTORE: a ConvTile moves elements of one size");
+        sim::conv_walk("TSTORE", src, dst,
+                       [&](std::size_t at, std::size_t to) { dst.data()[to] = static_cast<CD>(src.data()[at]); });
     } else {
-        for (int r = 0; r < rows; ++r)
-            for (int c = 0; c < cols; ++c)
-                sim::element_at(dst, r, c) = tstore_detail::cast<D>(sim::element_at(src, r, c));
+        using D = typename T_dst::DType;
+        using S = typename T_src::DType;
+        static_assert(std::is_same_v<D, S> || (!is_packed_v<D> && !is_packed_v<S>),
+                      "TSTORE: the simulator converts elements between types other than the 4-bit ones");
+        const int rows = src.GetValidRow();
+        const int cols = src.GetValidCol();
+        if constexpr (is_global_tensor_v<T_dst>) {
+            sim::check(dst.covers(rows, cols), "TSTORE",
+                       "the transferred region must lie within the memory the GlobalTensor's Shape and Stride span");
+        } else { // a tile in place of the GlobalTensor (the CPU simulator's TPREFETCH takes one)
+            sim::check(rows <= dst.GetValidRow() && cols <= dst.GetValidCol(), "TSTORE",
+                       "the transferred region must lie within the source tile's valid region");
+        }
+        if constexpr (std::is_same_v<D, S>) {
+            for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < cols; ++c)
+                    sim::copy_element(dst, r, c, src, r, c);
+        } else {
+            for (int r = 0; r < rows; ++r)
+                for (int c = 0; c < cols; ++c)
+                    sim::element_at(dst, r, c) = tstore_detail::cast<D>(sim::element_at(src, r, c));
+        }
     }
 }
 
@@ -142,7 +153,17 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, AtomicType mode0) {
     }
     using T = typename T_dst::DType;
     using S = typename T_src::DType;
-    if constexpr (is_packed_v<T> || is_packed_v<S>) {
+    if constexpr (is_conv_tile_v<T_src>) { // the same walk as above, with the modes
+        using C = sim::compute_t<T>;
+        using CS = sim::compute_t<S>;
+        static_assert(sizeof(T) == sizeof(S), "TSTORE: a ConvTile moves elements of one size");
+        sim::conv_walk("TSTORE", src, dst, [&](std::size_t at, std::size_t to) {
+            CS s = static_cast<CS>(src.data()[at]);
+            C v = static_cast<C>(static_cast<T>(sim::narrow<S>(s)));
+            v = apply_AtomicType<C>(mode0, static_cast<C>(dst.data()[to]), v);
+            dst.data()[to] = sim::narrow<T>(v);
+        });
+    } else if constexpr (is_packed_v<T> || is_packed_v<S>) {
         sim::fail("TSTORE", "the store modes do not apply to a 4-bit element type");
     } else {
         using C = sim::compute_t<T>;
@@ -178,7 +199,18 @@ PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, ReluPreMode mode0, AtomicT
     }
     using T = typename T_dst::DType;
     using S = typename T_src::DType;
-    if constexpr (is_packed_v<T> || is_packed_v<S>) {
+    if constexpr (is_conv_tile_v<T_src>) { // the same walk as above, with the modes
+        using C = sim::compute_t<T>;
+        using CS = sim::compute_t<S>;
+        static_assert(sizeof(T) == sizeof(S), "TSTORE: a ConvTile moves elements of one size");
+        sim::conv_walk("TSTORE", src, dst, [&](std::size_t at, std::size_t to) {
+            CS s = static_cast<CS>(src.data()[at]);
+            s = apply_ReluPreMode<CS>(mode0, s);
+            C v = static_cast<C>(static_cast<T>(sim::narrow<S>(s)));
+            v = apply_AtomicType<C>(mode1, static_cast<C>(dst.data()[to]), v);
+            dst.data()[to] = sim::narrow<T>(v);
+        });
+    } else if constexpr (is_packed_v<T> || is_packed_v<S>) {
         sim::fail("TSTORE", "the store modes do not apply to a 4-bit element type");
     } else {
         using C = sim::compute_t<T>;
@@ -211,6 +243,7 @@ template <typename T_dst, typename T_src>
 PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, ReluPreMode mode0, AtomicType mode1, std::uint64_t scalar) {
     using T = typename T_dst::DType;
     using S = typename T_src::DType;
+    static_assert(!is_conv_tile_v<T_src>, "TSTORE: the quantising forms store a Tile, not a ConvTile");
     if constexpr (is_packed_v<T> || is_packed_v<S> ||
                   tstore_detail::scalar_quant<S, T>() == tstore_detail::Quant::none) {
         (void)scalar;
@@ -246,6 +279,7 @@ template <typename T_dst, typename T_src, typename T_fp>
 PTO_INTERNAL void TSTORE_impl(T_dst& dst, T_src& src, T_fp& fp, ReluPreMode mode0, AtomicType mode1) {
     using T = typename T_dst::DType;
     using S = typename T_src::DType;
+    static_assert(!is_conv_tile_v<T_src>, "TSTORE: the quantising forms store a Tile, not a ConvTile");
     constexpr sim::VectorQuant quant = sim::vector_quant<S, T>();
     if constexpr (is_packed_v<T> || is_packed_v<S> || quant == sim::VectorQuant::None) {
         (void)fp;

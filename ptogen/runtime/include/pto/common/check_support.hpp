@@ -3,6 +3,7 @@
 // ptogen's runtime and over upstream's include tree alike.
 #pragma once
 
+#include <cstddef>
 #include <type_traits>
 
 #include <pto/common/check_core.hpp>
@@ -10,6 +11,17 @@
 #include <pto/common/pto_tile.hpp>
 
 namespace pto::sim {
+
+// Bytes a tile of either kind occupies in its memory (TASSIGN's footprint, the placement rule): a
+// Tile's Rows x Cols elements, a ConvTile's BufferSize. Here rather than beside ConvTile because the
+// profile checks use it over upstream's include tree too, whose ConvTile has no Rows or Cols.
+template <typename T>
+constexpr std::size_t tile_storage_bytes() {
+    if constexpr (is_conv_tile_v<T>)
+        return static_cast<std::size_t>(T::bufferSize);
+    else
+        return static_cast<std::size_t>(T::Rows) * static_cast<std::size_t>(T::Cols) * sizeof(typename T::DType);
+}
 
 // Stands in for an optional tile argument that was not passed (e.g. TPRELU's tmp on A5).
 struct no_tile {};

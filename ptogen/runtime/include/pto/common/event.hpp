@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "conv_tile.hpp"
 #include "tile.hpp"
 
 namespace pto {
@@ -22,9 +23,8 @@ inline constexpr bool all_events_v = (is_event<Ts>::value && ...);
 template <typename T>
 inline constexpr bool is_tile_data_v = is_tile_v<T>;
 
-// Upstream's convolution tiles (ConvTile), which TASSIGN<Addr> also binds; the simulator has none.
-template <typename T>
-inline constexpr bool is_conv_tile_v = false;
+// Upstream's convolution tiles (ConvTile, conv_tile.hpp), which TASSIGN also binds, are told apart
+// by is_conv_tile_v; is_tile_data_v, as upstream's, names the Tile alone.
 
 namespace sim {
 

@@ -21,10 +21,39 @@
 
 namespace pto {
 
-// ND, DN and NZ are the matrix layouts the transfer ops move; NHWC, NCHW and NCDHW are the image
-// layouts A5's accumulator stores write, which kernels may name (upstream's cube tests declare
-// GlobalTensors of them) but which the simulator does not move (nor does upstream's).
-enum class Layout { ND, DN, NZ, NHWC, NCHW, NCDHW };
+// Every layout a GlobalTensor or a ConvTile may name, in upstream's order (pto/common/type.hpp), so
+// that a kernel built against either include tree sees the same enumerator values.
+//   ND, DN, NZ: the matrix layouts TLOAD and TSTORE move to and from a Tile (above);
+//   SCALE, MX_*, HIF4_*: the MX and HiF4 scale layouts of the cube's scale operands;
+//   NC1HWC0, NDC1HWC0, FRACTAL_Z (and their grouped/3-D/s16s8 variants): the convolution layouts,
+//       which TLOAD and TSTORE move to and from a ConvTile of the same layout (conv_tile.hpp);
+//   NCHW, NHWC, NCDHW (and GNCHW): the image layouts A5's accumulator stores write, which kernels
+//       may name but the simulator does not move (nor does upstream's).
+enum class Layout {
+    ND,
+    DN,
+    NZ,
+    SCALE,
+    MX_A_ND,
+    MX_A_DN,
+    MX_A_ZZ,
+    MX_B_ND,
+    MX_B_DN,
+    MX_B_NN,
+    HIF4_A_ZZ,
+    HIF4_B_NN,
+    NC1HWC0,
+    GNC1HWC0,
+    NCHW,
+    GNCHW,
+    NHWC,
+    NDC1HWC0,
+    NCDHW,
+    FRACTAL_Z,
+    FRACTAL_Z_S16S8,
+    FRACTAL_Z_3D,
+    MAX,
+};
 
 namespace sim {
 
@@ -85,8 +114,8 @@ struct tensor_geometry {
             k[3] = i;
             split(d, k, j, {0, 1, 2, 4});
         } else if constexpr (L != Layout::NZ) {
-            static_assert(L == Layout::NZ, "GlobalTensor: the simulator moves ND, DN and NZ tensors only, not the "
-                                           "image layouts NHWC, NCHW and NCDHW");
+            static_assert(L == Layout::NZ, "GlobalTensor: TLOAD and TSTORE of a Tile move ND, DN and NZ tensors "
+                                           "only (a conv layout moves with a ConvTile)");
         } else {
             split(d, k, i, {2, 3});
             split(d, k, j, {0, 1, 4});

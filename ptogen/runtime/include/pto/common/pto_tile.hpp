@@ -2,6 +2,7 @@
 // include tree, and ptogen's generated checks, include <pto/common/pto_tile.hpp>.
 #pragma once
 
+#include "conv_tile.hpp"
 #include "global_tensor.hpp"
 #include "tile.hpp"
 // The cube's tile aliases (TileLeft, TileRight, TileAcc, ...), generated from the specs.
