@@ -4043,16 +4043,19 @@ struct profile_cpu {
     // simulation at all (so a rejected call reports its rules and nothing else).
     template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
     static constexpr bool check_TMOV() {
-        static_assert(sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                       uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
-                          sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t,
-                                           int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t>,
-                      "TMOV [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, "
-                      "int32_t, uint32_t, int64_t, uint64_t");
-        return (sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t> &&
+        static_assert(
+            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
+                             int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t> &&
                 sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t,
-                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t>);
+                                 uint16_t, int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t,
+                                 float8_e8m0_t>,
+            "TMOV [CPU]: DType must be one of: half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t, int32_t, "
+            "uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t");
+        return (
+            sim::is_one_of_v<typename DstTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
+                             int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t> &&
+            sim::is_one_of_v<typename SrcTileData::DType, half, bfloat16_t, float, int8_t, uint8_t, int16_t, uint16_t,
+                             int32_t, uint32_t, int64_t, uint64_t, float8_e4m3_t, float8_e5m2_t, float8_e8m0_t>);
     }
 
     template <typename DstTileData, typename SrcTileData>

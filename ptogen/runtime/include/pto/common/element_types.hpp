@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <pto/common/fp8_types.hpp>
 #include <pto/common/hifloat8.hpp>
 
 namespace pto {
