@@ -30,6 +30,7 @@ from .matmul import Matmul
 from .move import Move
 from .partial import Partial
 from .predicate import Predicate
+from .quant import Quant
 from .reduce import ColReduce, RowReduce
 from .remap import Remap
 from .reshape import Reshape
@@ -66,6 +67,7 @@ KINDS: dict[str, OpKind] = {
         BlockGather(),
         Scatter(),
         Histogram(),
+        Quant(),
         Remap(),
         Reshape(),
     )

@@ -28,6 +28,14 @@ enum class ScatterAxis : uint8_t { SCATTER_ROW, SCATTER_COL };
 
 enum class HistByte : uint8_t { BYTE_0, BYTE_1, BYTE_2, BYTE_3 };
 
+enum class QuantType { MXFP8, MXFP4_E2M1, INT8_SYM, INT8_ASYM };
+
+enum class QuantScaleAlg { OCP, NV };
+
+enum class MxQuantAlg { OcpMxFp8E4M3, NvMxFp8E4M3, OcpMxFp4E2M1, NvMxFp4E2M1, Hif4 };
+
+enum class VecStoreMode { ND, NZ };
+
 enum class PowAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
 enum class DivAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
