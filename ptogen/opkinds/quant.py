@@ -139,7 +139,7 @@ def mx_values(rng: np.random.Generator, n: int, with_specials: bool) -> np.ndarr
 class Quant(FormsKind):
     name: ClassVar[str] = "quant"
     overloads_keep_values: ClassVar[bool] = False
-    side_outputs: ClassVar[tuple[str, ...]] = ("exp", "max", "scaling")
+    side_outputs: ClassVar[tuple[str, ...]] = ("exp", "max", "scaling", "exp_zz")
 
     def recognise(self, page: PageOp) -> int | None:
         # templates/opkinds/quant/domain.md.j2: "..., quantised in groups of 32"
