@@ -26,13 +26,26 @@ if TYPE_CHECKING:
 GROUP = 32
 POINTERS = ("exp", "max", "scaling", "exp_zz", "offset")
 
-# MX cases of the grouped form: (label, MxQuantAlg, grp_axis, source type, rows, cols, valid rows,
-# valid cols, side type (max and scaling)).
+# MX cases: (label, form index (0: grouped, 1: QuantType, 2: VecStoreMode::NZ), MxQuantAlg, grp_axis,
+# source type, rows, cols, valid rows, valid cols, side type (max and scaling)).
 MX_CASES = [
-    ("OCP E4M3, ND groups, float, valid 3x64 of 4x64", "OcpMxFp8E4M3", 1, "float", 4, 64, 3, 64, "float"),
-    ("NV E4M3, ND groups, bfloat16_t, 2x64", "NvMxFp8E4M3", 1, "bfloat16_t", 2, 64, 2, 64, "float"),
-    ("OCP E4M3, DN groups, half, valid 64x20 of 64x32", "OcpMxFp8E4M3", 0, "half", 64, 32, 64, 20, "half"),
-    ("NV E4M3, DN groups, float, 32x32", "NvMxFp8E4M3", 0, "float", 32, 32, 32, 32, "float"),
+    ("OCP E4M3, ND groups, float, valid 3x64 of 4x64", 0, "OcpMxFp8E4M3", 1, "float", 4, 64, 3, 64, "float"),
+    ("NV E4M3, ND groups, bfloat16_t, 2x64", 0, "NvMxFp8E4M3", 1, "bfloat16_t", 2, 64, 2, 64, "float"),
+    ("OCP E4M3, DN groups, half, valid 64x20 of 64x32", 0, "OcpMxFp8E4M3", 0, "half", 64, 32, 64, 20, "half"),
+    ("NV E4M3, DN groups, float, 32x32", 0, "NvMxFp8E4M3", 0, "float", 32, 32, 32, 32, "float"),
+    (
+        "QuantType::MXFP8 with QuantScaleAlg::NV, half, valid 2x64 of 4x64",
+        1,
+        "NvMxFp8E4M3",
+        1,
+        "half",
+        4,
+        64,
+        2,
+        64,
+        "float",
+    ),
+    ("VecStoreMode::NZ, float, 16x64", 2, "OcpMxFp8E4M3", 1, "float", 16, 64, 16, 64, "float"),
 ]
 # Integer cases: (label, QuantType, form index (3: plain, 4: with tmp), rows, cols, valid rows, valid cols).
 INT_CASES = [
@@ -205,7 +218,7 @@ class Quant(FormsKind):
         mx_on = [p.name for p in project.profiles if op.available(p.name)]
         every = [p.name for p in project.profiles]
         cases: list[RuntimeCase] = []
-        for label, alg, axis, s_type, r, c, vr, vc, side in MX_CASES:
+        for label, index, alg, axis, s_type, r, c, vr, vc, side in MX_CASES:
             groups = (r * (c // GROUP)) if axis == 1 else ((r // GROUP) * c)
             exp_r, exp_c = (r, GROUP) if axis == 1 else (r // GROUP, max(c, GROUP))
             side_cols = 32 // (4 if side == "float" else 2)
@@ -218,13 +231,19 @@ class Quant(FormsKind):
                     "scaling", side, -(-groups // side_cols), side_cols, -(-groups // side_cols), side_cols
                 ),
             ]
-            call = form_call(
-                op.forms[0],
-                {"grp_axis": str(axis), "mx_alg": f"MxQuantAlg::{alg}"},
-                {p: f"&{p}" for p in POINTERS},
-            )
+            if index == 2:
+                tiles.append(TileDecl("exp_zz", "uint8_t", exp_r, exp_c, exp_r, exp_c))
+            scale_alg = "QuantScaleAlg::NV" if alg.startswith("Nv") else "QuantScaleAlg::OCP"
+            values = {
+                "grp_axis": str(axis),
+                "mx_alg": f"MxQuantAlg::{alg}",
+                "quant_type": "QuantType::MXFP8",
+                "scale_alg": scale_alg,
+                "store_mode": "VecStoreMode::NZ",
+            }
+            call = form_call(op.forms[index], values, {p: f"&{p}" for p in POINTERS})
             attrs = {
-                "form": "0",
+                "form": str(index),
                 "alg": alg,
                 "axis": str(axis),
                 "src_t": s_type,
@@ -268,7 +287,7 @@ class Quant(FormsKind):
             self.write(data, n, "dst", dst0)
             grid = boxed_logical(src, ts).astype(np.float32)
             before = boxed_logical(dst0, td)
-            if case.attrs["form"] == "0":
+            if case.attrs["form"] in ("0", "1", "2"):
                 nv = case.attrs["alg"].startswith("Nv")
                 axis = int(case.attrs["axis"])
                 dst, exp, mx, sc = reference_mx(grid, (ts.valid_rows, ts.valid_cols), axis, nv)
@@ -286,6 +305,33 @@ class Quant(FormsKind):
                 for (r, c), e in exp.items():
                     ew[r, c], em[r, c] = e, True
                 checks.append(region_check(f"c{n}_exp.out", te, ew, em, eb, label + " exp"))
+                if "exp_zz" in t:
+                    # exp's first rows * groups bytes in storage order, regrouped into 16 x 2 boxes
+                    tz = t["exp_zz"]
+                    zz0 = inputs(np.dtype(np.uint8), tz.rows * tz.cols, f"{seed}/exp_zz")
+                    self.write(data, n, "exp_zz", zz0)
+                    rows, groups = ts.valid_rows, ts.valid_cols // GROUP
+                    flat = ew.reshape(-1)[: rows * groups]
+                    order = [
+                        (rb * 16 + r) * groups + gb * 2 + g
+                        for rb in range(rows // 16)
+                        for gb in range(groups // 2)
+                        for r in range(16)
+                        for g in range(2)
+                    ]
+                    zw, zm = zz0.copy(), np.zeros(zz0.shape, dtype=bool)
+                    zw[: len(order)], zm[: len(order)] = flat[order], True
+                    shape = (tz.rows, tz.cols)
+                    checks.append(
+                        region_check(
+                            f"c{n}_exp_zz.out",
+                            tz,
+                            zw.reshape(shape),
+                            zm.reshape(shape),
+                            zz0.reshape(shape),
+                            label + " exp_zz",
+                        )
+                    )
                 for name, values in (("max", mx), ("scaling", sc)):
                     tt = t[name]
                     side = gx.np_type(case.attrs["side_t"])

@@ -222,24 +222,109 @@ void case_3([[maybe_unused]] Prof profile) {
     store("c3_scaling.out", scaling.data(), 32);
 }
 
-// case 4 (int): INT8_SYM, valid 3x10 of 4x16
+// case 4 (mx): QuantType::MXFP8 with QuantScaleAlg::NV, half, valid 2x64 of 4x64
 void case_4([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 4, 64, BLayout::RowMajor, 2, 64>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c4_dst.bin", dst.data(), 256);
+    using Tile_src = Tile<TileType::Vec, half, 4, 64, BLayout::RowMajor, 2, 64>;
+    Tile_src src;
+    TASSIGN(src, 0x100);
+    load("c4_src.bin", src.data(), 256);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 32>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x300);
+    load("c4_exp.bin", exp.data(), 128);
+    using Tile_max = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_max max;
+    TASSIGN(max, 0x380);
+    load("c4_max.bin", max.data(), 8);
+    using Tile_scaling = Tile<TileType::Vec, float, 1, 8, BLayout::RowMajor, 1, 8>;
+    Tile_scaling scaling;
+    TASSIGN(scaling, 0x3c0);
+    load("c4_scaling.bin", scaling.data(), 8);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TQUANT<profile_a5, QuantType::MXFP8, Tile_dst, Tile_src, Tile_exp, Tile_max, Tile_scaling,
+                         QuantScaleAlg::NV>(dst, src, &exp, &max, &scaling);
+        break;
+    case Prof::CPU:
+        profiled::TQUANT<profile_cpu, QuantType::MXFP8, Tile_dst, Tile_src, Tile_exp, Tile_max, Tile_scaling,
+                         QuantScaleAlg::NV>(dst, src, &exp, &max, &scaling);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c4_dst.out", dst.data(), 256);
+    store("c4_exp.out", exp.data(), 128);
+    store("c4_max.out", max.data(), 8);
+    store("c4_scaling.out", scaling.data(), 8);
+}
+
+// case 5 (mx): VecStoreMode::NZ, float, 16x64
+void case_5([[maybe_unused]] Prof profile) {
+    using Tile_dst = Tile<TileType::Vec, int8_t, 16, 64, BLayout::RowMajor, 16, 64>;
+    Tile_dst dst;
+    TASSIGN(dst, 0x0);
+    load("c5_dst.bin", dst.data(), 1024);
+    using Tile_src = Tile<TileType::Vec, float, 16, 64, BLayout::RowMajor, 16, 64>;
+    Tile_src src;
+    TASSIGN(src, 0x400);
+    load("c5_src.bin", src.data(), 1024);
+    using Tile_exp = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
+    Tile_exp exp;
+    TASSIGN(exp, 0x1400);
+    load("c5_exp.bin", exp.data(), 512);
+    using Tile_max = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_max max;
+    TASSIGN(max, 0x1600);
+    load("c5_max.bin", max.data(), 32);
+    using Tile_scaling = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 8>;
+    Tile_scaling scaling;
+    TASSIGN(scaling, 0x1680);
+    load("c5_scaling.bin", scaling.data(), 32);
+    using Tile_exp_zz = Tile<TileType::Vec, uint8_t, 16, 32, BLayout::RowMajor, 16, 32>;
+    Tile_exp_zz exp_zz;
+    TASSIGN(exp_zz, 0x1700);
+    load("c5_exp_zz.bin", exp_zz.data(), 512);
+    switch (profile) {
+    case Prof::A5:
+        profiled::TQUANT<profile_a5, QuantType::MXFP8, VecStoreMode::NZ, Tile_dst, Tile_src, Tile_exp_zz, Tile_max,
+                         Tile_scaling>(dst, src, &exp, &max, &scaling, &exp_zz);
+        break;
+    case Prof::CPU:
+        profiled::TQUANT<profile_cpu, QuantType::MXFP8, VecStoreMode::NZ, Tile_dst, Tile_src, Tile_exp_zz, Tile_max,
+                         Tile_scaling>(dst, src, &exp, &max, &scaling, &exp_zz);
+        break;
+    default: // no entry names this case under another profile
+        break;
+    }
+    store("c5_dst.out", dst.data(), 1024);
+    store("c5_exp.out", exp.data(), 512);
+    store("c5_max.out", max.data(), 32);
+    store("c5_scaling.out", scaling.data(), 32);
+    store("c5_exp_zz.out", exp_zz.data(), 512);
+}
+
+// case 6 (int): INT8_SYM, valid 3x10 of 4x16
+void case_6([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, int8_t, 4, 32, BLayout::RowMajor, 3, 10>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c4_dst.bin", dst.data(), 128);
+    load("c6_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 3, 10>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c4_src.bin", src.data(), 64);
+    load("c6_src.bin", src.data(), 64);
     using Tile_scale = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 3, 1>;
     Tile_scale scale;
     TASSIGN(scale, 0x180);
-    load("c4_scale.bin", scale.data(), 32);
+    load("c6_scale.bin", scale.data(), 32);
     using Tile_offset = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 3, 1>;
     Tile_offset offset;
     TASSIGN(offset, 0x200);
-    load("c4_offset.bin", offset.data(), 32);
+    load("c6_offset.bin", offset.data(), 32);
     switch (profile) {
     case Prof::A2A3:
         profiled::TQUANT<profile_a2a3, QuantType::INT8_SYM, Tile_dst, Tile_src, Tile_offset>(dst, src, scale, nullptr);
@@ -251,27 +336,27 @@ void case_4([[maybe_unused]] Prof profile) {
         profiled::TQUANT<profile_cpu, QuantType::INT8_SYM, Tile_dst, Tile_src, Tile_offset>(dst, src, scale, nullptr);
         break;
     }
-    store("c4_dst.out", dst.data(), 128);
+    store("c6_dst.out", dst.data(), 128);
 }
 
-// case 5 (int): INT8_ASYM, 4x16
-void case_5([[maybe_unused]] Prof profile) {
+// case 7 (int): INT8_ASYM, 4x16
+void case_7([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 4, 16>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c5_dst.bin", dst.data(), 128);
+    load("c7_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c5_src.bin", src.data(), 64);
+    load("c7_src.bin", src.data(), 64);
     using Tile_scale = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 1>;
     Tile_scale scale;
     TASSIGN(scale, 0x180);
-    load("c5_scale.bin", scale.data(), 32);
+    load("c7_scale.bin", scale.data(), 32);
     using Tile_offset = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 4, 1>;
     Tile_offset offset;
     TASSIGN(offset, 0x200);
-    load("c5_offset.bin", offset.data(), 32);
+    load("c7_offset.bin", offset.data(), 32);
     switch (profile) {
     case Prof::A2A3:
         profiled::TQUANT<profile_a2a3, QuantType::INT8_ASYM, Tile_dst, Tile_src, Tile_offset>(dst, src, scale, &offset);
@@ -283,31 +368,31 @@ void case_5([[maybe_unused]] Prof profile) {
         profiled::TQUANT<profile_cpu, QuantType::INT8_ASYM, Tile_dst, Tile_src, Tile_offset>(dst, src, scale, &offset);
         break;
     }
-    store("c5_dst.out", dst.data(), 128);
+    store("c7_dst.out", dst.data(), 128);
 }
 
-// case 6 (int): INT8_ASYM with tmp, valid 2x12 of 4x16
-void case_6([[maybe_unused]] Prof profile) {
+// case 8 (int): INT8_ASYM with tmp, valid 2x12 of 4x16
+void case_8([[maybe_unused]] Prof profile) {
     using Tile_dst = Tile<TileType::Vec, uint8_t, 4, 32, BLayout::RowMajor, 2, 12>;
     Tile_dst dst;
     TASSIGN(dst, 0x0);
-    load("c6_dst.bin", dst.data(), 128);
+    load("c8_dst.bin", dst.data(), 128);
     using Tile_src = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 2, 12>;
     Tile_src src;
     TASSIGN(src, 0x80);
-    load("c6_src.bin", src.data(), 64);
+    load("c8_src.bin", src.data(), 64);
     using Tile_scale = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 2, 1>;
     Tile_scale scale;
     TASSIGN(scale, 0x180);
-    load("c6_scale.bin", scale.data(), 32);
+    load("c8_scale.bin", scale.data(), 32);
     using Tile_offset = Tile<TileType::Vec, float, 4, 8, BLayout::RowMajor, 2, 1>;
     Tile_offset offset;
     TASSIGN(offset, 0x200);
-    load("c6_offset.bin", offset.data(), 32);
+    load("c8_offset.bin", offset.data(), 32);
     using Tile_tmp = Tile<TileType::Vec, float, 4, 16, BLayout::RowMajor, 4, 16>;
     Tile_tmp tmp;
     TASSIGN(tmp, 0x280);
-    load("c6_tmp.bin", tmp.data(), 64);
+    load("c8_tmp.bin", tmp.data(), 64);
     switch (profile) {
     case Prof::A2A3:
         profiled::TQUANT<profile_a2a3, QuantType::INT8_ASYM, Tile_dst, Tile_src, Tile_offset, Tile_tmp>(dst, src, scale,
@@ -322,7 +407,7 @@ void case_6([[maybe_unused]] Prof profile) {
                                                                                                        tmp, &offset);
         break;
     }
-    store("c6_dst.out", dst.data(), 128);
+    store("c8_dst.out", dst.data(), 128);
 }
 
 struct Entry {
@@ -332,12 +417,13 @@ struct Entry {
 };
 
 const Entry entries[] = {
-    {"c0@A5", case_0, Prof::A5},   {"c0@CPU", case_0, Prof::CPU}, {"c1@A5", case_1, Prof::A5},
-    {"c1@CPU", case_1, Prof::CPU}, {"c2@A5", case_2, Prof::A5},   {"c2@CPU", case_2, Prof::CPU},
-    {"c3@A5", case_3, Prof::A5},   {"c3@CPU", case_3, Prof::CPU}, {"c4@A2A3", case_4, Prof::A2A3},
-    {"c4@A5", case_4, Prof::A5},   {"c4@CPU", case_4, Prof::CPU}, {"c5@A2A3", case_5, Prof::A2A3},
-    {"c5@A5", case_5, Prof::A5},   {"c5@CPU", case_5, Prof::CPU}, {"c6@A2A3", case_6, Prof::A2A3},
-    {"c6@A5", case_6, Prof::A5},   {"c6@CPU", case_6, Prof::CPU},
+    {"c0@A5", case_0, Prof::A5},     {"c0@CPU", case_0, Prof::CPU}, {"c1@A5", case_1, Prof::A5},
+    {"c1@CPU", case_1, Prof::CPU},   {"c2@A5", case_2, Prof::A5},   {"c2@CPU", case_2, Prof::CPU},
+    {"c3@A5", case_3, Prof::A5},     {"c3@CPU", case_3, Prof::CPU}, {"c4@A5", case_4, Prof::A5},
+    {"c4@CPU", case_4, Prof::CPU},   {"c5@A5", case_5, Prof::A5},   {"c5@CPU", case_5, Prof::CPU},
+    {"c6@A2A3", case_6, Prof::A2A3}, {"c6@A5", case_6, Prof::A5},   {"c6@CPU", case_6, Prof::CPU},
+    {"c7@A2A3", case_7, Prof::A2A3}, {"c7@A5", case_7, Prof::A5},   {"c7@CPU", case_7, Prof::CPU},
+    {"c8@A2A3", case_8, Prof::A2A3}, {"c8@A5", case_8, Prof::A5},   {"c8@CPU", case_8, Prof::CPU},
 };
 
 } // namespace
