@@ -79,6 +79,11 @@ NOT_READ_BACK_ON: dict[str, tuple[str, ...]] = {
     "TPRINT.md": _DROPPING,
     "tile/ops/sync-and-config/syncall.md": (*_DROPPING, "intrinsic.guard", "syntax"),
     "SYNCALL.md": (*_DROPPING, "intrinsic.guard", "syntax"),
+    # TQUANT: its MX side tiles are passed by pointer and its integer forms drop them; the importer
+    # reads the forms' own operands as main ones and keeps neither the pointers nor the dropping forms,
+    # and the page's formula is the MX stages' summary, not an element expression.
+    "tile/ops/irregular-and-complex/tquant.md": (*_MISREAD, "intrinsic.overloads", "semantics.expr"),
+    "TQUANT.md": (*_MISREAD, "intrinsic.overloads", "semantics.expr"),
 }
 
 

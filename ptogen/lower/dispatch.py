@@ -109,6 +109,8 @@ class AdapterParam:
     value_type: str | None = None
     dtype_of: str | None = None
     events: bool = False
+    pointer: bool = False
+    default: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,7 +141,7 @@ class Adapter:
 
         def spell(p: AdapterParam) -> str:
             ref = p.type or p.dtype_of or p.value_type or p.attr or ""
-            kind = "&" if p.type else "::DType" if p.dtype_of else ""
+            kind = "*" if p.pointer else "&" if p.type else "::DType" if p.dtype_of else ""
             return order.get(ref, ref) + kind
 
         return f"{self.function}<{tp}>({','.join(spell(p) for p in self.params)})"
@@ -175,14 +177,15 @@ def adapter(form: FormViewAPI, owner: Any = None) -> Adapter | None:
         if t is not None and t.kind == "typename":
             template.append(AdapterTParam(expr, "typename"))
         elif t is not None:
-            template.append(AdapterTParam(expr, "value", str(t.type)))
+            typed = target_op.kind.impl_value_type(form.op, form, expr, str(t.type))
+            template.append(AdapterTParam(expr, "value", typed))
         else:  # a constant the intrinsic fixes, e.g. AtomicType::AtomicNone
             template.append(AdapterTParam(f"Fixed{i}", "value", fixed_type(form, expr)))
     fparams: list[AdapterParam] = []
     for expr in call.args:
         p: Any = params.get(expr)
         if p is not None:
-            fparams.append(AdapterParam(p.name, p.type, p.attr, p.value_type, p.dtype_of))
+            fparams.append(AdapterParam(p.name, p.type, p.attr, p.value_type, p.dtype_of, pointer=p.pointer))
         elif expr in tparams or owner is None:  # a value template parameter, e.g. TCVT's NeedSetCtrl
             fparams.append(AdapterParam(expr, value_type=str(tparams[expr].type)))
         else:  # a constant another op passes (TRECIP's divisor): the owner's own forms define that call

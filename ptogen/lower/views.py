@@ -556,6 +556,8 @@ class FormView:
                 raise KeyError(f"{self.op.name} declaration {self.index} does not take {operand!r}")
             return self.arg(stand_in)
         p = self._param_of(operand)
+        if p.pointer:  # a tile passed by pointer (TQUANT's exp): the checks see the tile
+            return f"(*{p.name})"
         return f"{p.name}.data()[0]" if p.from_tile else p.name  # element (0, 0) in every layout
 
     def carrier(self, operand: str) -> TemplateParam | None:

@@ -33,6 +33,7 @@ from .matmul import Matmul
 from .move import Move
 from .partial import Partial
 from .predicate import Predicate
+from .quant import Quant
 from .random import Random
 from .reduce import ColReduce, RowReduce
 from .remap import Remap
@@ -71,6 +72,7 @@ KINDS: dict[str, OpKind] = {
         BlockGather(),
         Scatter(),
         Histogram(),
+        Quant(),
         Remap(),
         Reshape(),
         Random(),

@@ -83,6 +83,9 @@ class OpKind:
     # Every operand is a whole tile of the destination's shape and element (i, j) of the result reads
     # element (i, j) of each source, so `python -m ptogen.bench --sim` can time it on square tiles.
     whole_tile_bench: ClassVar[bool] = False
+    # Destination operands the kind writes beyond its domain and `extra_outputs`, by its own rule rather
+    # than by an expression (TQUANT's `exp`, `max` and `scaling`, passed by pointer).
+    side_outputs: ClassVar[tuple[str, ...]] = ()
 
     def template(self, part: str) -> str:
         """A template of this kind's own text: templates/opkinds/<name>/<part>."""
@@ -205,6 +208,13 @@ class OpKind:
         """A C++ condition on a form's types under which it runs without the profile's rules (which
         cannot speak about those types), or None: it is always checked."""
         return None
+
+    def impl_value_type(self, op: OpViewAPI, form: FormViewAPI, name: str, declared: str) -> str:
+        """The type under which the CPU backend's `_IMPL` takes the value template parameter `name`,
+        which the declaration types `declared`: by default the same. A kind whose declarations say
+        `auto` for parameters that only their backends type (TQUANT's `quant_type`, `mx_alg`) names the
+        enum, so that the overloads of its `_IMPL` stay apart as upstream's do."""
+        return declared
 
     def sim_targs(self, op: OpViewAPI, form: FormViewAPI) -> list[str]:
         """Template arguments the CPU backend's `_IMPL` passes to the simulator function of a form."""

@@ -387,7 +387,7 @@ def check_op(
     dsts = [o.name for o in spec.operands if o.role == "dst"]
     written = (
         [spec.semantics.domain, *spec.semantics.extra_outputs] if op_kind is None or op_kind.writes else []
-    )
+    ) + [o for o in (op_kind.side_outputs if op_kind is not None else ()) if o in operands]
     if sorted(dsts) != sorted(written):
         problems.append(
             (("operands",), "the dst operands must be the semantics domain and its extra_outputs")

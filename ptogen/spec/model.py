@@ -453,7 +453,8 @@ class TemplateParam(Strict):
     type: Literal["auto"] | CppQualified | None = Field(default=None, description="type of a value parameter")
     default: CppConstant | None = Field(
         default=None,
-        description="the default value: a (qualified) name, or a decimal integer (TRANDOM's `Rounds = 10`)",
+        description="the default argument: a (qualified) name, a type (`typename TileDataOut = void`) or a "
+        "decimal integer (TRANDOM's `Rounds = 10`)",
     )
     operand: Name | None = Field(
         default=None,
@@ -465,8 +466,10 @@ class TemplateParam(Strict):
     def _shape(self) -> TemplateParam:
         if self.kind == "value" and self.type is None:
             raise ValueError("a value template parameter needs `type`")
-        if self.kind != "value" and (self.type is not None or self.default is not None):
-            raise ValueError("only value template parameters take `type`/`default`")
+        if self.kind != "value" and self.type is not None:
+            raise ValueError("only value template parameters take `type`")
+        if self.kind == "pack" and self.default is not None:
+            raise ValueError("a pack takes no `default`")
         if self.operand is not None and (self.kind != "value" or self.default is not None):
             raise ValueError("only a value template parameter without a default carries an operand")
         return self
@@ -495,6 +498,11 @@ class Param(Strict):
         description="an overload's parameter that passes a scalar operand as a tile (`type`); the value is "
         "the tile's element (0, 0), e.g. TCMPS's tile form",
     )
+    pointer: bool = Field(
+        default=False,
+        description="a tile passed by pointer (`TileDataExp* exp`) rather than by reference; with "
+        "`default: nullptr` the argument may be left out or null (TQUANT's `offset`)",
+    )
     default: Annotated[str, Field(pattern=r"^[A-Za-z0-9_:.+-]+$", max_length=60)] | None = Field(
         default=None,
         description="the default argument of a scalar passed by value, as upstream declares it "
@@ -509,8 +517,12 @@ class Param(Strict):
             raise ValueError("a parameter must name its `operand` (or be the `events` pack)")
         if self.from_tile and self.type is None:
             raise ValueError("a `from_tile` parameter is a tile: give its `type`")
-        if self.default is not None and self.value_type is None:
-            raise ValueError("only a scalar passed by value (`value_type`) takes a `default`")
+        if self.pointer and (self.type is None or self.events or self.from_tile):
+            raise ValueError("a `pointer` parameter is a tile: give its `type`")
+        if self.default is not None and self.value_type is None and not self.pointer:
+            raise ValueError("only a scalar passed by value (`value_type`) or a pointer takes a `default`")
+        if self.pointer and self.default not in (None, "nullptr"):
+            raise ValueError("a pointer's only `default` is nullptr")
         return self
 
 

@@ -52,6 +52,8 @@ class GoldenContext:
 def np_dtype(numpy_name: str) -> np.dtype:
     if numpy_name == "bfloat16":
         return np.dtype(ml_dtypes.bfloat16)
+    if numpy_name.startswith("float8_"):  # ml_dtypes' 8-bit floats (float8_e4m3fn, float8_e8m0fnu, ...)
+        return np.dtype(getattr(ml_dtypes, numpy_name))
     return np.dtype(numpy_name)
 
 

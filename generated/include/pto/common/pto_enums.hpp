@@ -36,6 +36,14 @@ enum class SyncAllMode : uint8_t { Hard, Soft };
 
 enum class SyncCoreType : uint8_t { AIVOnly, AICOnly, Mix };
 
+enum class QuantType { MXFP8, MXFP4_E2M1, INT8_SYM, INT8_ASYM };
+
+enum class QuantScaleAlg { OCP, NV };
+
+enum class MxQuantAlg { OcpMxFp8E4M3, NvMxFp8E4M3, OcpMxFp4E2M1, NvMxFp4E2M1, Hif4 };
+
+enum class VecStoreMode { ND, NZ };
+
 enum class PowAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
 
 enum class DivAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };

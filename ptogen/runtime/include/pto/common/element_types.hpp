@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <pto/common/fp8_types.hpp>
 #include <pto/common/hifloat8.hpp>
 
 namespace pto {
@@ -128,6 +129,18 @@ struct float16_ops {
     }
     friend constexpr Self& operator/=(Self& a, Self b) {
         return a = a / b;
+    }
+    // A 16-bit float times a float is a float, and a double times one a double, as with the native
+    // 16-bit types of upstream's CPU builds (its tests multiply tile elements by float scalings and
+    // numeric_limits<half>::max() by double fractions).
+    friend constexpr float operator*(Self a, float b) {
+        return static_cast<float>(a) * b;
+    }
+    friend constexpr float operator*(float a, Self b) {
+        return a * static_cast<float>(b);
+    }
+    friend constexpr double operator*(double a, Self b) {
+        return a * static_cast<double>(b);
     }
     friend constexpr Self operator+(Self a) {
         return a;

@@ -17,6 +17,9 @@ using aclFloat16 = pto::half;
 using pto::bfloat16_t;
 using pto::half;
 using pto::hifloat8_t;  // an 8-bit float the simulator moves as bytes (pto/common/hifloat8.hpp)
+using pto::float8_e4m3_t;  // the 8-bit MX floats (pto/common/fp8_types.hpp)
+using pto::float8_e5m2_t;
+using pto::float8_e8m0_t;
 
 namespace pto {
 
