@@ -40,6 +40,7 @@ from .locations import LOCATION_KINDS
 from .same_bytes import SameBytesRule
 from .shape_relation import ShapeRelationRule
 from .store_pairs import STORE_PAIRS_KINDS
+from .template_value import TemplateValueRule
 from .union_region import UnionRegionRule
 from .valid_range import ValidRangeRule
 
@@ -68,6 +69,7 @@ RULE_KINDS: tuple[type[RuleBase], ...] = (
     SameBytesRule,
     BroadcastRoleRule,
     ColumnOperandRule,
+    TemplateValueRule,
 )
 
 # The spec's `constraints` items: one of the registry's classes, chosen by `kind`.

@@ -49,6 +49,7 @@ class Broken:
     scalar_types: dict[str, str] = field(default_factory=dict)  # scalar operand -> C++ value spelling
     changed: str | None = None  # operand whose type changed (tiles bound to its template type follow)
     global_layouts: dict[str, str] = field(default_factory=dict)  # GlobalTensor operand -> its layout
+    values: dict[str, str] = field(default_factory=dict)  # value template parameter -> what the call passes
 
 
 @dataclass(frozen=True)

@@ -531,7 +531,8 @@ def _plan_compile(project: ProjectViewAPI, op: OpViewAPI, tests: OpTests) -> Non
                 tiles = {t.name: t for t in legal.tiles}
             broken = _break(project, op, rv, tiles, p.name)
             scalars = {**_scalar_default(op, broken.tiles), **broken.scalar_types}
-            call = make_call(op, broken.tiles, variant, scalars, with_tmp=broken.with_tmp)
+            values = {**variant, **broken.values}  # a rule on a template value passes one outside it
+            call = make_call(op, broken.tiles, values, scalars, with_tmp=broken.with_tmp)
             path = f"fail_{p.name.lower()}_{rv.id}"
             tests.compile.append(
                 CompileCase.breaking(

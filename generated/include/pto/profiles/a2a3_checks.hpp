@@ -4553,11 +4553,15 @@ struct profile_a2a3 {
                       "uint32_t, half, bfloat16_t, float");
         static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
                       "TFILLPAD_EXPAND [A2A3]: tile location must be TileType::Vec");
+        static_assert(
+            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols),
+            "TFILLPAD_EXPAND [A2A3]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols");
         return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  half, bfloat16_t, float> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  half, bfloat16_t, float>) &&
-               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec);
+               (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
+               ((DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols));
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4598,8 +4602,12 @@ struct profile_a2a3 {
         static_assert(TileData::isRowMajor, "TTRI [A2A3]: tile layout must be row-major");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TTRI [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        static_assert((isUpperOrLower == 0 || isUpperOrLower == 1),
+                      "TTRI [A2A3]: template argument isUpperOrLower must be 0 or 1");
         return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, half, float>) &&
-               (TileData::isRowMajor) && (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+               (TileData::isRowMajor) &&
+               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols) &&
+               ((isUpperOrLower == 0 || isUpperOrLower == 1));
     }
 
     template <typename TileData>

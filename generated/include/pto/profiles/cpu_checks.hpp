@@ -4316,10 +4316,14 @@ struct profile_cpu {
                                            uint32_t, half, bfloat16_t, float>,
                       "TFILLPAD_EXPAND [CPU]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, "
                       "uint32_t, half, bfloat16_t, float");
+        static_assert(
+            (DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols),
+            "TFILLPAD_EXPAND [CPU]: template shapes must satisfy dst.Rows >= src.Rows and dst.Cols >= src.Cols");
         return (sim::is_one_of_v<typename DstTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  half, bfloat16_t, float> &&
                 sim::is_one_of_v<typename SrcTileData::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
-                                 half, bfloat16_t, float>);
+                                 half, bfloat16_t, float>) &&
+               ((DstTileData::Rows >= SrcTileData::Rows && DstTileData::Cols >= SrcTileData::Cols));
     }
 
     template <typename DstTileData, typename SrcTileData>
@@ -4361,9 +4365,13 @@ struct profile_cpu {
         static_assert(TileData::isRowMajor, "TTRI [CPU]: tile layout must be row-major");
         static_assert(TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols,
                       "TTRI [CPU]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        static_assert((isUpperOrLower == 0 || isUpperOrLower == 1),
+                      "TTRI [CPU]: template argument isUpperOrLower must be 0 or 1");
         return (sim::is_one_of_v<typename TileData::DType, int32_t, int16_t, uint32_t, uint16_t, half, bfloat16_t,
                                  float>) &&
-               (TileData::isRowMajor) && (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols);
+               (TileData::isRowMajor) &&
+               (TileData::ValidRow <= TileData::Rows && TileData::ValidCol <= TileData::Cols) &&
+               ((isUpperOrLower == 0 || isUpperOrLower == 1));
     }
 
     template <typename TileData>
