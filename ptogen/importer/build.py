@@ -473,10 +473,10 @@ def _rules(
     prose: list[tuple[str, str | None]] = []
     profiles = set(targets.profile_names())
     seen: set[str] = set()
-    lists: list[tuple[str, list[str], list[str] | None, str | None]] = [
-        (key, values, None, facts.dtype_notes.get(key)) for key, values in facts.dtypes.items()
+    lists: list[tuple[str, list[str], list[str] | None, str | None, list[int] | None]] = [
+        (key, values, None, facts.dtype_notes.get(key), None) for key, values in facts.dtypes.items()
     ]
-    lists += [(key, values, ops, note) for key, ops, values, note in facts.operand_dtypes]
+    lists += [(key, values, ops, note, forms) for key, ops, values, note, forms in facts.operand_dtypes]
     type_lists = [
         TypeList(
             key,
@@ -484,8 +484,9 @@ def _rules(
             [_dtype_name(v, targets) for v in values],
             None if named is None else [_snake(n) for n in named],
             note,
+            forms,
         )
-        for key, values, named, note in lists
+        for key, values, named, note, forms in lists
     ]
     # Every rule kind looks for itself on the page (ptogen/rules/, `from_page`).
     lines, scoped = [], []
@@ -1246,6 +1247,13 @@ def _page_to_spec(
         for o in operands
         if o["kind"] in ("tile", "scalar", "vreg", "mask", "global")
     }
+    # Operands only further declarations take (TCONCAT's index tiles), which rules limited to those
+    # declarations name, under the type their declaration gives them.
+    for overload in (intrinsic or {}).get("overloads", []):
+        own = {p.get("operand"): p.get("type") or p.get("value_type") for p in overload.get("params", [])}
+        for o in overload.get("operands", []):
+            if o["kind"] in ("tile", "scalar") and o["name"] not in typed:
+                typed[o["name"]] = own.get(o["name"])
     rules, prose = _rules(facts, text, targets, data, len(types) > 1, vector, unplaced, typed)
     spec["constraints"] = rules
     if prose:

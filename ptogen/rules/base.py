@@ -71,6 +71,7 @@ class TypeList:
     names: list[str | None]  # each one's name in the dtype vocabulary (None: unknown)
     named: list[str] | None  # the operands it is given for (None: the data tiles)
     note: str | None = None  # the parenthetical after it
+    forms: list[int] | None = None  # the declarations it is checked on (None: all)
 
 
 class PageContext:
@@ -194,9 +195,19 @@ class RuleBase(Strict):
         return list(getattr(self, "operands", []))
 
     # ----------------------------------------------------------------- spec checks
+    def checked_operands(self, spec: OpSpec) -> dict[str, Any]:
+        """The operands of the declarations the rule checks, by name: the main declaration's, and
+        those a declaration it is limited to (`forms`) takes on its own (TCONCAT's index tiles)."""
+        operands = {o.name: o for o in spec.operands}
+        overloads = spec.intrinsic.overloads if spec.intrinsic is not None else []
+        for k in self.forms or []:
+            if 0 < k <= len(overloads):
+                operands.update({o.name: o for o in overloads[k - 1].operands if o.name not in operands})
+        return operands
+
     def check(self, spec: OpSpec, targets: Targets) -> Iterator[Problem]:
         """Problems of this rule within its op (the shape of the rule itself is a validator)."""
-        operands = {o.name: o for o in spec.operands}
+        operands = self.checked_operands(spec)
         for j, name in enumerate(self.rule_operands):
             bound = operands.get(name)
             ok = bound is not None and (

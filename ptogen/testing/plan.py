@@ -597,8 +597,13 @@ def _plan_form_rules(
                     of=f" of declaration {k}",
                 )
             )
+            # A rule names the form's own tiles by operand (`src0_idx`), the kernel as `src0_idx_f<k>`.
+            own = {n[: -len(f"_f{k}")]: n for n in form.test.own_tiles}
+            named = {n: o for o, n in own.items()}
+            by_operand = {named.get(name, name): t for name, t in tiles.items()}
             for rv in mine:
-                broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), dict(tiles))
+                broken = rv.rule.break_static(BreakContext(project, op, rv, p.name), dict(by_operand))
+                broken.tiles = {own.get(name, name): t for name, t in broken.tiles.items()}
                 call, glob = call_form(broken.tiles)
                 tests.compile.append(
                     CompileCase.breaking(

@@ -3783,7 +3783,8 @@ template <typename Profile, typename DstTile, typename Src0Tile, typename Src1Ti
                            int> = 0>
 PTO_INTERNAL RecordEvent TCONCAT(DstTile& dst, Src0Tile& src0, Src1Tile& src1, Src0IdxTile& src0Idx,
                                  Src1IdxTile& src1Idx, WaitEvents&... events) {
-    if constexpr (Profile::template check_TCONCAT<DstTile, Src0Tile, Src1Tile, WaitEvents...>()) {
+    if constexpr (Profile::template check_TCONCAT<DstTile, Src0Tile, Src1Tile, WaitEvents...>() &&
+                  Profile::template check_TCONCAT_f1<DstTile, Src0Tile, Src1Tile, Src0IdxTile, Src1IdxTile>()) {
         WaitAllEvents(events...);
         Profile::verify_TCONCAT(dst, src0, src1);
         MAP_INSTR_IMPL(TCONCAT, dst, src0, src1, src0Idx, src1Idx);
@@ -3811,7 +3812,9 @@ template <typename Profile, typename DstTile, typename Src0Tile, typename Src1Ti
                            int> = 0>
 PTO_INTERNAL RecordEvent TCONCAT(DstTile& dst, Src0Tile& src0, Src1Tile& src1, DstIdxTile& dstIdx, Src0IdxTile& src0Idx,
                                  Src1IdxTile& src1Idx, WaitEvents&... events) {
-    if constexpr (Profile::template check_TCONCAT<DstTile, Src0Tile, Src1Tile, WaitEvents...>()) {
+    if constexpr (Profile::template check_TCONCAT<DstTile, Src0Tile, Src1Tile, WaitEvents...>() &&
+                  Profile::template check_TCONCAT_f2<DstTile, Src0Tile, Src1Tile, DstIdxTile, Src0IdxTile,
+                                                     Src1IdxTile>()) {
         WaitAllEvents(events...);
         Profile::verify_TCONCAT(dst, src0, src1);
         MAP_INSTR_IMPL(TCONCAT, dst, src0, src1, dstIdx, src0Idx, src1Idx);

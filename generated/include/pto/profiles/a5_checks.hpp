@@ -4631,6 +4631,40 @@ struct profile_a5 {
                (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename DstTile, typename Src0Tile, typename Src1Tile, typename Src0IdxTile, typename Src1IdxTile>
+    static constexpr bool check_TCONCAT_f1() {
+        static_assert(
+            sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
+            "TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>,
+                      "TCONCAT [A5]: src0_idx and src1_idx must have the same DType");
+        return (sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+               (std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>);
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTile, typename Src0Tile, typename Src1Tile, typename DstIdxTile, typename Src0IdxTile,
+              typename Src1IdxTile>
+    static constexpr bool check_TCONCAT_f2() {
+        static_assert(
+            sim::is_one_of_v<typename DstIdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>,
+            "TCONCAT [A5]: DType must be one of: int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t");
+        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>,
+                      "TCONCAT [A5]: src0_idx and src1_idx must have the same DType");
+        static_assert(std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>,
+                      "TCONCAT [A5]: src0_idx and dst_idx must have the same DType");
+        return (sim::is_one_of_v<typename DstIdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src0IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t> &&
+                sim::is_one_of_v<typename Src1IdxTile::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t>) &&
+               (std::is_same_v<typename Src0IdxTile::DType, typename Src1IdxTile::DType>) &&
+               (std::is_same_v<typename Src0IdxTile::DType, typename DstIdxTile::DType>);
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TCONCAT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                [[maybe_unused]] const TileDataSrc1& src1) {}

@@ -4250,6 +4250,19 @@ struct profile_cpu {
                (TileDataDst::isRowMajor && TileDataSrc0::isRowMajor && TileDataSrc1::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename DstTile, typename Src0Tile, typename Src1Tile, typename Src0IdxTile, typename Src1IdxTile>
+    static constexpr bool check_TCONCAT_f1() {
+        return true;
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTile, typename Src0Tile, typename Src1Tile, typename DstIdxTile, typename Src0IdxTile,
+              typename Src1IdxTile>
+    static constexpr bool check_TCONCAT_f2() {
+        return true;
+    }
+
     template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1>
     static void verify_TCONCAT([[maybe_unused]] const TileDataDst& dst, [[maybe_unused]] const TileDataSrc0& src0,
                                [[maybe_unused]] const TileDataSrc1& src1) {}
