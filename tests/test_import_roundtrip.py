@@ -57,7 +57,8 @@ NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = ()
 
 # Pages whose op has declarations that drop main operands (issue #24: TMRGSORT's list forms, TGATHER's
 # comparison and mask forms, TSCATTER's mask form). The importer keeps only declarations that add
-# operands to the main one, so these pages' further declarations are not read back yet, and where it
+# operands to the main one, so these pages' further declarations (and the rules limited to them,
+# `forms`) are not read back yet, and where it
 # takes a dropping form for the main one (TSCATTER) or names the operands after the syntax lines
 # (the reference pages of TGATHER and TSCATTER), neither are the operands and the rules on them.
 _DROPPING = ("intrinsic.overloads",)
@@ -441,6 +442,9 @@ def _both(spec: Path, page: Path, targets: Any, exact: bool) -> tuple[dict[str, 
         for path in NOT_READ_BACK_ON.get(page.relative_to(DOCS).as_posix(), ()):
             _drop(original, path.split("."))
             _drop(imported, path.split("."))
+            if path == "intrinsic.overloads":  # rules limited to those declarations go with them
+                for spec_ in (original, imported):
+                    spec_["constraints"] = [c for c in spec_.get("constraints", []) if "forms" not in c]
     return normalise(imported, layout, exact), normalise(original, layout, exact)
 
 

@@ -131,3 +131,26 @@ def test_rules_of_some_declarations_read_back_with_their_operands(page: Path) ->
     limited = [(c["kind"], c["operands"], c["forms"]) for c in spec["constraints"] if "forms" in c]
     assert ("dtype", ["dst_idx", "src0_idx", "src1_idx"], [2]) in limited
     assert ("same_dtype", ["src0_idx", "src1_idx"], [1, 2]) in limited
+
+
+def test_tmrgsort_checks_tmp_and_every_list_of_its_list_forms() -> None:
+    failing = _failing("tmrgsort")
+    for k, named in (
+        (1, "src0, tmp, src1, src2 and src3"),
+        (2, "src0, tmp, src1 and src2"),
+        (3, "src0, tmp and src1"),
+    ):
+        for profile in ("A2A3", "A5"):
+            (case,) = [
+                c
+                for c in failing
+                if c.startswith(f"fail_{profile.lower()}_") and c.endswith(f"same_dtype_f{k}")
+            ]
+            assert failing[case] == [f"TMRGSORT [{profile}]: {named} must have the same DType"]
+        assert not any(c.startswith("fail_cpu_") and c.endswith(f"same_dtype_f{k}") for c in failing)
+        for kind in ("row_major", "location", "shape_relation"):
+            assert any(c.startswith("fail_cpu_") and c.endswith(f"{kind}_f{k}") for c in failing)
+    verify = (ROOT / "generated/tests/tmrgsort/verify.cpp").read_text()
+    # A list form's compile cases declare its context struct and pass each tile's own type.
+    assert "MrgSortExecutedNumList executed_f3;" in verify
+    assert "TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1" in verify

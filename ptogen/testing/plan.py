@@ -587,6 +587,9 @@ def _plan_form_rules(
 
             call, glob = call_form(tiles)
             low, k = p.name.lower(), form.index
+            # The form's own context operands (TMRGSORT's executed counts), declared by the kernel.
+            contexts = {o.name for o in form.own if o.kind == "context"}
+            structs = [(str(q.type), f"{q.operand}_f{k}") for q in form.params if q.operand in contexts]
             tests.compile.append(
                 CompileCase.legal(
                     f"legal_{low}_f{k}",
@@ -595,6 +598,7 @@ def _plan_form_rules(
                     call,
                     globals=glob,
                     of=f" of declaration {k}",
+                    contexts=structs,
                 )
             )
             # A rule names the form's own tiles by operand (`src0_idx`), the kernel as `src0_idx_f<k>`.
@@ -614,6 +618,7 @@ def _plan_form_rules(
                         call,
                         globals=glob,
                         on=f" on declaration {k}",
+                        contexts=structs,
                     )
                 )
 

@@ -4183,7 +4183,9 @@ template <
 PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, MrgSortExecutedNumList& executedNumList, TmpTileData& tmp,
                                   Src0TileData& src0, Src1TileData& src1, Src2TileData& src2, Src3TileData& src3,
                                   WaitEvents&... events) {
-    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>() &&
+                  Profile::template check_TMRGSORT_f1<DstTileData, TmpTileData, Src0TileData, Src1TileData,
+                                                      Src2TileData, Src3TileData, exhausted>()) {
         WaitAllEvents(events...);
         Profile::verify_TMRGSORT(dst, src0);
         MAP_INSTR_IMPL_T(TMRGSORT,
@@ -4214,7 +4216,9 @@ template <
                      int> = 0>
 PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, MrgSortExecutedNumList& executedNumList, TmpTileData& tmp,
                                   Src0TileData& src0, Src1TileData& src1, Src2TileData& src2, WaitEvents&... events) {
-    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>() &&
+                  Profile::template check_TMRGSORT_f2<DstTileData, TmpTileData, Src0TileData, Src1TileData,
+                                                      Src2TileData, exhausted>()) {
         WaitAllEvents(events...);
         Profile::verify_TMRGSORT(dst, src0);
         TMRGSORT_IMPL<DstTileData, TmpTileData, Src0TileData, Src1TileData, Src2TileData, exhausted>(
@@ -4241,7 +4245,9 @@ template <typename Profile, typename DstTileData, typename TmpTileData, typename
                            int> = 0>
 PTO_INTERNAL RecordEvent TMRGSORT(DstTileData& dst, MrgSortExecutedNumList& executedNumList, TmpTileData& tmp,
                                   Src0TileData& src0, Src1TileData& src1, WaitEvents&... events) {
-    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>()) {
+    if constexpr (Profile::template check_TMRGSORT<DstTileData, Src0TileData, WaitEvents...>() &&
+                  Profile::template check_TMRGSORT_f3<DstTileData, TmpTileData, Src0TileData, Src1TileData,
+                                                      exhausted>()) {
         WaitAllEvents(events...);
         Profile::verify_TMRGSORT(dst, src0);
         TMRGSORT_IMPL<DstTileData, TmpTileData, Src0TileData, Src1TileData, exhausted>(dst, executedNumList, tmp, src0,

@@ -5250,6 +5250,80 @@ struct profile_a5 {
                ((DstTileData::Rows == 1 && SrcTileData::Rows == 1));
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
+              typename Src2TileData, typename Src3TileData, bool exhausted>
+    static constexpr bool check_TMRGSORT_f1() {
+        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src3TileData::DType>,
+                      "TMRGSORT [A5]: src0, tmp, src1, src2 and src3 must have the same DType");
+        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
+                          Src3TileData::isRowMajor,
+                      "TMRGSORT [A5]: tile layout must be row-major");
+        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                          Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec,
+                      "TMRGSORT [A5]: tile location must be TileType::Vec");
+        static_assert(
+            (TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 && Src3TileData::Rows == 1),
+            "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1, src2.Rows == 1 and src3.Rows "
+            "== 1");
+        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src3TileData::DType>) &&
+               (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor &&
+                Src3TileData::isRowMajor) &&
+               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                Src2TileData::Loc == TileType::Vec && Src3TileData::Loc == TileType::Vec) &&
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1 &&
+                 Src3TileData::Rows == 1));
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData,
+              typename Src2TileData, bool exhausted>
+    static constexpr bool check_TMRGSORT_f2() {
+        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>,
+                      "TMRGSORT [A5]: src0, tmp, src1 and src2 must have the same DType");
+        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor,
+                      "TMRGSORT [A5]: tile layout must be row-major");
+        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                          Src2TileData::Loc == TileType::Vec,
+                      "TMRGSORT [A5]: tile location must be TileType::Vec");
+        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1),
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1, src1.Rows == 1 and src2.Rows == 1");
+        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src2TileData::DType>) &&
+               (TmpTileData::isRowMajor && Src1TileData::isRowMajor && Src2TileData::isRowMajor) &&
+               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec &&
+                Src2TileData::Loc == TileType::Vec) &&
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1 && Src2TileData::Rows == 1));
+    }
+
+    // The rules only declaration 3 is checked against, in its own scope.
+    template <typename DstTileData, typename TmpTileData, typename Src0TileData, typename Src1TileData, bool exhausted>
+    static constexpr bool check_TMRGSORT_f3() {
+        static_assert(std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                          std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>,
+                      "TMRGSORT [A5]: src0, tmp and src1 must have the same DType");
+        static_assert(TmpTileData::isRowMajor && Src1TileData::isRowMajor,
+                      "TMRGSORT [A5]: tile layout must be row-major");
+        static_assert(TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec,
+                      "TMRGSORT [A5]: tile location must be TileType::Vec");
+        static_assert((TmpTileData::Rows == 1 && Src1TileData::Rows == 1),
+                      "TMRGSORT [A5]: template shapes must satisfy tmp.Rows == 1 and src1.Rows == 1");
+        return (std::is_same_v<typename Src0TileData::DType, typename TmpTileData::DType> &&
+                std::is_same_v<typename Src0TileData::DType, typename Src1TileData::DType>) &&
+               (TmpTileData::isRowMajor && Src1TileData::isRowMajor) &&
+               (TmpTileData::Loc == TileType::Vec && Src1TileData::Loc == TileType::Vec) &&
+               ((TmpTileData::Rows == 1 && Src1TileData::Rows == 1));
+    }
+
     template <typename DstTileData, typename SrcTileData>
     static void verify_TMRGSORT([[maybe_unused]] const DstTileData& dst, [[maybe_unused]] const SrcTileData& src) {}
 
