@@ -158,6 +158,16 @@ class DTypeRule(RuleBase):
             out.append(rule)
         return out
 
+    def legalise(self, tiles: dict[str, TileDecl]) -> dict[str, TileDecl]:
+        # A list limited to some declarations (TGATHER's comparison form: an `int32_t` dst) may
+        # exclude the main form's types, which the plan's tiles for that form start from.
+        if self.forms is None:
+            return tiles
+        return {
+            n: replace(t, dtype=self.dtypes[0]) if n in self.operands and t.dtype not in self.dtypes else t
+            for n, t in tiles.items()
+        }
+
     def break_static(self, bx: BreakContext, tiles: dict[str, TileDecl]) -> Broken:
         # int32_t first: the classic illegal use of a float-only op (TLRELU on int32_t under A5).
         bad = bx.other_dtype(

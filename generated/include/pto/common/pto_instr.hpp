@@ -4296,14 +4296,10 @@ template <
     std::enable_if_t<is_tile_data_v<TileDataS1> && is_tile_data_v<TileDataC> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TGATHER(TileDataD& dst, TileDataS& src0, TileDataS1& k_value, TileDataC& cdst,
                                  TileDataTmp& tmp, int offset, WaitEvents&... events) {
-    if constexpr (true) { // a declaration other than the main one: its rules are stated, not checked
+    if constexpr (Profile::template check_TGATHER_f1<
+                      TileDataD, TileDataS, TileDataS1, TileDataC, TileDataTmp,
+                      cmpMode>()) { // the rules limited to this declaration; the op's common ones are not checked here
         WaitAllEvents(events...);
-        TGATHER_IMPL<TileDataD, TileDataS, TileDataS1, TileDataC, TileDataTmp, cmpMode>(dst, src0, k_value, cdst, tmp,
-                                                                                        offset);
-    } else if constexpr (Profile::template check_TGATHER<TileDataD, TileDataS, TileDataS, TileDataTmp,
-                                                         WaitEvents...>()) {
-        WaitAllEvents(events...);
-        Profile::verify_TGATHER(dst, src0, src0, tmp);
         TGATHER_IMPL<TileDataD, TileDataS, TileDataS1, TileDataC, TileDataTmp, cmpMode>(dst, src0, k_value, cdst, tmp,
                                                                                         offset);
     }
@@ -4325,13 +4321,11 @@ template <typename Profile, typename DstTileData, typename SrcTileData, MaskPatt
           auto gatherType = GatherAxis::GATHER_ROW, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<SrcTileData> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TGATHER(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
-    if constexpr (true) { // a declaration other than the main one: its rules are stated, not checked
+    if constexpr (
+        Profile::template check_TGATHER_f2<
+            DstTileData, SrcTileData, maskPattern,
+            gatherType>()) { // the rules limited to this declaration; the op's common ones are not checked here
         WaitAllEvents(events...);
-        TGATHER_IMPL<DstTileData, SrcTileData, maskPattern, gatherType>(dst, src);
-    } else if constexpr (Profile::template check_TGATHER<DstTileData, SrcTileData, SrcTileData, SrcTileData,
-                                                         WaitEvents...>()) {
-        WaitAllEvents(events...);
-        Profile::verify_TGATHER(dst, src, src, src);
         TGATHER_IMPL<DstTileData, SrcTileData, maskPattern, gatherType>(dst, src);
     }
     return {};
@@ -4387,12 +4381,11 @@ namespace profiled {
 template <typename Profile, MaskPattern maskPattern = MaskPattern::P1111, auto ScatterType = ScatterAxis::SCATTER_ROW,
           typename DstTileData, typename SrcTileData, typename... WaitEvents>
 PTO_INTERNAL RecordEvent TSCATTER(DstTileData& dst, SrcTileData& src, WaitEvents&... events) {
-    if constexpr (true) { // a declaration other than the main one: its rules are stated, not checked
+    if constexpr (
+        Profile::template check_TSCATTER_f1<
+            maskPattern, ScatterType, DstTileData,
+            SrcTileData>()) { // the rules limited to this declaration; the op's common ones are not checked here
         WaitAllEvents(events...);
-        TSCATTER_IMPL<maskPattern, ScatterType>(dst, src);
-    } else if constexpr (Profile::template check_TSCATTER<DstTileData, SrcTileData, SrcTileData, WaitEvents...>()) {
-        WaitAllEvents(events...);
-        Profile::verify_TSCATTER(dst, src, src);
         TSCATTER_IMPL<maskPattern, ScatterType>(dst, src);
     }
     return {};

@@ -5345,6 +5345,45 @@ struct profile_a2a3 {
                (TileDataD::isRowMajor);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataD, typename TileDataS, typename TileDataS1, typename TileDataC, typename TileDataTmp,
+              CmpMode cmpMode>
+    static constexpr bool check_TGATHER_f1() {
+        static_assert(sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>,
+                      "TGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
+        static_assert(sim::is_one_of_v<typename TileDataS::DType, float, half, int32_t>,
+                      "TGATHER [A2A3]: DType must be one of: float, half, int32_t");
+        static_assert(sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>,
+                      "TGATHER [A2A3]: DType must be one of: int32_t, uint32_t");
+        static_assert((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ),
+                      "TGATHER [A2A3]: template argument cmpMode must be CmpMode::GT or CmpMode::EQ");
+        return (sim::is_one_of_v<typename TileDataD::DType, int32_t, uint32_t>) &&
+               (sim::is_one_of_v<typename TileDataS::DType, float, half, int32_t>) &&
+               (sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>) &&
+               ((cmpMode == CmpMode::GT || cmpMode == CmpMode::EQ));
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
+    static constexpr bool check_TGATHER_f2() {
+        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
+                      "TGATHER [A2A3]: tile location must be TileType::Vec");
+        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
+                      "TGATHER [A2A3]: tile layout must be row-major");
+        static_assert(
+            sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                             float> &&
+                sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                                 float>,
+            "TGATHER [A2A3]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
+        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
+               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
+               (sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                                 float> &&
+                sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                                 float>);
+    }
+
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
     static void verify_TGATHER([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] const TileDataS0& src0,
                                [[maybe_unused]] const TileDataS1& src1, [[maybe_unused]] const TileDataTmp& tmp) {}
@@ -5407,6 +5446,32 @@ struct profile_a2a3 {
                (std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>) &&
                (sim::is_one_of_v<typename TileDataI::DType, int16_t, uint16_t, int32_t, uint32_t>) &&
                (TileDataD::Loc == TileType::Vec && TileDataS::Loc == TileType::Vec && TileDataI::Loc == TileType::Vec);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <MaskPattern maskPattern, auto ScatterType, typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TSCATTER_f1() {
+        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
+                      "TSCATTER [A2A3]: tile location must be TileType::Vec");
+        static_assert(std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>,
+                      "TSCATTER [A2A3]: dst and src must have the same DType");
+        static_assert(sim::is_one_of_v<typename DstTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t,
+                                       uint16_t, uint8_t, bfloat16_t> &&
+                          sim::is_one_of_v<typename SrcTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t,
+                                           uint16_t, uint8_t, bfloat16_t>,
+                      "TSCATTER [A2A3]: DType must be one of: int32_t, int16_t, int8_t, half, float, uint32_t, "
+                      "uint16_t, uint8_t, bfloat16_t");
+        static_assert(DstTileData::ValidRow <= DstTileData::Rows && DstTileData::ValidCol <= DstTileData::Cols &&
+                          SrcTileData::ValidRow <= SrcTileData::Rows && SrcTileData::ValidCol <= SrcTileData::Cols,
+                      "TSCATTER [A2A3]: static valid bounds: ValidRow <= Rows and ValidCol <= Cols");
+        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
+               (std::is_same_v<typename DstTileData::DType, typename SrcTileData::DType>) &&
+               (sim::is_one_of_v<typename DstTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t, uint16_t,
+                                 uint8_t, bfloat16_t> &&
+                sim::is_one_of_v<typename SrcTileData::DType, int32_t, int16_t, int8_t, half, float, uint32_t, uint16_t,
+                                 uint8_t, bfloat16_t>) &&
+               (DstTileData::ValidRow <= DstTileData::Rows && DstTileData::ValidCol <= DstTileData::Cols &&
+                SrcTileData::ValidRow <= SrcTileData::Rows && SrcTileData::ValidCol <= SrcTileData::Cols);
     }
 
     template <typename TileDataD, typename TileDataS, typename TileDataI>

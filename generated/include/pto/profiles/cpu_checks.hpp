@@ -4878,6 +4878,24 @@ struct profile_cpu {
                (sim::is_one_of_v<typename TileDataS1::DType, int32_t, uint32_t>);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileDataD, typename TileDataS, typename TileDataS1, typename TileDataC, typename TileDataTmp,
+              CmpMode cmpMode>
+    static constexpr bool check_TGATHER_f1() {
+        return true;
+    }
+
+    // The rules only declaration 2 is checked against, in its own scope.
+    template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern, auto gatherType>
+    static constexpr bool check_TGATHER_f2() {
+        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
+                      "TGATHER [CPU]: tile location must be TileType::Vec");
+        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
+                      "TGATHER [CPU]: tile layout must be row-major");
+        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
+               (DstTileData::isRowMajor && SrcTileData::isRowMajor);
+    }
+
     template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp>
     static void verify_TGATHER([[maybe_unused]] const TileDataD& dst, [[maybe_unused]] const TileDataS0& src0,
                                [[maybe_unused]] const TileDataS1& src1, [[maybe_unused]] const TileDataTmp& tmp) {}
@@ -4934,6 +4952,27 @@ struct profile_cpu {
                (std::is_same_v<typename TileDataD::DType, typename TileDataS::DType>) &&
                (sim::is_one_of_v<typename TileDataI::DType, int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t,
                                  int64_t, uint64_t>);
+    }
+
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <MaskPattern maskPattern, auto ScatterType, typename DstTileData, typename SrcTileData>
+    static constexpr bool check_TSCATTER_f1() {
+        static_assert(DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec,
+                      "TSCATTER [CPU]: tile location must be TileType::Vec");
+        static_assert(DstTileData::isRowMajor && SrcTileData::isRowMajor,
+                      "TSCATTER [CPU]: tile layout must be row-major");
+        static_assert(
+            sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                             float> &&
+                sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                                 float>,
+            "TSCATTER [CPU]: DType must be one of: int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t, float");
+        return (DstTileData::Loc == TileType::Vec && SrcTileData::Loc == TileType::Vec) &&
+               (DstTileData::isRowMajor && SrcTileData::isRowMajor) &&
+               (sim::is_one_of_v<typename DstTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                                 float> &&
+                sim::is_one_of_v<typename SrcTileData::DType, int16_t, uint16_t, int32_t, uint32_t, half, bfloat16_t,
+                                 float>);
     }
 
     template <typename TileDataD, typename TileDataS, typename TileDataI>
