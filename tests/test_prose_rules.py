@@ -16,6 +16,7 @@ from ptogen.importer.build import import_page
 from ptogen.lower.views import ProjectView
 from ptogen.rule_api import TileDecl
 from ptogen.rules import PageContext, PageLine, Rule
+from ptogen.rules.scratch_bytes import ScratchBytesRule
 from ptogen.rules.shape_relation import ShapeRelationRule
 from ptogen.rules.template_value import TemplateValueRule
 from ptogen.spec.load import load_specs
@@ -154,3 +155,32 @@ def test_tmrgsort_checks_tmp_and_every_list_of_its_list_forms() -> None:
     # A list form's compile cases declare its context struct and pass each tile's own type.
     assert "MrgSortExecutedNumList executed_f3;" in verify
     assert "TMRGSORT<profile_cpu, Tile_dst, Tile_tmp_f1, Tile_src0_f1, Tile_src1_f1" in verify
+
+
+# ----------------------------------------------------------------------------- scratch_bytes
+
+
+def test_tci_sizes_its_a2a3_scratch_by_the_destination_element() -> None:
+    tci = OPS["tci"]
+    (rule,) = [r for r in tci.spec.constraints if isinstance(r, ScratchBytesRule)]
+    assert rule.profiles == ["A2A3"] and rule.forms == [1]
+    doc = rule.doc(tci)
+    assert doc == (
+        "Scratch size: `tmp` spans at least 768 bytes with 4-byte `dst` elements"
+        " or 1792 bytes with 2-byte `dst` elements."
+    )
+    read = ScratchBytesRule.recognise(PageLine("A2A3", doc.replace("`", "")), PAGE)
+    assert read == {"operands": ["tmp", "dst"], "min_bytes": [[4, 768], [2, 1792]]}
+    failing = _failing("tci")
+    assert failing["fail_a2a3_08_scratch_bytes_f1"] == [f"TCI [A2A3]: {rule.text(tci)}"]
+    assert not any(k.startswith(("fail_a5_", "fail_cpu_")) and k.endswith("_f1") for k in failing)
+
+
+def test_a_scratch_breaks_below_and_legalises_above_every_minimum() -> None:
+    rule = ScratchBytesRule(operands=["tmp", "dst"], min_bytes=[(4, 768), (2, 1792)])
+    tiles = {"dst": TileDecl("dst", "int32_t", 1, 16, 1, 16), "tmp": TileDecl("tmp", "float", 1, 16, 1, 16)}
+    broken = rule.break_static(None, tiles)  # type: ignore[arg-type]  # the kind needs no context
+    assert broken.changed == "tmp" and broken.tiles["tmp"].rows * broken.tiles["tmp"].cols * 4 < 768
+    legal = rule.legalise(tiles)["tmp"]
+    assert legal.rows * legal.cols >= 1792  # elements: enough bytes whatever the element type
+    assert rule.legalise({"dst": tiles["dst"]}) == {"dst": tiles["dst"]}

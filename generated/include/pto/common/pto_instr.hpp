@@ -3934,7 +3934,8 @@ namespace profiled {
 template <typename Profile, typename TileData, typename TileDataTmp, typename T, int descending, typename... WaitEvents,
           std::enable_if_t<is_tile_data_v<TileDataTmp> && all_events_v<WaitEvents...>, int> = 0>
 PTO_INTERNAL RecordEvent TCI(TileData& dst, T start, TileDataTmp& tmp, WaitEvents&... events) {
-    if constexpr (Profile::template check_TCI<TileData, T, descending, WaitEvents...>()) {
+    if constexpr (Profile::template check_TCI<TileData, T, descending, WaitEvents...>() &&
+                  Profile::template check_TCI_f1<TileData, TileDataTmp, T, descending>()) {
         WaitAllEvents(events...);
         Profile::verify_TCI(dst);
         MAP_INSTR_IMPL_T(TCI, PTO_TEMPLATE_ARGS(TileData, TileDataTmp, T, descending), dst, start, tmp);

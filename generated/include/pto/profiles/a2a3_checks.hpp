@@ -4623,6 +4623,21 @@ struct profile_a2a3 {
                ((TileData::Rows == 1)) && (std::is_same_v<typename TileData::DType, T>);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileData, typename TileDataTmp, typename T, int descending>
+    static constexpr bool check_TCI_f1() {
+        static_assert(sim::is_one_of_v<typename TileDataTmp::DType, float, int32_t, uint32_t>,
+                      "TCI [A2A3]: DType must be one of: float, int32_t, uint32_t");
+        static_assert(
+            sizeof(typename TileDataTmp::DType) * TileDataTmp::Numel >=
+                (sizeof(typename TileData::DType) == 4 ? 768 : (sizeof(typename TileData::DType) == 2 ? 1792 : 0)),
+            "TCI [A2A3]: scratch size: tmp must span at least 768 bytes with 4-byte dst elements or 1792 bytes with "
+            "2-byte dst elements");
+        return (sim::is_one_of_v<typename TileDataTmp::DType, float, int32_t, uint32_t>) &&
+               (sizeof(typename TileDataTmp::DType) * TileDataTmp::Numel >=
+                (sizeof(typename TileData::DType) == 4 ? 768 : (sizeof(typename TileData::DType) == 2 ? 1792 : 0)));
+    }
+
     template <typename TileData>
     static void verify_TCI([[maybe_unused]] const TileData& dst) {}
 

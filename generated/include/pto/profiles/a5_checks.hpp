@@ -4771,6 +4771,12 @@ struct profile_a5 {
                ((TileData::Rows == 1)) && (std::is_same_v<typename TileData::DType, T>);
     }
 
+    // The rules only declaration 1 is checked against, in its own scope.
+    template <typename TileData, typename TileDataTmp, typename T, int descending>
+    static constexpr bool check_TCI_f1() {
+        return true;
+    }
+
     template <typename TileData>
     static void verify_TCI([[maybe_unused]] const TileData& dst) {}
 
