@@ -55,12 +55,24 @@ NOT_ON_REFERENCE_PAGES: tuple[tuple[str, str], ...] = (
 # tmp passed in the events pack from its `tmp_required` line).
 NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = ()
 
-# Pages whose op has declarations that drop main operands (issue #24: TMRGSORT's list forms, TGATHER's
-# comparison and mask forms, TSCATTER's mask form). The importer keeps only declarations that add
-# operands to the main one, so these pages' further declarations (and the rules limited to them,
-# `forms`) are not read back yet, and where it
-# takes a dropping form for the main one (TSCATTER) or names the operands after the syntax lines
-# (the reference pages of TGATHER and TSCATTER), neither are the operands and the rules on them.
+# Pages whose op has declarations that drop main operands (issue #24), which `ptogen import` does not
+# read back yet; what each lacks, precisely:
+# - TMRGSORT (both pages): the list forms drop two main operands (`src`, `blockLen`) and take a
+#   context struct (`MrgSortExecutedNumList`); `importer.build._main_first` keeps a further
+#   declaration only if it lacks at most one main operand, and `_overload` has no `drops` for more
+#   than an in-place pair nor an operand kind for a struct, so the list forms (and the rules limited
+#   to them, `forms`) are left out.
+# - TGATHER's op page: the comparison form drops `src1` and adds a second result (`cdst`), which
+#   `_overload` would read as a value output, and the mask form drops three operands; both are left
+#   out with their rules.
+# - TGATHER.md: the reference layout has no operand table, so the operands are named after the
+#   syntax lines, whose `%src` (the mask form's) binds the index form's `tmp` parameter as an operand
+#   `src`; the operands, the declarations and the rules on them are misread.
+# - TSCATTER (both pages): the mask form's parameters are a subset of the index form's, and
+#   `_main_first` takes the declaration whose parameters every other one has as the main one, so the
+#   mask form becomes the main declaration and the index form's operands and rules are misread.
+# Reading them back needs a model of dropping declarations in the importer (which parameters a form
+# drops, its own results and context operands), not a change of the pages.
 _DROPPING = ("intrinsic.overloads",)
 _MISREAD = ("intrinsic", "operands", "constraints")
 NOT_READ_BACK_ON: dict[str, tuple[str, ...]] = {
