@@ -466,9 +466,12 @@ def _rules(
     vector: bool,
     unplaced: list[str],
     typed: dict[str, str | None] | None = None,
+    form_tiles: dict[int, list[str]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[tuple[str, str | None]]]:
     """Rules and prose lines of a page. `typed`: every value operand with the C++ type it is
-    declared with, so that a line naming operands is read as a rule of those operands."""
+    declared with, so that a line naming operands is read as a rule of those operands. `form_tiles`:
+    the data tiles each further declaration passes, so that a line of the data tiles limited to
+    some declarations is a rule of the tiles those declarations take."""
     typed = typed or {}
     prose: list[tuple[str, str | None]] = []
     profiles = set(targets.profile_names())
@@ -513,6 +516,9 @@ def _rules(
             if key not in seen:
                 seen.add(key)
                 rules.append(rule)
+    for rule in rules:  # "tile location must be Vec" limited to a form that drops some data tiles
+        if form_tiles and "forms" in rule and rule.get("operands") == data:
+            rule["operands"] = [n for n in data if any(n in form_tiles.get(k, data) for k in rule["forms"])]
     generated = _GENERATED in text
     groups = facts.constraint_groups + [None] * len(facts.constraints)
     items = list(zip(facts.constraints, groups, strict=False))
@@ -854,12 +860,17 @@ def _main_first(
     # parameters every form has, and which has some if any form does.
     cores = [n - waits for n in names]
     main = next((i for i, n in enumerate(names) if all(cores[i] <= m for m in names) and (n or not every)), 0)
+    if main and _drops_one_tile(decls[0], decls[main], names[0], names[main]):
+        main = 0  # the page's first declaration, which a later one passes all but one tile of (TSCATTER)
     out = [decls[main]]
     for i, d in enumerate(decls):
         if i == main:
             continue
         lacks = names[main] - names[i] - waits
         if d[3] == decls[main][3] and _in_place(decls[main][5], d[5], lacks):
+            out.append(d)
+            continue
+        if d[3] == decls[main][3] and _drops_one_tile(decls[main], d, names[main], names[i]):
             out.append(d)
             continue
         if d[3] != decls[main][3] or len(lacks) > len(names[i] - names[main]) or len(lacks) > 1:
@@ -869,6 +880,20 @@ def _main_first(
             continue
         out.append(d)
     return out
+
+
+def _drops_one_tile(
+    first: tuple[str, str, str, str, list[dict[str, Any]], list[dict[str, Any]]],
+    other: tuple[str, str, str, str, list[dict[str, Any]], list[dict[str, Any]]],
+    first_names: set[str],
+    other_names: set[str],
+) -> bool:
+    """Whether `other` (a declaration of the same intrinsic) passes every parameter of the page's
+    first declaration but one tile, and nothing else: a form that drops an operand (TSCATTER's mask
+    form drops `indexes`), which the first declaration, listed first, is the main form of."""
+    lacks = first_names - other_names
+    tiles = {p["name"] for p in first[5] if "type" in p and not p.get("events")}
+    return first[3] == other[3] and other_names < first_names and len(lacks) == 1 and lacks <= tiles
 
 
 def _in_place(main: list[dict[str, Any]], form: list[dict[str, Any]], lacks: set[str]) -> bool:
@@ -995,6 +1020,8 @@ def _overload(
     elif len(missing) == 2 and len(strays) == 1:  # an in-place form (see `_in_place`): the first
         strays[0]["operand"] = missing[0]  # tile is passed, the second (its input) is dropped
         dropped.append(missing[1])
+    elif len(missing) == 1 and not strays and main is not None and len(params) < len(main):
+        dropped.append(missing[0])  # a form without one main tile (TSCATTER's mask form: `indexes`)
     for p in params:
         tile_param = "type" in p and not p.get("events")
         if tile_param and kinds.get(p.get("operand", "")) == "scalar":
@@ -1254,7 +1281,11 @@ def _page_to_spec(
         for o in overload.get("operands", []):
             if o["kind"] in ("tile", "scalar") and o["name"] not in typed:
                 typed[o["name"]] = own.get(o["name"])
-    rules, prose = _rules(facts, text, targets, data, len(types) > 1, vector, unplaced, typed)
+    form_tiles = {
+        k: [str(p.get("operand")) for p in ov.get("params", []) if "type" in p and not p.get("events")]
+        for k, ov in enumerate((intrinsic or {}).get("overloads", []), start=1)
+    }
+    rules, prose = _rules(facts, text, targets, data, len(types) > 1, vector, unplaced, typed, form_tiles)
     spec["constraints"] = rules
     if prose:
         spec["prose_constraints"] = _prose_constraints(prose)
