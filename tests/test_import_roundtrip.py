@@ -55,29 +55,23 @@ NOT_ON_REFERENCE_PAGES: tuple[tuple[str, str], ...] = (
 # tmp passed in the events pack from its `tmp_required` line).
 NOT_READ_BACK_YET: tuple[tuple[str, str], ...] = ()
 
-# Pages whose op has declarations that drop main operands (issue #24), which `ptogen import` does not
-# read back yet; what each lacks, precisely:
-# - TMRGSORT (both pages): the list forms drop two main operands (`src`, `blockLen`) and take a
-#   context struct (`MrgSortExecutedNumList`); `importer.build._main_first` keeps a further
-#   declaration only if it lacks at most one main operand, and `_overload` has no `drops` for more
-#   than an in-place pair nor an operand kind for a struct, so the list forms (and the rules limited
-#   to them, `forms`) are left out.
-# - TGATHER's op page: the comparison form drops `src1` and adds a second result (`cdst`), which
-#   `_overload` would read as a value output, and the mask form drops three operands; both are left
-#   out with their rules.
+# Pages whose op has declarations that drop main operands (issue #24) and that `ptogen import` does
+# not read back yet; what each lacks, precisely (the op pages of TMRGSORT and TGATHER and both pages
+# of TSCATTER read back in full: a further declaration over the main one's destination drops the
+# main operands it does not pass, takes a struct parameter as a context operand, and a rule limited
+# to it reads the tiles it passes as its data tiles):
+# - TMRGSORT.md: the reference layout has no operand table, so a list form's struct parameter
+#   (`executedNumList`) keeps its parameter's name instead of the syntax line's `%executed`, and the
+#   list forms, named apart from the spec's operands, are left out with the rules limited to them.
 # - TGATHER.md: the reference layout has no operand table, so the operands are named after the
 #   syntax lines, whose `%src` (the mask form's) binds the index form's `tmp` parameter as an operand
 #   `src`; the operands, the declarations and the rules on them are misread.
-# (TSCATTER's pages, whose mask form drops one tile, `indexes`, read back in full: `_main_first` keeps
-# the page's first declaration as the main one when a later one passes all of it but one tile.)
-# Reading them back needs a model of dropping declarations in the importer (which parameters a form
-# drops, its own results and context operands), not a change of the pages.
+# Reading them back needs the reference layout's syntax lines matched to each declaration (which
+# line belongs to which form), not a change of the pages.
 _DROPPING = ("intrinsic.overloads",)
 _MISREAD = ("intrinsic", "operands", "constraints")
 NOT_READ_BACK_ON: dict[str, tuple[str, ...]] = {
-    "tile/ops/irregular-and-complex/tmrgsort.md": _DROPPING,
     "TMRGSORT.md": _DROPPING,
-    "tile/ops/irregular-and-complex/tgather.md": _DROPPING,
     "TGATHER.md": _MISREAD,
 }
 
@@ -90,6 +84,8 @@ EXACT: tuple[str, ...] = (
     "TGATHERB.md",
     "tile/ops/irregular-and-complex/tscatter.md",
     "TSCATTER.md",
+    "tile/ops/irregular-and-complex/tgather.md",
+    "tile/ops/irregular-and-complex/tmrgsort.md",
     "tile/ops/irregular-and-complex/thistogram.md",
     "THISTOGRAM.md",
     "tile/ops/layout-and-rearrangement/tmov.md",

@@ -85,6 +85,7 @@ class PageContext:
         distinct_types: bool,
         type_lists: list[TypeList] | tuple[TypeList, ...] = (),
         unplaced: list[str] | None = None,
+        form_tiles: dict[int, list[str]] | None = None,
     ):
         self.lines = lines
         self.profiles = profiles
@@ -92,6 +93,22 @@ class PageContext:
         self.distinct_types = distinct_types  # the operands have template types of their own
         self.type_lists = list(type_lists)
         self.unplaced = unplaced if unplaced is not None else []  # facts of the page no rule can place
+        self.form_tiles = form_tiles or {}  # the data tiles each further declaration passes
+
+    def for_forms(self, forms: list[int]) -> PageContext:
+        """The page as a line limited to `forms` sees it: their tiles are its data tiles."""
+        tiles = list(dict.fromkeys(n for k in forms for n in self.form_tiles.get(k, self.data)))
+        if not self.form_tiles or not tiles:
+            return self
+        return PageContext(
+            self.lines,
+            self.profiles,
+            tiles,
+            self.distinct_types,
+            self.type_lists,
+            self.unplaced,
+            self.form_tiles,
+        )
 
     def scope(self, line: PageLine) -> dict[str, Any]:
         return {"profiles": [line.group]} if line.group in self.profiles else {}
@@ -284,7 +301,9 @@ class RuleBase(Strict):
         out = []
         for line in page.lines:
             text, forms = split_forms(line.text)
-            found = cls.recognise(PageLine(line.group, text), page)
+            found = cls.recognise(
+                PageLine(line.group, text), page if forms is None else page.for_forms(forms)
+            )
             if found is not None:
                 limited = {"forms": forms} if forms is not None else {}
                 out.append({"kind": cls.model_fields["kind"].default, **page.scope(line), **found, **limited})
